@@ -1,0 +1,95 @@
+// File: controller/cel/environment.h
+// What an expression may refer to: declared variables, the functions of the chosen Kubernetes
+// version, parser features, and the admission limits (length, estimated cost).
+//
+// Kubernetes compiles a *new or changed* selector with the environment of its compatibility
+// version (one minor below the server), and a stored, unchanged one with everything the binary
+// knows (reference/dra.md §4.2). ExpressionMode picks which; the device-selector environment
+// also models the 1.32.0-1.32.2 cost-estimator bug for string functions.
+// Thread-safety: immutable after construction; share as std::shared_ptr<const Environment>.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/cel/function.h"
+#include "controller/cel/parser.h"
+#include "controller/cel/types.h"
+#include "controller/core/kube_version.h"
+
+namespace gpuprofile::cel {
+
+enum class ExpressionMode {
+  kNewExpression,     // admission of a new or changed expression
+  kStoredExpression,  // evaluation of a stored one (scheduler); every known library
+};
+
+struct Variable {
+  std::string name;
+  Type type;
+};
+
+// Name of the DRA device variable and its message type.
+inline constexpr char kDeviceVariable[] = "device";
+
+class Environment {
+ public:
+  struct Options {
+    KubeVersion kube_version;
+    ExpressionMode mode = ExpressionMode::kNewExpression;
+    std::vector<Variable> variables;
+    // Namespace for resolving qualified identifiers (`container.name`), as cel-go's Container.
+    std::string container;
+    // Admission limits; 0 disables each.
+    size_t max_expression_length = 0;
+    uint64_t cost_limit = 0;
+    // DRA: whether `device.allowMultipleAllocations` exists (1.34+ with DRAConsumableCapacity).
+    bool consumable_capacity = false;
+    // DRA: whether the estimator knows attribute sizes (false reproduces 1.32.0-1.32.2).
+    bool dra_size_estimator = true;
+    // The DRA device environment's typing (device as a message) is used for cost estimation.
+    bool device_selector = false;
+  };
+
+  // The environment the API server uses for DRA device selectors (DeviceClass and request
+  // `selectors[].cel.expression`) on `version`: variable `device`, length limit 10,240 and
+  // estimated-cost limit 1,000,000.
+  static std::shared_ptr<const Environment> ForDeviceSelectors(
+      const KubeVersion& version, ExpressionMode mode = ExpressionMode::kNewExpression,
+      bool consumable_capacity = false);
+
+  // A general environment with every library enabled and no limits (conformance tests, tools).
+  static std::shared_ptr<const Environment> Standard(std::vector<Variable> variables = {},
+                                                     std::string container = "");
+
+  static std::shared_ptr<const Environment> Create(Options options);
+
+  const Options& options() const { return options_; }
+  const std::vector<Variable>& variables() const { return options_.variables; }
+  // Index of a declared variable, or nullopt.
+  std::optional<size_t> FindVariable(absl::string_view name) const;
+
+  // Every overload the binary knows (also those this version does not accept yet).
+  const FunctionRegistry& functions() const { return *functions_; }
+  // Whether an expression compiled in this environment may use `overload`.
+  bool IsAvailable(const Overload& overload) const;
+  // Why it may not: e.g. "semver(string, bool) needs the Kubernetes 1.33 CEL environment; new
+  // expressions may use it from Kubernetes 1.34 (this is 1.33)".
+  std::string UnavailableReason(absl::string_view function, const Overload& overload) const;
+
+  const ParserOptions& parser_options() const { return parser_options_; }
+
+ private:
+  explicit Environment(Options options);
+  Options options_;
+  ParserOptions parser_options_;
+  std::shared_ptr<const FunctionRegistry> functions_;
+};
+
+// The registry with every library, built once per process.
+std::shared_ptr<const FunctionRegistry> AllFunctions();
+
+}  // namespace gpuprofile::cel

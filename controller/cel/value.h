@@ -1,0 +1,196 @@
+// File: controller/cel/value.h
+// Runtime values of the CEL evaluator.
+//
+// A Value is a small tagged handle: scalars live inline, everything else (strings, bytes, lists,
+// maps, optionals, opaque library types such as Quantity and Semver, errors) is an immutable,
+// reference-counted heap object, so copying a Value never copies data. Errors are values (CEL
+// semantics): functions receive and return them like any other value.
+//
+// Lists and maps are interfaces so that large inputs (a device's attributes) can be exposed
+// without copying into a generic container.
+//
+// Thread-safety: Values are immutable; copies may be shared and read from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace gpuprofile::cel {
+
+class Value;
+class ListValue;
+class MapValue;
+class OpaqueValue;
+
+// The dynamic kind of a value. kOpaque covers library types (see OpaqueValue::TypeName()).
+enum class ValueKind : uint8_t {
+  kNull,
+  kBool,
+  kInt,
+  kUint,
+  kDouble,
+  kString,
+  kBytes,
+  kList,
+  kMap,
+  kType,
+  kDuration,
+  kTimestamp,
+  kOptional,
+  kOpaque,
+  kError,
+};
+
+// Base of every heap-allocated payload.
+class HeapObject {
+ public:
+  virtual ~HeapObject() = default;
+};
+
+class Value {
+ public:
+  Value() : kind_(ValueKind::kNull) { scalar_.i = 0; }
+
+  static Value Null() { return Value(); }
+  static Value Bool(bool v);
+  static Value Int(int64_t v);
+  static Value Uint(uint64_t v);
+  static Value Double(double v);
+  static Value String(std::string v);
+  static Value Bytes(std::string v);
+  static Value List(std::shared_ptr<const ListValue> v);
+  static Value List(std::vector<Value> elements);  // a plain vector-backed list
+  static Value Map(std::shared_ptr<const MapValue> v);
+  // A type value such as `int`, `list`, `kubernetes.Quantity` (the result of `type(x)`).
+  static Value Type(std::string type_name);
+  static Value Duration(absl::Duration d);
+  static Value Timestamp(absl::Time t);
+  static Value OptionalOf(Value v);
+  static Value OptionalNone();
+  static Value Opaque(std::shared_ptr<const OpaqueValue> v);
+  static Value Error(std::string message);
+  // The standard "no such overload" / "no such key" errors, worded as cel-go words them.
+  static Value NoSuchOverload(absl::string_view function);
+  static Value NoSuchKey(absl::string_view key);
+
+  ValueKind kind() const { return kind_; }
+  bool is_error() const { return kind_ == ValueKind::kError; }
+  bool is_bool() const { return kind_ == ValueKind::kBool; }
+  bool IsTrue() const { return kind_ == ValueKind::kBool && scalar_.b; }
+  bool IsFalse() const { return kind_ == ValueKind::kBool && !scalar_.b; }
+
+  // Accessors. Calling one that does not match kind() is a programming error (checked in debug).
+  bool bool_value() const { return scalar_.b; }
+  int64_t int_value() const { return scalar_.i; }
+  uint64_t uint_value() const { return scalar_.u; }
+  double double_value() const { return scalar_.d; }
+  absl::string_view string_value() const;  // kString, kBytes, kType (the type name), kError
+  const std::string& string_ref() const;   // same, as the stored std::string
+  const ListValue& list_value() const;
+  const MapValue& map_value() const;
+  absl::Duration duration_value() const;
+  absl::Time timestamp_value() const;
+  bool optional_has_value() const;
+  const Value& optional_value() const;  // only when optional_has_value()
+  const OpaqueValue& opaque_value() const;
+  std::shared_ptr<const OpaqueValue> opaque_ptr() const;
+  absl::string_view error_message() const { return string_value(); }
+
+  // CEL type name of this value: "int", "string", "list", "map", "google.protobuf.Duration",
+  // "optional_type", "kubernetes.Quantity", ...
+  std::string TypeName() const;
+
+  // Human-readable rendering for diagnostics and `cel match` output (CEL literal syntax where
+  // one exists).
+  std::string DebugString() const;
+
+ private:
+  ValueKind kind_;
+  union {
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double d;
+  } scalar_;
+  std::shared_ptr<const HeapObject> heap_;
+};
+
+class ListValue : public HeapObject {
+ public:
+  virtual size_t size() const = 0;
+  virtual Value Get(size_t index) const = 0;  // index < size()
+};
+
+class MapValue : public HeapObject {
+ public:
+  virtual size_t size() const = 0;
+  // Looks up `key` with CEL key equality (int, uint and double keys that are numerically equal
+  // find each other). Returns nullopt when absent. Keys of unsupported kinds are never found.
+  virtual std::optional<Value> Find(const Value& key) const = 0;
+  // A fast path for string keys (attribute and field names).
+  virtual std::optional<Value> FindString(absl::string_view key) const = 0;
+  // Keys in a stable order (insertion order for literals; sorted for device maps).
+  virtual std::vector<Value> Keys() const = 0;
+};
+
+// A library type that CEL treats as opaque (Quantity, Semver, IP, CIDR, URL, ...).
+class OpaqueValue : public HeapObject {
+ public:
+  // The CEL type name, e.g. "kubernetes.Quantity", "kubernetes.Semver", "net.IP".
+  virtual absl::string_view TypeName() const = 0;
+  // CEL equality with another opaque value of any type. Return nullopt for "no such overload"
+  // (different types), which the evaluator turns into an error value as Kubernetes does.
+  virtual std::optional<bool> Equals(const OpaqueValue& other) const = 0;
+  virtual std::string DebugString() const = 0;
+};
+
+// A simple vector-backed list.
+class VectorListValue final : public ListValue {
+ public:
+  explicit VectorListValue(std::vector<Value> elements) : elements_(std::move(elements)) {}
+  size_t size() const override { return elements_.size(); }
+  Value Get(size_t index) const override { return elements_[index]; }
+  const std::vector<Value>& elements() const { return elements_; }
+
+ private:
+  std::vector<Value> elements_;
+};
+
+// A general map for literals and library results: keeps insertion order, hashes keys.
+class HashMapValue final : public MapValue {
+ public:
+  HashMapValue();
+  ~HashMapValue() override;
+  // Adds an entry; returns false when an equal key is already present (the caller reports the
+  // CEL error "Failed with repeated key").
+  bool Insert(Value key, Value value);
+  size_t size() const override;
+  std::optional<Value> Find(const Value& key) const override;
+  std::optional<Value> FindString(absl::string_view key) const override;
+  std::vector<Value> Keys() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// CEL equality (`==`) with heterogeneous numeric equality (1 == 1u == 1.0), structural equality
+// for lists and maps, and NaN != NaN. Returns an error value when comparing opaque values of
+// different types (Kubernetes' Quantity and Semver report "no such overload"). Values of other
+// different kinds compare unequal.
+Value Equal(const Value& a, const Value& b);
+
+// Ordering for `<`, `<=`, `>`, `>=` on int/uint/double (across kinds, numerically), string,
+// bytes, bool, duration and timestamp. Returns -1/0/1, or nullopt when the kinds are not
+// comparable or a NaN is involved (`< ` etc. are then false for NaN, "no such overload" for
+// the rest; the caller decides).
+std::optional<int> Compare(const Value& a, const Value& b);
+
+}  // namespace gpuprofile::cel
