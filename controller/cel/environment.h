@@ -34,6 +34,7 @@ struct Variable {
 
 // Name of the DRA device variable and its message type.
 inline constexpr char kDeviceVariable[] = "device";
+inline constexpr char kDeviceTypeName[] = "kubernetes.DRADevice";
 
 class Environment {
  public:
@@ -81,6 +82,11 @@ class Environment {
   std::string UnavailableReason(absl::string_view function, const Overload& overload) const;
 
   const ParserOptions& parser_options() const { return parser_options_; }
+
+  // Fields of the message-like types this environment declares (the DRA `device`), or nullopt
+  // when `message` has no such field ("undefined field 'x'").
+  std::optional<Type> FieldType(const Type& message, absl::string_view field) const;
+  bool IsMessageType(const Type& type) const;
 
  private:
   explicit Environment(Options options);

@@ -1,0 +1,121 @@
+// File: controller/cel/environment.cc
+#include "controller/cel/environment.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace gpuprofile::cel {
+namespace {
+
+// Admission limits of DRA selectors (k8s.io/api resource types: CELSelectorExpressionMaxLength,
+// CELSelectorExpressionMaxCost).
+constexpr size_t kSelectorMaxLength = 10240;
+constexpr uint64_t kSelectorMaxCost = 1000000;
+
+// The Kubernetes minor whose CEL environment a feature needs before a new expression on
+// `version` may use it: new expressions compile with the environment of the previous minor.
+int EnvironmentMinor(const Environment::Options& o) {
+  return o.mode == ExpressionMode::kStoredExpression ? 1 << 20 : o.kube_version.minor - 1;
+}
+
+}  // namespace
+
+std::shared_ptr<const FunctionRegistry> AllFunctions() {
+  static const std::shared_ptr<const FunctionRegistry> kRegistry = [] {
+    auto r = std::make_shared<FunctionRegistry>();
+    RegisterStandardLibrary(*r);
+    RegisterStringsLibrary(*r);
+    RegisterRegexLibrary(*r);
+    RegisterKubernetesListsLibrary(*r);
+    RegisterExtListsLibrary(*r);
+    RegisterSetsLibrary(*r);
+    RegisterNetLibrary(*r);
+    RegisterUrlLibrary(*r);
+    RegisterFormatLibrary(*r);
+    RegisterQuantityLibrary(*r);
+    RegisterSemverLibrary(*r);
+    return std::shared_ptr<const FunctionRegistry>(std::move(r));
+  }();
+  return kRegistry;
+}
+
+Environment::Environment(Options options)
+    : options_(std::move(options)), functions_(AllFunctions()) {
+  const int env_minor = EnvironmentMinor(options_);
+  // Parser features follow the same gates as functions (reference/dra.md §4.2).
+  parser_options_.enable_optional_syntax = env_minor >= 28;
+  parser_options_.enable_bind_macro = env_minor >= 31;
+  parser_options_.enable_two_var_macros = env_minor >= 32;
+  parser_options_.enable_lists_macros = env_minor >= 34;
+}
+
+std::shared_ptr<const Environment> Environment::Create(Options options) {
+  return std::shared_ptr<const Environment>(new Environment(std::move(options)));
+}
+
+std::shared_ptr<const Environment> Environment::ForDeviceSelectors(const KubeVersion& version,
+                                                                  ExpressionMode mode,
+                                                                  bool consumable_capacity) {
+  Options o;
+  o.kube_version = version;
+  o.mode = mode;
+  o.variables = {Variable{kDeviceVariable, Type::Opaque(kDeviceTypeName)}};
+  o.max_expression_length = kSelectorMaxLength;
+  o.cost_limit = kSelectorMaxCost;
+  o.consumable_capacity = consumable_capacity && version.minor >= 34;
+  // Kubernetes 1.32.0-1.32.2 lacked the DRA size estimator (kubernetes#129523, fixed in 1.32.3).
+  o.dra_size_estimator = !(version.minor == 32 && version.patch < 3);
+  o.device_selector = true;
+  return Create(std::move(o));
+}
+
+std::shared_ptr<const Environment> Environment::Standard(std::vector<Variable> variables,
+                                                         std::string container) {
+  Options o;
+  o.mode = ExpressionMode::kStoredExpression;
+  o.variables = std::move(variables);
+  o.container = std::move(container);
+  return Create(std::move(o));
+}
+
+std::optional<size_t> Environment::FindVariable(absl::string_view name) const {
+  for (size_t i = 0; i < options_.variables.size(); ++i) {
+    if (options_.variables[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+bool Environment::IsAvailable(const Overload& overload) const {
+  return overload.gate.introduced_minor <= EnvironmentMinor(options_);
+}
+
+std::string Environment::UnavailableReason(absl::string_view function,
+                                           const Overload& overload) const {
+  const int introduced = overload.gate.introduced_minor;
+  std::string what = overload.gate.library.empty()
+                         ? absl::StrCat("'", function, "'")
+                         : absl::StrCat("'", function, "' (", overload.gate.library, ")");
+  return absl::StrCat(what, " is part of the Kubernetes 1.", introduced,
+                      " CEL environment; the API server accepts it in new expressions from "
+                      "Kubernetes 1.", introduced + 1, " (this is ",
+                      options_.kube_version.ToString(), ")");
+}
+
+bool Environment::IsMessageType(const Type& type) const {
+  return options_.device_selector && type.kind() == Type::Kind::kOpaque &&
+         type.name() == kDeviceTypeName;
+}
+
+std::optional<Type> Environment::FieldType(const Type& message, absl::string_view field) const {
+  if (!IsMessageType(message)) return std::nullopt;
+  if (field == "driver") return Type::String();
+  if (field == "attributes") return Type::Map(Type::String(), Type::Map(Type::String(), Type::Dyn()));
+  if (field == "capacity") {
+    return Type::Map(Type::String(), Type::Map(Type::String(), Type::Opaque(kQuantityTypeName)));
+  }
+  if (field == "allowMultipleAllocations" && options_.consumable_capacity) return Type::Bool();
+  return std::nullopt;
+}
+
+}  // namespace gpuprofile::cel
