@@ -1,0 +1,618 @@
+// File: controller/cel/interpreter.cc
+#include "controller/cel/interpreter.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "controller/cel/operators.h"
+#include "controller/cel/program.h"
+#include "controller/cel/type_names.h"
+
+namespace gpuprofile::cel {
+namespace {
+
+using StepPtr = std::unique_ptr<Step>;
+
+Value ConstantValue(const Constant& c) {
+  switch (c.kind) {
+    case Constant::Kind::kNull: return Value::Null();
+    case Constant::Kind::kBool: return Value::Bool(c.bool_value);
+    case Constant::Kind::kInt: return Value::Int(c.int_value);
+    case Constant::Kind::kUint: return Value::Uint(c.uint_value);
+    case Constant::Kind::kDouble: return Value::Double(c.double_value);
+    case Constant::Kind::kString: return Value::String(c.string_value);
+    case Constant::Kind::kBytes: return Value::Bytes(c.string_value);
+  }
+  return Value::Null();
+}
+
+class ConstStep final : public Step {
+ public:
+  explicit ConstStep(Value v) : value_(std::move(v)) {}
+  Value Evaluate(Frame&) const override { return value_; }
+  const Value* constant() const override { return &value_; }
+
+ private:
+  Value value_;
+};
+
+class VariableStep final : public Step {
+ public:
+  VariableStep(size_t index, std::string name) : index_(index), name_(std::move(name)) {}
+  Value Evaluate(Frame& frame) const override {
+    if (index_ < frame.variables.size()) return frame.variables[index_];
+    if (frame.activation != nullptr) {
+      if (std::optional<Value> v = frame.activation->FindVariable(name_)) return *v;
+    }
+    return Value::Error(absl::StrCat("no such attribute: ", name_));
+  }
+
+ private:
+  size_t index_;
+  std::string name_;
+};
+
+// A name that is neither local nor declared: looked up in the activation at run time, trying
+// the qualified candidates (`a.b.c`, then `a.b` + field c, then `a` + fields b.c).
+class DynamicNameStep final : public Step {
+ public:
+  // candidates: (name, fields to select after it), most specific first.
+  explicit DynamicNameStep(std::vector<std::pair<std::string, std::vector<std::string>>> c)
+      : candidates_(std::move(c)) {}
+  Value Evaluate(Frame& frame) const override {
+    if (frame.activation != nullptr) {
+      for (const auto& [name, fields] : candidates_) {
+        std::optional<Value> v = frame.activation->FindVariable(name);
+        if (!v) continue;
+        Value cur = *v;
+        for (const std::string& f : fields) cur = SelectField(cur, f);
+        return cur;
+      }
+    }
+    return Value::Error(absl::StrCat("no such attribute: ", candidates_.front().first));
+  }
+  static Value SelectField(const Value& operand, absl::string_view field) {
+    if (operand.is_error()) return operand;
+    if (operand.kind() == ValueKind::kMap) {
+      std::optional<Value> v = operand.map_value().FindString(field);
+      return v ? *v : Value::NoSuchKey(field);
+    }
+    return Value::Error(absl::StrCat("type '", operand.TypeName(),
+                                     "' does not support field selection"));
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::string>>> candidates_;
+};
+
+class LocalStep final : public Step {
+ public:
+  explicit LocalStep(int slot) : slot_(slot) {}
+  Value Evaluate(Frame& frame) const override { return frame.locals[slot_]; }
+
+ private:
+  int slot_;
+};
+
+class SelectStep final : public Step {
+ public:
+  SelectStep(StepPtr operand, std::string field, bool test_only)
+      : operand_(std::move(operand)), field_(std::move(field)), test_only_(test_only) {}
+  Value Evaluate(Frame& frame) const override {
+    Value operand = operand_->Evaluate(frame);
+    if (operand.is_error()) return operand;
+    if (operand.kind() == ValueKind::kMap) {
+      std::optional<Value> v = operand.map_value().FindString(field_);
+      if (test_only_) return Value::Bool(v.has_value());
+      return v ? std::move(*v) : Value::NoSuchKey(field_);
+    }
+    if (test_only_) return Value::NoSuchOverload("has");
+    return Value::Error(absl::StrCat("type '", operand.TypeName(),
+                                     "' does not support field selection"));
+  }
+
+ private:
+  StepPtr operand_;
+  std::string field_;
+  bool test_only_;
+};
+
+class AndOrStep final : public Step {
+ public:
+  AndOrStep(StepPtr lhs, StepPtr rhs, bool is_and)
+      : lhs_(std::move(lhs)), rhs_(std::move(rhs)), is_and_(is_and) {}
+  Value Evaluate(Frame& frame) const override {
+    // The short-circuit value: false for &&, true for ||. An error or non-bool on one side is
+    // absorbed when the other side decides the result (CEL's commutative logic).
+    const bool decisive = !is_and_;
+    Value l = lhs_->Evaluate(frame);
+    if (l.is_bool() && l.bool_value() == decisive) return l;
+    Value r = rhs_->Evaluate(frame);
+    if (r.is_bool() && r.bool_value() == decisive) return r;
+    if (l.is_bool() && r.is_bool()) return l;
+    if (l.is_error()) return l;
+    if (r.is_error()) return r;
+    return Value::NoSuchOverload(is_and_ ? op::kLogicalAnd : op::kLogicalOr);
+  }
+
+ private:
+  StepPtr lhs_, rhs_;
+  bool is_and_;
+};
+
+class ConditionalStep final : public Step {
+ public:
+  ConditionalStep(StepPtr c, StepPtr t, StepPtr f)
+      : cond_(std::move(c)), then_(std::move(t)), else_(std::move(f)) {}
+  Value Evaluate(Frame& frame) const override {
+    Value c = cond_->Evaluate(frame);
+    if (c.is_error()) return c;
+    if (!c.is_bool()) return Value::NoSuchOverload(op::kConditional);
+    return c.bool_value() ? then_->Evaluate(frame) : else_->Evaluate(frame);
+  }
+
+ private:
+  StepPtr cond_, then_, else_;
+};
+
+class NotStrictlyFalseStep final : public Step {
+ public:
+  explicit NotStrictlyFalseStep(StepPtr arg) : arg_(std::move(arg)) {}
+  Value Evaluate(Frame& frame) const override {
+    Value v = arg_->Evaluate(frame);
+    return Value::Bool(!v.IsFalse());
+  }
+
+ private:
+  StepPtr arg_;
+};
+
+class CallStep final : public Step {
+ public:
+  CallStep(std::string function, std::vector<const Overload*> candidates,
+           std::vector<StepPtr> args)
+      : function_(std::move(function)),
+        candidates_(std::move(candidates)),
+        args_(std::move(args)) {
+    for (const Overload* o : candidates_) all_non_strict_ &= o->non_strict;
+  }
+
+  Value Evaluate(Frame& frame) const override {
+    absl::InlinedVector<Value, 4> args;
+    args.reserve(args_.size());
+    for (const StepPtr& a : args_) args.push_back(a->Evaluate(frame));
+    return Invoke(args);
+  }
+
+  // True when every argument is a constant (then the call can be folded at plan time).
+  bool HasConstantArgs() const {
+    for (const StepPtr& a : args_) {
+      if (a->constant() == nullptr) return false;
+    }
+    return !candidates_.empty();
+  }
+
+  Value Invoke(absl::Span<const Value> args) const {
+    const Value* first_error = nullptr;
+    for (const Value& a : args) {
+      if (a.is_error()) {
+        first_error = &a;
+        break;
+      }
+    }
+    for (const Overload* o : candidates_) {
+      if (first_error != nullptr && !o->non_strict) continue;
+      bool ok = true;
+      for (size_t i = 0; i < args.size() && ok; ++i) {
+        ok = args[i].is_error() || o->params[i].AcceptsRuntime(args[i]);
+      }
+      if (ok) return o->impl(args);
+    }
+    if (first_error != nullptr) return *first_error;
+    return Value::NoSuchOverload(function_);
+  }
+
+ private:
+  std::string function_;
+  std::vector<const Overload*> candidates_;
+  std::vector<StepPtr> args_;
+  bool all_non_strict_ = true;
+};
+
+class ListStep final : public Step {
+ public:
+  ListStep(std::vector<StepPtr> elements, std::vector<bool> optional)
+      : elements_(std::move(elements)), optional_(std::move(optional)) {}
+  Value Evaluate(Frame& frame) const override {
+    std::vector<Value> out;
+    out.reserve(elements_.size());
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      Value v = elements_[i]->Evaluate(frame);
+      if (v.is_error()) return v;
+      if (optional_[i]) {
+        if (v.kind() != ValueKind::kOptional) return Value::NoSuchOverload("optional list element");
+        if (!v.optional_has_value()) continue;
+        out.push_back(v.optional_value());
+      } else {
+        out.push_back(std::move(v));
+      }
+    }
+    return Value::List(std::move(out));
+  }
+
+ private:
+  std::vector<StepPtr> elements_;
+  std::vector<bool> optional_;
+};
+
+class MapStep final : public Step {
+ public:
+  struct Entry {
+    StepPtr key, value;
+    bool optional;
+  };
+  explicit MapStep(std::vector<Entry> entries) : entries_(std::move(entries)) {}
+  Value Evaluate(Frame& frame) const override {
+    auto map = std::make_shared<HashMapValue>();
+    for (const Entry& e : entries_) {
+      Value k = e.key->Evaluate(frame);
+      if (k.is_error()) return k;
+      Value v = e.value->Evaluate(frame);
+      if (v.is_error()) return v;
+      switch (k.kind()) {
+        case ValueKind::kBool: case ValueKind::kInt: case ValueKind::kUint:
+        case ValueKind::kString:
+          break;
+        default:
+          return Value::Error(absl::StrCat("unsupported key type: ", k.TypeName()));
+      }
+      if (e.optional) {
+        if (v.kind() != ValueKind::kOptional) return Value::NoSuchOverload("optional map entry");
+        if (!v.optional_has_value()) continue;
+        v = v.optional_value();
+      }
+      if (!map->Insert(k, std::move(v))) {
+        return Value::Error(absl::StrCat("Failed with repeated key: ", k.DebugString()));
+      }
+    }
+    return Value::Map(std::move(map));
+  }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+class ComprehensionStep final : public Step {
+ public:
+  ComprehensionStep(StepPtr range, StepPtr init, StepPtr cond, StepPtr step, StepPtr result,
+                    int accu_slot, int var1_slot, int var2_slot)
+      : range_(std::move(range)), init_(std::move(init)), cond_(std::move(cond)),
+        step_(std::move(step)), result_(std::move(result)), accu_slot_(accu_slot),
+        var1_slot_(var1_slot), var2_slot_(var2_slot) {}
+
+  Value Evaluate(Frame& frame) const override {
+    Value range = range_->Evaluate(frame);
+    if (range.is_error()) return range;
+    Value* locals = frame.locals;
+    locals[accu_slot_] = init_->Evaluate(frame);
+    if (range.kind() == ValueKind::kList) {
+      const ListValue& list = range.list_value();
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (var2_slot_ >= 0) {
+          locals[var1_slot_] = Value::Int(static_cast<int64_t>(i));
+          locals[var2_slot_] = list.Get(i);
+        } else {
+          locals[var1_slot_] = list.Get(i);
+        }
+        if (!Continue(frame)) break;
+        locals[accu_slot_] = step_->Evaluate(frame);
+      }
+    } else if (range.kind() == ValueKind::kMap) {
+      const MapValue& map = range.map_value();
+      for (const Value& key : map.Keys()) {
+        locals[var1_slot_] = key;
+        if (var2_slot_ >= 0) locals[var2_slot_] = *map.Find(key);
+        if (!Continue(frame)) break;
+        locals[accu_slot_] = step_->Evaluate(frame);
+      }
+    } else {
+      return Value::Error(absl::StrCat("got '", range.TypeName(), "', expected iterable type"));
+    }
+    return result_->Evaluate(frame);
+  }
+
+ private:
+  bool Continue(Frame& frame) const {
+    Value c = cond_->Evaluate(frame);
+    return !c.IsFalse();
+  }
+
+  StepPtr range_, init_, cond_, step_, result_;
+  int accu_slot_, var1_slot_, var2_slot_;
+};
+
+// Builds steps; tracks comprehension scopes to resolve locals to slots.
+class Planner {
+ public:
+  Planner(const CheckedAst* checked, const Environment& env) : checked_(checked), env_(env) {}
+
+  absl::StatusOr<StepPtr> Build(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::kConstant:
+        return StepPtr(new ConstStep(ConstantValue(e.constant)));
+      case Expr::Kind::kIdent:
+        return BuildName(e.name, {});
+      case Expr::Kind::kSelect:
+        return BuildSelect(e);
+      case Expr::Kind::kCall:
+        return BuildCall(e);
+      case Expr::Kind::kList: {
+        std::vector<StepPtr> elems;
+        std::vector<bool> optional(e.args.size(), false);
+        for (int32_t i : e.optional_indices) {
+          if (i >= 0 && static_cast<size_t>(i) < optional.size()) optional[i] = true;
+        }
+        for (const ExprPtr& a : e.args) {
+          auto s = Build(*a);
+          if (!s.ok()) return s.status();
+          elems.push_back(std::move(*s));
+        }
+        return StepPtr(new ListStep(std::move(elems), std::move(optional)));
+      }
+      case Expr::Kind::kMap: {
+        std::vector<MapStep::Entry> entries;
+        for (const CreateEntry& ce : e.entries) {
+          auto k = Build(*ce.map_key);
+          if (!k.ok()) return k.status();
+          auto v = Build(*ce.value);
+          if (!v.ok()) return v.status();
+          entries.push_back({std::move(*k), std::move(*v), ce.optional});
+        }
+        return StepPtr(new MapStep(std::move(entries)));
+      }
+      case Expr::Kind::kMessage:
+        return absl::UnimplementedError(absl::StrCat(
+            "protobuf message construction ('", e.name, "{...}') is not supported"));
+      case Expr::Kind::kComprehension:
+        return BuildComprehension(e);
+    }
+    return absl::InternalError("unknown expression kind");
+  }
+
+  int num_locals() const { return max_slots_; }
+
+ private:
+  int FindLocal(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->first == name) return it->second;
+    }
+    return -1;
+  }
+
+  int PushLocal(const std::string& name) {
+    int slot = static_cast<int>(scopes_.size());
+    scopes_.emplace_back(name, slot);
+    if (slot + 1 > max_slots_) max_slots_ = slot + 1;
+    return slot;
+  }
+
+  std::vector<std::string> Candidates(const std::string& name) const {
+    if (!name.empty() && name[0] == '.') return {name.substr(1)};
+    std::vector<std::string> out;
+    std::string container = env_.options().container;
+    while (!container.empty()) {
+      out.push_back(absl::StrCat(container, ".", name));
+      size_t dot = container.rfind('.');
+      container = dot == std::string::npos ? "" : container.substr(0, dot);
+    }
+    out.push_back(name);
+    return out;
+  }
+
+  // A name, optionally followed by field selections that may be part of a qualified name.
+  absl::StatusOr<StepPtr> BuildName(const std::string& name,
+                                    const std::vector<std::string>& fields) {
+    int slot = FindLocal(name);
+    if (slot >= 0) {
+      StepPtr s(new LocalStep(slot));
+      for (const std::string& f : fields) s.reset(new SelectStep(std::move(s), f, false));
+      return s;
+    }
+    // Longest qualified prefix that names a declared variable.
+    for (size_t take = fields.size() + 1; take-- > 0;) {
+      std::string qualified = name;
+      for (size_t i = 0; i < take; ++i) absl::StrAppend(&qualified, ".", fields[i]);
+      for (const std::string& c : Candidates(qualified)) {
+        if (std::optional<size_t> index = env_.FindVariable(c)) {
+          StepPtr s(new VariableStep(*index, c));
+          for (size_t i = take; i < fields.size(); ++i) {
+            s.reset(new SelectStep(std::move(s), fields[i], false));
+          }
+          return s;
+        }
+      }
+    }
+    if (fields.empty()) {
+      if (std::optional<Type> t = TypeForName(name)) {
+        return StepPtr(new ConstStep(Value::Type(TypeValueName(*t, name))));
+      }
+    }
+    // Not declared: resolved against the activation at run time.
+    std::vector<std::pair<std::string, std::vector<std::string>>> candidates;
+    for (size_t take = fields.size() + 1; take-- > 0;) {
+      std::string qualified = name;
+      for (size_t i = 0; i < take; ++i) absl::StrAppend(&qualified, ".", fields[i]);
+      std::vector<std::string> rest(fields.begin() + take, fields.end());
+      for (const std::string& c : Candidates(qualified)) candidates.emplace_back(c, rest);
+    }
+    return StepPtr(new DynamicNameStep(std::move(candidates)));
+  }
+
+  static std::string TypeValueName(const Type& t, const std::string& written) {
+    switch (t.kind()) {
+      case Type::Kind::kList: return "list";
+      case Type::Kind::kMap: return "map";
+      case Type::Kind::kType: return "type";
+      case Type::Kind::kOptional: return "optional_type";
+      default: return t.ToString();
+    }
+  }
+
+  absl::StatusOr<StepPtr> BuildSelect(const Expr& e) {
+    if (!e.test_only) {
+      // Collect a pure identifier chain `a.b.c` for qualified-name resolution.
+      std::vector<std::string> fields;
+      const Expr* cur = &e;
+      while (cur->kind == Expr::Kind::kSelect && !cur->test_only) {
+        fields.push_back(cur->name);
+        cur = cur->operand.get();
+      }
+      if (cur->kind == Expr::Kind::kIdent) {
+        std::reverse(fields.begin(), fields.end());
+        return BuildName(cur->name, fields);
+      }
+    }
+    auto operand = Build(*e.operand);
+    if (!operand.ok()) return operand.status();
+    return StepPtr(new SelectStep(std::move(*operand), e.name, e.test_only));
+  }
+
+  absl::StatusOr<StepPtr> BuildCall(const Expr& e) {
+    const std::string& fn = e.name;
+    std::vector<StepPtr> args;
+    auto build_args = [&]() -> absl::Status {
+      if (e.operand) {
+        auto s = Build(*e.operand);
+        if (!s.ok()) return s.status();
+        args.push_back(std::move(*s));
+      }
+      for (const ExprPtr& a : e.args) {
+        auto s = Build(*a);
+        if (!s.ok()) return s.status();
+        args.push_back(std::move(*s));
+      }
+      return absl::OkStatus();
+    };
+    if (fn == op::kLogicalAnd || fn == op::kLogicalOr) {
+      if (absl::Status s = build_args(); !s.ok()) return s;
+      return StepPtr(new AndOrStep(std::move(args[0]), std::move(args[1]),
+                                   fn == op::kLogicalAnd));
+    }
+    if (fn == op::kConditional) {
+      if (absl::Status s = build_args(); !s.ok()) return s;
+      return StepPtr(
+          new ConditionalStep(std::move(args[0]), std::move(args[1]), std::move(args[2])));
+    }
+    if (fn == op::kNotStrictlyFalse) {
+      if (absl::Status s = build_args(); !s.ok()) return s;
+      return StepPtr(new NotStrictlyFalseStep(std::move(args[0])));
+    }
+
+    // Unchecked `ns.fn(x)` where `ns.fn` is a global function (the checker rewrites these).
+    std::string name = fn;
+    const Expr* receiver = e.operand.get();
+    if (receiver != nullptr && checked_ == nullptr) {
+      std::vector<std::string> parts;
+      const Expr* cur = receiver;
+      while (cur->kind == Expr::Kind::kSelect && !cur->test_only) {
+        parts.push_back(cur->name);
+        cur = cur->operand.get();
+      }
+      if (cur->kind == Expr::Kind::kIdent && FindLocal(cur->name) < 0) {
+        std::string qualified = cur->name;
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) absl::StrAppend(&qualified, ".", *it);
+        absl::StrAppend(&qualified, ".", fn);
+        if (env_.functions().Find(qualified) != nullptr && !env_.FindVariable(cur->name)) {
+          name = qualified;
+          receiver = nullptr;
+        }
+      }
+    }
+    if (receiver != nullptr) {
+      auto s = Build(*receiver);
+      if (!s.ok()) return s.status();
+      args.push_back(std::move(*s));
+    }
+    for (const ExprPtr& a : e.args) {
+      auto s = Build(*a);
+      if (!s.ok()) return s.status();
+      args.push_back(std::move(*s));
+    }
+
+    const std::vector<Overload>* overloads = env_.functions().Find(name);
+    std::vector<const Overload*> candidates;
+    const Reference* ref = nullptr;
+    if (checked_ != nullptr) {
+      auto it = checked_->references.find(e.id);
+      if (it != checked_->references.end()) ref = &it->second;
+    }
+    if (overloads != nullptr) {
+      for (const Overload& o : *overloads) {
+        if (o.receiver_style != (receiver != nullptr) || o.params.size() != args.size()) continue;
+        if (!env_.IsAvailable(o)) continue;
+        if (ref != nullptr && !ref->overload_ids.empty() &&
+            std::find(ref->overload_ids.begin(), ref->overload_ids.end(), o.id) ==
+                ref->overload_ids.end()) {
+          continue;
+        }
+        candidates.push_back(&o);
+      }
+    }
+    auto call = std::make_unique<CallStep>(name, std::move(candidates), std::move(args));
+    return Fold(std::move(call), e);
+  }
+
+  // Calls whose arguments are all constants are evaluated once, now. Library functions are
+  // pure, so this never changes a result (errors fold into constant error values too).
+  StepPtr Fold(std::unique_ptr<CallStep> call, const Expr& e) {
+    if (!call->HasConstantArgs()) return call;
+    Frame frame;
+    return StepPtr(new ConstStep(call->Evaluate(frame)));
+  }
+
+  absl::StatusOr<StepPtr> BuildComprehension(const Expr& e) {
+    auto range = Build(*e.iter_range);
+    if (!range.ok()) return range.status();
+    auto init = Build(*e.accu_init);
+    if (!init.ok()) return init.status();
+    const size_t depth = scopes_.size();
+    int accu = PushLocal(e.accu_var);
+    int var1 = PushLocal(e.iter_var);
+    int var2 = e.iter_var2.empty() ? -1 : PushLocal(e.iter_var2);
+    auto cond = Build(*e.loop_condition);
+    if (!cond.ok()) return cond.status();
+    auto step = Build(*e.loop_step);
+    if (!step.ok()) return step.status();
+    // The result sees only the accumulator (iteration variables are out of scope).
+    scopes_[var1].first = "\x01";
+    if (var2 >= 0) scopes_[var2].first = "\x01";
+    auto result = Build(*e.result);
+    if (!result.ok()) return result.status();
+    scopes_.resize(depth);
+    return StepPtr(new ComprehensionStep(std::move(*range), std::move(*init), std::move(*cond),
+                                         std::move(*step), std::move(*result), accu, var1,
+                                         var2));
+  }
+
+  const CheckedAst* checked_;
+  const Environment& env_;
+  std::vector<std::pair<std::string, int>> scopes_;
+  int max_slots_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Plan> BuildPlan(const Expr& root, const CheckedAst* checked,
+                               const Environment& env) {
+  Planner planner(checked, env);
+  auto step = planner.Build(root);
+  if (!step.ok()) return step.status();
+  Plan plan;
+  plan.root = std::move(*step);
+  plan.num_locals = planner.num_locals();
+  return plan;
+}
+
+}  // namespace gpuprofile::cel

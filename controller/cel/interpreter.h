@@ -1,0 +1,50 @@
+// File: controller/cel/interpreter.h
+// Turns a (checked or unchecked) AST into an executable plan: a tree of evaluation steps with
+// identifiers resolved to slots, calls bound to their candidate overloads, and calls on
+// constants folded at plan time (so `quantity('40Gi')` is parsed once, not per device).
+//
+// A plan is immutable; evaluating it keeps all mutable state in a per-call Frame, so one plan
+// may be evaluated concurrently from many threads.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "controller/cel/ast.h"
+#include "controller/cel/checker.h"
+#include "controller/cel/environment.h"
+#include "controller/cel/value.h"
+
+namespace gpuprofile::cel {
+
+class Activation;
+
+// Mutable state of one evaluation.
+struct Frame {
+  absl::Span<const Value> variables;   // declared variables, in Environment order
+  const Activation* activation = nullptr;  // for names not declared (unchecked mode)
+  Value* locals = nullptr;              // comprehension variables, by slot
+};
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  virtual Value Evaluate(Frame& frame) const = 0;
+  // The value when the step is a constant (used for folding), else null.
+  virtual const Value* constant() const { return nullptr; }
+};
+
+struct Plan {
+  std::unique_ptr<Step> root;
+  int num_locals = 0;
+};
+
+// `checked` may be null (unchecked evaluation: all calls dispatch dynamically).
+absl::StatusOr<Plan> BuildPlan(const Expr& root, const CheckedAst* checked,
+                               const Environment& env);
+
+}  // namespace gpuprofile::cel
