@@ -1,0 +1,100 @@
+// File: controller/dra/inventory.cc
+#include "controller/dra/inventory.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+bool DeviceLess(const Device& a, const Device& b) {
+  return std::tie(a.node, a.pool, a.name, a.driver, a.slice_name) <
+         std::tie(b.node, b.pool, b.name, b.driver, b.slice_name);
+}
+
+}  // namespace
+
+Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
+  // The last slice of each name wins; std::map keeps the names sorted for determinism.
+  std::map<std::string, ResourceSlice> by_name;
+  for (ResourceSlice& slice : slices) by_name[slice.name] = std::move(slice);
+
+  using PoolKey = std::pair<std::string, std::string>;  // (driver, pool name)
+  std::map<PoolKey, int64_t> newest;
+  for (const auto& [name, slice] : by_name) {
+    auto [it, inserted] = newest.emplace(PoolKey{slice.driver, slice.pool}, slice.pool_generation);
+    if (!inserted) it->second = std::max(it->second, slice.pool_generation);
+  }
+
+  Inventory inventory;
+  std::map<PoolKey, PoolInfo> pools;
+  for (auto& [name, slice] : by_name) {
+    const PoolKey key{slice.driver, slice.pool};
+    const int64_t generation = newest[key];
+    if (slice.pool_generation < generation) {
+      ++inventory.stale_slices_ignored_;
+      continue;
+    }
+    PoolInfo& pool = pools[key];
+    pool.driver = slice.driver;
+    pool.name = slice.pool;
+    pool.generation = generation;
+    ++pool.slice_count_seen;
+    pool.resource_slice_count = std::max(pool.resource_slice_count, slice.resource_slice_count);
+    pool.device_count += static_cast<int64_t>(slice.devices.size());
+    for (Device& device : slice.devices) inventory.devices_.push_back(std::move(device));
+  }
+  for (auto& [key, pool] : pools) {
+    pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
+    inventory.pools_.push_back(std::move(pool));
+  }
+  std::sort(inventory.devices_.begin(), inventory.devices_.end(), DeviceLess);
+  return inventory;
+}
+
+std::vector<PoolInfo> Inventory::IncompletePools() const {
+  std::vector<PoolInfo> out;
+  for (const PoolInfo& pool : pools_) {
+    if (pool.incomplete) out.push_back(pool);
+  }
+  return out;
+}
+
+absl::StatusOr<Inventory> BuildInventory(const std::vector<ManifestObject>& objects) {
+  std::vector<std::string> errors;
+  std::vector<ResourceSlice> slices;
+  std::map<std::string, const ManifestObject*> first_by_name;
+  for (const ManifestObject& object : objects) {
+    if (!IsResourceSlice(object.object)) continue;
+    absl::StatusOr<ResourceSlice> slice = DecodeSlice(object.object);
+    if (!slice.ok()) {
+      for (absl::string_view line : absl::StrSplit(slice.status().message(), '\n')) {
+        errors.push_back(absl::StrCat(object.Location(), ": ", line));
+      }
+      continue;
+    }
+    auto [it, inserted] = first_by_name.emplace(slice->name, &object);
+    if (!inserted) {
+      if (it->second->object == object.object) continue;  // the same object read twice
+      errors.push_back(absl::StrCat(object.Location(), ": ", object.Describe(),
+                                    ": metadata.name: another, different ResourceSlice with this "
+                                    "name was read from ",
+                                    it->second->Location()));
+      continue;
+    }
+    slices.push_back(*std::move(slice));
+  }
+  if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
+  return Inventory::FromSlices(std::move(slices));
+}
+
+}  // namespace gpuprofile::dra

@@ -1,0 +1,67 @@
+// File: controller/dra/inventory.h
+// The device inventory: every device published in the newest generation of its pool.
+// - A pool is identified by (driver, pool name): two drivers on one node both name their pool
+//   after the node, and those are different pools.
+// - Only slices at a pool's highest spec.pool.generation count; older ones are stale (a driver
+//   is part-way through replacing them) and are ignored, but counted.
+// - A pool whose newest generation has a different number of distinct slices than its
+//   resourceSliceCount (normally: fewer, while the driver is still publishing) is incomplete;
+//   its devices still count, and the pool is reported.
+// Slices are identified by name (they are cluster-scoped); when the same name appears twice, the
+// later one replaces the earlier, as applying both would.
+// Inventory is an immutable value once built; thread-safe for concurrent readers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "controller/dra/device.h"
+#include "controller/dra/manifest_reader.h"
+#include "controller/dra/resource_slice.h"
+
+namespace gpuprofile::dra {
+
+struct PoolInfo {
+  std::string driver;
+  std::string name;
+  int64_t generation = 0;            // the newest generation seen
+  int64_t slice_count_seen = 0;      // distinct slices at that generation
+  int64_t resource_slice_count = 0;  // the largest spec.pool.resourceSliceCount among them
+  bool incomplete = false;           // slice_count_seen != resource_slice_count
+  int64_t device_count = 0;          // devices in those slices
+};
+
+class Inventory {
+ public:
+  Inventory() = default;
+
+  // Builds the inventory from decoded slices, in any order.
+  static Inventory FromSlices(std::vector<ResourceSlice> slices);
+
+  // Devices of every pool's newest generation, sorted by node, pool, device name, then driver
+  // (and slice name, so that the order is total).
+  const std::vector<Device>& devices() const { return devices_; }
+  // Pools sorted by driver, then name.
+  const std::vector<PoolInfo>& pools() const { return pools_; }
+  // Slices ignored because their pool has a newer generation.
+  int stale_slices_ignored() const { return stale_slices_ignored_; }
+  // The incomplete pools, in pools() order.
+  std::vector<PoolInfo> IncompletePools() const;
+
+ private:
+  std::vector<Device> devices_;
+  std::vector<PoolInfo> pools_;
+  int stale_slices_ignored_ = 0;
+};
+
+// Decodes every `kind: ResourceSlice` object (resource.k8s.io, any version) among `objects`,
+// ignoring other kinds, and builds the inventory. On failure returns InvalidArgument listing
+// every problem, one per line, each naming the file, the object and the field, e.g.
+//   fleet/a100.yaml (document 1): ResourceSlice "a100-node-1-gpu.nvidia.com-7kq2x":
+//   spec.pool.generation: must be an integer, got string
+// Two different objects with the same slice name are an error too (identical copies are not).
+absl::StatusOr<Inventory> BuildInventory(const std::vector<ManifestObject>& objects);
+
+}  // namespace gpuprofile::dra

@@ -1,0 +1,367 @@
+// File: controller/dra/resource_slice.cc
+// ResourceSlice decoding for resource.k8s.io v1beta1 / v1beta2 / v1. One Decoder per object
+// collects every problem with its field path; unknown fields are ignored on purpose.
+#include "controller/dra/resource_slice.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "controller/core/quantity.h"
+#include "controller/core/semver.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kKind[] = "ResourceSlice";
+constexpr char kAttributeKinds[] = "int, bool, string, version";
+
+std::string TypeName(const json& value) {
+  if (value.is_number_integer()) return "integer";
+  if (value.is_number_float()) return "number";
+  return value.type_name();
+}
+
+// `path.key`, or `path[key]` when the key is not a plain identifier (qualified attribute names
+// such as resource.kubernetes.io/pcieRoot), as Kubernetes prints field paths.
+std::string Child(absl::string_view path, absl::string_view key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (plain) return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+  return absl::StrCat(path, "[", key, "]");
+}
+
+std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
+
+// A member that is present and not null (Go decodes null into the zero value, i.e. "absent").
+const json* Member(const json& object, const std::string& key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+class Decoder {
+ public:
+  explicit Decoder(std::string label) : label_(std::move(label)) {}
+
+  void Error(absl::string_view path, absl::string_view message) {
+    errors_.push_back(absl::StrCat(label_, ": ", path, ": ", message));
+  }
+  bool ok() const { return errors_.empty(); }
+  absl::Status status() const { return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n")); }
+
+  // Required/optional typed readers; each reports its own error and returns nullopt on failure.
+  std::optional<std::string> String(const json& object, const std::string& key,
+                                    absl::string_view parent, bool required) {
+    const std::string path = Child(parent, key);
+    const json* value = Member(object, key);
+    if (value == nullptr) {
+      if (required) Error(path, "required");
+      return std::nullopt;
+    }
+    if (!value->is_string()) {
+      Error(path, absl::StrCat("must be a string, got ", TypeName(*value)));
+      return std::nullopt;
+    }
+    if (required && value->get_ref<const std::string&>().empty()) {
+      Error(path, "required (must not be empty)");
+      return std::nullopt;
+    }
+    return value->get<std::string>();
+  }
+
+  std::optional<int64_t> Int(const json& value, const std::string& path) {
+    if (value.is_number_unsigned()) {
+      if (value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        Error(path, "integer out of range (int64)");
+        return std::nullopt;
+      }
+      return static_cast<int64_t>(value.get<uint64_t>());
+    }
+    if (value.is_number_integer()) return value.get<int64_t>();
+    Error(path, absl::StrCat("must be an integer, got ", TypeName(value)));
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> RequiredInt(const json& object, const std::string& key,
+                                     absl::string_view parent) {
+    const std::string path = Child(parent, key);
+    const json* value = Member(object, key);
+    if (value == nullptr) {
+      Error(path, "required");
+      return std::nullopt;
+    }
+    return Int(*value, path);
+  }
+
+  // Returns the member when it is an object, nullptr when absent; reports other types.
+  const json* Object(const json& object, const std::string& key, absl::string_view parent,
+                     bool required) {
+    const std::string path = Child(parent, key);
+    const json* value = Member(object, key);
+    if (value == nullptr) {
+      if (required) Error(path, "required");
+      return nullptr;
+    }
+    if (!value->is_object()) {
+      Error(path, absl::StrCat("must be an object, got ", TypeName(*value)));
+      return nullptr;
+    }
+    return value;
+  }
+
+  std::optional<AttributeValue> Attribute(const json& value, const std::string& path) {
+    if (!value.is_object()) {
+      Error(path, absl::StrCat("attribute must be an object with exactly one of ", kAttributeKinds,
+                               ", got ", TypeName(value)));
+      return std::nullopt;
+    }
+    int set = 0;
+    for (const char* kind : {"int", "bool", "string", "version"}) {
+      if (Member(value, kind) != nullptr) ++set;
+    }
+    if (set != 1) {
+      Error(path, absl::StrCat("attribute must have exactly one of ", kAttributeKinds));
+      return std::nullopt;
+    }
+    AttributeValue attribute;
+    if (const json* v = Member(value, "int")) {
+      std::optional<int64_t> i = Int(*v, Child(path, "int"));
+      if (!i) return std::nullopt;
+      attribute.kind = AttributeValue::Kind::kInt;
+      attribute.int_value = *i;
+    } else if (const json* b = Member(value, "bool")) {
+      if (!b->is_boolean()) {
+        Error(Child(path, "bool"), absl::StrCat("must be a boolean, got ", TypeName(*b)));
+        return std::nullopt;
+      }
+      attribute.kind = AttributeValue::Kind::kBool;
+      attribute.bool_value = b->get<bool>();
+    } else if (const json* s = Member(value, "string")) {
+      if (!s->is_string()) {
+        Error(Child(path, "string"), absl::StrCat("must be a string, got ", TypeName(*s)));
+        return std::nullopt;
+      }
+      attribute.kind = AttributeValue::Kind::kString;
+      attribute.string_value = s->get<std::string>();
+    } else {
+      const json& ver = *Member(value, "version");
+      if (!ver.is_string()) {
+        // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
+        Error(Child(path, "version"),
+              absl::StrCat("must be a string (a semantic version), got ", TypeName(ver)));
+        return std::nullopt;
+      }
+      attribute.kind = AttributeValue::Kind::kVersion;
+      attribute.string_value = ver.get<std::string>();
+      absl::StatusOr<Semver> parsed = Semver::ParseStrict(attribute.string_value);
+      if (parsed.ok()) attribute.version = *std::move(parsed);
+    }
+    return attribute;
+  }
+
+  std::optional<Quantity> Capacity(const json& value, const std::string& path) {
+    if (!value.is_object()) {
+      Error(path, absl::StrCat("capacity must be an object {value: <quantity>}, got ",
+                               TypeName(value)));
+      return std::nullopt;
+    }
+    const std::string value_path = Child(path, "value");
+    const json* q = Member(value, "value");
+    if (q == nullptr) {
+      Error(value_path, "required");
+      return std::nullopt;
+    }
+    std::string text;
+    if (q->is_string()) {
+      text = q->get<std::string>();
+    } else if (q->is_number()) {
+      text = q->dump();
+    } else {
+      Error(value_path, absl::StrCat("must be a quantity (string or number), got ", TypeName(*q)));
+      return std::nullopt;
+    }
+    absl::StatusOr<Quantity> parsed = Quantity::Parse(text);
+    if (!parsed.ok()) {
+      Error(value_path, absl::StrCat("invalid quantity \"", text, "\": ", parsed.status().message()));
+      return std::nullopt;
+    }
+    return *std::move(parsed);
+  }
+
+ private:
+  std::string label_;
+  std::vector<std::string> errors_;
+};
+
+std::string ObjectName(const json& obj) {
+  if (const json* meta = Member(obj, "metadata")) {
+    if (const json* name = Member(*meta, "name"); name != nullptr && name->is_string()) {
+      return name->get<std::string>();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool IsResourceSlice(const json& obj) {
+  const json* kind = Member(obj, "kind");
+  const json* api_version = Member(obj, "apiVersion");
+  return kind != nullptr && kind->is_string() && kind->get_ref<const std::string&>() == kKind &&
+         api_version != nullptr && api_version->is_string() &&
+         absl::StartsWith(api_version->get_ref<const std::string&>(),
+                          absl::StrCat(kResourceApiGroup, "/"));
+}
+
+absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
+  ResourceSlice slice;
+  slice.name = ObjectName(obj);
+  Decoder d(slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
+                               : absl::StrCat(kKind, " \"", slice.name, "\""));
+  if (!obj.is_object()) {
+    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
+    return d.status();
+  }
+  if (std::optional<std::string> kind = d.String(obj, "kind", "", true);
+      kind && *kind != kKind) {
+    d.Error("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
+  }
+  std::optional<std::string> api_version = d.String(obj, "apiVersion", "", true);
+  if (!api_version) return d.status();
+  const std::string group_prefix = absl::StrCat(kResourceApiGroup, "/");
+  const std::string version = absl::StartsWith(*api_version, group_prefix)
+                                  ? api_version->substr(group_prefix.size())
+                                  : "";
+  if (version != "v1" && version != "v1beta2" && version != "v1beta1") {
+    d.Error("apiVersion",
+            absl::StrCat("unsupported apiVersion \"", *api_version,
+                         "\" (supported: resource.k8s.io/v1, resource.k8s.io/v1beta2, "
+                         "resource.k8s.io/v1beta1)"));
+    return d.status();
+  }
+  slice.api_version = *api_version;
+  const bool basic_wrapper = version == "v1beta1";
+
+  if (const json* meta = d.Object(obj, "metadata", "", true)) {
+    d.String(*meta, "name", "metadata", true);
+  }
+  const json* spec = d.Object(obj, "spec", "", true);
+  if (spec == nullptr) return d.status();
+
+  slice.driver = d.String(*spec, "driver", "spec", true).value_or("");
+  if (const json* pool = d.Object(*spec, "pool", "spec", true)) {
+    slice.pool = d.String(*pool, "name", "spec.pool", true).value_or("");
+    slice.pool_generation = d.RequiredInt(*pool, "generation", "spec.pool").value_or(0);
+    if (std::optional<int64_t> count = d.RequiredInt(*pool, "resourceSliceCount", "spec.pool")) {
+      if (*count <= 0) {
+        d.Error("spec.pool.resourceSliceCount", "must be greater than zero");
+      }
+      slice.resource_slice_count = *count;
+    }
+  }
+  slice.node_name = d.String(*spec, "nodeName", "spec", false).value_or("");
+
+  const json* devices = Member(*spec, "devices");
+  if (devices != nullptr && !devices->is_array()) {
+    d.Error("spec.devices", absl::StrCat("must be a list, got ", TypeName(*devices)));
+    devices = nullptr;
+  }
+  std::set<std::string> seen_names;
+  for (size_t i = 0; devices != nullptr && i < devices->size(); ++i) {
+    const json& entry = (*devices)[i];
+    const std::string path = Index("spec.devices", i);
+    if (!entry.is_object()) {
+      d.Error(path, absl::StrCat("must be an object, got ", TypeName(entry)));
+      continue;
+    }
+    Device device;
+    device.driver = slice.driver;
+    device.pool = slice.pool;
+    device.pool_generation = slice.pool_generation;
+    device.slice_name = slice.name;
+    if (std::optional<std::string> name = d.String(entry, "name", path, true)) {
+      if (!seen_names.insert(*name).second) {
+        d.Error(Child(path, "name"), absl::StrCat("duplicate device name \"", *name, "\""));
+      }
+      device.name = *std::move(name);
+    }
+
+    const json* body = &entry;
+    std::string body_path = path;
+    if (basic_wrapper) {
+      body_path = Child(path, "basic");
+      body = d.Object(entry, "basic", path, false);
+      if (body == nullptr && Member(entry, "basic") == nullptr) {
+        if (Member(entry, "attributes") != nullptr || Member(entry, "capacity") != nullptr) {
+          d.Error(path, absl::StrCat("attributes and capacity must be under \"basic\" in ",
+                                     *api_version));
+        } else {
+          d.Error(body_path, "required");
+        }
+      }
+      if (body == nullptr) continue;
+    } else if (Member(entry, "basic") != nullptr) {
+      d.Error(Child(path, "basic"),
+              absl::StrCat("not part of ", *api_version,
+                           " (attributes and capacity sit directly on the device; \"basic\" is "
+                           "resource.k8s.io/v1beta1)"));
+      continue;
+    }
+
+    std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
+    device.node = !slice.node_name.empty() ? slice.node_name : device_node;
+
+    const std::string attributes_path = Child(body_path, "attributes");
+    if (const json* attributes = d.Object(*body, "attributes", body_path, false)) {
+      for (auto it = attributes->begin(); it != attributes->end(); ++it) {
+        if (it.key().empty()) {
+          d.Error(attributes_path, "attribute names must not be empty");
+          continue;
+        }
+        if (std::optional<AttributeValue> value =
+                d.Attribute(it.value(), Child(attributes_path, it.key()))) {
+          device.attributes.emplace(it.key(), *std::move(value));
+        }
+      }
+    }
+    const std::string capacity_path = Child(body_path, "capacity");
+    if (const json* capacity = d.Object(*body, "capacity", body_path, false)) {
+      for (auto it = capacity->begin(); it != capacity->end(); ++it) {
+        if (it.key().empty()) {
+          d.Error(capacity_path, "capacity names must not be empty");
+          continue;
+        }
+        if (std::optional<Quantity> value = d.Capacity(it.value(), Child(capacity_path, it.key()))) {
+          device.capacity.emplace(it.key(), *std::move(value));
+        }
+      }
+    }
+    slice.devices.push_back(std::move(device));
+  }
+  if (!d.ok()) return d.status();
+  return slice;
+}
+
+absl::StatusOr<std::vector<Device>> DecodeResourceSlice(const json& obj) {
+  absl::StatusOr<ResourceSlice> slice = DecodeSlice(obj);
+  if (!slice.ok()) return slice.status();
+  return std::move(slice->devices);
+}
+
+}  // namespace gpuprofile::dra

@@ -1,0 +1,55 @@
+// File: controller/dra/resource_slice.h
+// Decodes ResourceSlice objects (resource.k8s.io v1beta1, v1beta2 and v1) into the
+// version-independent device model (dra::Device).
+// - v1beta1 wraps each device's fields in `basic`; v1beta2 and v1 put them on the device.
+// - Attributes are `{int: N}`, `{bool: B}`, `{string: S}` or `{version: V}` (exactly one). A version
+//   that is not strict semver keeps its text with `version = nullopt`, as Kubernetes stores it and
+//   CEL reports the error only when it is read.
+// - Capacities are `{value: Quantity}`; the quantity may be a string or a JSON number.
+// - The node is spec.nodeName, else the device's own nodeName (per-device node selection), else
+//   empty (nodeSelector / allNodes).
+// Decoding is strict about what it reads (types, required fields, one-of rules) and ignores
+// fields it does not know, so slices from newer servers still decode. Errors are
+// InvalidArgument; each line of the message names the object and the field path, e.g.
+//   ResourceSlice "a100-node-1-gpu.nvidia.com-7kq2x": spec.devices[0].attributes.memory:
+//   attribute must have exactly one of int, bool, string, version
+// and every problem in the object is listed, one per line.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "controller/dra/device.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::dra {
+
+inline constexpr char kResourceApiGroup[] = "resource.k8s.io";
+
+// A decoded slice: what the inventory needs besides the devices (slices may carry no devices,
+// e.g. the counters-only slice of NVIDIA's DynamicMIG mode).
+struct ResourceSlice {
+  std::string name;         // metadata.name
+  std::string api_version;  // "resource.k8s.io/v1", ...
+  std::string driver;       // spec.driver
+  std::string pool;         // spec.pool.name
+  int64_t pool_generation = 0;
+  int64_t resource_slice_count = 0;
+  std::string node_name;    // spec.nodeName, empty when absent
+  std::vector<Device> devices;  // in the order of spec.devices
+};
+
+// True for `kind: ResourceSlice` objects of the resource.k8s.io group (any version, served or
+// not; DecodeSlice rejects versions it does not know).
+bool IsResourceSlice(const nlohmann::json& obj);
+
+// Decodes a whole ResourceSlice object.
+absl::StatusOr<ResourceSlice> DecodeSlice(const nlohmann::json& obj);
+
+// Decodes a ResourceSlice object into its devices (DecodeSlice(obj)->devices).
+absl::StatusOr<std::vector<Device>> DecodeResourceSlice(const nlohmann::json& obj);
+
+}  // namespace gpuprofile::dra
