@@ -104,8 +104,8 @@ class SelectStep final : public Step {
     Value operand = operand_->Evaluate(frame);
     if (operand.is_error()) return operand;
     if (operand.kind() == ValueKind::kMap) {
+      if (test_only_) return Value::Bool(operand.map_value().Contains(Value::String(field_)));
       std::optional<Value> v = operand.map_value().FindString(field_);
-      if (test_only_) return Value::Bool(v.has_value());
       return v ? std::move(*v) : Value::NoSuchKey(field_);
     }
     if (test_only_) return Value::NoSuchOverload("has");

@@ -136,6 +136,10 @@ class MapValue : public HeapObject {
   virtual std::optional<Value> Find(const Value& key) const = 0;
   // A fast path for string keys (attribute and field names).
   virtual std::optional<Value> FindString(absl::string_view key) const = 0;
+  // Key membership for `key in map` and has(). Usually Find(key).has_value(); differs for maps
+  // that answer lookups of absent keys with a default (a DRA device's attribute domains: an
+  // unknown domain reads as an empty map, yet `'x' in device.attributes` is false).
+  virtual bool Contains(const Value& key) const { return Find(key).has_value(); }
   // Keys in a stable order (insertion order for literals; sorted for device maps).
   virtual std::vector<Value> Keys() const = 0;
 };

@@ -1,12 +1,34 @@
 // File: controller/cmd/main/main.cc
 // Entry point of gpu-profile-controller: dispatches to the subcommands.
-#include <cstdio>
-#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
 
+#include "controller/cmd/cel_command.h"
+#include "controller/cmd/exit_codes.h"
 #include "controller/cmd/version.h"
 
+namespace {
+
+constexpr char kUsage[] =
+    "usage: gpu-profile-controller <command> [flags]\n"
+    "commands:\n"
+    "  cel check [--kube-version V] EXPR...           will Kubernetes V accept these selectors?\n"
+    "  cel match [--kube-version V] -f PATH... EXPR   which devices does a selector select?\n"
+    "  version                                        print the version\n";
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "version") == 0) return gpuprofile::cmd::RunVersion();
-  std::fprintf(stderr, "usage: gpu-profile-controller version\n");
-  return 2;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? gpuprofile::cmd::kExitUsage : gpuprofile::cmd::kExitOk;
+  }
+  const std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "version") return gpuprofile::cmd::RunVersion();
+  if (command == "cel") return gpuprofile::cmd::RunCel(rest, std::cout, std::cerr);
+  std::cerr << "unknown command \"" << command << "\"\n" << kUsage;
+  return gpuprofile::cmd::kExitUsage;
 }
