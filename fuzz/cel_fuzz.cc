@@ -1,0 +1,88 @@
+// File: fuzz/cel_fuzz.cc
+// libFuzzer entry point for the CEL engine. GPO_FUZZ_MODE selects what runs on each input:
+//   parse    -- the parser alone, with every optional syntax on;
+//   evaluate -- compile (checked and unchecked) in the DRA selector environment and in the
+//               general environment, then evaluate against a realistic NVIDIA device.
+// Any crash, sanitizer report, leak or hang is a bug: no input may take the engine down.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "controller/cel/device_value.h"
+#include "controller/cel/environment.h"
+#include "controller/cel/parser.h"
+#include "controller/cel/program.h"
+
+namespace {
+
+using gpuprofile::cel::Value;
+
+const Value& SampleDevice() {
+  static const Value* const kDevice = [] {
+    gpuprofile::dra::Device d;
+    d.driver = "gpu.nvidia.com";
+    d.pool = d.node = "a100-node-1";
+    d.name = "gpu-0";
+    auto str = [](const char* s) {
+      gpuprofile::dra::AttributeValue a;
+      a.kind = gpuprofile::dra::AttributeValue::Kind::kString;
+      a.string_value = s;
+      return a;
+    };
+    auto ver = [](const char* s) {
+      gpuprofile::dra::AttributeValue a;
+      a.kind = gpuprofile::dra::AttributeValue::Kind::kVersion;
+      a.string_value = s;
+      auto v = gpuprofile::Semver::ParseStrict(s);
+      if (v.ok()) a.version = *v;
+      return a;
+    };
+    d.attributes["type"] = str("gpu");
+    d.attributes["productName"] = str("NVIDIA A100-SXM4-40GB");
+    d.attributes["architecture"] = str("Ampere");
+    d.attributes["cudaComputeCapability"] = ver("8.0.0");
+    d.attributes["driverVersion"] = ver("550.127.8");
+    d.attributes["resource.kubernetes.io/pcieRoot"] = str("pci0000:00");
+    gpuprofile::dra::AttributeValue idx;
+    idx.kind = gpuprofile::dra::AttributeValue::Kind::kInt;
+    idx.int_value = 3;
+    d.attributes["index"] = idx;
+    d.capacity["memory"] = *gpuprofile::Quantity::Parse("40Gi");
+    return new Value(gpuprofile::cel::MakeDeviceValue(d));
+  }();
+  return *kDevice;
+}
+
+void CompileAndRun(const std::string& expr,
+                   std::shared_ptr<const gpuprofile::cel::Environment> env, bool check) {
+  gpuprofile::cel::CompileOptions options;
+  options.type_check = check;
+  auto program = gpuprofile::cel::Compile(expr, std::move(env), options);
+  if (!program.ok()) return;
+  Value v = (*program)->Evaluate({SampleDevice()});
+  (void)v.DebugString();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool kParseOnly = [] {
+    const char* mode = std::getenv("GPO_FUZZ_MODE");
+    return mode != nullptr && std::strcmp(mode, "parse") == 0;
+  }();
+  std::string expr(reinterpret_cast<const char*>(data), size);
+  if (kParseOnly) {
+    auto ast = gpuprofile::cel::Parse(expr);
+    if (ast.ok()) (void)gpuprofile::cel::DebugString(*ast->root);
+    return 0;
+  }
+  static const auto kDra = gpuprofile::cel::Environment::ForDeviceSelectors(
+      gpuprofile::KubeVersion::Newest(), gpuprofile::cel::ExpressionMode::kStoredExpression);
+  static const auto kStandard = gpuprofile::cel::Environment::Standard(
+      {{"device", gpuprofile::cel::Type::Dyn()}});
+  CompileAndRun(expr, kDra, true);
+  CompileAndRun(expr, kStandard, false);
+  return 0;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds, and runs the CEL engine on the example fleet
+# (config/samples/fleet: three A100-40GB nodes and two L40S nodes on different drivers).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh" gpu-profile-controller
+bin=${GPO_BUILD_DIR:-$root/build}/gpu-profile-controller
+fleet=$root/config/samples/fleet
+
+say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+run() { say "$*"; "$@" || echo "(exit $?)"; }
+
+nv="device.attributes['gpu.nvidia.com']"
+guard="device.driver == 'gpu.nvidia.com' && $nv.type == 'gpu'"
+mem="'memory' in device.capacity['gpu.nvidia.com'] && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"
+
+# Which devices have at least 40 GiB? (the A100-40GB has exactly 40Gi; the L40S reports 46068Mi)
+run "$bin" cel match -f "$fleet" "$guard && $mem"
+# At least 48 GiB excludes the L40S, whose driver reports 46068Mi (about 44.99 GiB).
+run "$bin" cel match -f "$fleet" "$guard && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('48Gi')) >= 0"
+# Driver at least 550 and compute capability at least 8.9, as JSON.
+run "$bin" cel match -o json -f "$fleet" "$guard && $nv.driverVersion.compareTo(semver('550.0.0')) >= 0 && $nv.cudaComputeCapability.compareTo(semver('8.9.0')) >= 0"
+# Reading an attribute some devices lack is a runtime error, not a silent false.
+run "$bin" cel match -f "$fleet" "$nv.addressingMode == 'HMM'"
+# What does each Kubernetes version accept?
+run "$bin" cel check --kube-version 1.33 "$nv.driverVersion.compareTo(semver('550.0', true)) >= 0"
+run "$bin" cel check --kube-version 1.34 "$nv.driverVersion.compareTo(semver('550.0', true)) >= 0"
+run "$bin" cel check "device.capacity['gpu.nvidia.com'].memory >= quantity('40Gi')"
+run "$bin" cel check --kube-version 1.32.1 "$nv.productName.lowerAscii().matches('^.*a100.*\$')"
+run "$bin" cel check --kube-version 1.32.3 "$nv.productName.lowerAscii().matches('^.*a100.*\$')"
