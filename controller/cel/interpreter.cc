@@ -15,6 +15,9 @@ namespace {
 
 using StepPtr = std::unique_ptr<Step>;
 
+// Constant folding never iterates (comprehensions are not folded), but give it a budget anyway.
+constexpr uint64_t kFoldIterations = 1000000;
+
 Value ConstantValue(const Constant& c) {
   switch (c.kind) {
     case Constant::Kind::kNull: return Value::Null();
@@ -300,6 +303,7 @@ class ComprehensionStep final : public Step {
     if (range.kind() == ValueKind::kList) {
       const ListValue& list = range.list_value();
       for (size_t i = 0; i < list.size(); ++i) {
+        if (!Spend(frame)) return Value::Error(kBudgetExceeded);
         if (var2_slot_ >= 0) {
           locals[var1_slot_] = Value::Int(static_cast<int64_t>(i));
           locals[var2_slot_] = list.Get(i);
@@ -312,6 +316,7 @@ class ComprehensionStep final : public Step {
     } else if (range.kind() == ValueKind::kMap) {
       const MapValue& map = range.map_value();
       for (const Value& key : map.Keys()) {
+        if (!Spend(frame)) return Value::Error(kBudgetExceeded);
         locals[var1_slot_] = key;
         if (var2_slot_ >= 0) locals[var2_slot_] = *map.Find(key);
         if (!Continue(frame)) break;
@@ -327,6 +332,13 @@ class ComprehensionStep final : public Step {
   bool Continue(Frame& frame) const {
     Value c = cond_->Evaluate(frame);
     return !c.IsFalse();
+  }
+
+  // Spends one iteration of the frame's budget; false when it is exhausted.
+  static bool Spend(Frame& frame) {
+    if (frame.iterations_left == 0) return false;
+    --frame.iterations_left;
+    return true;
   }
 
   StepPtr range_, init_, cond_, step_, result_;
@@ -569,6 +581,7 @@ class Planner {
   StepPtr Fold(std::unique_ptr<CallStep> call, const Expr& e) {
     if (!call->HasConstantArgs()) return call;
     Frame frame;
+    frame.iterations_left = kFoldIterations;
     return StepPtr(new ConstStep(call->Evaluate(frame)));
   }
 

@@ -28,7 +28,13 @@ struct Frame {
   absl::Span<const Value> variables;   // declared variables, in Environment order
   const Activation* activation = nullptr;  // for names not declared (unchecked mode)
   Value* locals = nullptr;              // comprehension variables, by slot
+  // Comprehension iterations left before evaluation stops with an error, so that no expression
+  // can run unbounded (the scheduler enforces a runtime cost limit the same way).
+  uint64_t iterations_left = 0;
 };
+
+// The error evaluation stops with when the iteration budget is spent.
+inline constexpr char kBudgetExceeded[] = "operation cancelled: actual cost limit exceeded";
 
 class Step {
  public:

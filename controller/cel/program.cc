@@ -15,9 +15,9 @@ namespace {
 class ProgramImpl final : public Program {
  public:
   ProgramImpl(std::string expression, std::shared_ptr<const Environment> env, Plan plan,
-              Type result_type, CostEstimate cost)
+              Type result_type, CostEstimate cost, uint64_t max_iterations)
       : expression_(std::move(expression)), env_(std::move(env)), plan_(std::move(plan)),
-        result_type_(std::move(result_type)), cost_(cost) {}
+        result_type_(std::move(result_type)), cost_(cost), max_iterations_(max_iterations) {}
 
   Value Evaluate(absl::Span<const Value> variables) const override {
     return Run(variables, nullptr);
@@ -44,6 +44,7 @@ class ProgramImpl final : public Program {
     frame.variables = variables;
     frame.activation = activation;
     frame.locals = locals.data();
+    frame.iterations_left = max_iterations_;
     return plan_.root->Evaluate(frame);
   }
 
@@ -52,6 +53,7 @@ class ProgramImpl final : public Program {
   Plan plan_;
   Type result_type_;
   CostEstimate cost_;
+  uint64_t max_iterations_;
 };
 
 }  // namespace
@@ -98,7 +100,8 @@ absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view express
   }
   if (!plan.ok()) return plan.status();
   return std::shared_ptr<const Program>(new ProgramImpl(
-      std::string(expression), std::move(env), *std::move(plan), result_type, cost));
+      std::string(expression), std::move(env), *std::move(plan), result_type, cost,
+      options.max_iterations));
 }
 
 }  // namespace gpuprofile::cel

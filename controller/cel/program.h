@@ -47,6 +47,10 @@ struct CompileOptions {
   bool type_check = true;            // false: evaluate unchecked (dynamic dispatch only)
   bool require_bool_result = false;  // device selectors: true
   bool enforce_limits = true;        // length and estimated cost, when the env sets them
+  // Comprehension iterations one evaluation may run (over all loops) before it stops with
+  // "actual cost limit exceeded". Device selectors within the 1,000,000 estimated-cost limit
+  // never come close.
+  uint64_t max_iterations = 10000000;
 };
 
 class Program {
