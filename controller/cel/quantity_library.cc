@@ -159,7 +159,9 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
                                  [](const Quantity& x) {
                                    absl::StatusOr<int64_t> v = x.AsInt64();
                                    // Kubernetes' wording, whatever the reason.
-                                   if (!v.ok()) return Value::Error("cannot convert value to integer");
+                                   if (!v.ok()) {
+                                     return Value::Error("cannot convert value to integer");
+                                   }
                                    return Value::Int(*v);
                                  }),
                            /*receiver_style=*/true));
