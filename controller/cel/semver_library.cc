@@ -23,7 +23,7 @@ namespace {
 constexpr int kIntroducedMinor = 31;
 constexpr char kLibraryName[] = "Semver";
 constexpr int kNormalizeIntroducedMinor = 33;
-constexpr char kNormalizeLibraryName[] = "Semver (normalize)";
+constexpr char kNormalizeLibraryName[] = "normalising semver";
 
 class SemverObject final : public OpaqueValue {
  public:

@@ -41,8 +41,8 @@ class Quantity {
   // The nearest double (may lose precision).
   double AsApproximateDouble() const;
 
-  // Exact sum / difference; the result keeps this quantity's format. Errors on overflow of the
-  // internal representation.
+  // Exact sum / difference; the result keeps this quantity's format (a zero receiver takes the
+  // other operand's, as Kubernetes does). Errors on overflow of the internal representation.
   absl::StatusOr<Quantity> Add(const Quantity& other) const;
   absl::StatusOr<Quantity> Sub(const Quantity& other) const;
 
