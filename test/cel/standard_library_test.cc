@@ -10,6 +10,7 @@
 
 #include "controller/cel/function.h"
 #include "controller/cel/operators.h"
+#include "controller/cel/program.h"
 #include "controller/cel/value.h"
 #include "gtest/gtest.h"
 #include "test/cel/standard_library_test_util.h"
@@ -355,6 +356,49 @@ TEST(StandardOptionalTest, SelectAndIndex) {
        Value::OptionalOf(I(1))},
       {op::kIndex, "optional_map_index_value", {none, S("a")}, none},
   });
+}
+
+// End to end through Compile(): the library as expressions reach it (parser, checker, dispatch).
+Value Eval(const std::string& expr) {
+  auto program = Compile(expr, Environment::Standard());
+  if (!program.ok()) return E("COMPILE: " + std::string(program.status().message()));
+  MapActivation activation;
+  return (*program)->Evaluate(activation);
+}
+
+TEST(StandardLibraryExpressionTest, EvaluatesThroughCompile) {
+  struct Row {
+    const char* expr;
+    Value want;
+  };
+  for (const Row& r : std::vector<Row>{
+           {"1 + 2 * 3 - 4 / 2 % 3", I(5)},
+           {"9223372036854775807 + 1", E("integer overflow")},
+           {"1u - 2u", E("unsigned integer overflow")},
+           {"1 / 0", E("division by zero")},
+           {"[1, 2] + [3]", ListOf({I(1), I(2), I(3)})},
+           {"[1, 2, 3][1]", I(2)},
+           {"[1][5]", E("index '5' out of range in list size '1'")},
+           {"{'a': 1}['b']", E("no such key: b")},
+           {"dyn(2.0) in [1, 2]", B(true)},
+           {"1 < 1.5 && 2u > 1 && 1.0 <= 1u", B(true)},
+           {"size('héllo') == 5 && 'abc'.size() == 3", B(true)},
+           {"'nvidia.com/gpu'.startsWith('nvidia') && 'A100'.matches('^A[0-9]+$')", B(true)},
+           {"int('42') + int(2.9) + int(-2.9)", I(42)},
+           {"string(1.5) + ' ' + string(1e6) + ' ' + string(duration('1m30s'))",
+            S("1.5 1e+06 90s")},
+           {"string(timestamp('2009-02-13T23:31:30Z') + duration('1.5s'))",
+            S("2009-02-13T23:31:31.5Z")},
+           {"timestamp('2009-02-13T23:31:30Z').getHours('Asia/Kolkata')", I(5)},
+           {"duration('2h30m').getMinutes()", I(150)},
+           {"type(1) == int && type(type(1)) == type", B(true)},
+           {"bool('True') && !bool('0')", B(true)},
+           {"optional.of(1).orValue(2) + optional.none().orValue(3)", I(4)},
+           {"{'a': 1}[?'b'].hasValue()", B(false)},
+           {"optional.none().value()", E("optional.none() dereference")},
+       }) {
+    EXPECT_TRUE(SameValue(Eval(r.expr), r.want)) << r.expr;
+  }
 }
 
 }  // namespace
