@@ -130,6 +130,11 @@ std::string ConstantString(const Constant& c) {
           break;
         }
       }
+      // Whole numbers print as `1000.0` rather than `1e+03` while that is exact.
+      if (s.find('e') != std::string::npos && c.double_value == std::trunc(c.double_value) &&
+          std::fabs(c.double_value) < 1e16) {
+        s = absl::StrFormat("%.0f", c.double_value);
+      }
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
       return s;
     }
