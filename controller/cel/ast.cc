@@ -95,11 +95,21 @@ std::string QuoteString(absl::string_view s, bool bytes) {
   std::string out = bytes ? "b\"" : "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7F || (bytes && c >= 0x80)) {
           absl::StrAppendFormat(&out, "\\x%02x", c);
@@ -114,10 +124,14 @@ std::string QuoteString(absl::string_view s, bool bytes) {
 
 std::string ConstantString(const Constant& c) {
   switch (c.kind) {
-    case Constant::Kind::kNull: return "null";
-    case Constant::Kind::kBool: return c.bool_value ? "true" : "false";
-    case Constant::Kind::kInt: return absl::StrCat(c.int_value);
-    case Constant::Kind::kUint: return absl::StrCat(c.uint_value, "u");
+    case Constant::Kind::kNull:
+      return "null";
+    case Constant::Kind::kBool:
+      return c.bool_value ? "true" : "false";
+    case Constant::Kind::kInt:
+      return absl::StrCat(c.int_value);
+    case Constant::Kind::kUint:
+      return absl::StrCat(c.uint_value, "u");
     case Constant::Kind::kDouble: {
       if (std::isnan(c.double_value)) return "NaN";
       if (std::isinf(c.double_value)) return c.double_value > 0 ? "+Inf" : "-Inf";
@@ -138,18 +152,22 @@ std::string ConstantString(const Constant& c) {
       if (s.find_first_of(".e") == std::string::npos) s += ".0";
       return s;
     }
-    case Constant::Kind::kString: return QuoteString(c.string_value, false);
-    case Constant::Kind::kBytes: return QuoteString(c.string_value, true);
+    case Constant::Kind::kString:
+      return QuoteString(c.string_value, false);
+    case Constant::Kind::kBytes:
+      return QuoteString(c.string_value, true);
   }
   return "?";
 }
 
 const char* BinaryOperatorText(absl::string_view name) {
   static constexpr std::pair<const char*, const char*> kOps[] = {
-      {op::kLogicalAnd, "&&"}, {op::kLogicalOr, "||"},     {op::kEquals, "=="},
-      {op::kNotEquals, "!="},  {op::kLess, "<"},           {op::kLessEquals, "<="},
-      {op::kGreater, ">"},     {op::kGreaterEquals, ">="}, {op::kAdd, "+"},
-      {op::kSubtract, "-"},    {op::kMultiply, "*"},       {op::kDivide, "/"},
+      {op::kLogicalAnd, "&&"}, {op::kLogicalOr, "||"},
+      {op::kEquals, "=="},     {op::kNotEquals, "!="},
+      {op::kLess, "<"},        {op::kLessEquals, "<="},
+      {op::kGreater, ">"},     {op::kGreaterEquals, ">="},
+      {op::kAdd, "+"},         {op::kSubtract, "-"},
+      {op::kMultiply, "*"},    {op::kDivide, "/"},
       {op::kModulo, "%"},      {op::kIn, "in"},
   };
   for (const auto& [fn, text] : kOps) {

@@ -73,9 +73,7 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsIdentPart(char c) { return IsIdentStart(c) || IsDigit(c); }
 int HexValue(char c) {
@@ -182,21 +180,51 @@ class Lexer {
     TokenKind kind = TokenKind::kEof;
     int len = 1;
     switch (c) {
-      case '(': kind = TokenKind::kLParen; break;
-      case ')': kind = TokenKind::kRParen; break;
-      case '[': kind = TokenKind::kLBracket; break;
-      case ']': kind = TokenKind::kRBracket; break;
-      case '{': kind = TokenKind::kLBrace; break;
-      case '}': kind = TokenKind::kRBrace; break;
-      case '.': kind = TokenKind::kDot; break;
-      case ',': kind = TokenKind::kComma; break;
-      case ':': kind = TokenKind::kColon; break;
-      case '?': kind = TokenKind::kQuestion; break;
-      case '+': kind = TokenKind::kPlus; break;
-      case '-': kind = TokenKind::kMinus; break;
-      case '*': kind = TokenKind::kStar; break;
-      case '/': kind = TokenKind::kSlash; break;
-      case '%': kind = TokenKind::kPercent; break;
+      case '(':
+        kind = TokenKind::kLParen;
+        break;
+      case ')':
+        kind = TokenKind::kRParen;
+        break;
+      case '[':
+        kind = TokenKind::kLBracket;
+        break;
+      case ']':
+        kind = TokenKind::kRBracket;
+        break;
+      case '{':
+        kind = TokenKind::kLBrace;
+        break;
+      case '}':
+        kind = TokenKind::kRBrace;
+        break;
+      case '.':
+        kind = TokenKind::kDot;
+        break;
+      case ',':
+        kind = TokenKind::kComma;
+        break;
+      case ':':
+        kind = TokenKind::kColon;
+        break;
+      case '?':
+        kind = TokenKind::kQuestion;
+        break;
+      case '+':
+        kind = TokenKind::kPlus;
+        break;
+      case '-':
+        kind = TokenKind::kMinus;
+        break;
+      case '*':
+        kind = TokenKind::kStar;
+        break;
+      case '/':
+        kind = TokenKind::kSlash;
+        break;
+      case '%':
+        kind = TokenKind::kPercent;
+        break;
       case '!':
         kind = c1 == '=' ? TokenKind::kNe : TokenKind::kNot;
         len = c1 == '=' ? 2 : 1;
@@ -347,25 +375,52 @@ class Lexer {
       return true;
     };
     switch (e) {
-      case 'a': *value += '\a'; *i += 2; return true;
-      case 'b': *value += '\b'; *i += 2; return true;
-      case 'f': *value += '\f'; *i += 2; return true;
-      case 'n': *value += '\n'; *i += 2; return true;
-      case 'r': *value += '\r'; *i += 2; return true;
-      case 't': *value += '\t'; *i += 2; return true;
-      case 'v': *value += '\v'; *i += 2; return true;
-      case '\\': case '\'': case '"': case '?': case '`':
+      case 'a':
+        *value += '\a';
+        *i += 2;
+        return true;
+      case 'b':
+        *value += '\b';
+        *i += 2;
+        return true;
+      case 'f':
+        *value += '\f';
+        *i += 2;
+        return true;
+      case 'n':
+        *value += '\n';
+        *i += 2;
+        return true;
+      case 'r':
+        *value += '\r';
+        *i += 2;
+        return true;
+      case 't':
+        *value += '\t';
+        *i += 2;
+        return true;
+      case 'v':
+        *value += '\v';
+        *i += 2;
+        return true;
+      case '\\':
+      case '\'':
+      case '"':
+      case '?':
+      case '`':
         *value += e;
         *i += 2;
         return true;
-      case 'x': case 'X': {
+      case 'x':
+      case 'X': {
         uint32_t v;
         if (!read_hex(at + 2, 2, &v)) break;
         put_code_point(v);
         *i += 4;
         return true;
       }
-      case 'u': case 'U': {
+      case 'u':
+      case 'U': {
         const int digits = e == 'u' ? 4 : 8;
         uint32_t v;
         if (!read_hex(at + 2, digits, &v)) break;
@@ -382,18 +437,17 @@ class Lexer {
           return false;
         }
         if (v > 0x10FFFF) {
-          Error(at, absl::StrCat("invalid escape sequence '", text,
-                                 "': code point out of range"));
+          Error(at, absl::StrCat("invalid escape sequence '", text, "': code point out of range"));
           return false;
         }
         AppendUtf8(v, value);
         return true;
       }
       default:
-        if (e >= '0' && e <= '3' && At(at + 2) >= '0' && At(at + 2) <= '7' &&
-            At(at + 3) >= '0' && At(at + 3) <= '7') {
-          put_code_point(static_cast<uint32_t>((e - '0') * 64 + (At(at + 2) - '0') * 8 +
-                                               (At(at + 3) - '0')));
+        if (e >= '0' && e <= '3' && At(at + 2) >= '0' && At(at + 2) <= '7' && At(at + 3) >= '0' &&
+            At(at + 3) <= '7') {
+          put_code_point(
+              static_cast<uint32_t>((e - '0') * 64 + (At(at + 2) - '0') * 8 + (At(at + 3) - '0')));
           *i += 4;
           return true;
         }
@@ -422,41 +476,76 @@ std::vector<Token> Tokenize(absl::string_view input, std::vector<LexError>* erro
 
 std::string TokenKindName(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kEof: return "<EOF>";
-    case TokenKind::kIdent: return "IDENTIFIER";
-    case TokenKind::kInt: return "NUM_INT";
-    case TokenKind::kUint: return "NUM_UINT";
-    case TokenKind::kDouble: return "NUM_FLOAT";
-    case TokenKind::kString: return "STRING";
-    case TokenKind::kBytes: return "BYTES";
-    case TokenKind::kTrue: return "'true'";
-    case TokenKind::kFalse: return "'false'";
-    case TokenKind::kNull: return "'null'";
-    case TokenKind::kIn: return "'in'";
-    case TokenKind::kLParen: return "'('";
-    case TokenKind::kRParen: return "')'";
-    case TokenKind::kLBracket: return "'['";
-    case TokenKind::kRBracket: return "']'";
-    case TokenKind::kLBrace: return "'{'";
-    case TokenKind::kRBrace: return "'}'";
-    case TokenKind::kDot: return "'.'";
-    case TokenKind::kComma: return "','";
-    case TokenKind::kColon: return "':'";
-    case TokenKind::kQuestion: return "'?'";
-    case TokenKind::kPlus: return "'+'";
-    case TokenKind::kMinus: return "'-'";
-    case TokenKind::kStar: return "'*'";
-    case TokenKind::kSlash: return "'/'";
-    case TokenKind::kPercent: return "'%'";
-    case TokenKind::kNot: return "'!'";
-    case TokenKind::kEq: return "'=='";
-    case TokenKind::kNe: return "'!='";
-    case TokenKind::kLt: return "'<'";
-    case TokenKind::kLe: return "'<='";
-    case TokenKind::kGt: return "'>'";
-    case TokenKind::kGe: return "'>='";
-    case TokenKind::kAnd: return "'&&'";
-    case TokenKind::kOr: return "'||'";
+    case TokenKind::kEof:
+      return "<EOF>";
+    case TokenKind::kIdent:
+      return "IDENTIFIER";
+    case TokenKind::kInt:
+      return "NUM_INT";
+    case TokenKind::kUint:
+      return "NUM_UINT";
+    case TokenKind::kDouble:
+      return "NUM_FLOAT";
+    case TokenKind::kString:
+      return "STRING";
+    case TokenKind::kBytes:
+      return "BYTES";
+    case TokenKind::kTrue:
+      return "'true'";
+    case TokenKind::kFalse:
+      return "'false'";
+    case TokenKind::kNull:
+      return "'null'";
+    case TokenKind::kIn:
+      return "'in'";
+    case TokenKind::kLParen:
+      return "'('";
+    case TokenKind::kRParen:
+      return "')'";
+    case TokenKind::kLBracket:
+      return "'['";
+    case TokenKind::kRBracket:
+      return "']'";
+    case TokenKind::kLBrace:
+      return "'{'";
+    case TokenKind::kRBrace:
+      return "'}'";
+    case TokenKind::kDot:
+      return "'.'";
+    case TokenKind::kComma:
+      return "','";
+    case TokenKind::kColon:
+      return "':'";
+    case TokenKind::kQuestion:
+      return "'?'";
+    case TokenKind::kPlus:
+      return "'+'";
+    case TokenKind::kMinus:
+      return "'-'";
+    case TokenKind::kStar:
+      return "'*'";
+    case TokenKind::kSlash:
+      return "'/'";
+    case TokenKind::kPercent:
+      return "'%'";
+    case TokenKind::kNot:
+      return "'!'";
+    case TokenKind::kEq:
+      return "'=='";
+    case TokenKind::kNe:
+      return "'!='";
+    case TokenKind::kLt:
+      return "'<'";
+    case TokenKind::kLe:
+      return "'<='";
+    case TokenKind::kGt:
+      return "'>'";
+    case TokenKind::kGe:
+      return "'>='";
+    case TokenKind::kAnd:
+      return "'&&'";
+    case TokenKind::kOr:
+      return "'||'";
   }
   return "?";
 }

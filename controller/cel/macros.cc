@@ -19,7 +19,8 @@ const MacroSignature* FindMacro(absl::string_view name, int arg_count, bool rece
       continue;
     }
     switch (m.group) {
-      case MacroGroup::kStandard: return &m;
+      case MacroGroup::kStandard:
+        return &m;
       case MacroGroup::kTwoVar:
         if (options.enable_two_var_macros) return &m;
         break;
@@ -56,9 +57,7 @@ ExprPtr ExprFactory::Finish(ExprPtr e) {
   return e;
 }
 
-int ExprFactory::Height(const Expr& expr) const {
-  return heights_[static_cast<size_t>(expr.id)];
-}
+int ExprFactory::Height(const Expr& expr) const { return heights_[static_cast<size_t>(expr.id)]; }
 
 namespace {
 ExprPtr NewNode(Expr::Kind kind, int32_t offset) {
@@ -102,8 +101,7 @@ ExprPtr ExprFactory::NewIdent(int32_t offset, std::string name) {
   return Finish(std::move(e));
 }
 
-ExprPtr ExprFactory::NewSelect(int32_t offset, ExprPtr operand, std::string field,
-                               bool test_only) {
+ExprPtr ExprFactory::NewSelect(int32_t offset, ExprPtr operand, std::string field, bool test_only) {
   ExprPtr e = NewNode(Expr::Kind::kSelect, offset);
   e->operand = std::move(operand);
   e->name = std::move(field);
@@ -290,7 +288,8 @@ class Expander {
         c.loop_condition = Bool(true);
         ExprPtr accu = Accu();
         ExprPtr plus_one = Call(op::kAdd, MakeArgs(std::move(accu), Int(1)));
-        c.loop_step = Call(op::kConditional, MakeArgs(std::move(pred), std::move(plus_one), Accu()));
+        c.loop_step =
+            Call(op::kConditional, MakeArgs(std::move(pred), std::move(plus_one), Accu()));
         ExprPtr accu2 = Accu();
         c.result = Call(op::kEquals, MakeArgs(std::move(accu2), Int(1)));
         break;
@@ -457,10 +456,10 @@ MacroOutcome ExpandMacro(ExprFactory& factory, const ParserOptions& options, int
       const auto q = name == "all"      ? Expander::Quantifier::kAll
                      : name == "exists" ? Expander::Quantifier::kExists
                                         : Expander::Quantifier::kExistsOne;
-      *expansion = x.Quantify(q, std::move(target), std::move(v1), std::move(v2),
-                              std::move(args[2]));
+      *expansion =
+          x.Quantify(q, std::move(target), std::move(v1), std::move(v2), std::move(args[2]));
     } else {
-      const auto t = name == "transformList" ? Expander::Transform::kList
+      const auto t = name == "transformList"  ? Expander::Transform::kList
                      : name == "transformMap" ? Expander::Transform::kMap
                                               : Expander::Transform::kMapEntry;
       *expansion = x.TransformTwoVar(t, std::move(target), args);

@@ -46,9 +46,8 @@ constexpr char kExprStart[] =
 
 bool IsReserved(absl::string_view name) {
   static constexpr const char* kReserved[] = {
-      "as",        "break",   "const",  "continue", "else", "for",  "function", "if",
-      "import",    "let",     "loop",   "package",  "namespace", "return", "var", "void",
-      "while"};
+      "as",  "break", "const",   "continue",  "else",   "for", "function", "if",   "import",
+      "let", "loop",  "package", "namespace", "return", "var", "void",     "while"};
   for (const char* r : kReserved) {
     if (name == r) return true;
   }
@@ -68,12 +67,12 @@ struct BinaryOp {
 
 const BinaryOp* FindBinaryOp(TokenKind kind) {
   static constexpr BinaryOp kOps[] = {
-      {TokenKind::kLt, 3, op::kLess},         {TokenKind::kLe, 3, op::kLessEquals},
-      {TokenKind::kGt, 3, op::kGreater},      {TokenKind::kGe, 3, op::kGreaterEquals},
-      {TokenKind::kEq, 3, op::kEquals},       {TokenKind::kNe, 3, op::kNotEquals},
-      {TokenKind::kIn, 3, op::kIn},           {TokenKind::kPlus, 4, op::kAdd},
-      {TokenKind::kMinus, 4, op::kSubtract},  {TokenKind::kStar, 5, op::kMultiply},
-      {TokenKind::kSlash, 5, op::kDivide},    {TokenKind::kPercent, 5, op::kModulo},
+      {TokenKind::kLt, 3, op::kLess},        {TokenKind::kLe, 3, op::kLessEquals},
+      {TokenKind::kGt, 3, op::kGreater},     {TokenKind::kGe, 3, op::kGreaterEquals},
+      {TokenKind::kEq, 3, op::kEquals},      {TokenKind::kNe, 3, op::kNotEquals},
+      {TokenKind::kIn, 3, op::kIn},          {TokenKind::kPlus, 4, op::kAdd},
+      {TokenKind::kMinus, 4, op::kSubtract}, {TokenKind::kStar, 5, op::kMultiply},
+      {TokenKind::kSlash, 5, op::kDivide},   {TokenKind::kPercent, 5, op::kModulo},
   };
   for (const BinaryOp& o : kOps) {
     if (o.kind == kind) return &o;
@@ -145,8 +144,8 @@ class Parser {
 
   void RecursionError(int32_t offset) {
     if (!failed_) {
-      AddError(offset, absl::StrCat("expression recursion limit exceeded: ",
-                                    options_.max_recursion_depth));
+      AddError(offset,
+               absl::StrCat("expression recursion limit exceeded: ", options_.max_recursion_depth));
     }
     failed_ = true;
   }
@@ -189,9 +188,9 @@ class Parser {
     if (!then_expr || !Expect(TokenKind::kColon)) return nullptr;
     ExprPtr else_expr = ParseExpr();
     if (!else_expr) return nullptr;
-    ExprPtr e = factory_.NewCall(
-        offset, op::kConditional,
-        MakeArgs(std::move(cond), std::move(then_expr), std::move(else_expr)));
+    ExprPtr e =
+        factory_.NewCall(offset, op::kConditional,
+                         MakeArgs(std::move(cond), std::move(then_expr), std::move(else_expr)));
     return Ok() ? std::move(e) : nullptr;
   }
 
@@ -219,7 +218,8 @@ class Parser {
   ExprPtr Balance(const char* function, std::vector<ExprPtr>& terms,
                   const std::vector<int32_t>& offsets, int lo, int hi) {
     const int mid = (lo + hi + 1) / 2;
-    ExprPtr left = mid == lo ? std::move(terms[mid]) : Balance(function, terms, offsets, lo, mid - 1);
+    ExprPtr left =
+        mid == lo ? std::move(terms[mid]) : Balance(function, terms, offsets, lo, mid - 1);
     ExprPtr right =
         mid == hi ? std::move(terms[mid + 1]) : Balance(function, terms, offsets, mid + 1, hi);
     return factory_.NewCall(offsets[mid], function, MakeArgs(std::move(left), std::move(right)));

@@ -50,17 +50,18 @@ TEST(LexerTest, EmptyInputIsOnlyEof) {
 TEST(LexerTest, Operators) {
   using K = TokenKind;
   EXPECT_EQ(Kinds("== != < <= > >= && || ! - + * / % ? : . , ( ) [ ] { }"),
-            (std::vector<K>{K::kEq, K::kNe, K::kLt, K::kLe, K::kGt, K::kGe, K::kAnd, K::kOr,
-                            K::kNot, K::kMinus, K::kPlus, K::kStar, K::kSlash, K::kPercent,
-                            K::kQuestion, K::kColon, K::kDot, K::kComma, K::kLParen,
-                            K::kRParen, K::kLBracket, K::kRBracket, K::kLBrace, K::kRBrace}));
+            (std::vector<K>{K::kEq,       K::kNe,       K::kLt,     K::kLe,      K::kGt,
+                            K::kGe,       K::kAnd,      K::kOr,     K::kNot,     K::kMinus,
+                            K::kPlus,     K::kStar,     K::kSlash,  K::kPercent, K::kQuestion,
+                            K::kColon,    K::kDot,      K::kComma,  K::kLParen,  K::kRParen,
+                            K::kLBracket, K::kRBracket, K::kLBrace, K::kRBrace}));
 }
 
 TEST(LexerTest, KeywordsAndIdentifiers) {
   using K = TokenKind;
-  EXPECT_EQ(Kinds("true false null in _a1 inx trueish"),
-            (std::vector<K>{K::kTrue, K::kFalse, K::kNull, K::kIn, K::kIdent, K::kIdent,
-                            K::kIdent}));
+  EXPECT_EQ(
+      Kinds("true false null in _a1 inx trueish"),
+      (std::vector<K>{K::kTrue, K::kFalse, K::kNull, K::kIn, K::kIdent, K::kIdent, K::kIdent}));
 }
 
 TEST(LexerTest, CommentsAndWhitespaceAreSkipped) {
@@ -95,20 +96,19 @@ TEST_P(LexerNumberTest, Lexes) {
   EXPECT_EQ(t.text, GetParam().text) << GetParam().input;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Numbers, LexerNumberTest,
-    ::testing::Values(NumberCase{"0", TokenKind::kInt, "0"},
-                      NumberCase{"123", TokenKind::kInt, "123"},
-                      NumberCase{"0x1F", TokenKind::kInt, "0x1F"},
-                      NumberCase{"0XaB", TokenKind::kInt, "0XaB"},
-                      NumberCase{"1u", TokenKind::kUint, "1"},
-                      NumberCase{"0x1U", TokenKind::kUint, "0x1"},
-                      NumberCase{"1.5", TokenKind::kDouble, "1.5"},
-                      NumberCase{".5", TokenKind::kDouble, ".5"},
-                      NumberCase{"1e3", TokenKind::kDouble, "1e3"},
-                      NumberCase{"1.5E-3", TokenKind::kDouble, "1.5E-3"},
-                      NumberCase{"2e+10", TokenKind::kDouble, "2e+10"},
-                      NumberCase{".5e1", TokenKind::kDouble, ".5e1"}));
+INSTANTIATE_TEST_SUITE_P(Numbers, LexerNumberTest,
+                         ::testing::Values(NumberCase{"0", TokenKind::kInt, "0"},
+                                           NumberCase{"123", TokenKind::kInt, "123"},
+                                           NumberCase{"0x1F", TokenKind::kInt, "0x1F"},
+                                           NumberCase{"0XaB", TokenKind::kInt, "0XaB"},
+                                           NumberCase{"1u", TokenKind::kUint, "1"},
+                                           NumberCase{"0x1U", TokenKind::kUint, "0x1"},
+                                           NumberCase{"1.5", TokenKind::kDouble, "1.5"},
+                                           NumberCase{".5", TokenKind::kDouble, ".5"},
+                                           NumberCase{"1e3", TokenKind::kDouble, "1e3"},
+                                           NumberCase{"1.5E-3", TokenKind::kDouble, "1.5E-3"},
+                                           NumberCase{"2e+10", TokenKind::kDouble, "2e+10"},
+                                           NumberCase{".5e1", TokenKind::kDouble, ".5e1"}));
 
 TEST(LexerTest, DotWithoutDigitsIsNotPartOfNumber) {
   using K = TokenKind;
@@ -177,26 +177,25 @@ TEST_P(LexerErrorTest, Reports) {
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, LexerErrorTest,
-    ::testing::Values(
-        ErrorCase{"a @ b", 2, "Syntax error: token recognition error at: '@'"},
-        ErrorCase{"a = b", 2, "token recognition error at: '='"},
-        ErrorCase{"a & b", 2, "token recognition error at: '&'"},
-        ErrorCase{"a | b", 2, "token recognition error at: '|'"},
-        ErrorCase{"x\xE2\x82\xAC", 1, "token recognition error at: '\xE2\x82\xAC'"},
-        ErrorCase{"'abc", 0, "token recognition error at: ''abc'"},
-        ErrorCase{"'ab\ncd'", 0, "token recognition error at: ''ab'"},
-        ErrorCase{"'''abc''", 0, "token recognition error"},
-        ErrorCase{R"('\q')", 0, R"(token recognition error at: ''\q')"},
-        ErrorCase{R"('\x4')", 0, "token recognition error"},
-        ErrorCase{R"('\400')", 0, "token recognition error"},
-        ErrorCase{R"('\u12')", 0, "token recognition error"},
-        ErrorCase{R"('\uD800')", 1, "surrogate"},
-        ErrorCase{R"('\U0000DFFF')", 1, "surrogate"},
-        ErrorCase{R"('\U00110000')", 1, "out of range"},
-        ErrorCase{R"(b'\u0041')", 2, "not allowed in bytes"},
-        ErrorCase{R"(b'\U00000041')", 2, "not allowed in bytes"},
-        ErrorCase{"a \v b", 2, "token recognition error"},
-        ErrorCase{"`x`", 0, "token recognition error at: '`'"}));
+    ::testing::Values(ErrorCase{"a @ b", 2, "Syntax error: token recognition error at: '@'"},
+                      ErrorCase{"a = b", 2, "token recognition error at: '='"},
+                      ErrorCase{"a & b", 2, "token recognition error at: '&'"},
+                      ErrorCase{"a | b", 2, "token recognition error at: '|'"},
+                      ErrorCase{"x\xE2\x82\xAC", 1, "token recognition error at: '\xE2\x82\xAC'"},
+                      ErrorCase{"'abc", 0, "token recognition error at: ''abc'"},
+                      ErrorCase{"'ab\ncd'", 0, "token recognition error at: ''ab'"},
+                      ErrorCase{"'''abc''", 0, "token recognition error"},
+                      ErrorCase{R"('\q')", 0, R"(token recognition error at: ''\q')"},
+                      ErrorCase{R"('\x4')", 0, "token recognition error"},
+                      ErrorCase{R"('\400')", 0, "token recognition error"},
+                      ErrorCase{R"('\u12')", 0, "token recognition error"},
+                      ErrorCase{R"('\uD800')", 1, "surrogate"},
+                      ErrorCase{R"('\U0000DFFF')", 1, "surrogate"},
+                      ErrorCase{R"('\U00110000')", 1, "out of range"},
+                      ErrorCase{R"(b'\u0041')", 2, "not allowed in bytes"},
+                      ErrorCase{R"(b'\U00000041')", 2, "not allowed in bytes"},
+                      ErrorCase{"a \v b", 2, "token recognition error"},
+                      ErrorCase{"`x`", 0, "token recognition error at: '`'"}));
 
 TEST(LexerTest, BadEscapeYieldsOneErrorAndStillAToken) {
   std::vector<LexError> errors;

@@ -97,26 +97,25 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     Extensions, MacroExpansionTest,
-    ::testing::Values(
-        MacroCase{"cel.bind(x, 1, x + 1)",
-                  "__comprehension__(#unused, [], x, 1, false, x, (x + 1))"},
-        MacroCase{"other.bind(x, 1, x)", "other.bind(x, 1, x)"},
-        MacroCase{"xs.sortBy(e, -e)",
-                  "__comprehension__(#unused, [], @__sortBy_input__, xs, false, "
-                  "@__sortBy_input__, @__sortBy_input__.@sortByAssociatedKeys("
-                  "__comprehension__(e, @__sortBy_input__, @result, [], true, "
-                  "(@result + [-(e)]), @result)))"},
-        MacroCase{"[3, 1].sortBy(e, e)",
-                  "__comprehension__(#unused, [], @__sortBy_input__, [3, 1], false, "
-                  "@__sortBy_input__, @__sortBy_input__.@sortByAssociatedKeys("
-                  "__comprehension__(e, @__sortBy_input__, @result, [], true, "
-                  "(@result + [e]), @result)))"}));
+    ::testing::Values(MacroCase{"cel.bind(x, 1, x + 1)",
+                                "__comprehension__(#unused, [], x, 1, false, x, (x + 1))"},
+                      MacroCase{"other.bind(x, 1, x)", "other.bind(x, 1, x)"},
+                      MacroCase{"xs.sortBy(e, -e)",
+                                "__comprehension__(#unused, [], @__sortBy_input__, xs, false, "
+                                "@__sortBy_input__, @__sortBy_input__.@sortByAssociatedKeys("
+                                "__comprehension__(e, @__sortBy_input__, @result, [], true, "
+                                "(@result + [-(e)]), @result)))"},
+                      MacroCase{"[3, 1].sortBy(e, e)",
+                                "__comprehension__(#unused, [], @__sortBy_input__, [3, 1], false, "
+                                "@__sortBy_input__, @__sortBy_input__.@sortByAssociatedKeys("
+                                "__comprehension__(e, @__sortBy_input__, @result, [], true, "
+                                "(@result + [e]), @result)))"}));
 
 INSTANTIATE_TEST_SUITE_P(
     NotMacros, MacroExpansionTest,
-    ::testing::Values(MacroCase{"has(a.b, c)", "has(a.b, c)"}, MacroCase{"a.has(b.c)", "a.has(b.c)"},
-                      MacroCase{"all(x, p)", "all(x, p)"}, MacroCase{"xs.map(x)", "xs.map(x)"},
-                      MacroCase{".has(a.b)", ".has(a.b)"},
+    ::testing::Values(MacroCase{"has(a.b, c)", "has(a.b, c)"},
+                      MacroCase{"a.has(b.c)", "a.has(b.c)"}, MacroCase{"all(x, p)", "all(x, p)"},
+                      MacroCase{"xs.map(x)", "xs.map(x)"}, MacroCase{".has(a.b)", ".has(a.b)"},
                       MacroCase{"xs.transformList(i, v)", "xs.transformList(i, v)"}));
 
 TEST(MacroOptionsTest, TwoVarMacrosCanBeDisabled) {
@@ -196,19 +195,24 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         MacroErrorCase{"has(a)",
                        "ERROR: <input>:1:5: invalid argument to has() macro\n | has(a)\n | ....^"},
-        MacroErrorCase{"has(a[0])", "ERROR: <input>:1:6: invalid argument to has() macro\n"
-                                    " | has(a[0])\n | .....^"},
-        MacroErrorCase{"has(a.?b)", "ERROR: <input>:1:6: invalid argument to has() macro\n"
-                                    " | has(a.?b)\n | .....^"},
-        MacroErrorCase{"xs.all(x.y, true)", "ERROR: <input>:1:9: argument must be a simple "
-                                            "name\n | xs.all(x.y, true)\n | ........^"},
-        MacroErrorCase{"xs.map(1, x)", "ERROR: <input>:1:8: argument must be a simple name\n"
-                                       " | xs.map(1, x)\n | .......^"},
+        MacroErrorCase{"has(a[0])",
+                       "ERROR: <input>:1:6: invalid argument to has() macro\n"
+                       " | has(a[0])\n | .....^"},
+        MacroErrorCase{"has(a.?b)",
+                       "ERROR: <input>:1:6: invalid argument to has() macro\n"
+                       " | has(a.?b)\n | .....^"},
+        MacroErrorCase{"xs.all(x.y, true)",
+                       "ERROR: <input>:1:9: argument must be a simple "
+                       "name\n | xs.all(x.y, true)\n | ........^"},
+        MacroErrorCase{"xs.map(1, x)",
+                       "ERROR: <input>:1:8: argument must be a simple name\n"
+                       " | xs.map(1, x)\n | .......^"},
         MacroErrorCase{"xs.filter(__result__, true)",
                        "ERROR: <input>:1:11: iteration variable overwrites accumulator "
                        "variable\n | xs.filter(__result__, true)\n | ..........^"},
-        MacroErrorCase{"m.all(k, k, true)", "ERROR: <input>:1:10: duplicate variable name: k\n"
-                                            " | m.all(k, k, true)\n | .........^"},
+        MacroErrorCase{"m.all(k, k, true)",
+                       "ERROR: <input>:1:10: duplicate variable name: k\n"
+                       " | m.all(k, k, true)\n | .........^"},
         MacroErrorCase{"m.exists(k, __result__, true)",
                        "ERROR: <input>:1:13: iteration variable overwrites accumulator "
                        "variable\n | m.exists(k, __result__, true)\n | ............^"},
@@ -221,8 +225,9 @@ INSTANTIATE_TEST_SUITE_P(
         MacroErrorCase{"1.sortBy(e, e)",
                        "ERROR: <input>:1:1: sortBy can only be applied to a list, identifier, "
                        "comprehension, call or select expression\n | 1.sortBy(e, e)\n | ^"},
-        MacroErrorCase{"xs.sortBy(e.f, e)", "ERROR: <input>:1:12: argument must be a simple "
-                                            "name\n | xs.sortBy(e.f, e)\n | ...........^"}));
+        MacroErrorCase{"xs.sortBy(e.f, e)",
+                       "ERROR: <input>:1:12: argument must be a simple "
+                       "name\n | xs.sortBy(e.f, e)\n | ...........^"}));
 
 TEST(MacroErrorTest, ErrorsInSeveralMacrosAreAllReported) {
   absl::StatusOr<Ast> ast = Parse("has(a) && xs.all(1, true)");

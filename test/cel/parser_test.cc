@@ -76,18 +76,19 @@ TEST_P(ParseShowTest, Renders) {
   EXPECT_EQ(Show(GetParam().input), GetParam().expected) << GetParam().input;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Literals, ParseShowTest,
-    ::testing::Values(ShowCase{"1", "1"}, ShowCase{"0x1F", "31"}, ShowCase{"1u", "1u"},
-                      ShowCase{"0x1U", "1u"}, ShowCase{"1.5", "1.5"}, ShowCase{".5", "0.5"},
-                      ShowCase{"1e3", "1000.0"}, ShowCase{"1.5E-3", "0.0015"},
-                      ShowCase{"true", "true"}, ShowCase{"false", "false"},
-                      ShowCase{"null", "null"}, ShowCase{"'a\\n'", "\"a\\n\""},
-                      ShowCase{"b'\\xff'", "b\"\\xff\""}, ShowCase{"-1", "-1"},
-                      ShowCase{"- 1", "-1"}, ShowCase{"-1.5", "-1.5"},
-                      ShowCase{"-(1)", "-(1)"}, ShowCase{"--1", "1"}, ShowCase{"---1", "-(1)"},
-                      ShowCase{"-a", "-(a)"}, ShowCase{"--a", "a"}, ShowCase{"!a", "!(a)"},
-                      ShowCase{"!!a", "a"}, ShowCase{"!!!a", "!(a)"}));
+INSTANTIATE_TEST_SUITE_P(Literals, ParseShowTest,
+                         ::testing::Values(ShowCase{"1", "1"}, ShowCase{"0x1F", "31"},
+                                           ShowCase{"1u", "1u"}, ShowCase{"0x1U", "1u"},
+                                           ShowCase{"1.5", "1.5"}, ShowCase{".5", "0.5"},
+                                           ShowCase{"1e3", "1000.0"}, ShowCase{"1.5E-3", "0.0015"},
+                                           ShowCase{"true", "true"}, ShowCase{"false", "false"},
+                                           ShowCase{"null", "null"}, ShowCase{"'a\\n'", "\"a\\n\""},
+                                           ShowCase{"b'\\xff'", "b\"\\xff\""}, ShowCase{"-1", "-1"},
+                                           ShowCase{"- 1", "-1"}, ShowCase{"-1.5", "-1.5"},
+                                           ShowCase{"-(1)", "-(1)"}, ShowCase{"--1", "1"},
+                                           ShowCase{"---1", "-(1)"}, ShowCase{"-a", "-(a)"},
+                                           ShowCase{"--a", "a"}, ShowCase{"!a", "!(a)"},
+                                           ShowCase{"!!a", "a"}, ShowCase{"!!!a", "!(a)"}));
 
 TEST(ParserLiteralTest, NegatedUintIsANegateCall) {
   // The grammar gives uint literals no sign, so `-1u` is negation of a uint (a call).
@@ -99,8 +100,7 @@ TEST(ParserLiteralTest, Int64Edges) {
   EXPECT_EQ(ConstantOf("-9223372036854775808").int_value, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(ConstantOf("-0x8000000000000000").int_value, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(ConstantOf("0x7fffffffffffffff").int_value, std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(ConstantOf("18446744073709551615u").uint_value,
-            std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(ConstantOf("18446744073709551615u").uint_value, std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(ConstantOf("0xFFFFFFFFFFFFFFFFu").uint_value, std::numeric_limits<uint64_t>::max());
 }
 
@@ -124,7 +124,9 @@ TEST(ParserLiteralTest, NegativeLiteralOffsetIsTheMinusSign) {
 TEST(ParserLiteralTest, StringAndBytesValues) {
   Constant s = ConstantOf(R"('\u00e9\x41\101')");
   EXPECT_EQ(s.kind, Constant::Kind::kString);
-  EXPECT_EQ(s.string_value, "\xC3\xA9" "AA");
+  EXPECT_EQ(s.string_value,
+            "\xC3\xA9"
+            "AA");
   Constant b = ConstantOf(R"(b'\xe9\377')");
   EXPECT_EQ(b.kind, Constant::Kind::kBytes);
   EXPECT_EQ(b.string_value, "\xE9\xFF");
@@ -146,34 +148,30 @@ INSTANTIATE_TEST_SUITE_P(
         ShowCase{"a + b * c", "(a + (b * c))"}, ShowCase{"a * b + c", "((a * b) + c)"},
         ShowCase{"a - b - c", "((a - b) - c)"}, ShowCase{"a / b % c", "((a / b) % c)"},
         ShowCase{"a < b == c", "((a < b) == c)"}, ShowCase{"a == b < c", "((a == b) < c)"},
-        ShowCase{"a in b in c", "((a in b) in c)"},
-        ShowCase{"a + 1 in b", "((a + 1) in b)"},
+        ShowCase{"a in b in c", "((a in b) in c)"}, ShowCase{"a + 1 in b", "((a + 1) in b)"},
         ShowCase{"a && b || c && d", "((a && b) || (c && d))"},
-        ShowCase{"a || b && c", "(a || (b && c))"},
-        ShowCase{"a && b && c", "((a && b) && c)"},
+        ShowCase{"a || b && c", "(a || (b && c))"}, ShowCase{"a && b && c", "((a && b) && c)"},
         ShowCase{"a && b && c && d", "((a && b) && (c && d))"},
         ShowCase{"a || b || c || d || e", "(((a || b) || c) || (d || e))"},
         ShowCase{"!a && b", "(!(a) && b)"}, ShowCase{"-a * b", "(-(a) * b)"},
         ShowCase{"a ? b : c ? d : e", "(a ? b : (c ? d : e))"},
         ShowCase{"a || b ? c + 1 : d", "((a || b) ? (c + 1) : d)"},
-        ShowCase{"(a ? b : c) ? d : e", "((a ? b : c) ? d : e)"},
-        ShowCase{"a.b.c", "a.b.c"}, ShowCase{".a.b", ".a.b"}, ShowCase{"a[0][1]", "a[0][1]"},
-        ShowCase{"a.b[c].d", "a.b[c].d"}, ShowCase{"-a.b", "-(a.b)"},
-        ShowCase{"!a[0]", "!(a[0])"}, ShowCase{"-1.x", "-1.x"},
-        ShowCase{"f(a, b)", "f(a, b)"}, ShowCase{"a.f(b)", "a.f(b)"},
-        ShowCase{".f(a)", ".f(a)"}, ShowCase{"a.b.f()", "a.b.f()"},
-        ShowCase{"(a + b) * c", "((a + b) * c)"},
+        ShowCase{"(a ? b : c) ? d : e", "((a ? b : c) ? d : e)"}, ShowCase{"a.b.c", "a.b.c"},
+        ShowCase{".a.b", ".a.b"}, ShowCase{"a[0][1]", "a[0][1]"}, ShowCase{"a.b[c].d", "a.b[c].d"},
+        ShowCase{"-a.b", "-(a.b)"}, ShowCase{"!a[0]", "!(a[0])"}, ShowCase{"-1.x", "-1.x"},
+        ShowCase{"f(a, b)", "f(a, b)"}, ShowCase{"a.f(b)", "a.f(b)"}, ShowCase{".f(a)", ".f(a)"},
+        ShowCase{"a.b.f()", "a.b.f()"}, ShowCase{"(a + b) * c", "((a + b) * c)"},
         ShowCase{"1 -1", "(1 - 1)"}, ShowCase{"1--1", "(1 - -1)"},
         ShowCase{"a<=b>=c!=d>e", "((((a <= b) >= c) != d) > e)"}));
 
-INSTANTIATE_TEST_SUITE_P(
-    Aggregates, ParseShowTest,
-    ::testing::Values(ShowCase{"[]", "[]"}, ShowCase{"[1, 2,]", "[1, 2]"},
-                      ShowCase{"[,]", "[]"}, ShowCase{"{}", "{}"},
-                      ShowCase{"{'a': 1, 2: b,}", "{\"a\": 1, 2: b}"},
-                      ShowCase{"T{}", "T{}"}, ShowCase{"a.b.T{f: 1, g: [x]}", "a.b.T{f: 1, g: [x]}"},
-                      ShowCase{".a.T{f: 1,}", ".a.T{f: 1}"},
-                      ShowCase{"[[1], {2: [3]}]", "[[1], {2: [3]}]"}));
+INSTANTIATE_TEST_SUITE_P(Aggregates, ParseShowTest,
+                         ::testing::Values(ShowCase{"[]", "[]"}, ShowCase{"[1, 2,]", "[1, 2]"},
+                                           ShowCase{"[,]", "[]"}, ShowCase{"{}", "{}"},
+                                           ShowCase{"{'a': 1, 2: b,}", "{\"a\": 1, 2: b}"},
+                                           ShowCase{"T{}", "T{}"},
+                                           ShowCase{"a.b.T{f: 1, g: [x]}", "a.b.T{f: 1, g: [x]}"},
+                                           ShowCase{".a.T{f: 1,}", ".a.T{f: 1}"},
+                                           ShowCase{"[[1], {2: [3]}]", "[[1], {2: [3]}]"}));
 
 // ---- ids and offsets ----
 
@@ -212,13 +210,14 @@ TEST_P(ParserOffsetTest, RootOffset) {
   EXPECT_EQ(ast.root->offset, GetParam().offset) << GetParam().input;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Offsets, ParserOffsetTest,
-    ::testing::Values(OffsetCase{"a + b", 2}, OffsetCase{"a.b", 1}, OffsetCase{"a[0]", 1},
-                      OffsetCase{"f(1)", 1}, OffsetCase{"x.f(1)", 3}, OffsetCase{"a ? b : c", 2},
-                      OffsetCase{"!a", 0}, OffsetCase{" [1]", 1}, OffsetCase{"  {}", 2},
-                      OffsetCase{"a.T{}", 3}, OffsetCase{"xs.all(x, x)", 6},
-                      OffsetCase{"has(a.b)", 3}, OffsetCase{"a in b", 2}));
+INSTANTIATE_TEST_SUITE_P(Offsets, ParserOffsetTest,
+                         ::testing::Values(OffsetCase{"a + b", 2}, OffsetCase{"a.b", 1},
+                                           OffsetCase{"a[0]", 1}, OffsetCase{"f(1)", 1},
+                                           OffsetCase{"x.f(1)", 3}, OffsetCase{"a ? b : c", 2},
+                                           OffsetCase{"!a", 0}, OffsetCase{" [1]", 1},
+                                           OffsetCase{"  {}", 2}, OffsetCase{"a.T{}", 3},
+                                           OffsetCase{"xs.all(x, x)", 6}, OffsetCase{"has(a.b)", 3},
+                                           OffsetCase{"a in b", 2}));
 
 TEST(ParserOffsetTest, EntryOffsetIsTheColon) {
   ASSERT_OK_AND_ASSIGN(Ast ast, Parse("{'k' : v}"));
@@ -238,11 +237,12 @@ TEST(ParserAstTest, SourceAndDescriptionAreKept) {
 
 // ---- optional syntax ----
 
-INSTANTIATE_TEST_SUITE_P(
-    Optional, ParseShowTest,
-    ::testing::Values(ShowCase{"a.?b", "a.?b"}, ShowCase{"a.?b.c", "a.?b.c"},
-                      ShowCase{"a[?b]", "a[?b]"}, ShowCase{"[?a, b]", "[?a, b]"},
-                      ShowCase{"{?'k': v}", "{?\"k\": v}"}, ShowCase{"T{?f: v}", "T{?f: v}"}));
+INSTANTIATE_TEST_SUITE_P(Optional, ParseShowTest,
+                         ::testing::Values(ShowCase{"a.?b", "a.?b"}, ShowCase{"a.?b.c", "a.?b.c"},
+                                           ShowCase{"a[?b]", "a[?b]"},
+                                           ShowCase{"[?a, b]", "[?a, b]"},
+                                           ShowCase{"{?'k': v}", "{?\"k\": v}"},
+                                           ShowCase{"T{?f: v}", "T{?f: v}"}));
 
 TEST(ParserOptionalTest, OptionalSelectIsCallWithStringField) {
   ASSERT_OK_AND_ASSIGN(Ast ast, Parse("a.?b"));
@@ -301,12 +301,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting "
                   "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
                   "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | a +\n | ...^"},
-        ErrorCase{"(a", "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting "
-                        "')'\n | (a\n | ..^"},
-        ErrorCase{"a.", "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting "
-                        "IDENTIFIER\n | a.\n | ..^"},
-        ErrorCase{"{'k' 'v'}", "ERROR: <input>:1:6: Syntax error: mismatched input ''v'' "
-                               "expecting ':'\n | {'k' 'v'}\n | .....^"},
+        ErrorCase{"(a",
+                  "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting "
+                  "')'\n | (a\n | ..^"},
+        ErrorCase{"a.",
+                  "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting "
+                  "IDENTIFIER\n | a.\n | ..^"},
+        ErrorCase{"{'k' 'v'}",
+                  "ERROR: <input>:1:6: Syntax error: mismatched input ''v'' "
+                  "expecting ':'\n | {'k' 'v'}\n | .....^"},
         ErrorCase{"has(m)",
                   "ERROR: <input>:1:5: invalid argument to has() macro\n | has(m)\n | ....^"},
         ErrorCase{"[1, 2].all(1 + 2, true)",
@@ -316,10 +319,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "ERROR: <input>:1:12: iteration variable overwrites accumulator variable\n"
                   " | [1, 2].all(__result__, true)\n | ...........^"},
         // The unrecognized character is dropped, so `b` is then unexpected (as with ANTLR).
-        ErrorCase{"a @ b", "ERROR: <input>:1:3: Syntax error: token recognition error at: '@'\n"
-                           " | a @ b\n | ..^\n"
-                           "ERROR: <input>:1:5: Syntax error: mismatched input 'b' expecting "
-                           "<EOF>\n | a @ b\n | ....^"},
+        ErrorCase{"a @ b",
+                  "ERROR: <input>:1:3: Syntax error: token recognition error at: '@'\n"
+                  " | a @ b\n | ..^\n"
+                  "ERROR: <input>:1:5: Syntax error: mismatched input 'b' expecting "
+                  "<EOF>\n | a @ b\n | ....^"},
         ErrorCase{"a\n  && in.b",
                   "ERROR: <input>:2:6: Syntax error: mismatched input 'in' expecting "
                   "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
@@ -337,16 +341,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "\nERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' expecting "
                   "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
                   "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | \xF0\x9F\x98\x81\n | \xEF\xBC\x8E^"},
-        ErrorCase{"\ta b", "ERROR: <input>:1:4: Syntax error: mismatched input 'b' expecting "
-                           "<EOF>\n |  a b\n | ...^"},
-        ErrorCase{"", "ERROR: <input>:1:1: Syntax error: mismatched input '<EOF>' expecting "
-                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | \n | ^"}));
+        ErrorCase{"\ta b",
+                  "ERROR: <input>:1:4: Syntax error: mismatched input 'b' expecting "
+                  "<EOF>\n |  a b\n | ...^"},
+        ErrorCase{"",
+                  "ERROR: <input>:1:1: Syntax error: mismatched input '<EOF>' expecting "
+                  "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                  "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | \n | ^"}));
 
 TEST(ParserErrorTest, ReservedWordsAreErrorsAsIdentifiers) {
-  for (const char* word : {"as", "break", "const", "continue", "else", "for", "function", "if",
-                           "import", "let", "loop", "package", "namespace", "return", "var",
-                           "void", "while"}) {
+  for (const char* word :
+       {"as", "break", "const", "continue", "else", "for", "function", "if", "import", "let",
+        "loop", "package", "namespace", "return", "var", "void", "while"}) {
     EXPECT_THAT(ErrorOf(word), HasSubstr(absl::StrCat("reserved identifier: ", word))) << word;
     EXPECT_THAT(ErrorOf(absl::StrCat(word, "(1)")), HasSubstr("reserved identifier")) << word;
   }
@@ -480,12 +486,60 @@ TEST(ParserLimitTest, DepthLimitIsConfigurable) {
 // ---- robustness ----
 
 TEST(ParserFuzzTest, RandomTokenSoupNeverCrashes) {
-  static const char* kPieces[] = {
-      "a",   "b",   "1",   "2u",  "1.5", "'s'", "b'x'", "r'r'", "(",   ")",     "[",     "]",
-      "{",   "}",   ".",   ",",   ":",   "?",   "!",    "-",    "+",   "*",     "/",     "%",
-      "==",  "!=",  "<",   "<=",  ">",   ">=",  "&&",   "||",   "in",  "true",  "null",  "has",
-      "all", "map", "cel", "bind", "exists_one", "filter", "transformMap", "sortBy", "T",
-      " ",   "\n",  "//c\n", "@", "\"", "'''", "\\", "9223372036854775808", "-"};
+  static const char* kPieces[] = {"a",
+                                  "b",
+                                  "1",
+                                  "2u",
+                                  "1.5",
+                                  "'s'",
+                                  "b'x'",
+                                  "r'r'",
+                                  "(",
+                                  ")",
+                                  "[",
+                                  "]",
+                                  "{",
+                                  "}",
+                                  ".",
+                                  ",",
+                                  ":",
+                                  "?",
+                                  "!",
+                                  "-",
+                                  "+",
+                                  "*",
+                                  "/",
+                                  "%",
+                                  "==",
+                                  "!=",
+                                  "<",
+                                  "<=",
+                                  ">",
+                                  ">=",
+                                  "&&",
+                                  "||",
+                                  "in",
+                                  "true",
+                                  "null",
+                                  "has",
+                                  "all",
+                                  "map",
+                                  "cel",
+                                  "bind",
+                                  "exists_one",
+                                  "filter",
+                                  "transformMap",
+                                  "sortBy",
+                                  "T",
+                                  " ",
+                                  "\n",
+                                  "//c\n",
+                                  "@",
+                                  "\"",
+                                  "'''",
+                                  "\\",
+                                  "9223372036854775808",
+                                  "-"};
   std::mt19937 rng(12345);
   int parsed = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -533,9 +587,15 @@ TEST(ParserFuzzTest, ValidExpressionsSurviveMutation) {
     for (int k = 0; k < edits; ++k) {
       const size_t at = rng() % input.size();
       switch (rng() % 3) {
-        case 0: input.erase(at, 1); break;
-        case 1: input.insert(at, 1, base[rng() % base.size()]); break;
-        default: input[at] = base[rng() % base.size()]; break;
+        case 0:
+          input.erase(at, 1);
+          break;
+        case 1:
+          input.insert(at, 1, base[rng() % base.size()]);
+          break;
+        default:
+          input[at] = base[rng() % base.size()];
+          break;
       }
       if (input.empty()) input = "x";
     }
