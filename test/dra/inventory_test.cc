@@ -1,0 +1,285 @@
+// File: test/dra/inventory_test.cc
+#include "controller/dra/inventory.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "controller/dra/manifest_reader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A v1 slice holding one GPU per name in `devices`.
+std::string SliceYaml(const std::string& name, const std::string& driver, const std::string& pool,
+                      int generation, int count, const std::vector<std::string>& devices,
+                      const std::string& node = "") {
+  std::string yaml = absl::StrCat(R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: )",
+                                  name, "}\nspec:\n  driver: ", driver, "\n  nodeName: ",
+                                  node.empty() ? pool : node, "\n  pool: {name: ", pool,
+                                  ", generation: ", generation,
+                                  ", resourceSliceCount: ", count, "}\n  devices:\n");
+  for (const std::string& device : devices) {
+    absl::StrAppend(&yaml, "  - name: ", device, "\n    attributes: {type: {string: gpu}}\n");
+  }
+  return yaml;
+}
+
+std::vector<ManifestObject> Parse(const std::vector<std::string>& documents,
+                                  const std::string& file = "slices.yaml") {
+  std::string text;
+  for (const std::string& d : documents) text += "---\n" + d;
+  absl::StatusOr<std::vector<ManifestObject>> objects = ParseManifests(text, file);
+  EXPECT_TRUE(objects.ok()) << objects.status();
+  return objects.ok() ? *objects : std::vector<ManifestObject>{};
+}
+
+std::vector<std::string> DeviceKeys(const Inventory& inventory) {
+  std::vector<std::string> keys;
+  for (const Device& d : inventory.devices()) {
+    keys.push_back(absl::StrCat(d.node, "/", d.pool, "/", d.name, "/", d.driver));
+  }
+  return keys;
+}
+
+TEST(InventoryTest, DevicesAreSortedByNodePoolNameThenDriver) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({SliceYaml("b", "gpu.nvidia.com", "node-b", 1, 1, {"gpu-1", "gpu-0"}),
+                            SliceYaml("a", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-0"})})));
+  EXPECT_THAT(DeviceKeys(inventory),
+              ElementsAre("node-a/node-a/gpu-0/gpu.nvidia.com", "node-b/node-b/gpu-0/gpu.nvidia.com",
+                          "node-b/node-b/gpu-1/gpu.nvidia.com"));
+  EXPECT_EQ(inventory.stale_slices_ignored(), 0);
+  ASSERT_EQ(inventory.pools().size(), 2u);
+  EXPECT_EQ(inventory.pools()[0].name, "node-a");
+  EXPECT_FALSE(inventory.pools()[0].incomplete);
+  EXPECT_EQ(inventory.pools()[1].device_count, 2);
+}
+
+TEST(InventoryTest, OnlyTheNewestGenerationOfAPoolCounts) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({SliceYaml("old-1", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-0"}),
+                            SliceYaml("new", "gpu.nvidia.com", "node-a", 2, 1, {"gpu-7"}),
+                            SliceYaml("old-2", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-1"})})));
+  EXPECT_THAT(DeviceKeys(inventory), ElementsAre("node-a/node-a/gpu-7/gpu.nvidia.com"));
+  EXPECT_EQ(inventory.stale_slices_ignored(), 2);
+  ASSERT_EQ(inventory.pools().size(), 1u);
+  EXPECT_EQ(inventory.pools()[0].generation, 2);
+  EXPECT_EQ(inventory.pools()[0].slice_count_seen, 1);
+  EXPECT_FALSE(inventory.pools()[0].incomplete);
+}
+
+TEST(InventoryTest, PoolWithFewerSlicesThanAnnouncedIsIncompleteButCounts) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({SliceYaml("s1", "gpu.nvidia.com", "node-a", 4, 3, {"gpu-0"}),
+                            SliceYaml("s2", "gpu.nvidia.com", "node-a", 4, 3, {"gpu-1"})})));
+  EXPECT_EQ(inventory.devices().size(), 2u);
+  ASSERT_EQ(inventory.pools().size(), 1u);
+  const PoolInfo& pool = inventory.pools()[0];
+  EXPECT_EQ(pool.driver, "gpu.nvidia.com");
+  EXPECT_EQ(pool.name, "node-a");
+  EXPECT_EQ(pool.generation, 4);
+  EXPECT_EQ(pool.slice_count_seen, 2);
+  EXPECT_EQ(pool.resource_slice_count, 3);
+  EXPECT_TRUE(pool.incomplete);
+  EXPECT_EQ(inventory.IncompletePools().size(), 1u);
+}
+
+TEST(InventoryTest, CounterOnlySliceCompletesItsPool) {
+  // NVIDIA DynamicMIG: one counters slice plus one slice per GPU, all in the node's pool.
+  const std::string counters = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: counters}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 3}
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 40Gi}}
+)";
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({counters,
+                            SliceYaml("g0", "gpu.nvidia.com", "node-a", 1, 3, {"gpu-0"}),
+                            SliceYaml("g1", "gpu.nvidia.com", "node-a", 1, 3, {"gpu-1"})})));
+  ASSERT_EQ(inventory.pools().size(), 1u);
+  EXPECT_EQ(inventory.pools()[0].slice_count_seen, 3);
+  EXPECT_FALSE(inventory.pools()[0].incomplete);
+  EXPECT_EQ(inventory.devices().size(), 2u);
+}
+
+TEST(InventoryTest, TwoDriversNamingPoolsAfterTheSameNodeAreDifferentPools) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({SliceYaml("gpu", "gpu.nvidia.com", "node-a", 5, 1, {"gpu-0"}),
+                            SliceYaml("cd", "compute-domain.nvidia.com", "node-a", 1, 1,
+                                      {"channel-0"})})));
+  // Generation 5 of one driver's pool does not make the other driver's generation 1 stale.
+  EXPECT_EQ(inventory.stale_slices_ignored(), 0);
+  ASSERT_EQ(inventory.pools().size(), 2u);
+  EXPECT_EQ(inventory.pools()[0].driver, "compute-domain.nvidia.com");
+  EXPECT_EQ(inventory.pools()[1].driver, "gpu.nvidia.com");
+  EXPECT_THAT(DeviceKeys(inventory),
+              ElementsAre("node-a/node-a/channel-0/compute-domain.nvidia.com",
+                          "node-a/node-a/gpu-0/gpu.nvidia.com"));
+}
+
+TEST(InventoryTest, SameDeviceNameInTwoDriversSortsByDriver) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({SliceYaml("z", "z.example.com", "node-a", 1, 1, {"dev-0"}),
+                            SliceYaml("a", "a.example.com", "node-a", 1, 1, {"dev-0"})})));
+  EXPECT_THAT(DeviceKeys(inventory), ElementsAre("node-a/node-a/dev-0/a.example.com",
+                                                 "node-a/node-a/dev-0/z.example.com"));
+}
+
+TEST(InventoryTest, OtherKindsAreIgnored) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory inventory,
+      BuildInventory(Parse({"apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n",
+                            "apiVersion: example.com/v1\nkind: ResourceSlice\nmetadata: {name: "
+                            "x}\nspec: 7\n",
+                            SliceYaml("a", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-0"})})));
+  EXPECT_EQ(inventory.devices().size(), 1u);
+}
+
+TEST(InventoryTest, EveryProblemIsReportedWithFileObjectAndField) {
+  const std::string bad_generation = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: bad-gen}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-a
+  pool: {name: node-a, generation: one, resourceSliceCount: 1}
+)";
+  const std::string bad_quantity = R"(apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: bad-q}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-b
+  pool: {name: node-b, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      attributes: {memory: {}}
+      capacity: {memory: {value: lots}}
+)";
+  std::vector<ManifestObject> objects = Parse({bad_generation}, "a.yaml");
+  std::vector<ManifestObject> more = Parse({SliceYaml("ok", "d", "p", 1, 1, {"x"}), bad_quantity},
+                                           "dir/b.yaml");
+  objects.insert(objects.end(), more.begin(), more.end());
+  auto result = BuildInventory(objects);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(result.status().message());
+  EXPECT_THAT(message, HasSubstr("a.yaml (document 1): ResourceSlice \"bad-gen\": "
+                                 "spec.pool.generation: must be an integer, got string"));
+  EXPECT_THAT(message, HasSubstr("dir/b.yaml (document 2): ResourceSlice \"bad-q\": "
+                                 "spec.devices[0].basic.attributes.memory: attribute must have "
+                                 "exactly one of int, bool, string, version"));
+  EXPECT_THAT(message, HasSubstr("dir/b.yaml (document 2): ResourceSlice \"bad-q\": "
+                                 "spec.devices[0].basic.capacity.memory.value: invalid quantity "
+                                 "\"lots\""));
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 2) << message;
+}
+
+TEST(InventoryTest, ListItemsAreLocatedByIndex) {
+  auto objects = ParseManifests(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
+  "items": [{"metadata": {"name": "x"}, "spec": {"driver": "d", "nodeName": "n",
+             "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+             "devices": [{"name": "gpu-0", "capacity": {"memory": {"value": "1 Gi"}}}]}}]})",
+                                "list.json");
+  ASSERT_OK(objects);
+  auto result = BuildInventory(*objects);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("list.json (document 1, items[0]): ResourceSlice \"x\": "
+                        "spec.devices[0].capacity.memory.value: invalid quantity"));
+}
+
+TEST(InventoryTest, SameSliceReadTwiceCountsOnceButConflictingCopiesAreAnError) {
+  const std::string slice = SliceYaml("s", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-0"});
+  ASSERT_OK_AND_ASSIGN(Inventory twice, BuildInventory(Parse({slice, slice})));
+  EXPECT_EQ(twice.devices().size(), 1u);
+  EXPECT_EQ(twice.pools()[0].slice_count_seen, 1);
+
+  auto conflict = BuildInventory(
+      Parse({slice, SliceYaml("s", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-9"})}));
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_THAT(std::string(conflict.status().message()),
+              HasSubstr("slices.yaml (document 2): ResourceSlice \"s\": metadata.name: another, "
+                        "different ResourceSlice with this name was read from slices.yaml "
+                        "(document 1)"));
+}
+
+TEST(InventoryTest, EmptyInputGivesAnEmptyInventory) {
+  ASSERT_OK_AND_ASSIGN(Inventory inventory, BuildInventory({}));
+  EXPECT_TRUE(inventory.devices().empty());
+  EXPECT_TRUE(inventory.pools().empty());
+}
+
+// The example fleet shipped in config/samples: both variants describe the same hardware.
+TEST(InventoryTest, ExampleFleetInBothApiVersions) {
+  std::map<std::string, std::vector<std::tuple<std::string, std::string, std::string>>> seen;
+  for (const std::string dir : {"fleet", "fleet-v1beta1"}) {
+    ASSERT_OK_AND_ASSIGN(auto objects,
+                         ReadManifests({std::string(GPO_SOURCE_DIR "/config/samples/") + dir}));
+    ASSERT_OK_AND_ASSIGN(Inventory inventory, BuildInventory(objects));
+    EXPECT_EQ(inventory.devices().size(), 16u) << dir;
+    EXPECT_EQ(inventory.pools().size(), 5u) << dir;
+    EXPECT_TRUE(inventory.IncompletePools().empty()) << dir;
+    std::set<std::string> uuids;
+    std::set<std::string> nodes;
+    for (const Device& d : inventory.devices()) {
+      const std::string uuid = d.attributes.at("uuid").string_value;
+      uuids.insert(uuid);
+      nodes.insert(d.node);
+      ASSERT_TRUE(d.attributes.at("driverVersion").version.has_value()) << d.name;
+      ASSERT_TRUE(d.attributes.at("cudaDriverVersion").version.has_value()) << d.name;
+      seen[dir].emplace_back(d.node, d.name, uuid);
+      if (d.node.rfind("a100", 0) == 0) {
+        EXPECT_EQ(d.attributes.at("productName").string_value, "NVIDIA A100-SXM4-40GB");
+        EXPECT_EQ(d.attributes.at("driverVersion").string_value, "550.127.8");
+        EXPECT_EQ(d.attributes.at("cudaDriverVersion").string_value, "12.4.0");
+        EXPECT_EQ(d.capacity.at("memory").ToString(), "40Gi");
+      } else {
+        EXPECT_EQ(d.attributes.at("productName").string_value, "NVIDIA L40S");
+        EXPECT_EQ(d.attributes.at("driverVersion").string_value, "570.133.20");
+        EXPECT_EQ(d.attributes.at("cudaDriverVersion").string_value, "12.8.0");
+        EXPECT_EQ(d.capacity.at("memory").ToString(), "46068Mi");
+      }
+      if (std::string(dir) == "fleet") {
+        EXPECT_EQ(d.attributes.count("resource.kubernetes.io/pciBusID"), 1u);
+        EXPECT_EQ(d.attributes.count("minor"), 0u);
+      } else {
+        EXPECT_EQ(d.attributes.count("resource.kubernetes.io/pciBusID"), 0u);
+        EXPECT_EQ(d.attributes.count("pcieBusID"), 1u);
+        EXPECT_EQ(d.attributes.count("index"), 1u);
+      }
+    }
+    EXPECT_EQ(uuids.size(), 16u) << dir;
+    EXPECT_THAT(nodes, ElementsAre("a100-node-1", "a100-node-2", "a100-node-3", "l40s-node-1",
+                                   "l40s-node-2"));
+  }
+  EXPECT_EQ(seen["fleet"], seen["fleet-v1beta1"]);
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra

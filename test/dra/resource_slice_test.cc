@@ -1,0 +1,367 @@
+// File: test/dra/resource_slice_test.cc
+#include "controller/dra/resource_slice.h"
+
+#include <string>
+#include <vector>
+
+#include "controller/dra/manifest_reader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+constexpr char kTestData[] = GPO_SOURCE_DIR "/test/testdata/dra/";
+
+// The single object in `yaml` (the reader is tested on its own).
+json Object(const std::string& yaml) {
+  absl::StatusOr<std::vector<ManifestObject>> objects = ParseManifests(yaml, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(objects->size(), 1u);
+  return objects->at(0).object;
+}
+
+json FromFile(const std::string& name) {
+  absl::StatusOr<std::vector<ManifestObject>> objects =
+      ReadManifests({std::string(kTestData) + name});
+  EXPECT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(objects->size(), 1u);
+  return objects->at(0).object;
+}
+
+// A slice in `version` whose single device carries `device_body` (attributes/capacity YAML,
+// indented for the device level; wrapped in `basic` for v1beta1).
+std::string Slice(const std::string& version, const std::string& device_body,
+                  const std::string& extra_spec = "") {
+  std::string body;
+  const bool basic = version == "v1beta1";
+  for (size_t start = 0; start < device_body.size();) {
+    size_t end = device_body.find('\n', start);
+    if (end == std::string::npos) end = device_body.size();
+    body += (basic ? "      " : "    ") + device_body.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return "apiVersion: resource.k8s.io/" + version + R"(
+kind: ResourceSlice
+metadata: {name: s1}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+)" + extra_spec +
+         R"(  devices:
+  - name: gpu-0
+)" + (basic ? "    basic:\n" : "") +
+         body;
+}
+
+TEST(DecodeResourceSliceTest, V1ExampleFromTheNvidiaDriver) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Device> devices,
+                       DecodeResourceSlice(FromFile("resourceslice-a100-40gb.v1.yaml")));
+  ASSERT_EQ(devices.size(), 2u);
+  const Device& d = devices[0];
+  EXPECT_EQ(d.driver, "gpu.nvidia.com");
+  EXPECT_EQ(d.pool, "a100-node-1");
+  EXPECT_EQ(d.pool_generation, 1);
+  EXPECT_EQ(d.slice_name, "a100-node-1-gpu.nvidia.com-7kq2x");
+  EXPECT_EQ(d.node, "a100-node-1");
+  EXPECT_EQ(d.name, "gpu-0");
+  EXPECT_EQ(d.attributes.size(), 10u);
+  const AttributeValue& product = d.attributes.at("productName");
+  EXPECT_EQ(product.kind, AttributeValue::Kind::kString);
+  EXPECT_EQ(product.string_value, "NVIDIA A100-SXM4-40GB");
+  const AttributeValue& driver = d.attributes.at("driverVersion");
+  EXPECT_EQ(driver.kind, AttributeValue::Kind::kVersion);
+  EXPECT_EQ(driver.string_value, "550.127.8");
+  ASSERT_TRUE(driver.version.has_value());
+  EXPECT_EQ(driver.version->major(), 550u);
+  EXPECT_EQ(driver.version->minor(), 127u);
+  EXPECT_EQ(driver.version->patch(), 8u);
+  EXPECT_EQ(d.attributes.at("resource.kubernetes.io/pciBusID").string_value, "0000:07:00.0");
+  ASSERT_OK_AND_ASSIGN(Quantity forty_gi, Quantity::Parse("40Gi"));
+  EXPECT_EQ(d.capacity.at("memory"), forty_gi);
+  EXPECT_EQ(devices[1].name, "gpu-1");
+}
+
+TEST(DecodeResourceSliceTest, V1Beta1ExampleUnwrapsBasic) {
+  ASSERT_OK_AND_ASSIGN(
+      ResourceSlice slice,
+      DecodeSlice(FromFile("resourceslice-a100-40gb.v1beta1-k8s132-driver25.3.yaml")));
+  EXPECT_EQ(slice.api_version, "resource.k8s.io/v1beta1");
+  EXPECT_EQ(slice.resource_slice_count, 1);
+  ASSERT_EQ(slice.devices.size(), 2u);
+  const Device& gpu = slice.devices[0];
+  EXPECT_EQ(gpu.attributes.at("minor").kind, AttributeValue::Kind::kInt);
+  EXPECT_EQ(gpu.attributes.at("minor").int_value, 0);
+  EXPECT_EQ(gpu.attributes.at("pcieBusID").string_value, "0000:07:00.0");
+  EXPECT_EQ(gpu.attributes.count("resource.kubernetes.io/pciBusID"), 0u);
+  const Device& mig = slice.devices[1];
+  EXPECT_EQ(mig.name, "gpu-0-mig-19-0-1");
+  EXPECT_EQ(mig.attributes.at("type").string_value, "mig");
+  EXPECT_EQ(mig.capacity.size(), 8u);
+  ASSERT_OK_AND_ASSIGN(Quantity mig_memory, Quantity::Parse("4864Mi"));
+  EXPECT_EQ(mig.capacity.at("memory"), mig_memory);
+}
+
+TEST(DecodeResourceSliceTest, V1Beta2IsFlat) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Device> devices, DecodeResourceSlice(Object(Slice("v1beta2", R"(
+attributes:
+  productName: {string: NVIDIA L40S}
+  cudaComputeCapability: {version: 8.9.0}
+  sriov: {bool: false}
+  numa: {int: 1}
+capacity:
+  memory: {value: 46068Mi})"))));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].attributes.at("productName").string_value, "NVIDIA L40S");
+  EXPECT_EQ(devices[0].attributes.at("sriov").kind, AttributeValue::Kind::kBool);
+  EXPECT_FALSE(devices[0].attributes.at("sriov").bool_value);
+  EXPECT_EQ(devices[0].attributes.at("numa").int_value, 1);
+  ASSERT_OK_AND_ASSIGN(Quantity memory, Quantity::Parse("46068Mi"));
+  EXPECT_EQ(devices[0].capacity.at("memory"), memory);
+}
+
+TEST(DecodeResourceSliceTest, SameDataInEveryVersionDecodesTheSame) {
+  const std::string body = R"(attributes:
+  type: {string: gpu}
+  driverVersion: {version: 570.133.20}
+capacity:
+  memory: {value: 46068Mi})";
+  ASSERT_OK_AND_ASSIGN(auto v1, DecodeResourceSlice(Object(Slice("v1", body))));
+  ASSERT_OK_AND_ASSIGN(auto v1beta2, DecodeResourceSlice(Object(Slice("v1beta2", body))));
+  ASSERT_OK_AND_ASSIGN(auto v1beta1, DecodeResourceSlice(Object(Slice("v1beta1", body))));
+  for (const auto* devices : {&v1beta2, &v1beta1}) {
+    ASSERT_EQ(devices->size(), 1u);
+    EXPECT_EQ(devices->at(0).attributes.size(), v1[0].attributes.size());
+    EXPECT_EQ(devices->at(0).attributes.at("driverVersion").string_value, "570.133.20");
+    EXPECT_EQ(devices->at(0).capacity.at("memory"), v1[0].capacity.at("memory"));
+  }
+}
+
+TEST(DecodeResourceSliceTest, NumericCapacityIsAQuantity) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(capacity:
+  multiprocessors: {value: 14}
+  quoted: {value: "14"})"))));
+  EXPECT_EQ(devices[0].capacity.at("multiprocessors"), Quantity::FromInt(14));
+  EXPECT_EQ(devices[0].capacity.at("quoted"), Quantity::FromInt(14));
+}
+
+TEST(DecodeResourceSliceTest, VersionThatIsNotStrictSemverKeepsItsText) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(attributes:
+  driverVersion: {version: 550.127.08}
+  cc: {version: "8.0"})"))));
+  const AttributeValue& driver = devices[0].attributes.at("driverVersion");
+  EXPECT_EQ(driver.kind, AttributeValue::Kind::kVersion);
+  EXPECT_EQ(driver.string_value, "550.127.08");
+  EXPECT_FALSE(driver.version.has_value());
+  EXPECT_FALSE(devices[0].attributes.at("cc").version.has_value());
+}
+
+TEST(DecodeResourceSliceTest, CounterOnlySliceHasNoDevices) {
+  ASSERT_OK_AND_ASSIGN(ResourceSlice slice, DecodeSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-counters}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-a
+  pool: {name: node-a, generation: 3, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counter-set
+    counters:
+      memory: {value: 40Gi}
+)")));
+  EXPECT_TRUE(slice.devices.empty());
+  EXPECT_EQ(slice.pool_generation, 3);
+  EXPECT_EQ(slice.resource_slice_count, 2);
+}
+
+TEST(DecodeResourceSliceTest, PerDeviceNodeNameIsUsedWhenTheSliceHasNone) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: shared}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    nodeName: node-b
+  - name: gpu-1
+    allNodes: true
+)")));
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].node, "node-b");
+  EXPECT_EQ(devices[1].node, "");
+}
+
+TEST(DecodeResourceSliceTest, UnknownFieldsAreIgnored) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(attributes:
+  type: {string: gpu}
+capacity:
+  memory:
+    value: 40Gi
+    requestPolicy: {default: 1Gi, validRange: {min: 1Gi}}
+futureDeviceField: {anything: [1, 2]})",
+                                                                      "  futureSpecField: x\n"))));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].attributes.size(), 1u);
+}
+
+TEST(DecodeResourceSliceTest, AttributeWithoutKindNamesObjectAndField) {
+  json obj = FromFile("resourceslice-a100-40gb.v1.yaml");
+  obj["spec"]["devices"][0]["attributes"]["memory"] = json::object();
+  auto result = DecodeResourceSlice(obj);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(),
+            "ResourceSlice \"a100-node-1-gpu.nvidia.com-7kq2x\": spec.devices[0].attributes.memory: "
+            "attribute must have exactly one of int, bool, string, version");
+}
+
+TEST(DecodeResourceSliceTest, AttributeWithTwoKindsIsRejected) {
+  auto result = DecodeResourceSlice(Object(Slice("v1beta1", R"(attributes:
+  index: {int: 0, string: "0"})")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].basic.attributes.index: attribute must have exactly one"));
+}
+
+TEST(DecodeResourceSliceTest, WrongTypesAreReportedWithTheirPath) {
+  struct Case {
+    std::string body;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"attributes:\n  minor: {int: \"0\"}", "spec.devices[0].attributes.minor.int: must be an "
+                                              "integer, got string"},
+      {"attributes:\n  minor: {int: 1.5}", "attributes.minor.int: must be an integer, got number"},
+      {"attributes:\n  sriov: {bool: \"true\"}", "attributes.sriov.bool: must be a boolean"},
+      {"attributes:\n  label: {string: 3}", "attributes.label.string: must be a string, got integer"},
+      {"attributes:\n  v: {version: 12.4}",
+       "attributes.v.version: must be a string (a semantic version), got number"},
+      {"attributes:\n  v: gpu", "attributes.v: attribute must be an object"},
+      {"attributes: [a]", "spec.devices[0].attributes: must be an object, got array"},
+      {"attributes:\n  resource.kubernetes.io/pcieRoot: {}",
+       "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: attribute must have"},
+      {"capacity:\n  memory: 40Gi", "capacity.memory: capacity must be an object {value: "
+                                     "<quantity>}, got string"},
+      {"capacity:\n  memory: {}", "capacity.memory.value: required"},
+      {"capacity:\n  memory: {value: true}", "capacity.memory.value: must be a quantity"},
+  };
+  for (const Case& c : cases) {
+    auto result = DecodeResourceSlice(Object(Slice("v1", c.body)));
+    ASSERT_FALSE(result.ok()) << c.body;
+    EXPECT_THAT(std::string(result.status().message()), HasSubstr(c.expected)) << c.body;
+  }
+}
+
+TEST(DecodeResourceSliceTest, BadQuantityNamesTheField) {
+  auto result = DecodeResourceSlice(Object(Slice("v1", "capacity:\n  memory: {value: 40GB}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("ResourceSlice \"s1\": spec.devices[0].capacity.memory.value: invalid "
+                        "quantity \"40GB\""));
+}
+
+TEST(DecodeResourceSliceTest, SpecFieldsAreChecked) {
+  auto result = DecodeResourceSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: broken}
+spec:
+  pool: {name: p, generation: "1", resourceSliceCount: 0}
+  nodeName: 7
+  devices:
+  - name: gpu-0
+  - name: gpu-0
+  - {}
+)"));
+  ASSERT_FALSE(result.ok());
+  const std::string message(result.status().message());
+  EXPECT_THAT(message, HasSubstr("ResourceSlice \"broken\": spec.driver: required"));
+  EXPECT_THAT(message, HasSubstr("ResourceSlice \"broken\": spec.pool.generation: must be an "
+                                 "integer, got string"));
+  EXPECT_THAT(message, HasSubstr("spec.pool.resourceSliceCount: must be greater than zero"));
+  EXPECT_THAT(message, HasSubstr("spec.nodeName: must be a string, got integer"));
+  EXPECT_THAT(message, HasSubstr("spec.devices[1].name: duplicate device name \"gpu-0\""));
+  EXPECT_THAT(message, HasSubstr("spec.devices[2].name: required"));
+}
+
+TEST(DecodeResourceSliceTest, MissingSpecAndPool) {
+  auto no_spec = DecodeResourceSlice(Object(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"));
+  ASSERT_FALSE(no_spec.ok());
+  EXPECT_THAT(std::string(no_spec.status().message()), HasSubstr("ResourceSlice \"x\": spec: required"));
+  auto no_pool = DecodeResourceSlice(Object(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"
+      "spec: {driver: d}\n"));
+  ASSERT_FALSE(no_pool.ok());
+  EXPECT_THAT(std::string(no_pool.status().message()), HasSubstr("spec.pool: required"));
+}
+
+TEST(DecodeResourceSliceTest, WrongShapeForTheVersion) {
+  auto flat_in_v1beta1 = DecodeResourceSlice(Object(R"(
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: d
+  nodeName: n
+  pool: {name: n, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {type: {string: gpu}}
+)"));
+  ASSERT_FALSE(flat_in_v1beta1.ok());
+  EXPECT_THAT(std::string(flat_in_v1beta1.status().message()),
+              HasSubstr("spec.devices[0]: attributes and capacity must be under \"basic\" in "
+                        "resource.k8s.io/v1beta1"));
+  auto basic_in_v1 = DecodeResourceSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: d
+  nodeName: n
+  pool: {name: n, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic: {attributes: {type: {string: gpu}}}
+)"));
+  ASSERT_FALSE(basic_in_v1.ok());
+  EXPECT_THAT(std::string(basic_in_v1.status().message()),
+              HasSubstr("spec.devices[0].basic: not part of resource.k8s.io/v1"));
+}
+
+TEST(DecodeResourceSliceTest, UnsupportedVersionAndKind) {
+  auto alpha = DecodeResourceSlice(
+      Object("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceSlice\nmetadata: {name: a}\n"));
+  ASSERT_FALSE(alpha.ok());
+  EXPECT_THAT(std::string(alpha.status().message()),
+              HasSubstr("ResourceSlice \"a\": apiVersion: unsupported apiVersion "
+                        "\"resource.k8s.io/v1alpha3\""));
+  auto kind = DecodeResourceSlice(
+      Object("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: a}\nspec: {}\n"));
+  ASSERT_FALSE(kind.ok());
+  EXPECT_THAT(std::string(kind.status().message()), HasSubstr("kind: expected ResourceSlice"));
+  EXPECT_FALSE(DecodeResourceSlice(json::array()).ok());
+}
+
+TEST(IsResourceSliceTest, MatchesKindAndGroup) {
+  EXPECT_TRUE(IsResourceSlice(
+      json{{"apiVersion", "resource.k8s.io/v1beta2"}, {"kind", "ResourceSlice"}}));
+  EXPECT_FALSE(IsResourceSlice(
+      json{{"apiVersion", "example.com/v1"}, {"kind", "ResourceSlice"}}));
+  EXPECT_FALSE(IsResourceSlice(
+      json{{"apiVersion", "resource.k8s.io/v1"}, {"kind", "DeviceClass"}}));
+  EXPECT_FALSE(IsResourceSlice(json("ResourceSlice")));
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
