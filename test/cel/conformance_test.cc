@@ -8,9 +8,6 @@
 
 // The build turns only test/<layer>/*_test.cc into executables; the runner's sources live in
 // test/cel/conformance/ and are compiled into this test by inclusion.
-#include "test/cel/conformance/conformance_runner.cc"  // NOLINT(build/include)
-#include "test/cel/conformance/value_json.cc"          // NOLINT(build/include)
-
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -19,7 +16,9 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "test/cel/conformance/conformance_runner.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/conformance_runner.h"
+#include "test/cel/conformance/value_json.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel::conformance {
@@ -67,10 +66,9 @@ TEST(ConformanceValueJson, ConvertsWellKnownObjectsAndRejectsMessages) {
                           "value": 7}})"));
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_TRUE(ValuesMatch(Value::Int(7), *w));
-  EXPECT_TRUE(absl::IsUnimplemented(
-      ValueFromProtoJson(json::parse(R"({"objectValue": {"@type":
+  EXPECT_TRUE(absl::IsUnimplemented(ValueFromProtoJson(json::parse(R"({"objectValue": {"@type":
           "type.googleapis.com/cel.expr.conformance.proto3.TestAllTypes"}})"))
-          .status()));
+                                        .status()));
 }
 
 TEST(ConformanceValueJson, ConvertsListsAndMapsOrderInsensitively) {

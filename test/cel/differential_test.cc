@@ -16,8 +16,6 @@
 
 // The build turns only test/<layer>/*_test.cc into executables; the shared conversion code lives
 // in test/cel/conformance/ and is compiled into this test by inclusion.
-#include "test/cel/conformance/value_json.cc"  // NOLINT(build/include)
-
 #include <unistd.h>
 
 #include <cstdint>
@@ -25,11 +23,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -37,6 +37,7 @@
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/cel/conformance/value_json.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel {
@@ -91,31 +92,48 @@ struct AttrName {
   AttrKind kind;
 };
 constexpr AttrName kAttributes[] = {
-    {"model", AttrKind::kString},   {"family", AttrKind::kString}, {"uuid", AttrKind::kString},
-    {"index", AttrKind::kInt},      {"memoryGiB", AttrKind::kInt}, {"numaNode", AttrKind::kInt},
-    {"healthy", AttrKind::kBool},   {"mig", AttrKind::kBool},      {"revision", AttrKind::kMixed},
+    {"model", AttrKind::kString},  {"family", AttrKind::kString}, {"uuid", AttrKind::kString},
+    {"index", AttrKind::kInt},     {"memoryGiB", AttrKind::kInt}, {"numaNode", AttrKind::kInt},
+    {"healthy", AttrKind::kBool},  {"mig", AttrKind::kBool},      {"revision", AttrKind::kMixed},
     {"absent", AttrKind::kString},  // never set on any device
 };
 constexpr const char* kCapacities[] = {"memory", "cores", "slices", "bandwidth"};
-constexpr const char* kStrings[] = {"a100",   "h100", "A100", "ampere", "hopper", "gpu",
-                                    "", "example", ".com",  "gpu-0",  "nvidia", "é", "x y"};
-constexpr int64_t kInts[] = {0, 1, 2, 3, 7, 8, 10, 16, 40, 80, 100, 1024, -1, -7,
-                             4294967296, 4611686018427387904, 9223372036854775807,
+constexpr const char* kStrings[] = {"a100",    "h100", "A100",  "ampere", "hopper", "gpu", "",
+                                    "example", ".com", "gpu-0", "nvidia", "é",      "x y"};
+constexpr int64_t kInts[] = {0,
+                             1,
+                             2,
+                             3,
+                             7,
+                             8,
+                             10,
+                             16,
+                             40,
+                             80,
+                             100,
+                             1024,
+                             -1,
+                             -7,
+                             4294967296,
+                             4611686018427387904,
+                             9223372036854775807,
                              -9223372036854775807};
 
 json Str(absl::string_view s) { return json{{"stringValue", std::string(s)}}; }
 json Int(int64_t i) { return json{{"int64Value", std::to_string(i)}}; }
-json Entry(json key, json value) { return json{{"key", std::move(key)}, {"value", std::move(value)}}; }
+json Entry(json key, json value) {
+  return json{{"key", std::move(key)}, {"value", std::move(value)}};
+}
 json Map(json entries) { return json{{"mapValue", {{"entries", std::move(entries)}}}}; }
 
 json GenerateDevice(Random& rng) {
   json attributes = json::array();
   json capacity = json::array();
   for (const char* domain : kDomains) {
-    if (absl::string_view(domain) == "missing.example.com" || rng.Percent(25)) continue;
+    if (absl::string_view(domain) == "missing.example.com" || rng.Percent(15)) continue;
     json attrs = json::array();
     for (const AttrName& attr : kAttributes) {
-      if (absl::string_view(attr.name) == "absent" || rng.Percent(20)) continue;
+      if (absl::string_view(attr.name) == "absent" || rng.Percent(12)) continue;
       AttrKind kind = attr.kind;
       if (kind == AttrKind::kMixed) kind = rng.Pick({AttrKind::kInt, AttrKind::kString});
       json value;
@@ -132,11 +150,12 @@ json GenerateDevice(Random& rng) {
       attrs.push_back(Entry(Str(attr.name), std::move(value)));
     }
     attributes.push_back(Entry(Str(domain), Map(std::move(attrs))));
-    if (rng.Percent(60)) {
+    if (rng.Percent(75)) {
       json caps = json::array();
       for (const char* name : kCapacities) {
-        if (rng.Percent(30)) continue;
-        caps.push_back(Entry(Str(name), Int(rng.Percent(90) ? rng.Uniform(1 << 20) : rng.Pick(kInts))));
+        if (rng.Percent(20)) continue;
+        caps.push_back(
+            Entry(Str(name), Int(rng.Percent(90) ? rng.Uniform(1 << 20) : rng.Pick(kInts))));
       }
       capacity.push_back(Entry(Str(domain), Map(std::move(caps))));
     }
@@ -144,7 +163,7 @@ json GenerateDevice(Random& rng) {
   json entries = json::array();
   entries.push_back(Entry(Str("driver"), Str(rng.Pick(kDrivers))));
   entries.push_back(Entry(Str("attributes"), Map(std::move(attributes))));
-  if (rng.Percent(80)) entries.push_back(Entry(Str("capacity"), Map(std::move(capacity))));
+  if (rng.Percent(90)) entries.push_back(Entry(Str("capacity"), Map(std::move(capacity))));
   return Map(std::move(entries));
 }
 
@@ -165,7 +184,11 @@ class ExprGenerator {
 
  private:
   std::string Quote(absl::string_view s) { return absl::StrCat("'", s, "'"); }
-  std::string Domain() { return Quote(rng_.Pick(kDomains)); }
+  // Mostly a domain devices may have; sometimes one no device has.
+  std::string Domain() {
+    constexpr int kReal = static_cast<int>(std::size(kDomains)) - 1;
+    return Quote(rng_.Percent(8) ? kDomains[kReal] : kDomains[rng_.Uniform(kReal)]);
+  }
 
   // device.attributes['d']['name'] or device.attributes['d'].name, of a name usually of `kind`.
   std::string Attribute(AttrKind kind) {
@@ -183,6 +206,14 @@ class ExprGenerator {
     return absl::StrCat("device.capacity[", Domain(), "][", Quote(rng_.Pick(kCapacities)), "]");
   }
 
+  // `op(operand)`, except that a negation is never nested directly in another: @bufbuild/cel
+  // folds `--x` and `!!x` to `x` without checking x's type (`!!'a'` is 'a'), where cel-go
+  // reports "no such overload".
+  std::string Negate(absl::string_view op, std::string operand) {
+    if (absl::StartsWith(operand, "-") || absl::StartsWith(operand, "!")) return operand;
+    return absl::StrCat(op, "(", operand, ")");
+  }
+
   std::string IntLiteral() {
     if (rng_.Percent(3)) return "(-9223372036854775807 - 1)";
     if (rng_.Percent(2)) return "-9223372036854775808";
@@ -190,7 +221,8 @@ class ExprGenerator {
   }
 
   std::string IntExpr(int depth) {
-    if (!int_vars_.empty() && rng_.Percent(30)) return int_vars_[rng_.Uniform(static_cast<int>(int_vars_.size()))];
+    if (!int_vars_.empty() && rng_.Percent(30))
+      return int_vars_[rng_.Uniform(static_cast<int>(int_vars_.size()))];
     const int roll = depth <= 0 ? rng_.Uniform(3) : rng_.Uniform(12);
     switch (roll) {
       case 0:
@@ -202,8 +234,8 @@ class ExprGenerator {
       case 3:
       case 4: {
         static constexpr const char* kOps[] = {"+", "-", "*"};
-        return absl::StrCat("(", IntExpr(depth - 1), " ", rng_.Pick(kOps), " ",
-                            IntExpr(depth - 1), ")");
+        return absl::StrCat("(", IntExpr(depth - 1), " ", rng_.Pick(kOps), " ", IntExpr(depth - 1),
+                            ")");
       }
       case 5: {
         // Divisors are literals: `MinInt64 % -1` is an overflow error in cel-go but 0 in
@@ -214,7 +246,7 @@ class ExprGenerator {
                             mod || rng_.Percent(80) ? rng_.Pick(kDivisors) : "-1", ")");
       }
       case 6:
-        return absl::StrCat("-(", IntExpr(depth - 1), ")");
+        return Negate("-", IntExpr(depth - 1));
       case 7:
         return rng_.Percent(50) ? absl::StrCat("size(", StrExpr(depth - 1), ")")
                                 : absl::StrCat(StrExpr(depth - 1), ".size()");
@@ -225,15 +257,16 @@ class ExprGenerator {
         return absl::StrCat("(", Bool(depth - 1), " ? ", IntExpr(depth - 1), " : ",
                             IntExpr(depth - 1), ")");
       case 10:
-        return absl::StrCat("[", IntLiteral(), ", ", IntExpr(depth - 1), ", ", IntLiteral(),
-                            "][", rng_.Uniform(4), "]");
+        return absl::StrCat("[", IntLiteral(), ", ", IntExpr(depth - 1), ", ", IntLiteral(), "][",
+                            rng_.Uniform(4), "]");
       default:
         return absl::StrCat("int(", Quote(std::to_string(rng_.Pick(kInts))), ")");
     }
   }
 
   std::string StrExpr(int depth) {
-    if (!str_vars_.empty() && rng_.Percent(30)) return str_vars_[rng_.Uniform(static_cast<int>(str_vars_.size()))];
+    if (!str_vars_.empty() && rng_.Percent(30))
+      return str_vars_[rng_.Uniform(static_cast<int>(str_vars_.size()))];
     const int roll = depth <= 0 ? rng_.Uniform(3) : rng_.Uniform(6);
     switch (roll) {
       case 0:
@@ -259,9 +292,9 @@ class ExprGenerator {
     std::vector<std::string> elements;
     const int n = rng_.Uniform(4);
     for (int i = 0; i < n; ++i) {
-      elements.push_back(ints ? (rng_.Percent(70) ? IntLiteral() : IntExpr(depth - 1))
-                              : (rng_.Percent(70) ? Quote(rng_.Pick(kStrings))
-                                                  : StrExpr(depth - 1)));
+      elements.push_back(
+          ints ? (rng_.Percent(70) ? IntLiteral() : IntExpr(depth - 1))
+               : (rng_.Percent(70) ? Quote(rng_.Pick(kStrings)) : StrExpr(depth - 1)));
     }
     return absl::StrCat("[", absl::StrJoin(elements, ", "), "]");
   }
@@ -286,8 +319,8 @@ class ExprGenerator {
     const std::string var = absl::StrCat("v", next_var_++);
     std::vector<std::string>& scope = ints ? int_vars_ : str_vars_;
     scope.push_back(var);
-    std::string body = macro == "map" ? (ints ? IntExpr(depth - 1) : StrExpr(depth - 1))
-                                      : Bool(depth - 1);
+    std::string body =
+        macro == "map" ? (ints ? IntExpr(depth - 1) : StrExpr(depth - 1)) : Bool(depth - 1);
     scope.pop_back();
     std::string call = absl::StrCat(range, ".", macro, "(", var, ", ", body, ")");
     if (macro == "filter" || macro == "map") {
@@ -309,11 +342,11 @@ class ExprGenerator {
       case 3:
         return absl::StrCat(Domain(), " in device.attributes");
       case 4:
-        return absl::StrCat(Quote(rng_.Pick(kAttributes).name), " in device.attributes[",
-                            Domain(), "]");
+        return absl::StrCat(Quote(rng_.Pick(kAttributes).name), " in device.attributes[", Domain(),
+                            "]");
       case 5:
-        return absl::StrCat("has(device.attributes[", Domain(), "].",
-                            rng_.Pick(kAttributes).name, ")");
+        return absl::StrCat("has(device.attributes[", Domain(), "].", rng_.Pick(kAttributes).name,
+                            ")");
       case 6:
         return rng_.Percent(50) ? "has(device.capacity)"
                                 : absl::StrCat("has(device.capacity[", Domain(), "].",
@@ -325,8 +358,7 @@ class ExprGenerator {
         return Compare(StrExpr(depth - 1), StrExpr(depth - 1));
       case 10: {
         static constexpr const char* kFns[] = {"startsWith", "endsWith", "contains"};
-        return absl::StrCat(StrExpr(depth - 1), ".", rng_.Pick(kFns), "(", StrExpr(depth - 1),
-                            ")");
+        return absl::StrCat(StrExpr(depth - 1), ".", rng_.Pick(kFns), "(", StrExpr(depth - 1), ")");
       }
       case 11: {
         bool ints = false;
@@ -340,7 +372,7 @@ class ExprGenerator {
       case 15:
         return absl::StrCat("(", Bool(depth - 1), " || ", Bool(depth - 1), ")");
       case 16:
-        return absl::StrCat("!(", Bool(depth - 1), ")");
+        return Negate("!", Bool(depth - 1));
       case 17:
         return absl::StrCat("(", Bool(depth - 1), " ? ", Bool(depth - 1), " : ", Bool(depth - 1),
                             ")");
@@ -391,6 +423,54 @@ std::string ShellQuote(absl::string_view s) {
   return out + "'";
 }
 
+struct Comparison {
+  int compared = 0;
+  int both_errors = 0;
+  int rejected = 0;  // compilations that failed (every device then counts)
+  int mismatches = 0;
+  std::string report;
+};
+
+// Compiles `expr` (type-checked or not) and compares its result on every device with the
+// reference's results for it.
+void CompareExpression(const std::shared_ptr<const Environment>& env, const std::string& expr,
+                       bool type_check, const json& reference_results, const json& devices,
+                       const std::vector<Value>& device_values, Comparison& c) {
+  auto mismatch = [&](size_t device, const std::string& reference, const std::string& engine) {
+    ++c.mismatches;
+    absl::StrAppend(&c.report, "\nexpr:      ", expr, type_check ? "" : "   [unchecked]",
+                    "\ndevice:    #", device, " ", devices[device].dump(),
+                    "\nbufbuild:  ", reference, "\nengine:    ", engine, "\n");
+  };
+  CompileOptions options;
+  options.type_check = type_check;
+  absl::StatusOr<std::shared_ptr<const Program>> program = Compile(expr, env, options);
+  if (!program.ok()) ++c.rejected;
+  for (size_t d = 0; d < device_values.size(); ++d) {
+    ++c.compared;
+    const json& reference = reference_results[d];
+    const Value actual = program.ok()
+                             ? (*program)->Evaluate(absl::MakeConstSpan(&device_values[d], 1))
+                             : Value::Error(absl::StrCat("compile: ", program.status().ToString()));
+    if (reference.contains("error")) {
+      if (actual.is_error()) {
+        ++c.both_errors;
+      } else {
+        mismatch(d, reference.dump(), Describe(actual));
+      }
+      continue;
+    }
+    absl::StatusOr<Value> expected = reference.contains("value")
+                                         ? ValueFromProtoJson(reference["value"])
+                                         : absl::InvalidArgumentError(reference.dump());
+    if (!expected.ok()) {
+      mismatch(d, std::string(expected.status().message()), Describe(actual));
+    } else if (!ValuesMatch(*expected, actual)) {
+      mismatch(d, Describe(*expected), Describe(actual));
+    }
+  }
+}
+
 uint64_t Seed() {
   const char* env = std::getenv("GPO_CEL_DIFFERENTIAL_SEED");
   uint64_t seed = 0;
@@ -431,65 +511,25 @@ TEST(CelDifferential, EngineAgreesWithBufbuildCel) {
     device_values.push_back(*std::move(v));
   }
 
-  std::shared_ptr<const Environment> env = Environment::Standard(
-      {Variable{kDeviceVariable, Type::Map(Type::String(), Type::Dyn())}});
-  int compared = 0;
-  int both_errors = 0;
-  int mismatches = 0;
-  int rejected = 0;
-  std::string report;
-  auto mismatch = [&](const std::string& expr, int device, const std::string& reference,
-                      const std::string& engine) {
-    ++mismatches;
-    absl::StrAppend(&report, "\nexpr:      ", expr, "\ndevice:    #", device, " ",
-                    devices[device].dump(), "\nbufbuild:  ", reference, "\nengine:    ", engine,
-                    "\n");
-  };
+  Comparison comparison;
+  std::shared_ptr<const Environment> env =
+      Environment::Standard({Variable{kDeviceVariable, Type::Map(Type::String(), Type::Dyn())}});
   for (size_t e = 0; e < expressions.size(); ++e) {
-    const std::string& expr = expressions[e];
-    const json& results = out["results"][e];
-    absl::StatusOr<std::shared_ptr<const Program>> program = Compile(expr, env);
-    if (!program.ok()) {
-      ++rejected;
-      for (int d = 0; d < kDevices; ++d) {
-        ++compared;
-        if (results[d].contains("error")) {
-          ++both_errors;
-          continue;
-        }
-        mismatch(expr, d, results[d].dump(), absl::StrCat("compile: ", program.status().ToString()));
-      }
-      continue;
-    }
-    for (int d = 0; d < kDevices; ++d) {
-      ++compared;
-      const json& reference = results[d];
-      const Value actual = (*program)->Evaluate(absl::MakeConstSpan(&device_values[d], 1));
-      if (reference.contains("error")) {
-        if (actual.is_error()) {
-          ++both_errors;
-        } else {
-          mismatch(expr, d, reference.dump(), Describe(actual));
-        }
-        continue;
-      }
-      absl::StatusOr<Value> expected =
-          reference.contains("value") ? ValueFromProtoJson(reference["value"])
-                                      : absl::InvalidArgumentError(reference.dump());
-      if (!expected.ok()) {
-        mismatch(expr, d, std::string(expected.status().message()), Describe(actual));
-      } else if (!ValuesMatch(*expected, actual)) {
-        mismatch(expr, d, Describe(*expected), Describe(actual));
-      }
+    for (bool type_check : {true, false}) {
+      CompareExpression(env, expressions[e], type_check, out["results"][e], devices, device_values,
+                        comparison);
     }
   }
   std::ofstream(kMismatchPath) << "# CEL differential mismatches (engine vs @bufbuild/cel): "
-                               << mismatches << "\n" << report;
+                               << comparison.mismatches << "\n"
+                               << comparison.report;
   std::cout << "CEL differential vs " << out.value("engine", "?") << ": " << expressions.size()
-            << " expressions x " << kDevices << " devices = " << compared << " results, "
-            << both_errors << " both errors, " << rejected << " expressions rejected by Compile, "
-            << mismatches << " mismatches (" << kMismatchPath << ")\n";
-  EXPECT_EQ(mismatches, 0) << report.substr(0, 6000);
+            << " expressions x " << kDevices
+            << " devices, checked and unchecked = " << comparison.compared << " results, "
+            << comparison.both_errors << " both errors, " << comparison.rejected
+            << " compilations rejected, " << comparison.mismatches << " mismatches ("
+            << kMismatchPath << ")\n";
+  EXPECT_EQ(comparison.mismatches, 0) << comparison.report.substr(0, 6000);
 }
 
 }  // namespace

@@ -51,7 +51,8 @@ constexpr ExtensionRule kExtensionRules[] = {
 // The expression with the contents of string and bytes literals blanked, so that the skip
 // patterns only see code.
 std::string StripLiterals(absl::string_view expr) {
-  static const LazyRE2 kLiteral = {R"re('''(?s:.*?)'''|"""(?s:.*?)"""|'(\\.|[^'\\])*'|"(\\.|[^"\\])*")re"};
+  static const LazyRE2 kLiteral = {
+      R"re('''(?s:.*?)'''|"""(?s:.*?)"""|'(\\.|[^'\\])*'|"(\\.|[^"\\])*")re"};
   std::string out(expr);
   RE2::GlobalReplace(&out, *kLiteral, "''");
   return out;
@@ -150,8 +151,8 @@ std::optional<CaseResult> Prepare(const json& test, Prepared& out) {
 
   for (const json& decl : test.value("typeEnv", json::array())) {
     if (decl.contains("function")) return Skipped(kSkipFunctionDecls);
-    const json ident_type = decl.contains("ident") ? decl["ident"].value("type", json::object())
-                                                   : json::object();
+    const json ident_type =
+        decl.contains("ident") ? decl["ident"].value("type", json::object()) : json::object();
     absl::StatusOr<Type> type = TypeFromProtoJson(ident_type);
     if (absl::IsUnimplemented(type.status())) return Skipped(kSkipMessages);
     if (!type.ok()) {
@@ -161,7 +162,8 @@ std::optional<CaseResult> Prepare(const json& test, Prepared& out) {
     out.variables.push_back(Variable{decl.value("name", ""), *std::move(type)});
   }
 
-  for (const auto& [name, binding] : test.value("bindings", json::object()).items()) {
+  const json bindings = test.value("bindings", json::object());
+  for (const auto& [name, binding] : bindings.items()) {
     if (!binding.contains("value")) return Skipped(kSkipNonValueBinding);
     absl::StatusOr<Value> value = ValueFromProtoJson(binding["value"]);
     if (absl::IsUnimplemented(value.status())) return Skipped(kSkipMessageValues);
@@ -197,8 +199,8 @@ std::optional<CaseResult> Prepare(const json& test, Prepared& out) {
 CaseResult RunPrepared(const json& test, Prepared& prepared) {
   const std::string expr = test.value("expr", "");
   const Expectation& expectation = prepared.expectation;
-  const std::string expected = expectation.value.has_value() ? Describe(*expectation.value)
-                                                             : expectation.error_text;
+  const std::string expected =
+      expectation.value.has_value() ? Describe(*expectation.value) : expectation.error_text;
 
   std::shared_ptr<const Environment> env =
       Environment::Standard(std::move(prepared.variables), test.value("container", ""));
@@ -283,7 +285,8 @@ std::string Report::SummaryTable() const {
       std::vector<std::string> per_suite;
       for (const SuiteSummary& s : suites) {
         auto it = s.skipped_by_reason.find(reason);
-        if (it != s.skipped_by_reason.end()) per_suite.push_back(absl::StrCat(s.name, "=", it->second));
+        if (it != s.skipped_by_reason.end())
+          per_suite.push_back(absl::StrCat(s.name, "=", it->second));
       }
       absl::StrAppendFormat(&out, "  %5d  %s [%s]\n", n, reason, absl::StrJoin(per_suite, " "));
     }
@@ -296,9 +299,8 @@ std::string Report::FailureClasses(int top, int examples) const {
   for (const Failure& f : failures) by_class[f.failure_class].push_back(&f);
   std::vector<std::pair<std::string, std::vector<const Failure*>>> sorted(by_class.begin(),
                                                                           by_class.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second.size() > b.second.size();
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   std::string out;
   int shown = 0;
   for (const auto& [failure_class, cases] : sorted) {
@@ -317,8 +319,8 @@ std::string Report::FailureClasses(int top, int examples) const {
 }
 
 std::string Report::FailuresText() const {
-  std::string out = absl::StrCat("# CEL conformance failures (", source, "): ", failures.size(),
-                                 "\n");
+  std::string out =
+      absl::StrCat("# CEL conformance failures (", source, "): ", failures.size(), "\n");
   for (const Failure& f : failures) {
     absl::StrAppend(&out, "\n", f.suite, "/", f.section, "/", f.name,
                     f.unimplemented ? " [unimplemented]" : "", "\n  class:    ", f.failure_class,
@@ -362,9 +364,8 @@ absl::StatusOr<Report> RunSuites(const json& root, absl::string_view filter) {
             ++summary.unimplemented;
             break;
         }
-        report.failures.push_back(Failure{summary.name, section_name, name,
-                                          test.value("expr", ""), std::move(result.expected),
-                                          std::move(result.actual),
+        report.failures.push_back(Failure{summary.name, section_name, name, test.value("expr", ""),
+                                          std::move(result.expected), std::move(result.actual),
                                           std::move(result.failure_class),
                                           result.outcome == Outcome::kUnimplemented});
       }

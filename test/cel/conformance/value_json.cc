@@ -42,7 +42,8 @@ absl::StatusOr<uint64_t> ParseUint64(const json& j) {
   uint64_t v = 0;
   if (j.is_string() && absl::SimpleAtoi(j.get<std::string>(), &v)) return v;
   if (j.is_number_unsigned()) return j.get<uint64_t>();
-  if (j.is_number_integer() && j.get<int64_t>() >= 0) return static_cast<uint64_t>(j.get<int64_t>());
+  if (j.is_number_integer() && j.get<int64_t>() >= 0)
+    return static_cast<uint64_t>(j.get<int64_t>());
   return Malformed("uint64", j);
 }
 
@@ -159,13 +160,17 @@ Type PrimitiveType(absl::string_view name, bool* ok) {
   return Type::Dyn();
 }
 
-bool IsNaN(const Value& v) { return v.kind() == ValueKind::kDouble && std::isnan(v.double_value()); }
+bool IsNaN(const Value& v) {
+  return v.kind() == ValueKind::kDouble && std::isnan(v.double_value());
+}
 
 }  // namespace
 
 absl::StatusOr<Value> ValueFromProtoJson(const json& j) {
   if (!j.is_object() || j.size() != 1) return Malformed("cel.expr.Value", j);
-  const auto& [key, v] = *j.items().begin();
+  const auto it = j.begin();
+  const std::string& key = it.key();
+  const json& v = it.value();
   if (key == "nullValue") return Value::Null();
   if (key == "boolValue") {
     if (!v.is_boolean()) return Malformed("boolValue", j);
@@ -210,7 +215,8 @@ absl::StatusOr<Value> ValueFromProtoJson(const json& j) {
         }
         ASSIGN_OR_RETURN(Value k, ValueFromProtoJson(e["key"]));
         ASSIGN_OR_RETURN(Value val, ValueFromProtoJson(e["value"]));
-        if (!map->Insert(std::move(k), std::move(val))) return Malformed("mapValue (repeated key)", j);
+        if (!map->Insert(std::move(k), std::move(val)))
+          return Malformed("mapValue (repeated key)", j);
       }
     }
     return Value::Map(std::move(map));
