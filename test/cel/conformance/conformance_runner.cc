@@ -196,6 +196,9 @@ std::optional<CaseResult> Prepare(const json& test, Prepared& out) {
   return std::nullopt;
 }
 
+CaseResult Compare(const Expectation& expectation, const Value& actual,
+                   const std::string& expected);
+
 CaseResult RunPrepared(const json& test, Prepared& prepared) {
   const std::string expr = test.value("expr", "");
   const Expectation& expectation = prepared.expectation;
@@ -216,7 +219,21 @@ CaseResult RunPrepared(const json& test, Prepared& prepared) {
                   expected, program.status().ToString());
   }
 
-  const Value actual = (*program)->Evaluate(prepared.activation);
+  std::string type_difference;
+  if (options.type_check && test.contains("checkedType")) {
+    const std::string engine_type = (*program)->result_type().ToString();
+    const std::string cel_go_type = test.value("checkedType", "");
+    if (engine_type != cel_go_type)
+      type_difference = absl::StrCat(engine_type, " vs ", cel_go_type);
+  }
+  CaseResult result = Compare(expectation, (*program)->Evaluate(prepared.activation), expected);
+  result.type_difference = std::move(type_difference);
+  return result;
+}
+
+// Compares an evaluation result with the expectation (`expected` describes it).
+CaseResult Compare(const Expectation& expectation, const Value& actual,
+                   const std::string& expected) {
   if (!expectation.value.has_value()) {
     if (actual.is_error()) return CaseResult{};
     return Failed(Outcome::kFailed, "expected an error, got a value", expected, Describe(actual));
@@ -291,6 +308,8 @@ std::string Report::SummaryTable() const {
       absl::StrAppendFormat(&out, "  %5d  %s [%s]\n", n, reason, absl::StrJoin(per_suite, " "));
     }
   }
+  absl::StrAppend(&out, "checked result types that differ from cel-go's (informational): ",
+                  type_differences.size(), "\n");
   return out;
 }
 
@@ -327,6 +346,12 @@ std::string Report::FailuresText() const {
                     "\n  expr:     ", f.expr, "\n  expected: ", f.expected,
                     "\n  got:      ", f.actual, "\n");
   }
+  absl::StrAppend(&out, "\n# Checked result types that differ from cel-go's (informational): ",
+                  type_differences.size(), "\n");
+  for (const TypeDifference& t : type_differences) {
+    absl::StrAppend(&out, t.suite, "/", t.section, "/", t.name, ": ", t.expr, "\n  ", t.difference,
+                    "\n");
+  }
   return out;
 }
 
@@ -349,6 +374,10 @@ absl::StatusOr<Report> RunSuites(const json& root, absl::string_view filter) {
         }
         ++summary.total;
         CaseResult result = RunCase(test);
+        if (!result.type_difference.empty()) {
+          report.type_differences.push_back(TypeDifference{
+              summary.name, section_name, name, test.value("expr", ""), result.type_difference});
+        }
         switch (result.outcome) {
           case Outcome::kPassed:
             ++summary.passed;

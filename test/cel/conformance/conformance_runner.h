@@ -28,6 +28,9 @@ struct CaseResult {
   std::string failure_class;  // kFailed, kUnimplemented: a short grouping key
   std::string expected;       // kFailed, kUnimplemented
   std::string actual;         // kFailed, kUnimplemented
+  // Informational (never a failure): the checked result type when it differs from the one
+  // cel-go's checker infers ("checkedType" in the export), as "engine vs cel-go".
+  std::string type_difference;
 };
 
 // Runs one SimpleTest given in protobuf-JSON form.
@@ -56,10 +59,19 @@ struct Failure {
   bool unimplemented = false;
 };
 
+struct TypeDifference {
+  std::string suite;
+  std::string section;
+  std::string name;
+  std::string expr;
+  std::string difference;  // "engine vs cel-go"
+};
+
 struct Report {
   std::string source;  // where the tests came from
   std::vector<SuiteSummary> suites;
   std::vector<Failure> failures;
+  std::vector<TypeDifference> type_differences;
 
   SuiteSummary Total() const;
   // Per-suite table: passed / applicable / failed / unimplemented / skipped, then the skip
@@ -67,7 +79,7 @@ struct Report {
   std::string SummaryTable() const;
   // The `top` most frequent failure classes with counts and up to `examples` cases each.
   std::string FailureClasses(int top, int examples) const;
-  // Every failure: suite/section/name, expression, expected, got.
+  // Every failure: suite/section/name, expression, expected, got; then the type differences.
   std::string FailuresText() const;
 };
 
