@@ -412,6 +412,7 @@ class Checker {
     const Overload* gated = nullptr;
     std::optional<Type> result;
     for (const Overload& o : *overloads) {
+      if (o.runtime_only) continue;
       if (o.receiver_style != receiver || o.params.size() != arg_types.size()) continue;
       TypeBindings bindings;
       bool ok = true;

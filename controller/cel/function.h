@@ -42,6 +42,9 @@ struct Overload {
   FunctionImpl impl;
   // Non-strict overloads also receive error values (e.g. `@not_strictly_false`).
   bool non_strict = false;
+  // Invisible to the checker; used only by runtime dispatch on dynamic values (cel-go accepts
+  // e.g. a uint or integral double list index at runtime, but declares only int).
+  bool runtime_only = false;
   Gate gate;
 };
 

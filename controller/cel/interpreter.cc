@@ -564,7 +564,7 @@ class Planner {
       for (const Overload& o : *overloads) {
         if (o.receiver_style != (receiver != nullptr) || o.params.size() != args.size()) continue;
         if (!env_.IsAvailable(o)) continue;
-        if (ref != nullptr && !ref->overload_ids.empty() &&
+        if (!o.runtime_only && ref != nullptr && !ref->overload_ids.empty() &&
             std::find(ref->overload_ids.begin(), ref->overload_ids.end(), o.id) ==
                 ref->overload_ids.end()) {
           continue;

@@ -200,6 +200,19 @@ void RegisterIndexing(FunctionRegistry& r) {
         if (!index.has_value()) return error;
         return ListGet(a[0].list_value(), *index);
       });
+  // Hidden from the checker: a dyn index that is a uint or an integral double at runtime.
+  for (auto [id, type] : {std::pair<const char*, Type>{"index_list_uint", Type::Uint()},
+                          std::pair<const char*, Type>{"index_list_double", Type::Double()}}) {
+    Overload o = MakeOverload(id, {Type::List(ParamA()), type}, ParamA(),
+                              [](absl::Span<const Value> a) {
+                                Value error;
+                                std::optional<int64_t> index = ListIndex(a[1], &error);
+                                if (!index.has_value()) return error;
+                                return ListGet(a[0].list_value(), *index);
+                              });
+    o.runtime_only = true;
+    r.Add(op::kIndex, std::move(o));
+  }
   Add(r, op::kIndex, "index_map", {Type::Map(ParamA(), ParamB()), ParamA()}, ParamB(),
       [](absl::Span<const Value> a) {
         std::optional<Value> v = a[0].map_value().Find(a[1]);
@@ -217,7 +230,7 @@ void RegisterIndexing(FunctionRegistry& r) {
       });
   Add(r, op::kIn, "in_map", {ParamA(), Type::Map(ParamA(), ParamB())}, Type::Bool(),
       [](absl::Span<const Value> a) {
-        return Value::Bool(a[1].map_value().Find(a[0]).has_value());
+        return Value::Bool(a[1].map_value().Contains(a[0]));
       });
 }
 

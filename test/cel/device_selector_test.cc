@@ -67,7 +67,7 @@ dra::Device L40S() {
   return d;
 }
 
-Value Run(const std::string& expr, const dra::Device& device, const std::string& version = "1.34") {
+Value Select(const std::string& expr, const dra::Device& device, const std::string& version = "1.34") {
   CompileOptions options;
   options.require_bool_result = true;
   auto program = Compile(expr, Environment::ForDeviceSelectors(*KubeVersion::Parse(version)),
@@ -87,45 +87,45 @@ constexpr char kNv[] = "device.attributes['gpu.nvidia.com']";
 
 TEST(DeviceSelectorTest, TypicalProfileSelectors) {
   std::string guard = std::string("device.driver == 'gpu.nvidia.com' && ") + kNv + ".type == 'gpu'";
-  EXPECT_TRUE(Run(guard, A100()).IsTrue());
+  EXPECT_TRUE(Select(guard, A100()).IsTrue());
   std::string mem40 = "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0";
-  EXPECT_TRUE(Run(mem40, A100()).IsTrue());  // exactly 40Gi
-  EXPECT_TRUE(Run(mem40, L40S()).IsTrue());
+  EXPECT_TRUE(Select(mem40, A100()).IsTrue());  // exactly 40Gi
+  EXPECT_TRUE(Select(mem40, L40S()).IsTrue());
   std::string mem48 = "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('48Gi')) >= 0";
-  EXPECT_TRUE(Run(mem48, L40S()).IsFalse());  // 46068Mi < 48Gi
+  EXPECT_TRUE(Select(mem48, L40S()).IsFalse());  // 46068Mi < 48Gi
   std::string cc = std::string(kNv) + ".cudaComputeCapability.compareTo(semver('8.9.0')) >= 0";
-  EXPECT_TRUE(Run(cc, A100()).IsFalse());
-  EXPECT_TRUE(Run(cc, L40S()).IsTrue());
+  EXPECT_TRUE(Select(cc, A100()).IsFalse());
+  EXPECT_TRUE(Select(cc, L40S()).IsTrue());
   std::string in = std::string(kNv) + ".productName in ['NVIDIA L40S', 'NVIDIA L4']";
-  EXPECT_TRUE(Run(in, L40S()).IsTrue());
-  EXPECT_TRUE(Run(in, A100()).IsFalse());
-  EXPECT_TRUE(Run(std::string(kNv) + ".driverVersion.isGreaterThan(semver('550.0.0'))", A100())
+  EXPECT_TRUE(Select(in, L40S()).IsTrue());
+  EXPECT_TRUE(Select(in, A100()).IsFalse());
+  EXPECT_TRUE(Select(std::string(kNv) + ".driverVersion.isGreaterThan(semver('550.0.0'))", A100())
                   .IsTrue());
 }
 
 TEST(DeviceSelectorTest, MissingAttributeIsARuntimeErrorNotFalse) {
-  Value v = Run(std::string(kNv) + ".index == 0", L40S());
+  Value v = Select(std::string(kNv) + ".index == 0", L40S());
   ASSERT_TRUE(v.is_error());
   EXPECT_EQ(v.error_message(), "no such key: index");
   // A presence check first makes it safe.
-  EXPECT_TRUE(Run(std::string("'index' in ") + kNv + " && " + kNv + ".index == 0", L40S())
+  EXPECT_TRUE(Select(std::string("'index' in ") + kNv + " && " + kNv + ".index == 0", L40S())
                   .IsFalse());
-  EXPECT_TRUE(Run(std::string("has(") + kNv + ".index)", L40S()).IsFalse());
+  EXPECT_TRUE(Select(std::string("has(") + kNv + ".index)", L40S()).IsFalse());
 }
 
 TEST(DeviceSelectorTest, UnknownDomainIsAnEmptyMap) {
-  EXPECT_TRUE(Run("'no-such-domain' in device.attributes", A100()).IsFalse());
-  EXPECT_TRUE(Run("size(device.attributes['no-such-domain']) == 0", A100()).IsTrue());
-  Value v = Run("device.attributes['no-such-domain'].noSuchAttr.isGreaterThan(quantity('0'))",
+  EXPECT_TRUE(Select("'no-such-domain' in device.attributes", A100()).IsFalse());
+  EXPECT_TRUE(Select("size(device.attributes['no-such-domain']) == 0", A100()).IsTrue());
+  Value v = Select("device.attributes['no-such-domain'].noSuchAttr.isGreaterThan(quantity('0'))",
                 A100());
   ASSERT_TRUE(v.is_error());
   EXPECT_EQ(v.error_message(), "no such key: noSuchAttr");
 }
 
 TEST(DeviceSelectorTest, QualifiedAttributesLiveInTheirOwnDomain) {
-  EXPECT_TRUE(Run("device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0000:00'", A100())
+  EXPECT_TRUE(Select("device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0000:00'", A100())
                   .IsTrue());
-  EXPECT_TRUE(Run("'resource.kubernetes.io' in device.attributes", A100()).IsTrue());
+  EXPECT_TRUE(Select("'resource.kubernetes.io' in device.attributes", A100()).IsTrue());
 }
 
 TEST(DeviceSelectorTest, ResultMustBeBool) {
@@ -159,11 +159,11 @@ TEST(DeviceSelectorTest, NormalisingSemverAcceptedFrom134) {
     EXPECT_THAT(std::string(s.message()), HasSubstr("1.34")) << v;
   }
   for (const char* v : {"1.34", "1.35", "1.36"}) EXPECT_OK(CheckOn(expr, v)) << v;
-  EXPECT_TRUE(Run(expr, A100(), "1.34").IsTrue());
+  EXPECT_TRUE(Select(expr, A100(), "1.34").IsTrue());
 }
 
 TEST(DeviceSelectorTest, StrictSemverLiteralIsARuntimeError) {
-  Value v = Run(std::string(kNv) + ".driverVersion.compareTo(semver('8.0')) >= 0", A100());
+  Value v = Select(std::string(kNv) + ".driverVersion.compareTo(semver('8.0')) >= 0", A100());
   EXPECT_TRUE(v.is_error()) << v.DebugString();
 }
 
@@ -191,7 +191,7 @@ TEST(DeviceSelectorTest, StringFunctionsTooComplexOnEarly132Patches) {
   EXPECT_THAT(std::string(early.message()), HasSubstr("too complex"));
   EXPECT_OK(CheckOn(expr, "1.32.3"));
   EXPECT_OK(CheckOn(expr, "1.32"));  // a bare minor means its latest patch
-  EXPECT_TRUE(Run(expr, A100()).IsTrue());
+  EXPECT_TRUE(Select(expr, A100()).IsTrue());
 }
 
 TEST(DeviceSelectorTest, TypicalSelectorsAcceptedOnEveryVersion) {
