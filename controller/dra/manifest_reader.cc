@@ -384,7 +384,7 @@ void AddObject(json object, const std::string& file, int document_index, int ite
 
 void ParseJsonText(absl::string_view text, const std::string& name,
                    std::vector<ManifestObject>& out, std::vector<std::string>& errors) {
-  if (text.find_first_not_of(" \t\r\n") == absl::string_view::npos) return;  // empty file
+  if (absl::StripAsciiWhitespace(text).empty()) return;  // an empty file holds no objects
   json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
     // Parse again with exceptions to get nlohmann's positioned message.

@@ -78,7 +78,7 @@ TEST_F(SemverLibraryTest, DeclaresKubernetesOverloads) {
     EXPECT_EQ(o->receiver_style, d.receiver_style) << d.id;
     EXPECT_EQ(o->params.size(), d.arity) << d.id;
     EXPECT_EQ(o->gate.introduced_minor, d.introduced_minor) << d.id;
-    EXPECT_EQ(o->gate.library, d.introduced_minor == 33 ? "Semver (normalize)" : "Semver")
+    EXPECT_EQ(o->gate.library, d.introduced_minor == 33 ? "normalising semver" : "Semver")
         << d.id;
   }
   EXPECT_EQ(Find("semver", "string_to_semver")->result, Type::Opaque(kSemverTypeName));
