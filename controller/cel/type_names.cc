@@ -14,7 +14,6 @@ std::optional<Type> TypeForName(absl::string_view name) {
   if (name == "list") return Type::List(Type::Dyn());
   if (name == "map") return Type::Map(Type::Dyn(), Type::Dyn());
   if (name == "type") return Type::AnyTypeValue();
-  if (name == "dyn") return Type::Dyn();
   if (name == "optional_type") return Type::Optional(Type::Dyn());
   if (name == "google.protobuf.Duration") return Type::Duration();
   if (name == "google.protobuf.Timestamp") return Type::Timestamp();

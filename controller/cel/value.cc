@@ -358,7 +358,8 @@ std::optional<int> CompareNumeric(const Value& a, const Value& b) {
       if (std::isnan(x) || std::isnan(y)) return std::nullopt;
       return sign(x, y);
     }
-    // One double, one integer: compare without converting the integer to double blindly.
+    // One double, one integer: as cel-go does, out-of-range doubles order outright and the rest
+    // compare after converting the integer to double (so 2^63-1 equals 2^63 as a double).
     bool swapped = ka != ValueKind::kDouble;
     const Value& d = swapped ? b : a;
     const Value& n = swapped ? a : b;
@@ -366,34 +367,20 @@ std::optional<int> CompareNumeric(const Value& a, const Value& b) {
     if (std::isnan(x)) return std::nullopt;
     int r;
     if (n.kind() == ValueKind::kInt) {
-      int64_t i = n.int_value();
       if (x < -9223372036854775808.0) {
         r = -1;
-      } else if (x >= 9223372036854775808.0) {
+      } else if (x > 9223372036854775807.0) {
         r = 1;
       } else {
-        double t = std::trunc(x);
-        int64_t ti = static_cast<int64_t>(t);
-        if (ti != i) {
-          r = sign(ti, i);
-        } else {
-          r = sign(x, t);
-        }
+        r = sign(x, static_cast<double>(n.int_value()));
       }
     } else {
-      uint64_t u = n.uint_value();
       if (x < 0) {
         r = -1;
-      } else if (x >= 18446744073709551616.0) {
+      } else if (x > 18446744073709551615.0) {
         r = 1;
       } else {
-        double t = std::trunc(x);
-        uint64_t tu = static_cast<uint64_t>(t);
-        if (tu != u) {
-          r = sign(tu, u);
-        } else {
-          r = sign(x, t);
-        }
+        r = sign(x, static_cast<double>(n.uint_value()));
       }
     }
     return swapped ? -r : r;
