@@ -69,6 +69,7 @@ const std::vector<Value>& Fleet() {
         {"gpu.amd.com", "amdgpu", "AMD Instinct MI300X", nullptr, "192Gi"},
     };
     std::mt19937 rng(42);
+    DeviceValueBuilder builder;
     auto* out = new std::vector<Value>();
     out->reserve(kDevices);
     for (int i = 0; i < kDevices; ++i) {
@@ -83,9 +84,11 @@ const std::vector<Value>& Fleet() {
       d.attributes["brand"] = Str("Nvidia");
       d.attributes["driverVersion"] = Ver("550.127.8");
       d.attributes["resource.kubernetes.io/pcieRoot"] = Str("pci0000:00");
+      d.attributes["resource.kubernetes.io/pciBusID"] =
+          Str("0000:" + std::to_string(10 + i % 8) + ":00.0");
       if (k.cc != nullptr) d.attributes["cudaComputeCapability"] = Ver(k.cc);
       d.capacity["memory"] = *Quantity::Parse(k.memory);
-      out->push_back(MakeDeviceValue(d));
+      out->push_back(builder.Build(d));
     }
     return out;
   }();
@@ -105,7 +108,9 @@ std::shared_ptr<const Program> CompiledSelector() {
 }
 
 void BM_CelSelector(benchmark::State& state) {
-  const std::vector<Value>& fleet = Fleet();
+  const std::vector<Value>& all = Fleet();
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::vector<Value> fleet(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
   std::shared_ptr<const Program> program = CompiledSelector();
   int64_t matched = 0;
   for (auto _ : state) {
@@ -117,7 +122,7 @@ void BM_CelSelector(benchmark::State& state) {
   benchmark::DoNotOptimize(matched);
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(fleet.size()));
 }
-BENCHMARK(BM_CelSelector)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CelSelector)->Arg(kDevices)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 // The same logic written by hand against the same device value.
 bool HandWritten(const Value& device, const Quantity& min_memory, const Semver& min_cc) {
@@ -142,7 +147,9 @@ bool HandWritten(const Value& device, const Quantity& min_memory, const Semver& 
 }
 
 void BM_HandWrittenPredicate(benchmark::State& state) {
-  const std::vector<Value>& fleet = Fleet();
+  const std::vector<Value>& all = Fleet();
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::vector<Value> fleet(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
   const Quantity min_memory = *Quantity::Parse("40Gi");
   const Semver min_cc = *Semver::ParseStrict("8.0.0");
   int64_t matched = 0;
@@ -152,7 +159,7 @@ void BM_HandWrittenPredicate(benchmark::State& state) {
   benchmark::DoNotOptimize(matched);
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(fleet.size()));
 }
-BENCHMARK(BM_HandWrittenPredicate)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HandWrittenPredicate)->Arg(kDevices)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 // Both must agree on every device, or the comparison means nothing.
 void BM_AgreementCheck(benchmark::State& state) {

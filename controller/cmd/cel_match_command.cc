@@ -25,10 +25,11 @@ struct MatchRow {
   std::string error;  // empty when the selector evaluated to a bool
 };
 
-MatchRow Evaluate(const cel::Program& program, const dra::Device& device) {
+MatchRow Evaluate(const cel::Program& program, const dra::Device& device,
+                  cel::DeviceValueBuilder& values) {
   MatchRow row;
   row.device = &device;
-  cel::Value v = program.Evaluate({cel::MakeDeviceValue(device)});
+  cel::Value v = program.Evaluate({values.Build(device)});
   if (v.is_error()) {
     row.error = std::string(v.error_message());
   } else if (!v.is_bool()) {
@@ -131,7 +132,10 @@ int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   std::vector<MatchRow> rows;
   rows.reserve(inventory->devices().size());
-  for (const dra::Device& d : inventory->devices()) rows.push_back(Evaluate(**program, d));
+  cel::DeviceValueBuilder values;
+  for (const dra::Device& d : inventory->devices()) {
+    rows.push_back(Evaluate(**program, d, values));
+  }
   if (output == "json") {
     PrintJson(rows, out);
   } else {
