@@ -19,8 +19,12 @@ mem="'memory' in device.capacity['gpu.nvidia.com'] && device.capacity['gpu.nvidi
 run "$bin" cel match -f "$fleet" "$guard && $mem"
 # At least 48 GiB excludes the L40S, whose driver reports 46068Mi (about 44.99 GiB).
 run "$bin" cel match -f "$fleet" "$guard && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('48Gi')) >= 0"
-# Driver at least 550 and compute capability at least 8.9, as JSON.
-run "$bin" cel match -o json -f "$fleet" "$guard && $nv.driverVersion.compareTo(semver('550.0.0')) >= 0 && $nv.cudaComputeCapability.compareTo(semver('8.9.0')) >= 0"
+# Driver at least 550 and compute capability at least 8.9, as JSON (first two devices shown).
+sel="$guard && $nv.driverVersion.compareTo(semver('550.0.0')) >= 0 && $nv.cudaComputeCapability.compareTo(semver('8.9.0')) >= 0"
+say "$bin" cel match -o json -f "$fleet" "$sel" "| head -n 17"
+"$bin" cel match -o json -f "$fleet" "$sel" | head -n 17
+say "$bin" cel match -f "$fleet" "$sel"
+"$bin" cel match -f "$fleet" "$sel" | tail -n 5
 # Reading an attribute some devices lack is a runtime error, not a silent false.
 run "$bin" cel match -f "$fleet" "$nv.addressingMode == 'HMM'"
 # What does each Kubernetes version accept?

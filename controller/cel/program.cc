@@ -40,10 +40,12 @@ class ProgramImpl final : public Program {
  private:
   Value Run(absl::Span<const Value> variables, const Activation* activation) const {
     absl::InlinedVector<Value, 8> locals(static_cast<size_t>(plan_.num_locals));
+    absl::InlinedVector<std::optional<Value>, 4> cache(static_cast<size_t>(plan_.num_cache_slots));
     Frame frame;
     frame.variables = variables;
     frame.activation = activation;
     frame.locals = locals.data();
+    frame.cache = cache.data();
     frame.iterations_left = max_iterations_;
     return plan_.root->Evaluate(frame);
   }
@@ -92,7 +94,11 @@ absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view express
           absl::StrCat("too complex, exceeds cost limit: the estimated cost ",
                        cost.max == UINT64_MAX ? std::string("is unbounded")
                                               : absl::StrCat("is ", cost.max),
-                       ", the limit is ", eo.cost_limit));
+                       ", the limit is ", eo.cost_limit,
+                       eo.device_selector && !eo.dra_size_estimator
+                           ? " (Kubernetes 1.32.0-1.32.2 assume attribute strings of unbounded "
+                             "size; 1.32.3 fixed this, kubernetes#129523)"
+                           : ""));
     }
     plan = BuildPlan(*checked->ast.root, &*checked, *env);
   } else {
