@@ -16,9 +16,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "test/cel/conformance/conformance_runner.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/conformance_runner.h"
-#include "test/cel/conformance/value_json.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel::conformance {

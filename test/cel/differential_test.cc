@@ -37,7 +37,6 @@
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
-#include "test/cel/conformance/value_json.cc"  // NOLINT(build/include)
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel {
