@@ -16,6 +16,9 @@ namespace {
 
 using TypeBindings = std::vector<std::pair<std::string, Type>>;
 
+// The optional library's overload of `_?._` (standard_optional.cc).
+constexpr char kSelectOptionalFieldOverload[] = "select_optional_field";
+
 const Type* FindBinding(const TypeBindings& b, const std::string& name) {
   for (const auto& [n, t] : b) {
     if (n == name) return &t;
@@ -222,11 +225,22 @@ class Checker {
       }
     }
     Type operand = CheckExpr(e.operand);
-    Type result = FieldOf(e, operand);
+    Type result = FieldOf(e, e.name, operand);
     return e.test_only ? Type::Bool() : result;
   }
 
-  Type FieldOf(const Expr& e, const Type& operand) {
+  // The type of `operand.field` (reported at `e`). As in cel-go, selecting through an
+  // optional(T) selects on T and stays optional, and so does an optional selection `.?field`:
+  // both give optional(type of the field).
+  Type FieldOf(const Expr& e, const std::string& field, const Type& operand,
+               bool optional = false) {
+    const bool through_optional = operand.kind() == Type::Kind::kOptional;
+    Type result = FieldOfValue(e, field, through_optional ? operand.params()[0] : operand);
+    if (result.kind() == Type::Kind::kError || !(optional || through_optional)) return result;
+    return Type::Optional(std::move(result));
+  }
+
+  Type FieldOfValue(const Expr& e, const std::string& field, const Type& operand) {
     switch (operand.kind()) {
       case Type::Kind::kDyn:
       case Type::Kind::kError:
@@ -238,8 +252,8 @@ class Checker {
         return operand.params()[1];
       case Type::Kind::kOpaque:
         if (env_.IsMessageType(operand)) {
-          if (std::optional<Type> f = env_.FieldType(operand, e.name)) return *f;
-          Error(e, absl::StrCat("undefined field '", e.name, "'"));
+          if (std::optional<Type> f = env_.FieldType(operand, field)) return *f;
+          Error(e, absl::StrCat("undefined field '", field, "'"));
           return Type::Error();
         }
         break;
@@ -365,6 +379,11 @@ class Checker {
       CheckExpr(e.args[0]);
       return Type::Bool();
     }
+    if (fn == op::kOptSelect && e.operand == nullptr && e.args.size() == 2 &&
+        e.args[1]->kind == Expr::Kind::kConstant &&
+        e.args[1]->constant.kind == Constant::Kind::kString && OptionalSelectAvailable()) {
+      return CheckOptionalSelect(e);
+    }
     if (fn == op::kConditional) {
       Type c = CheckExpr(e.args[0]);
       Type a = CheckExpr(e.args[1]);
@@ -438,6 +457,29 @@ class Checker {
     Reference& ref = refs_[e.id];
     for (const Overload* o : matches) ref.overload_ids.push_back(o->id);
     return *result;
+  }
+
+  // Whether the environment offers the optional library's `_?._`; when it does not, the call
+  // goes through overload resolution, which reports why.
+  bool OptionalSelectAvailable() const {
+    const std::vector<Overload>* overloads = env_.functions().Find(op::kOptSelect);
+    if (overloads == nullptr) return false;
+    for (const Overload& o : *overloads) {
+      if (o.id == kSelectOptionalFieldOverload && env_.IsAvailable(o)) return true;
+    }
+    return false;
+  }
+
+  // `operand.?field` (the parser's `_?._`(operand, 'field')): optional(type of the field), as
+  // cel-go's checker types it, rather than the overload's optional(dyn).
+  Type CheckOptionalSelect(Expr& e) {
+    Type operand = CheckExpr(e.args[0]);
+    CheckExpr(e.args[1]);
+    if (operand.kind() == Type::Kind::kError) return operand;
+    Type result = FieldOf(e, e.args[1]->constant.string_value, operand, /*optional=*/true);
+    if (result.kind() == Type::Kind::kError) return result;
+    refs_[e.id].overload_ids.push_back(kSelectOptionalFieldOverload);
+    return result;
   }
 
   Type NoMatchingOverload(const Expr& e, const std::vector<Type>& args,

@@ -31,6 +31,30 @@ Value ConstantValue(const Constant& c) {
   return Value::Null();
 }
 
+// `operand.field`, or `has(operand.field)` when test_only. As in cel-go, selecting through an
+// optional value stays optional: a none stays none (and is not present), a missing map key
+// gives none, a present one optional.of(value); a value that supports no field selection is an
+// error either way.
+Value SelectField(const Value& operand, const std::string& field, bool test_only) {
+  if (operand.is_error()) return operand;
+  if (operand.kind() == ValueKind::kOptional) {
+    if (!operand.optional_has_value()) return test_only ? Value::Bool(false) : operand;
+    const Value& inner = operand.optional_value();
+    if (inner.kind() != ValueKind::kMap) return Value::NoSuchKey(field);
+    std::optional<Value> v = inner.map_value().FindString(field);
+    if (test_only) return Value::Bool(v.has_value());
+    return v ? Value::OptionalOf(*std::move(v)) : Value::OptionalNone();
+  }
+  if (operand.kind() == ValueKind::kMap) {
+    if (test_only) return Value::Bool(operand.map_value().Contains(Value::String(field)));
+    std::optional<Value> v = operand.map_value().FindString(field);
+    return v ? std::move(*v) : Value::NoSuchKey(field);
+  }
+  if (test_only) return Value::NoSuchOverload("has");
+  return Value::Error(absl::StrCat("type '", operand.TypeName(),
+                                   "' does not support field selection"));
+}
+
 class ConstStep final : public Step {
  public:
   explicit ConstStep(Value v) : value_(std::move(v)) {}
@@ -70,20 +94,11 @@ class DynamicNameStep final : public Step {
         std::optional<Value> v = frame.activation->FindVariable(name);
         if (!v) continue;
         Value cur = *v;
-        for (const std::string& f : fields) cur = SelectField(cur, f);
+        for (const std::string& f : fields) cur = SelectField(cur, f, /*test_only=*/false);
         return cur;
       }
     }
     return Value::Error(absl::StrCat("no such attribute: ", candidates_.front().first));
-  }
-  static Value SelectField(const Value& operand, absl::string_view field) {
-    if (operand.is_error()) return operand;
-    if (operand.kind() == ValueKind::kMap) {
-      std::optional<Value> v = operand.map_value().FindString(field);
-      return v ? *v : Value::NoSuchKey(field);
-    }
-    return Value::Error(absl::StrCat("type '", operand.TypeName(),
-                                     "' does not support field selection"));
   }
 
  private:
@@ -104,16 +119,7 @@ class SelectStep final : public Step {
   SelectStep(StepPtr operand, std::string field, bool test_only)
       : operand_(std::move(operand)), field_(std::move(field)), test_only_(test_only) {}
   Value Evaluate(Frame& frame) const override {
-    Value operand = operand_->Evaluate(frame);
-    if (operand.is_error()) return operand;
-    if (operand.kind() == ValueKind::kMap) {
-      if (test_only_) return Value::Bool(operand.map_value().Contains(Value::String(field_)));
-      std::optional<Value> v = operand.map_value().FindString(field_);
-      return v ? std::move(*v) : Value::NoSuchKey(field_);
-    }
-    if (test_only_) return Value::NoSuchOverload("has");
-    return Value::Error(absl::StrCat("type '", operand.TypeName(),
-                                     "' does not support field selection"));
+    return SelectField(operand_->Evaluate(frame), field_, test_only_);
   }
 
  private:

@@ -1,7 +1,8 @@
 // File: controller/cel/macros.cc
 // ExprFactory and the macro expansions. Each expansion follows cel-go (parser/macro.go,
-// ext/comprehensions.go, ext/bindings.go, ext/lists.go) node for node, creating the new nodes
-// in the same order cel-go does, so ids grow the same way within an expansion.
+// ext/comprehensions.go, ext/bindings.go, ext/lists.go, the optional library's optMap and
+// optFlatMap) node for node, creating the new nodes in the same order cel-go does, so ids grow
+// the same way within an expansion.
 #include "controller/cel/macros.h"
 
 #include <algorithm>
@@ -29,6 +30,9 @@ const MacroSignature* FindMacro(absl::string_view name, int arg_count, bool rece
         break;
       case MacroGroup::kLists:
         if (options.enable_lists_macros) return &m;
+        break;
+      case MacroGroup::kOptional:
+        if (options.enable_optional_syntax) return &m;
         break;
     }
   }
@@ -387,6 +391,30 @@ class Expander {
     return f_.NewComprehension(offset_, std::move(c));
   }
 
+  // cel.OptionalTypes' optMap (`wrap`) and optFlatMap:
+  //   target.hasValue() ? [optional.of(]bind(var, target.value(), expr)[)] : optional.none()
+  // where the bind is the cel.bind comprehension. `target` is used twice, so the value() call
+  // gets a copy of it.
+  ExprPtr OptionalMap(ExprPtr target, std::vector<ExprPtr>& args, bool wrap) {
+    std::string var = args[0]->name;
+    ExprPtr target_copy = f_.Copy(*target);
+    ExprPtr has_value =
+        f_.NewMemberCall(offset_, kOptionalHasValueFunction, std::move(target), {});
+    ExprFactory::Comprehension c;
+    c.iter_range = f_.NewList(offset_);
+    c.iter_var = kUnusedIterVar;
+    c.accu_var = var;
+    c.accu_init = f_.NewMemberCall(offset_, kOptionalValueFunction, std::move(target_copy), {});
+    c.loop_condition = Bool(false);
+    c.loop_step = f_.NewIdent(offset_, var);
+    c.result = std::move(args[1]);
+    ExprPtr mapped = f_.NewComprehension(offset_, std::move(c));
+    if (wrap) mapped = Call(kOptionalOfFunction, MakeArgs(std::move(mapped)));
+    ExprPtr none = Call(kOptionalNoneFunction, {});
+    return Call(op::kConditional,
+                MakeArgs(std::move(has_value), std::move(mapped), std::move(none)));
+  }
+
  private:
   ExprFactory& f_;
   int32_t offset_;
@@ -425,6 +453,16 @@ MacroOutcome ExpandMacro(ExprFactory& factory, const ParserOptions& options, int
     }
     *expansion = x.Bind(args);
     target.reset();
+    args.clear();
+    return MacroOutcome::kExpanded;
+  }
+  if (macro->group == MacroGroup::kOptional) {
+    if (args[0]->kind != Expr::Kind::kIdent) {
+      *error = {args[0]->offset,
+                absl::StrCat(name, "() variable name must be a simple identifier")};
+      return MacroOutcome::kError;
+    }
+    *expansion = x.OptionalMap(std::move(target), args, name == "optMap");
     args.clear();
     return MacroOutcome::kExpanded;
   }

@@ -20,7 +20,7 @@
 namespace gpuprofile::cel {
 
 // Which ParserOptions flag turns a macro on.
-enum class MacroGroup { kStandard, kTwoVar, kBind, kLists };
+enum class MacroGroup { kStandard, kTwoVar, kBind, kLists, kOptional };
 
 struct MacroSignature {
   const char* name;
@@ -56,6 +56,10 @@ inline constexpr MacroSignature kMacroSignatures[] = {
     {"bind", 3, true, MacroGroup::kBind},
     // ext.Lists (version 2+).
     {"sortBy", 2, true, MacroGroup::kLists},
+    // cel.OptionalTypes, on with the optional syntax: `opt.optMap(v, expr)`,
+    // `opt.optFlatMap(v, expr)`.
+    {"optMap", 2, true, MacroGroup::kOptional},
+    {"optFlatMap", 2, true, MacroGroup::kOptional},
 };
 
 // Names the expansions use besides those in operators.h (cel-go's names).
@@ -65,6 +69,11 @@ inline constexpr char kSortByInputVar[] = "@__sortBy_input__";
 inline constexpr char kUnusedIterVar[] = "#unused";
 // Older cel-go accumulator name; still reserved so user variables cannot shadow it.
 inline constexpr char kLegacyAccumulatorVar[] = "__result__";
+// The optional library's functions the optMap/optFlatMap expansions call.
+inline constexpr char kOptionalHasValueFunction[] = "hasValue";
+inline constexpr char kOptionalValueFunction[] = "value";
+inline constexpr char kOptionalOfFunction[] = "optional.of";
+inline constexpr char kOptionalNoneFunction[] = "optional.none";
 
 // Returns the enabled macro with this name, arity and style, or null.
 const MacroSignature* FindMacro(absl::string_view name, int arg_count, bool receiver_style,
