@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "controller/cel/operators.h"
@@ -351,12 +353,81 @@ class ComprehensionStep final : public Step {
   int accu_slot_, var1_slot_, var2_slot_;
 };
 
+// A subexpression that occurs more than once and depends only on the declared variables (an
+// attribute path such as `device.attributes['gpu.nvidia.com']`), evaluated once per evaluation
+// and then reused from the frame. Profile selectors repeat such paths in every term.
+class CachedStep final : public Step {
+ public:
+  CachedStep(StepPtr inner, int slot) : inner_(std::move(inner)), slot_(slot) {}
+  Value Evaluate(Frame& frame) const override {
+    std::optional<Value>& cached = frame.cache[slot_];
+    if (!cached.has_value()) cached = inner_->Evaluate(frame);
+    return *cached;
+  }
+
+ private:
+  StepPtr inner_;
+  int slot_;
+};
+
 // Builds steps; tracks comprehension scopes to resolve locals to slots.
 class Planner {
  public:
   Planner(const CheckedAst* checked, const Environment& env) : checked_(checked), env_(env) {}
 
+  // Finds the attribute paths worth caching: those occurring at least twice in `root`.
+  void FindRepeatedPaths(const Expr& root) {
+    VisitExpr(root, [&](const Expr& e) {
+      if (e.kind == Expr::Kind::kComprehension) {
+        bound_names_.insert(e.iter_var);
+        bound_names_.insert(e.iter_var2);
+        bound_names_.insert(e.accu_var);
+      }
+    });
+    VisitExpr(root, [&](const Expr& e) {
+      if (IsCacheablePath(e)) ++path_counts_[DebugString(e)];
+    });
+  }
+
   absl::StatusOr<StepPtr> Build(const Expr& e) {
+    if (IsCacheablePath(e)) {
+      std::string key = DebugString(e);
+      auto count = path_counts_.find(key);
+      if (count != path_counts_.end() && count->second >= 2) {
+        // Take the slot number now: building the inner steps may add slots (and rehash).
+        int slot = cache_slots_.emplace(key, static_cast<int>(cache_slots_.size())).first->second;
+        auto inner = BuildUncached(e);
+        if (!inner.ok()) return inner.status();
+        return StepPtr(new CachedStep(std::move(*inner), slot));
+      }
+    }
+    return BuildUncached(e);
+  }
+
+  int num_cache_slots() const { return static_cast<int>(cache_slots_.size()); }
+
+ private:
+  // A field selection or constant index over a chain rooted at an identifier that no
+  // comprehension binds: its value is the same wherever it occurs in one evaluation.
+  bool IsCacheablePath(const Expr& e) const {
+    const Expr* cur = &e;
+    bool is_path = false;
+    while (true) {
+      if (cur->kind == Expr::Kind::kSelect && !cur->test_only) {
+        cur = cur->operand.get();
+      } else if (cur->kind == Expr::Kind::kCall && cur->name == op::kIndex && !cur->operand &&
+                 cur->args.size() == 2 && cur->args[1]->kind == Expr::Kind::kConstant) {
+        cur = cur->args[0].get();
+      } else {
+        break;
+      }
+      is_path = true;
+    }
+    return is_path && cur->kind == Expr::Kind::kIdent && !bound_names_.contains(cur->name);
+  }
+
+ public:
+  absl::StatusOr<StepPtr> BuildUncached(const Expr& e) {
     switch (e.kind) {
       case Expr::Kind::kConstant:
         return StepPtr(new ConstStep(ConstantValue(e.constant)));
@@ -619,6 +690,9 @@ class Planner {
   const Environment& env_;
   std::vector<std::pair<std::string, int>> scopes_;
   int max_slots_ = 0;
+  absl::flat_hash_set<std::string> bound_names_;
+  absl::flat_hash_map<std::string, int> path_counts_;
+  absl::flat_hash_map<std::string, int> cache_slots_;
 };
 
 }  // namespace
@@ -626,11 +700,13 @@ class Planner {
 absl::StatusOr<Plan> BuildPlan(const Expr& root, const CheckedAst* checked,
                                const Environment& env) {
   Planner planner(checked, env);
+  planner.FindRepeatedPaths(root);
   auto step = planner.Build(root);
   if (!step.ok()) return step.status();
   Plan plan;
   plan.root = std::move(*step);
   plan.num_locals = planner.num_locals();
+  plan.num_cache_slots = planner.num_cache_slots();
   return plan;
 }
 

@@ -28,6 +28,7 @@ struct Frame {
   absl::Span<const Value> variables;   // declared variables, in Environment order
   const Activation* activation = nullptr;  // for names not declared (unchecked mode)
   Value* locals = nullptr;              // comprehension variables, by slot
+  std::optional<Value>* cache = nullptr;  // repeated attribute paths, by cache slot
   // Comprehension iterations left before evaluation stops with an error, so that no expression
   // can run unbounded (the scheduler enforces a runtime cost limit the same way).
   uint64_t iterations_left = 0;
@@ -47,6 +48,7 @@ class Step {
 struct Plan {
   std::unique_ptr<Step> root;
   int num_locals = 0;
+  int num_cache_slots = 0;
 };
 
 // `checked` may be null (unchecked evaluation: all calls dispatch dynamically).
