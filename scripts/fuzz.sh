@@ -15,7 +15,7 @@ for target in parse evaluate; do
   corpus=$(mktemp -d)
   cp "$root"/fuzz/corpus/*.cel "$corpus"/
   echo "fuzzing cel $target for ${seconds}s"
-  GPO_FUZZ_MODE=$target "$build/cel_fuzz" -max_total_time="$seconds" -timeout=10 \
+  GPO_FUZZ_MODE=$target "$build/fuzz/cel_fuzz" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
   rm -rf "$corpus"
 done

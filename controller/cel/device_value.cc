@@ -140,7 +140,9 @@ struct DeviceValueBuilder::Caches {
     }
     auto domains = std::make_shared<DomainMap>();
     std::string whole_key;
-    for (auto& [domain, entries] : by_domain) {
+    for (auto& domain_entries : by_domain) {
+      const std::string& domain = domain_entries.first;
+      auto& entries = domain_entries.second;  // named, so the lambda below may capture it
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
       std::string key = absl::StrCat(domain, "{");

@@ -232,6 +232,41 @@ class CallStep final : public Step {
   bool all_non_strict_ = true;
 };
 
+// `x in y` without overload dispatch: membership in a list (CEL equality; an element whose
+// comparison errs does not match) or among a map's keys. Same results as the `@in` overloads;
+// selectors use it for every presence check and product list.
+class InStep final : public Step {
+ public:
+  InStep(StepPtr element, StepPtr container)
+      : element_(std::move(element)), container_(std::move(container)) {}
+  Value Evaluate(Frame& frame) const override {
+    Value x = element_->Evaluate(frame);
+    Value c = container_->Evaluate(frame);
+    if (x.is_error()) return x;
+    if (c.is_error()) return c;
+    if (c.kind() == ValueKind::kMap) return Value::Bool(c.map_value().Contains(x));
+    if (c.kind() != ValueKind::kList) return Value::NoSuchOverload(op::kIn);
+    const ListValue& list = c.list_value();
+    const size_t n = list.size();
+    if (x.kind() == ValueKind::kString) {
+      // Strings equal only strings: compare bytes directly.
+      const std::string& s = x.string_ref();
+      for (size_t i = 0; i < n; ++i) {
+        Value e = list.Get(i);
+        if (e.kind() == ValueKind::kString && e.string_ref() == s) return Value::Bool(true);
+      }
+      return Value::Bool(false);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (Equal(x, list.Get(i)).IsTrue()) return Value::Bool(true);
+    }
+    return Value::Bool(false);
+  }
+
+ private:
+  StepPtr element_, container_;
+};
+
 class ListStep final : public Step {
  public:
   ListStep(std::vector<StepPtr> elements, std::vector<bool> optional)
@@ -597,6 +632,10 @@ class Planner {
     if (fn == op::kNotStrictlyFalse) {
       if (absl::Status s = build_args(); !s.ok()) return s;
       return StepPtr(new NotStrictlyFalseStep(std::move(args[0])));
+    }
+    if (fn == op::kIn && !e.operand && e.args.size() == 2) {
+      if (absl::Status s = build_args(); !s.ok()) return s;
+      return StepPtr(new InStep(std::move(args[0]), std::move(args[1])));
     }
 
     // Unchecked `ns.fn(x)` where `ns.fn` is a global function (the checker rewrites these).
