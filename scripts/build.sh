@@ -7,6 +7,8 @@ build=${GPO_BUILD_DIR:-$root/build}
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths relative to the checkout, so that another clone of the same sources hits the cache.
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPO_WERROR=$werror \
   >/dev/null
 ninja -C "$build" -j"$(nproc)" "$@"

@@ -7,6 +7,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${GPO_FUZZ_BUILD_DIR:-$root/build-fuzz}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths relative to the checkout, so that another clone of the same sources hits the cache.
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DGPO_FUZZ=ON -DGPO_BUILD_TESTS=OFF -DGPO_BUILD_BENCHMARKS=OFF \
   >/dev/null
