@@ -18,52 +18,57 @@
 namespace gpuprofile::cel {
 namespace {
 
-// A map with string keys, as device fields and attribute domains are. These maps are small
-// (3 fields, a few domains, at most 32 attributes per device), so a flat vector scanned by key
-// length first beats hashing: one contiguous block per map and no hash to compute.
+// The keys of a string-keyed map. Devices of one node group publish the same attribute names, so
+// the builder shares one shape among all their maps and each device keeps only its values: the
+// lookup scans keys that stay hot in cache and then touches one slot of the device's own array.
+struct MapShape {
+  std::vector<std::string> keys;  // unique, in the builder's (sorted) order
+
+  int IndexOf(absl::string_view key) const {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string& k = keys[i];
+      if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+};
+
+// A map with string keys (device fields, attribute domains, attributes of one domain).
 class StringMap final : public MapValue {
  public:
-  // Keys must be unique; the builder guarantees it (a later duplicate is ignored).
-  void Put(std::string key, Value value) {
-    if (FindEntry(key) != nullptr) return;
-    entries_.emplace_back(std::move(key), std::move(value));
-  }
-  size_t size() const override { return entries_.size(); }
+  StringMap() : shape_(std::make_shared<MapShape>()) {}
+  StringMap(std::shared_ptr<const MapShape> shape, absl::InlinedVector<Value, 4> values)
+      : shape_(std::move(shape)), values_(std::move(values)) {}
+
+  size_t size() const override { return values_.size(); }
   std::optional<Value> Find(const Value& key) const override {
     if (key.kind() != ValueKind::kString) return std::nullopt;
     return FindString(key.string_value());
   }
   std::optional<Value> FindString(absl::string_view key) const override {
-    const Value* v = FindEntry(key);
-    if (v == nullptr) return std::nullopt;
-    return *v;
+    int i = shape_->IndexOf(key);
+    if (i < 0) return std::nullopt;
+    return values_[static_cast<size_t>(i)];
   }
   std::vector<Value> Keys() const override {
     std::vector<Value> out;
-    out.reserve(entries_.size());
-    for (const auto& [k, v] : entries_) out.push_back(Value::String(k));
+    out.reserve(shape_->keys.size());
+    for (const std::string& k : shape_->keys) out.push_back(Value::String(k));
     return out;
   }
 
  private:
-  const Value* FindEntry(absl::string_view key) const {
-    for (const auto& [k, v] : entries_) {
-      if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) {
-        return &v;
-      }
-    }
-    return nullptr;
-  }
-
-  // In the builder's (sorted) order; inline for the small field and domain maps.
-  absl::InlinedVector<std::pair<std::string, Value>, 4> entries_;
+  std::shared_ptr<const MapShape> shape_;
+  absl::InlinedVector<Value, 4> values_;  // values_[i] belongs to shape_->keys[i]
 };
 
 // device.attributes / device.capacity: domain -> map. Absent domains read as an empty map but
 // are not members.
 class DomainMap final : public MapValue {
  public:
-  void Put(std::string domain, Value map) { domains_.Put(std::move(domain), std::move(map)); }
+  explicit DomainMap(StringMap domains) : domains_(std::move(domains)) {}
   size_t size() const override { return domains_.size(); }
   std::optional<Value> Find(const Value& key) const override {
     if (key.kind() != ValueKind::kString) return std::nullopt;
@@ -100,6 +105,29 @@ std::pair<std::string, std::string> SplitQualified(const std::string& name,
 struct DeviceValueBuilder::Caches {
   absl::flat_hash_map<std::string, Value> leaves;
   absl::flat_hash_map<std::string, Value> maps;
+  absl::flat_hash_map<std::string, std::shared_ptr<const MapShape>> shapes;
+
+  // The shared shape for these (unique, ordered) keys.
+  std::shared_ptr<const MapShape> Shape(const std::vector<std::string>& keys) {
+    std::string id;
+    for (const std::string& k : keys) absl::StrAppend(&id, k, "\n");
+    auto it = shapes.find(id);
+    if (it != shapes.end()) return it->second;
+    auto shape = std::make_shared<MapShape>();
+    shape->keys = keys;
+    return shapes.emplace(std::move(id), std::move(shape)).first->second;
+  }
+
+  StringMap MakeMap(const std::vector<std::pair<std::string, Value>>& entries) {
+    std::vector<std::string> keys;
+    absl::InlinedVector<Value, 4> values;
+    for (const auto& [k, v] : entries) {
+      if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;  // first one wins
+      keys.push_back(k);
+      values.push_back(v);
+    }
+    return StringMap(Shape(keys), std::move(values));
+  }
 
   Value Leaf(std::string key, const std::function<Value()>& make) {
     auto it = leaves.find(key);
@@ -138,7 +166,7 @@ struct DeviceValueBuilder::Caches {
       auto [domain, id] = SplitQualified(name, driver);
       by_domain[domain].emplace_back(std::move(id), convert(name, value));
     }
-    auto domains = std::make_shared<DomainMap>();
+    std::vector<std::pair<std::string, Value>> domains;
     std::string whole_key;
     for (auto& domain_entries : by_domain) {
       const std::string& domain = domain_entries.first;
@@ -148,15 +176,13 @@ struct DeviceValueBuilder::Caches {
       std::string key = absl::StrCat(domain, "{");
       for (const auto& [id, v] : entries) absl::StrAppend(&key, id, "=", v.DebugString(), ";");
       absl::StrAppend(&key, "}");
-      Value inner = SharedMap(key, [&] {
-        auto m = std::make_shared<StringMap>();
-        for (auto& [id, v] : entries) m->Put(id, v);
-        return Value::Map(std::move(m));
-      });
-      domains->Put(domain, std::move(inner));
+      Value inner = SharedMap(key, [&] { return Value::Map(std::make_shared<StringMap>(MakeMap(entries))); });
+      domains.emplace_back(domain, std::move(inner));
       absl::StrAppend(&whole_key, key);
     }
-    return SharedMap(absl::StrCat("D", whole_key), [&] { return Value::Map(domains); });
+    return SharedMap(absl::StrCat("D", whole_key), [&] {
+      return Value::Map(std::make_shared<DomainMap>(MakeMap(domains)));
+    });
   }
 
   Value SharedMap(const std::string& key, const std::function<Value()>& make) {
@@ -170,19 +196,19 @@ DeviceValueBuilder::DeviceValueBuilder() : caches_(std::make_unique<Caches>()) {
 DeviceValueBuilder::~DeviceValueBuilder() = default;
 
 Value DeviceValueBuilder::Build(const dra::Device& device) {
-  auto fields = std::make_shared<StringMap>();
-  fields->Put("driver", caches_->Leaf(absl::StrCat("s:", device.driver),
-                                      [&] { return Value::String(device.driver); }));
-  fields->Put("attributes",
-              caches_->Domains(device.attributes, device.driver,
-                               [&](const std::string& name, const dra::AttributeValue& a) {
-                                 return caches_->Attribute(name, a);
-                               }));
-  fields->Put("capacity", caches_->Domains(device.capacity, device.driver,
-                                           [&](const std::string&, const Quantity& q) {
-                                             return caches_->Capacity(q);
-                                           }));
-  return Value::Map(std::move(fields));
+  std::vector<std::pair<std::string, Value>> fields;
+  fields.emplace_back("driver", caches_->Leaf(absl::StrCat("s:", device.driver),
+                                              [&] { return Value::String(device.driver); }));
+  fields.emplace_back("attributes",
+                      caches_->Domains(device.attributes, device.driver,
+                                       [&](const std::string& name, const dra::AttributeValue& a) {
+                                         return caches_->Attribute(name, a);
+                                       }));
+  fields.emplace_back("capacity", caches_->Domains(device.capacity, device.driver,
+                                                   [&](const std::string&, const Quantity& q) {
+                                                     return caches_->Capacity(q);
+                                                   }));
+  return Value::Map(std::make_shared<StringMap>(caches_->MakeMap(fields)));
 }
 
 Value MakeDeviceValue(const dra::Device& device) {
