@@ -232,6 +232,62 @@ class CallStep final : public Step {
   bool all_non_strict_ = true;
 };
 
+// `x op c` for ==, !=, <, <=, >, >= where c is a constant, without overload dispatch: the same
+// results as the standard overloads (CEL equality; ordering within bool, numbers across int,
+// uint and double, strings, bytes, timestamps and durations; NaN orders false; anything else
+// "no such overload"). Selectors compare an attribute with a literal in nearly every term.
+class CompareConstStep final : public Step {
+ public:
+  enum class Op { kEq, kNe, kLt, kLe, kGt, kGe };
+  CompareConstStep(StepPtr operand, Value constant, Op op, bool constant_on_left,
+                   std::string function)
+      : operand_(std::move(operand)), constant_(std::move(constant)), op_(op),
+        constant_on_left_(constant_on_left), function_(std::move(function)) {}
+
+  Value Evaluate(Frame& frame) const override {
+    Value x = operand_->Evaluate(frame);
+    if (x.is_error()) return x;
+    const Value& a = constant_on_left_ ? constant_ : x;
+    const Value& b = constant_on_left_ ? x : constant_;
+    if (op_ == Op::kEq || op_ == Op::kNe) {
+      Value eq = Equal(a, b);
+      if (eq.is_error() || op_ == Op::kEq) return eq;
+      return Value::Bool(!eq.bool_value());
+    }
+    if (!Orderable(a, b)) return Value::NoSuchOverload(function_);
+    std::optional<int> c = Compare(a, b);
+    if (!c.has_value()) return Value::Bool(false);  // NaN
+    switch (op_) {
+      case Op::kLt: return Value::Bool(*c < 0);
+      case Op::kLe: return Value::Bool(*c <= 0);
+      case Op::kGt: return Value::Bool(*c > 0);
+      default: return Value::Bool(*c >= 0);
+    }
+  }
+
+  static bool Orderable(const Value& a, const Value& b) {
+    auto numeric = [](ValueKind k) {
+      return k == ValueKind::kInt || k == ValueKind::kUint || k == ValueKind::kDouble;
+    };
+    if (numeric(a.kind()) && numeric(b.kind())) return true;
+    if (a.kind() != b.kind()) return false;
+    switch (a.kind()) {
+      case ValueKind::kBool: case ValueKind::kString: case ValueKind::kBytes:
+      case ValueKind::kTimestamp: case ValueKind::kDuration:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+ private:
+  StepPtr operand_;
+  Value constant_;
+  Op op_;
+  bool constant_on_left_;
+  std::string function_;
+};
+
 // `x in y` without overload dispatch: membership in a list (CEL equality; an element whose
 // comparison errs does not match) or among a map's keys. Same results as the `@in` overloads;
 // selectors use it for every presence check and product list.
@@ -632,6 +688,26 @@ class Planner {
     if (fn == op::kNotStrictlyFalse) {
       if (absl::Status s = build_args(); !s.ok()) return s;
       return StepPtr(new NotStrictlyFalseStep(std::move(args[0])));
+    }
+    if (!e.operand && e.args.size() == 2) {
+      std::optional<CompareConstStep::Op> cmp;
+      if (fn == op::kEquals) cmp = CompareConstStep::Op::kEq;
+      if (fn == op::kNotEquals) cmp = CompareConstStep::Op::kNe;
+      if (fn == op::kLess) cmp = CompareConstStep::Op::kLt;
+      if (fn == op::kLessEquals) cmp = CompareConstStep::Op::kLe;
+      if (fn == op::kGreater) cmp = CompareConstStep::Op::kGt;
+      if (fn == op::kGreaterEquals) cmp = CompareConstStep::Op::kGe;
+      if (cmp.has_value()) {
+        if (absl::Status s = build_args(); !s.ok()) return s;
+        const bool left = args[0]->constant() != nullptr;
+        const bool right = args[1]->constant() != nullptr;
+        if (left != right) {
+          Value c = *args[left ? 0 : 1]->constant();
+          return StepPtr(new CompareConstStep(std::move(args[left ? 1 : 0]), std::move(c), *cmp,
+                                              left, fn));
+        }
+        args.clear();  // not a comparison with one constant: build the general call below
+      }
     }
     if (fn == op::kIn && !e.operand && e.args.size() == 2) {
       if (absl::Status s = build_args(); !s.ok()) return s;
