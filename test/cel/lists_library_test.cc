@@ -58,15 +58,6 @@ std::string Eval(const std::string& expr) {
   return Show((*program)->Evaluate(absl::Span<const Value>()));
 }
 
-void ExpectGates(int minor, absl::string_view library_prefix) {
-  for (const auto& [name, overloads] : Registry().functions()) {
-    for (const Overload& o : overloads) {
-      EXPECT_EQ(o.gate.introduced_minor, minor) << o.id;
-      EXPECT_EQ(o.gate.library.rfind(std::string(library_prefix), 0), 0u) << o.id;
-    }
-  }
-}
-
 Value L(std::vector<Value> v) { return Value::List(std::move(v)); }
 Value D(double d) { return Value::Double(d); }
 

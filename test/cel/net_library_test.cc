@@ -37,7 +37,6 @@ Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) 
 }
 
 Value S(std::string s) { return Value::String(std::move(s)); }
-Value I(int64_t i) { return Value::Int(i); }
 
 // Strings raw, errors as "error: <msg>", everything else as DebugString.
 std::string Show(const Value& v) {
