@@ -27,7 +27,9 @@ struct MapShape {
   int IndexOf(absl::string_view key) const {
     for (size_t i = 0; i < keys.size(); ++i) {
       const std::string& k = keys[i];
-      if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) {
+      // Length, then first byte, then the rest: names of one map rarely share both.
+      if (k.size() == key.size() && (key.empty() || k[0] == key[0]) &&
+          std::memcmp(k.data(), key.data(), key.size()) == 0) {
         return static_cast<int>(i);
       }
     }

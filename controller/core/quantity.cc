@@ -370,6 +370,10 @@ Quantity Quantity::FromInt(int64_t value, Format format) {
 int Quantity::Sign() const { return mantissa_ < 0 ? -1 : (mantissa_ > 0 ? 1 : 0); }
 
 int Quantity::Compare(const Quantity& other) const {
+  // Same exponent (every binary-suffixed quantity, and most others): the mantissas decide.
+  if (exponent_ == other.exponent_) {
+    return mantissa_ < other.mantissa_ ? -1 : (mantissa_ > other.mantissa_ ? 1 : 0);
+  }
   const int sa = Sign();
   const int sb = other.Sign();
   if (sa != sb) return sa < sb ? -1 : 1;
