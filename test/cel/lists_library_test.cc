@@ -13,53 +13,25 @@
 #include "controller/cel/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel {
 namespace {
 
-const FunctionRegistry& Registry() {
-  static const FunctionRegistry* r = [] {
-    auto* reg = new FunctionRegistry();
-    RegisterKubernetesListsLibrary(*reg);
-    RegisterExtListsLibrary(*reg);
-    return reg;
-  }();
-  return *r;
+const testing::LibraryUnderTest& Lib() {
+  static const auto* lib = new testing::LibraryUnderTest({RegisterKubernetesListsLibrary, RegisterExtListsLibrary});
+  return *lib;
 }
-
+const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
-  const std::vector<Overload>* overloads = Registry().Find(fn);
-  if (overloads == nullptr) return Value::Error("test: function not found");
-  for (const Overload& o : *overloads) {
-    if (o.id != id) continue;
-    if (o.params.size() != args.size()) return Value::Error("test: arity");
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!o.params[i].AcceptsRuntime(args[i])) return Value::Error("test: kind");
-    }
-    return o.impl(args);
-  }
-  return Value::Error("test: overload not found");
+  return Lib().Call(fn, id, std::move(args));
 }
-
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value I(int64_t i) { return Value::Int(i); }
-
-// Strings raw, errors as "error: <msg>", everything else as DebugString.
-std::string Show(const Value& v) {
-  if (v.is_error()) return "error: " + std::string(v.error_message());
-  if (v.kind() == ValueKind::kString) return std::string(v.string_value());
-  return v.DebugString();
-}
-
-// Compiles with every library and evaluates without variables.
-std::string Eval(const std::string& expr) {
-  auto program = Compile(expr, Environment::Standard());
-  if (!program.ok()) return "compile error: " + std::string(program.status().message());
-  return Show((*program)->Evaluate(absl::Span<const Value>()));
-}
-
-Value L(std::vector<Value> v) { return Value::List(std::move(v)); }
-Value D(double d) { return Value::Double(d); }
+using testing::D;
+using testing::Eval;
+using testing::I;
+using testing::L;
+using testing::S;
+using testing::Show;
 
 TEST(KubernetesListsTest, IsSorted) {
   EXPECT_TRUE(Call("isSorted", "list_int_is_sorted_bool", {L({I(1), I(2), I(3)})}).IsTrue());

@@ -9,58 +9,25 @@
 #include "controller/cel/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel {
 namespace {
 
-const FunctionRegistry& Registry() {
-  static const FunctionRegistry* r = [] {
-    auto* reg = new FunctionRegistry();
-    RegisterRegexLibrary(*reg);
-    return reg;
-  }();
-  return *r;
+const testing::LibraryUnderTest& Lib() {
+  static const auto* lib = new testing::LibraryUnderTest({RegisterRegexLibrary});
+  return *lib;
 }
-
+const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
-  const std::vector<Overload>* overloads = Registry().Find(fn);
-  if (overloads == nullptr) return Value::Error("test: function not found");
-  for (const Overload& o : *overloads) {
-    if (o.id != id) continue;
-    if (o.params.size() != args.size()) return Value::Error("test: arity");
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!o.params[i].AcceptsRuntime(args[i])) return Value::Error("test: kind");
-    }
-    return o.impl(args);
-  }
-  return Value::Error("test: overload not found");
+  return Lib().Call(fn, id, std::move(args));
 }
-
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value I(int64_t i) { return Value::Int(i); }
-
-// Strings raw, errors as "error: <msg>", everything else as DebugString.
-std::string Show(const Value& v) {
-  if (v.is_error()) return "error: " + std::string(v.error_message());
-  if (v.kind() == ValueKind::kString) return std::string(v.string_value());
-  return v.DebugString();
-}
-
-// Compiles with every library and evaluates without variables.
-std::string Eval(const std::string& expr) {
-  auto program = Compile(expr, Environment::Standard());
-  if (!program.ok()) return "compile error: " + std::string(program.status().message());
-  return Show((*program)->Evaluate(absl::Span<const Value>()));
-}
-
-void ExpectGates(int minor, absl::string_view library_prefix) {
-  for (const auto& [name, overloads] : Registry().functions()) {
-    for (const Overload& o : overloads) {
-      EXPECT_EQ(o.gate.introduced_minor, minor) << o.id;
-      EXPECT_EQ(o.gate.library.rfind(std::string(library_prefix), 0), 0u) << o.id;
-    }
-  }
-}
+using testing::D;
+using testing::Eval;
+using testing::I;
+using testing::L;
+using testing::S;
+using testing::Show;
 
 TEST(RegexLibraryTest, Find) {
   EXPECT_EQ(Show(Call("find", "string_find_string", {S("abc 123"), S("[0-9]+")})), "123");
@@ -106,7 +73,7 @@ TEST(RegexLibraryTest, InvalidPatternIsAnErrorValue) {
 }
 
 TEST(RegexLibraryTest, GatesAndExpressions) {
-  ExpectGates(0, "Kubernetes regex");
+  Lib().ExpectGates(0, "Kubernetes regex");
   EXPECT_EQ(Eval("'abc 123'.find('[0-9]+') == '123'"), "true");
   EXPECT_EQ(Eval("'1 2 3'.findAll('[0-9]', 2) == ['1', '2']"), "true");
 }

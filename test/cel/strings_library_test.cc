@@ -9,47 +9,30 @@
 #include "controller/cel/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel {
 namespace {
 
-const FunctionRegistry& Registry() {
-  static const FunctionRegistry* r = [] {
-    auto* reg = new FunctionRegistry();
-    RegisterStringsLibrary(*reg);
-    return reg;
-  }();
-  return *r;
+const testing::LibraryUnderTest& Lib() {
+  static const auto* lib = new testing::LibraryUnderTest({RegisterStringsLibrary});
+  return *lib;
 }
-
-const Overload* FindOverload(absl::string_view fn, absl::string_view id) {
-  const std::vector<Overload>* overloads = Registry().Find(fn);
-  if (overloads == nullptr) return nullptr;
-  for (const Overload& o : *overloads) {
-    if (o.id == id) return &o;
-  }
-  return nullptr;
-}
-
+const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
-  const Overload* o = FindOverload(fn, id);
-  if (o == nullptr) return Value::Error("test: overload not found");
-  if (o->params.size() != args.size()) return Value::Error("test: arity");
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!o->params[i].AcceptsRuntime(args[i])) return Value::Error("test: kind");
-  }
-  return o->impl(args);
+  return Lib().Call(fn, id, std::move(args));
 }
-
-Value S(std::string s) { return Value::String(std::move(s)); }
-Value I(int64_t i) { return Value::Int(i); }
+const Overload* FindOverload(absl::string_view fn, absl::string_view id) {
+  return Lib().Find(fn, id);
+}
+using testing::D;
+using testing::Eval;
+using testing::I;
+using testing::L;
+using testing::S;
+using testing::Show;
 
 // Renders a result for comparison: strings raw, errors as "error: <msg>", others DebugString.
-std::string Show(const Value& v) {
-  if (v.is_error()) return "error: " + std::string(v.error_message());
-  if (v.kind() == ValueKind::kString) return std::string(v.string_value());
-  return v.DebugString();
-}
 
 struct Case {
   const char* fn;

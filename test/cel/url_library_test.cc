@@ -9,57 +9,25 @@
 #include "controller/cel/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel {
 namespace {
 
-const FunctionRegistry& Registry() {
-  static const FunctionRegistry* r = [] {
-    auto* reg = new FunctionRegistry();
-    RegisterUrlLibrary(*reg);
-    return reg;
-  }();
-  return *r;
+const testing::LibraryUnderTest& Lib() {
+  static const auto* lib = new testing::LibraryUnderTest({RegisterUrlLibrary});
+  return *lib;
 }
-
+const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
-  const std::vector<Overload>* overloads = Registry().Find(fn);
-  if (overloads == nullptr) return Value::Error("test: function not found");
-  for (const Overload& o : *overloads) {
-    if (o.id != id) continue;
-    if (o.params.size() != args.size()) return Value::Error("test: arity");
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!o.params[i].AcceptsRuntime(args[i])) return Value::Error("test: kind");
-    }
-    return o.impl(args);
-  }
-  return Value::Error("test: overload not found");
+  return Lib().Call(fn, id, std::move(args));
 }
-
-Value S(std::string s) { return Value::String(std::move(s)); }
-
-// Strings raw, errors as "error: <msg>", everything else as DebugString.
-std::string Show(const Value& v) {
-  if (v.is_error()) return "error: " + std::string(v.error_message());
-  if (v.kind() == ValueKind::kString) return std::string(v.string_value());
-  return v.DebugString();
-}
-
-// Compiles with every library and evaluates without variables.
-std::string Eval(const std::string& expr) {
-  auto program = Compile(expr, Environment::Standard());
-  if (!program.ok()) return "compile error: " + std::string(program.status().message());
-  return Show((*program)->Evaluate(absl::Span<const Value>()));
-}
-
-void ExpectGates(int minor, absl::string_view library_prefix) {
-  for (const auto& [name, overloads] : Registry().functions()) {
-    for (const Overload& o : overloads) {
-      EXPECT_EQ(o.gate.introduced_minor, minor) << o.id;
-      EXPECT_EQ(o.gate.library.rfind(std::string(library_prefix), 0), 0u) << o.id;
-    }
-  }
-}
+using testing::D;
+using testing::Eval;
+using testing::I;
+using testing::L;
+using testing::S;
+using testing::Show;
 
 Value Url(const std::string& s) { return Call("url", "string_to_url", {S(s)}); }
 
@@ -132,7 +100,7 @@ TEST(UrlLibraryTest, ValidationFollowsParseRequestURI) {
 }
 
 TEST(UrlLibraryTest, GatesAndExpressions) {
-  ExpectGates(0, "Kubernetes URL");
+  Lib().ExpectGates(0, "Kubernetes URL");
   EXPECT_EQ(Url("https://a/").TypeName(), "kubernetes.URL");
   EXPECT_EQ(Eval("url('https://example.com:8443/x').getPort() == '8443'"), "true");
   EXPECT_EQ(Eval("isURL('not a url')"), "false");
