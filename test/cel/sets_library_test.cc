@@ -18,7 +18,6 @@ const testing::LibraryUnderTest& Lib() {
   static const auto* lib = new testing::LibraryUnderTest({RegisterSetsLibrary});
   return *lib;
 }
-const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
   return Lib().Call(fn, id, std::move(args));
 }

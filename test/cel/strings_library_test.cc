@@ -22,9 +22,6 @@ const FunctionRegistry& Registry() { return Lib().registry(); }
 Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) {
   return Lib().Call(fn, id, std::move(args));
 }
-const Overload* FindOverload(absl::string_view fn, absl::string_view id) {
-  return Lib().Find(fn, id);
-}
 using testing::D;
 using testing::Eval;
 using testing::I;
