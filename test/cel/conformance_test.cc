@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 #include "test/cel/conformance/conformance_runner.h"
 #include "test/cel/conformance/value_json.h"
 
@@ -28,7 +29,8 @@ constexpr double kRequiredPassRate = 0.95;
 
 std::string ConformancePath() {
   const char* env = std::getenv("GPO_CEL_CONFORMANCE_JSON");
-  return env != nullptr && *env != '\0' ? env : GPO_BINARY_DIR "/cel-conformance.json";
+  return env != nullptr && *env != '\0' ? std::string(env)
+                                         : ::gpuprofile::testing::BinaryDir() + "/cel-conformance.json";
 }
 
 TEST(ConformanceValueJson, ConvertsScalarsAndSpecialDoubles) {
@@ -97,7 +99,7 @@ TEST(CelConformance, PassRateOfApplicableCasesIsAtLeast95Percent) {
   std::ifstream in(path);
   ASSERT_TRUE(in.good())
       << "CEL conformance data not found at " << path << ".\n"
-      << "Produce it with:  tools/cel-spec/prepare.sh " GPO_BINARY_DIR "\n"
+      << "Produce it with:  tools/cel-spec/prepare.sh " << ::gpuprofile::testing::BinaryDir() << "\n"
       << "(needs node and npm; it runs `npm ci` in tools/cel-spec and exports the suites), or "
          "point GPO_CEL_CONFORMANCE_JSON at an export of tools/cel-spec/export-conformance.mjs.";
   json root = json::parse(in, /*cb=*/nullptr, /*allow_exceptions=*/false);
@@ -111,7 +113,8 @@ TEST(CelConformance, PassRateOfApplicableCasesIsAtLeast95Percent) {
   if (!report->failures.empty()) {
     std::cout << "top failure classes:\n" << report->FailureClasses(25, 3);
   }
-  const std::string failures_path = GPO_BINARY_DIR "/cel-conformance-failures.txt";
+  const std::string failures_path =
+      ::gpuprofile::testing::BinaryDir() + "/cel-conformance-failures.txt";
   std::ofstream(failures_path) << report->FailuresText();
   std::cout << "all failures: " << failures_path << "\n";
 

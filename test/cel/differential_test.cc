@@ -37,6 +37,7 @@
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel {
@@ -50,11 +51,13 @@ using nlohmann::json;
 constexpr uint64_t kDefaultSeed = 0x5eed'cafe'f00d'0001;
 constexpr int kExpressions = 2000;
 constexpr int kDevices = 50;
-constexpr char kScript[] = GPO_SOURCE_DIR "/tools/cel-spec/differential.mjs";
-constexpr char kModules[] = GPO_SOURCE_DIR "/tools/cel-spec/node_modules/@bufbuild/cel";
-constexpr char kInPath[] = GPO_BINARY_DIR "/cel-differential-in.json";
-constexpr char kOutPath[] = GPO_BINARY_DIR "/cel-differential-out.json";
-constexpr char kMismatchPath[] = GPO_BINARY_DIR "/cel-differential-mismatches.txt";
+const std::string kScript = ::gpuprofile::testing::SourceDir() + "/tools/cel-spec/differential.mjs";
+const std::string kModules =
+    ::gpuprofile::testing::SourceDir() + "/tools/cel-spec/node_modules/@bufbuild/cel";
+const std::string kInPath = ::gpuprofile::testing::BinaryDir() + "/cel-differential-in.json";
+const std::string kOutPath = ::gpuprofile::testing::BinaryDir() + "/cel-differential-out.json";
+const std::string kMismatchPath =
+    ::gpuprofile::testing::BinaryDir() + "/cel-differential-mismatches.txt";
 
 // ---- Deterministic randomness (splitmix64: the same sequence on every platform). ----
 
@@ -480,9 +483,9 @@ uint64_t Seed() {
 TEST(CelDifferential, EngineAgreesWithBufbuildCel) {
   const std::string node = FindOnPath("node");
   ASSERT_FALSE(node.empty()) << "`node` is not on PATH; install Node.js (>= 18) and run "
-                                "tools/cel-spec/prepare.sh " GPO_BINARY_DIR;
-  ASSERT_EQ(access(kModules, R_OK), 0)
-      << kModules << " is missing; run tools/cel-spec/prepare.sh " GPO_BINARY_DIR
+                                "tools/cel-spec/prepare.sh " + ::gpuprofile::testing::BinaryDir();
+  ASSERT_EQ(access(kModules.c_str(), R_OK), 0)
+      << kModules << " is missing; run tools/cel-spec/prepare.sh " << ::gpuprofile::testing::BinaryDir()
       << " (npm ci in tools/cel-spec)";
 
   Random rng(Seed());
@@ -495,7 +498,7 @@ TEST(CelDifferential, EngineAgreesWithBufbuildCel) {
 
   const std::string command = absl::StrCat(ShellQuote(node), " ", ShellQuote(kScript), " ",
                                            ShellQuote(kInPath), " ", ShellQuote(kOutPath));
-  std::remove(kOutPath);
+  std::remove(kOutPath.c_str());
   ASSERT_EQ(std::system(command.c_str()), 0) << "failed: " << command;
   std::ifstream out_file(kOutPath);
   const json out = json::parse(out_file, nullptr, /*allow_exceptions=*/false);

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::cmd {
@@ -28,7 +29,7 @@ Result Cel(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
-const std::string kFleet = std::string(GPO_SOURCE_DIR) + "/config/samples/fleet";
+const std::string kFleet = ::gpuprofile::testing::SourceDir() + "/config/samples/fleet";
 const std::string kGuard =
     "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'";
 

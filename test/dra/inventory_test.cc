@@ -12,6 +12,7 @@
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::dra {
@@ -240,7 +241,7 @@ TEST(InventoryTest, ExampleFleetInBothApiVersions) {
   std::map<std::string, std::vector<std::tuple<std::string, std::string, std::string>>> seen;
   for (const std::string dir : {"fleet", "fleet-v1beta1"}) {
     ASSERT_OK_AND_ASSIGN(auto objects,
-                         ReadManifests({std::string(GPO_SOURCE_DIR "/config/samples/") + dir}));
+                         ReadManifests({::gpuprofile::testing::SourceDir() + "/config/samples/" + dir}));
     ASSERT_OK_AND_ASSIGN(Inventory inventory, BuildInventory(objects));
     EXPECT_EQ(inventory.devices().size(), 16u) << dir;
     EXPECT_EQ(inventory.pools().size(), 5u) << dir;

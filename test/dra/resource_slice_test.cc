@@ -7,6 +7,7 @@
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::dra {
@@ -15,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-constexpr char kTestData[] = GPO_SOURCE_DIR "/test/testdata/dra/";
+std::string TestData() { return ::gpuprofile::testing::SourceDir() + "/test/testdata/dra/"; }
 
 // The single object in `yaml` (the reader is tested on its own).
 json Object(const std::string& yaml) {
@@ -27,7 +28,7 @@ json Object(const std::string& yaml) {
 
 json FromFile(const std::string& name) {
   absl::StatusOr<std::vector<ManifestObject>> objects =
-      ReadManifests({std::string(kTestData) + name});
+      ReadManifests({TestData() + name});
   EXPECT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(objects->size(), 1u);
   return objects->at(0).object;
