@@ -108,9 +108,8 @@ std::shared_ptr<const Program> CompiledSelector() {
 }
 
 void BM_CelSelector(benchmark::State& state) {
-  const std::vector<Value>& all = Fleet();
-  const size_t n = static_cast<size_t>(state.range(0));
-  std::vector<Value> fleet(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
+  const absl::Span<const Value> fleet =
+      absl::MakeConstSpan(Fleet()).first(static_cast<size_t>(state.range(0)));
   std::shared_ptr<const Program> program = CompiledSelector();
   int64_t matched = 0;
   for (auto _ : state) {
@@ -147,9 +146,8 @@ bool HandWritten(const Value& device, const Quantity& min_memory, const Semver& 
 }
 
 void BM_HandWrittenPredicate(benchmark::State& state) {
-  const std::vector<Value>& all = Fleet();
-  const size_t n = static_cast<size_t>(state.range(0));
-  std::vector<Value> fleet(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
+  const absl::Span<const Value> fleet =
+      absl::MakeConstSpan(Fleet()).first(static_cast<size_t>(state.range(0)));
   const Quantity min_memory = *Quantity::Parse("40Gi");
   const Semver min_cc = *Semver::ParseStrict("8.0.0");
   int64_t matched = 0;

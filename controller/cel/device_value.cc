@@ -54,6 +54,10 @@ class StringMap final : public MapValue {
     if (i < 0) return std::nullopt;
     return values_[static_cast<size_t>(i)];
   }
+  const Value* FindStringRef(absl::string_view key) const override {
+    int i = shape_->IndexOf(key);
+    return i < 0 ? nullptr : &values_[static_cast<size_t>(i)];
+  }
   std::vector<Value> Keys() const override {
     std::vector<Value> out;
     out.reserve(shape_->keys.size());
@@ -81,11 +85,15 @@ class DomainMap final : public MapValue {
     if (v) return v;
     return EmptyMap();
   }
+  const Value* FindStringRef(absl::string_view key) const override {
+    const Value* v = domains_.FindStringRef(key);
+    return v != nullptr ? v : &EmptyMap();
+  }
   bool Contains(const Value& key) const override { return domains_.Find(key).has_value(); }
   std::vector<Value> Keys() const override { return domains_.Keys(); }
 
  private:
-  static Value EmptyMap() {
+  static const Value& EmptyMap() {
     static const Value* const kEmpty = new Value(Value::Map(std::make_shared<StringMap>()));
     return *kEmpty;
   }

@@ -61,6 +61,7 @@ class ConstStep final : public Step {
  public:
   explicit ConstStep(Value v) : value_(std::move(v)) {}
   Value Evaluate(Frame&) const override { return value_; }
+  const Value* EvaluateRef(Frame&) const override { return &value_; }
   const Value* constant() const override { return &value_; }
 
  private:
@@ -70,6 +71,9 @@ class ConstStep final : public Step {
 class VariableStep final : public Step {
  public:
   VariableStep(size_t index, std::string name) : index_(index), name_(std::move(name)) {}
+  const Value* EvaluateRef(Frame& frame) const override {
+    return index_ < frame.variables.size() ? &frame.variables[index_] : nullptr;
+  }
   Value Evaluate(Frame& frame) const override {
     if (index_ < frame.variables.size()) return frame.variables[index_];
     if (frame.activation != nullptr) {
@@ -245,7 +249,13 @@ class CompareConstStep final : public Step {
         constant_on_left_(constant_on_left), function_(std::move(function)) {}
 
   Value Evaluate(Frame& frame) const override {
-    Value x = operand_->Evaluate(frame);
+    Value owned;
+    const Value* ref = operand_->EvaluateRef(frame);
+    if (ref == nullptr) {
+      owned = operand_->Evaluate(frame);
+      ref = &owned;
+    }
+    const Value& x = *ref;
     if (x.is_error()) return x;
     const Value& a = constant_on_left_ ? constant_ : x;
     const Value& b = constant_on_left_ ? x : constant_;
@@ -296,8 +306,19 @@ class InStep final : public Step {
   InStep(StepPtr element, StepPtr container)
       : element_(std::move(element)), container_(std::move(container)) {}
   Value Evaluate(Frame& frame) const override {
-    Value x = element_->Evaluate(frame);
-    Value c = container_->Evaluate(frame);
+    Value x_owned, c_owned;
+    const Value* xr = element_->EvaluateRef(frame);
+    if (xr == nullptr) {
+      x_owned = element_->Evaluate(frame);
+      xr = &x_owned;
+    }
+    const Value* cr = container_->EvaluateRef(frame);
+    if (cr == nullptr) {
+      c_owned = container_->Evaluate(frame);
+      cr = &c_owned;
+    }
+    const Value& x = *xr;
+    const Value& c = *cr;
     if (x.is_error()) return x;
     if (c.is_error()) return c;
     if (c.kind() == ValueKind::kMap) return Value::Bool(c.map_value().Contains(x));
@@ -450,10 +471,11 @@ class ComprehensionStep final : public Step {
 class CachedStep final : public Step {
  public:
   CachedStep(StepPtr inner, int slot) : inner_(std::move(inner)), slot_(slot) {}
-  Value Evaluate(Frame& frame) const override {
+  Value Evaluate(Frame& frame) const override { return *EvaluateRef(frame); }
+  const Value* EvaluateRef(Frame& frame) const override {
     std::optional<Value>& cached = frame.cache[slot_];
     if (!cached.has_value()) cached = inner_->Evaluate(frame);
-    return *cached;
+    return &*cached;
   }
 
  private:

@@ -41,6 +41,10 @@ class Step {
  public:
   virtual ~Step() = default;
   virtual Value Evaluate(Frame& frame) const = 0;
+  // A borrowed result that stays valid until the evaluation ends (a variable, a constant, a
+  // cached path, a field stored in one of those), or null when the step can only produce a new
+  // value; callers then use Evaluate(). Saves copying reference-counted values on hot paths.
+  virtual const Value* EvaluateRef(Frame& frame) const { return nullptr; }
   // The value when the step is a constant (used for folding), else null.
   virtual const Value* constant() const { return nullptr; }
 };

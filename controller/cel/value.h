@@ -140,6 +140,10 @@ class MapValue : public HeapObject {
   // that answer lookups of absent keys with a default (a DRA device's attribute domains: an
   // unknown domain reads as an empty map, yet `'x' in device.attributes` is false).
   virtual bool Contains(const Value& key) const { return Find(key).has_value(); }
+  // Like FindString, but returns a pointer to the stored value (valid as long as this map is),
+  // or null when absent -- or when the map does not store its values (then use FindString).
+  // Lets the evaluator read fields without copying reference-counted values.
+  virtual const Value* FindStringRef(absl::string_view key) const { return nullptr; }
   // Keys in a stable order (insertion order for literals; sorted for device maps).
   virtual std::vector<Value> Keys() const = 0;
 };
