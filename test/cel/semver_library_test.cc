@@ -11,32 +11,24 @@
 #include "controller/core/semver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel {
 namespace {
 
 class SemverLibraryTest : public ::testing::Test {
  protected:
-  SemverLibraryTest() { RegisterSemverLibrary(registry_); }
-
   const Overload* Find(const std::string& function, const std::string& id) const {
-    const std::vector<Overload>* overloads = registry_.Find(function);
-    if (overloads == nullptr) return nullptr;
-    for (const Overload& o : *overloads) {
-      if (o.id == id) return &o;
-    }
-    return nullptr;
+    return lib_.Find(function, id);
   }
 
+  // Fails the test when the overload is missing or the arguments do not fit its parameters.
   Value Call(const std::string& function, const std::string& id, std::vector<Value> args) const {
-    const Overload* o = Find(function, id);
-    EXPECT_NE(o, nullptr) << function << "/" << id;
-    if (o == nullptr) return Value::Error("missing overload");
-    EXPECT_EQ(o->params.size(), args.size());
-    for (size_t i = 0; i < args.size() && i < o->params.size(); ++i) {
-      EXPECT_TRUE(o->params[i].AcceptsRuntime(args[i])) << function << " arg " << i;
-    }
-    return o->impl(args);
+    EXPECT_NE(Find(function, id), nullptr) << function << "/" << id;
+    Value v = lib_.Call(function, id, std::move(args));
+    EXPECT_FALSE(v.is_error() && v.error_message().substr(0, 6) == "test: ")
+        << function << "/" << id << ": " << v.error_message();
+    return v;
   }
 
   Value V(const std::string& text) const {
@@ -49,7 +41,7 @@ class SemverLibraryTest : public ::testing::Test {
     return Call("semver", "string_bool_to_semver", {Value::String(text), Value::Bool(true)});
   }
 
-  FunctionRegistry registry_;
+  testing::LibraryUnderTest lib_{RegisterSemverLibrary};
 };
 
 TEST_F(SemverLibraryTest, DeclaresKubernetesOverloads) {
