@@ -728,7 +728,7 @@ class Planner {
           return StepPtr(new CompareConstStep(std::move(args[left ? 1 : 0]), std::move(c), *cmp,
                                               left, fn));
         }
-        args.clear();  // not a comparison with one constant: build the general call below
+        // Not a comparison with exactly one constant: the general call below reuses these args.
       }
     }
     if (fn == op::kIn && !e.operand && e.args.size() == 2) {
@@ -756,15 +756,17 @@ class Planner {
         }
       }
     }
-    if (receiver != nullptr) {
-      auto s = Build(*receiver);
-      if (!s.ok()) return s.status();
-      args.push_back(std::move(*s));
-    }
-    for (const ExprPtr& a : e.args) {
-      auto s = Build(*a);
-      if (!s.ok()) return s.status();
-      args.push_back(std::move(*s));
+    if (args.empty()) {  // (comparisons above have built theirs already)
+      if (receiver != nullptr) {
+        auto s = Build(*receiver);
+        if (!s.ok()) return s.status();
+        args.push_back(std::move(*s));
+      }
+      for (const ExprPtr& a : e.args) {
+        auto s = Build(*a);
+        if (!s.ok()) return s.status();
+        args.push_back(std::move(*s));
+      }
     }
 
     const std::vector<Overload>* overloads = env_.functions().Find(name);
