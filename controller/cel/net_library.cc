@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "controller/cel/function.h"
+#include "controller/cel/go_text.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -29,26 +30,6 @@ constexpr int kNetIntroducedMinor = 30;
 constexpr char kIpLibrary[] = "Kubernetes IP library";
 constexpr char kCidrLibrary[] = "Kubernetes CIDR library";
 
-// Go's strconv.Quote for the (normally ASCII) address text in error messages.
-std::string Quote(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto b = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      absl::StrAppend(&out, "\\", std::string(1, c));
-    } else if (b == '\n') {
-      out += "\\n";
-    } else if (b == '\t') {
-      out += "\\t";
-    } else if (b < 0x20 || b == 0x7F) {
-      absl::StrAppend(&out, "\\x", absl::Hex(b, absl::kZeroPad2));
-    } else {
-      out.push_back(c);
-    }
-  }
-  out += "\"";
-  return out;
-}
 
 struct Addr {
   bool is4 = false;
@@ -107,8 +88,8 @@ struct ParseResult {
 
 std::string AddrError(absl::string_view in, absl::string_view msg, absl::string_view at = "",
                       bool has_at = false) {
-  std::string out = absl::StrCat("ParseAddr(", Quote(in), "): ", msg);
-  if (has_at && !at.empty()) absl::StrAppend(&out, " (at ", Quote(at), ")");
+  std::string out = absl::StrCat("ParseAddr(", GoQuote(in), "): ", msg);
+  if (has_at && !at.empty()) absl::StrAppend(&out, " (at ", GoQuote(at), ")");
   return out;
 }
 
@@ -276,16 +257,16 @@ ParseResult ParseAddr(absl::string_view s) {
 std::optional<Addr> ParseK8sIP(absl::string_view raw, std::string* error) {
   ParseResult r = ParseAddr(raw);
   if (!r.error.empty()) {
-    *error = absl::StrCat("IP Address ", Quote(raw), " parse error during conversion from string: ",
+    *error = absl::StrCat("IP Address ", GoQuote(raw), " parse error during conversion from string: ",
                           r.error);
     return std::nullopt;
   }
   if (!r.zone.empty()) {
-    *error = absl::StrCat("IP address ", Quote(raw), " with zone value is not allowed");
+    *error = absl::StrCat("IP address ", GoQuote(raw), " with zone value is not allowed");
     return std::nullopt;
   }
   if (r.addr.Is4In6()) {
-    *error = absl::StrCat("IPv4-mapped IPv6 address ", Quote(raw), " is not allowed");
+    *error = absl::StrCat("IPv4-mapped IPv6 address ", GoQuote(raw), " is not allowed");
     return std::nullopt;
   }
   return r.addr;
@@ -318,7 +299,7 @@ std::optional<Prefix> ParseK8sCIDR(absl::string_view raw, std::string* error) {
   auto fail = [&](absl::string_view msg) {
     *error = absl::StrCat(
         "network address parse error during conversion from string: netip.ParsePrefix(",
-        Quote(raw), "): ", msg);
+        GoQuote(raw), "): ", msg);
     return std::nullopt;
   };
   size_t slash = raw.rfind('/');
@@ -327,7 +308,7 @@ std::optional<Prefix> ParseK8sCIDR(absl::string_view raw, std::string* error) {
   if (!r.error.empty()) return fail(r.error);
   if (!r.addr.is4 && !r.zone.empty()) return fail("IPv6 zones cannot be present in a prefix");
   absl::string_view bits_text = raw.substr(slash + 1);
-  const std::string bad_bits = absl::StrCat("bad bits after slash: ", Quote(bits_text));
+  const std::string bad_bits = absl::StrCat("bad bits after slash: ", GoQuote(bits_text));
   if (bits_text.empty() || (bits_text.size() > 1 && (bits_text[0] < '1' || bits_text[0] > '9'))) {
     return fail(bad_bits);
   }
@@ -339,7 +320,7 @@ std::optional<Prefix> ParseK8sCIDR(absl::string_view raw, std::string* error) {
   }
   if (bits > r.addr.BitLen()) return fail("prefix length out of range");
   if (r.addr.Is4In6()) {
-    *error = absl::StrCat("IPv4-mapped IPv6 address ", Quote(raw), " is not allowed");
+    *error = absl::StrCat("IPv4-mapped IPv6 address ", GoQuote(raw), " is not allowed");
     return std::nullopt;
   }
   return Prefix{r.addr, bits};
@@ -354,7 +335,7 @@ class IpValue final : public OpaqueValue {
     return addr_ == static_cast<const IpValue&>(other).addr_;
   }
   std::string DebugString() const override {
-    return absl::StrCat("ip(", Quote(AddrString(addr_)), ")");
+    return absl::StrCat("ip(", GoQuote(AddrString(addr_)), ")");
   }
   const Addr& addr() const { return addr_; }
 
@@ -371,7 +352,7 @@ class CidrValue final : public OpaqueValue {
     return prefix_ == static_cast<const CidrValue&>(other).prefix_;
   }
   std::string DebugString() const override {
-    return absl::StrCat("cidr(", Quote(PrefixString(prefix_)), ")");
+    return absl::StrCat("cidr(", GoQuote(PrefixString(prefix_)), ")");
   }
   const Prefix& prefix() const { return prefix_; }
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "controller/cel/function.h"
+#include "controller/cel/go_text.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -27,28 +28,6 @@ namespace {
 constexpr char kUrlTypeName[] = "kubernetes.URL";
 constexpr char kUrlLibrary[] = "Kubernetes URL library";
 
-// Go's strconv.Quote, sufficient for URL text (printable ASCII passes, the rest is escaped).
-std::string Quote(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto b = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      absl::StrAppend(&out, "\\", std::string(1, c));
-    } else if (b == '\n') {
-      out += "\\n";
-    } else if (b == '\t') {
-      out += "\\t";
-    } else if (b == '\r') {
-      out += "\\r";
-    } else if (b < 0x20 || b == 0x7F) {
-      absl::StrAppend(&out, "\\x", absl::Hex(b, absl::kZeroPad2));
-    } else {
-      out.push_back(c);
-    }
-  }
-  out += "\"";
-  return out;
-}
 
 enum class Encoding { kPath, kPathSegment, kHost, kZone, kUserPassword, kQueryComponent, kFragment };
 
@@ -103,12 +82,12 @@ std::optional<std::string> Unescape(absl::string_view s, Encoding mode, std::str
     const char c = s[i];
     if (c == '%') {
       if (i + 2 >= s.size() || !IsHex(s[i + 1]) || !IsHex(s[i + 2])) {
-        *error = absl::StrCat("invalid URL escape ", Quote(s.substr(i, 3)));
+        *error = absl::StrCat("invalid URL escape ", GoQuote(s.substr(i, 3)));
         return std::nullopt;
       }
       // Hosts may %-encode only non-ASCII bytes, and %25 (RFC 6874 zones).
       if (mode == Encoding::kHost && Unhex(s[i + 1]) < 8 && s.substr(i, 3) != "%25") {
-        *error = absl::StrCat("invalid URL escape ", Quote(s.substr(i, 3)));
+        *error = absl::StrCat("invalid URL escape ", GoQuote(s.substr(i, 3)));
         return std::nullopt;
       }
       out.push_back(static_cast<char>(Unhex(s[i + 1]) << 4 | Unhex(s[i + 2])));
@@ -117,7 +96,7 @@ std::optional<std::string> Unescape(absl::string_view s, Encoding mode, std::str
     }
     if ((mode == Encoding::kHost || mode == Encoding::kZone) &&
         static_cast<unsigned char>(c) < 0x80 && ShouldEscape(c, mode)) {
-      *error = absl::StrCat("invalid character ", Quote(s.substr(i, 1)), " in host name");
+      *error = absl::StrCat("invalid character ", GoQuote(s.substr(i, 1)), " in host name");
       return std::nullopt;
     }
     out.push_back(c == '+' && mode == Encoding::kQueryComponent ? ' ' : c);
@@ -171,7 +150,7 @@ std::optional<std::string> ParseHost(absl::string_view host, std::string* error)
     }
     absl::string_view colon_port = host.substr(close + 1);
     if (!ValidOptionalPort(colon_port)) {
-      *error = absl::StrCat("invalid port ", Quote(colon_port), " after host");
+      *error = absl::StrCat("invalid port ", GoQuote(colon_port), " after host");
       return std::nullopt;
     }
     size_t zone = host.substr(0, close).find("%25");
@@ -187,7 +166,7 @@ std::optional<std::string> ParseHost(absl::string_view host, std::string* error)
   } else if (size_t colon = host.rfind(':'); colon != absl::string_view::npos) {
     absl::string_view colon_port = host.substr(colon);
     if (!ValidOptionalPort(colon_port)) {
-      *error = absl::StrCat("invalid port ", Quote(colon_port), " after host");
+      *error = absl::StrCat("invalid port ", GoQuote(colon_port), " after host");
       return std::nullopt;
     }
   }
@@ -308,7 +287,7 @@ std::optional<Url> Parse(absl::string_view raw, bool via_request, std::string* e
 std::optional<std::string> RequestUriError(absl::string_view raw) {
   std::string error;
   if (Parse(raw, /*via_request=*/true, &error)) return std::nullopt;
-  return absl::StrCat("parse ", Quote(raw), ": ", error);
+  return absl::StrCat("parse ", GoQuote(raw), ": ", error);
 }
 
 bool ValidEncodedPath(absl::string_view s) {
@@ -360,7 +339,7 @@ class UrlValue final : public OpaqueValue {
            EscapedPath(url_) == EscapedPath(o) && url_.raw_query == o.raw_query &&
            url_.fragment == o.fragment;
   }
-  std::string DebugString() const override { return absl::StrCat("url(", Quote(text_), ")"); }
+  std::string DebugString() const override { return absl::StrCat("url(", GoQuote(text_), ")"); }
   const Url& url() const { return url_; }
 
  private:
@@ -387,7 +366,7 @@ Value StringToUrl(const Value& arg) {
   }
   if (!url) {
     return Value::Error(absl::StrCat("URL parse error during conversion from string: parse ",
-                                     Quote(raw), ": ", error));
+                                     GoQuote(raw), ": ", error));
   }
   return Value::Opaque(std::make_shared<UrlValue>(std::string(raw), std::move(*url)));
 }
