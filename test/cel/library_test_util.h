@@ -48,6 +48,15 @@ class LibraryUnderTest {
     return o->impl(args);
   }
 
+  // Like Call, but a missing overload or an argument that does not fit fails the test.
+  Value CallOrFail(absl::string_view fn, absl::string_view id, std::vector<Value> args) const {
+    EXPECT_NE(Find(fn, id), nullptr) << fn << "/" << id;
+    Value v = Call(fn, id, std::move(args));
+    EXPECT_FALSE(v.is_error() && v.error_message().substr(0, 6) == "test: ")
+        << fn << "/" << id << ": " << v.error_message();
+    return v;
+  }
+
   // Every overload is gated at `minor` under a library name starting with `library_prefix`.
   void ExpectGates(int minor, absl::string_view library_prefix) const {
     for (const auto& [name, overloads] : registry_.functions()) {

@@ -22,13 +22,8 @@ class QuantityLibraryTest : public ::testing::Test {
     return lib_.Find(function, id);
   }
 
-  // Fails the test when the overload is missing or the arguments do not fit its parameters.
   Value Call(const std::string& function, const std::string& id, std::vector<Value> args) const {
-    EXPECT_NE(Find(function, id), nullptr) << function << "/" << id;
-    Value v = lib_.Call(function, id, std::move(args));
-    EXPECT_FALSE(v.is_error() && v.error_message().substr(0, 6) == "test: ")
-        << function << "/" << id << ": " << v.error_message();
-    return v;
+    return lib_.CallOrFail(function, id, std::move(args));
   }
 
   Value Q(const std::string& text) const {
