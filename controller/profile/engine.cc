@@ -1,2 +1,298 @@
 // File: controller/profile/engine.cc
-// (placeholder until the engine lands; keeps the layer's library non-empty)
+#include "controller/profile/engine.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "controller/profile/device_matcher.h"
+#include "controller/profile/namespace_targets.h"
+#include "controller/profile/node_groups.h"
+#include "controller/profile/profile_conditions.h"
+#include "controller/profile/selector_compiler.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+// Older first: by creationTimestamp (RFC 3339 in UTC sorts as text; objects without one, as in
+// files, count as newest), then by name.
+bool Older(const api::GpuProfile& a, const api::GpuProfile& b) {
+  const auto key = [](const api::GpuProfile& p) {
+    return std::make_tuple(p.metadata.creation_timestamp.empty(), p.metadata.creation_timestamp,
+                           p.metadata.name);
+  };
+  return key(a) < key(b);
+}
+
+std::map<std::string, std::string> OwnedLabels(const std::string& profile) {
+  return {{kManagedByLabel, kManagedByValue}, {kProfileLabel, profile}};
+}
+
+api::OwnerReference OwnerOf(const api::GpuProfile& profile) {
+  api::OwnerReference ref;
+  ref.api_version = api::kApiVersion;
+  ref.kind = api::kGpuProfileKind;
+  ref.name = profile.metadata.name;
+  ref.uid = profile.metadata.uid;
+  ref.controller = true;
+  ref.block_owner_deletion = true;
+  return ref;
+}
+
+// Per-profile working state.
+struct Work {
+  const api::GpuProfile* profile = nullptr;
+  std::optional<CompiledSelectors> selectors;  // set when valid
+  std::string problems;
+  std::vector<std::string> namespaces;
+  std::vector<std::string> conflicts;
+  bool generates_class = false;
+  std::vector<std::string> template_namespaces;  // namespaces it generates a template in
+};
+
+// Who may write an existing object labelled for `labelled_profile`, claimed by `winner`.
+enum class Ownership { kOurs, kForeign, kOtherProfile };
+
+Ownership OwnershipOf(const api::ObjectMeta& meta, const std::string& winner,
+                      const std::set<std::string>& claimants,
+                      const std::set<std::string>& existing_profiles) {
+  auto managed = meta.labels.find(kManagedByLabel);
+  if (managed == meta.labels.end() || managed->second != kManagedByValue) {
+    return Ownership::kForeign;
+  }
+  auto label = meta.labels.find(kProfileLabel);
+  if (label == meta.labels.end() || label->second == winner) return Ownership::kOurs;
+  // Labelled for another profile: the name's winner takes it over from a profile that also
+  // claims it or no longer exists (adoption); a living profile that does not claim it keeps it.
+  if (claimants.count(label->second) > 0 || existing_profiles.count(label->second) == 0) {
+    return Ownership::kOurs;
+  }
+  return Ownership::kOtherProfile;
+}
+
+std::string ConflictMessage(absl::string_view kind, absl::string_view object,
+                            Ownership ownership, const api::ObjectMeta& meta) {
+  if (ownership == Ownership::kForeign) {
+    return absl::StrCat(kind, " ", object, " exists and is not managed by ", kManagedByValue);
+  }
+  return absl::StrCat(kind, " ", object, " belongs to GpuProfile ",
+                      meta.labels.at(kProfileLabel));
+}
+
+}  // namespace
+
+DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory) {
+  DesiredState out;
+
+  // Profiles in name order; compile each.
+  std::vector<Work> work(input.profiles.size());
+  for (size_t i = 0; i < input.profiles.size(); ++i) work[i].profile = &input.profiles[i];
+  std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) {
+    return a.profile->metadata.name < b.profile->metadata.name;
+  });
+  std::set<std::string> existing_profiles;
+  for (Work& w : work) {
+    existing_profiles.insert(w.profile->metadata.name);
+    absl::StatusOr<CompiledSelectors> compiled =
+        CompileSelectors(w.profile->spec, input.kube_version);
+    if (compiled.ok()) {
+      w.selectors = *std::move(compiled);
+      w.namespaces = TargetNamespaces(w.profile->spec.claim_template, input.namespaces,
+                                      input.namespaces_complete);
+    } else {
+      w.problems = std::string(compiled.status().message());
+    }
+  }
+
+  // Names: the oldest valid profile claiming a class name / template (namespace, name) wins.
+  std::map<std::string, std::vector<Work*>> class_claims;
+  std::map<std::pair<std::string, std::string>, std::vector<Work*>> template_claims;
+  for (Work& w : work) {
+    if (!w.selectors) continue;
+    class_claims[w.profile->spec.device_class_name].push_back(&w);
+    for (const std::string& ns : w.namespaces) {
+      template_claims[{ns, w.profile->spec.claim_template.name}].push_back(&w);
+    }
+  }
+  const auto oldest = [](std::vector<Work*>& claimants) {
+    return *std::min_element(claimants.begin(), claimants.end(), [](Work* a, Work* b) {
+      return Older(*a->profile, *b->profile);
+    });
+  };
+  const auto names_of = [](const std::vector<Work*>& claimants) {
+    std::set<std::string> names;
+    for (const Work* w : claimants) names.insert(w->profile->metadata.name);
+    return names;
+  };
+
+  std::map<std::string, const dra::DeviceClass*> existing_class;
+  for (const dra::DeviceClass& c : input.existing_classes) existing_class[c.metadata.name] = &c;
+  std::map<std::pair<std::string, std::string>, const dra::ResourceClaimTemplate*> existing_tmpl;
+  for (const dra::ResourceClaimTemplate& t : input.existing_templates) {
+    existing_tmpl[{t.metadata.namespace_name, t.metadata.name}] = &t;
+  }
+
+  for (auto& [name, claimants] : class_claims) {
+    Work* winner = oldest(claimants);
+    for (Work* w : claimants) {
+      if (w != winner) {
+        w->conflicts.push_back(absl::StrCat("DeviceClass ", name, " is claimed by the older "
+                                            "GpuProfile ", winner->profile->metadata.name));
+      }
+    }
+    auto existing = existing_class.find(name);
+    if (existing != existing_class.end()) {
+      const Ownership ownership =
+          OwnershipOf(existing->second->metadata, winner->profile->metadata.name,
+                      names_of(claimants), existing_profiles);
+      if (ownership != Ownership::kOurs) {
+        winner->conflicts.push_back(
+            ConflictMessage("DeviceClass", name, ownership, existing->second->metadata));
+        continue;
+      }
+    }
+    winner->generates_class = true;
+  }
+  for (auto& [key, claimants] : template_claims) {
+    const std::string object = absl::StrCat(key.first, "/", key.second);
+    Work* winner = oldest(claimants);
+    for (Work* w : claimants) {
+      if (w != winner) {
+        w->conflicts.push_back(absl::StrCat("ResourceClaimTemplate ", object,
+                                            " is claimed by the older GpuProfile ",
+                                            winner->profile->metadata.name));
+      }
+    }
+    auto existing = existing_tmpl.find(key);
+    if (existing != existing_tmpl.end()) {
+      const Ownership ownership =
+          OwnershipOf(existing->second->metadata, winner->profile->metadata.name,
+                      names_of(claimants), existing_profiles);
+      if (ownership != Ownership::kOurs) {
+        winner->conflicts.push_back(ConflictMessage("ResourceClaimTemplate", object, ownership,
+                                                    existing->second->metadata));
+        continue;
+      }
+    }
+    winner->template_namespaces.push_back(key.first);
+  }
+
+  // Devices, node groups and matches.
+  NodeGroups groups = BuildNodeGroups(inventory);
+  std::vector<const CompiledSelectors*> compiled;
+  for (const Work& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
+  const std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled);
+  const std::vector<dra::Device>& devices = inventory.devices();
+
+  std::vector<std::set<std::string>> group_profiles(groups.groups.size());
+  for (size_t p = 0; p < work.size(); ++p) {
+    const Work& w = work[p];
+    const api::GpuProfile& in = *w.profile;
+    ProfileOutcome outcome;
+    outcome.profile.metadata = in.metadata;
+    outcome.profile.spec = in.spec;
+    outcome.valid = w.selectors.has_value();
+    outcome.problems = w.problems;
+    outcome.desired_namespaces = w.namespaces;
+    api::GpuProfileStatus& status = outcome.profile.status;
+    status.observed_generation = in.metadata.generation;
+    status.device_class_name = in.spec.device_class_name;
+
+    ProfileFacts facts;
+    facts.generation = in.metadata.generation;
+    facts.valid = outcome.valid;
+    facts.problems = w.problems;
+    facts.conflicts = w.conflicts;
+    if (w.selectors) {
+      status.selectors = w.selectors->Expressions();
+      const ProfileMatches& m = matches[p];
+      // Devices are sorted by node first, so one pass counts distinct nodes overall and per
+      // group: a node's devices are contiguous.
+      std::vector<int64_t> group_devices(groups.groups.size(), 0);
+      std::vector<int64_t> group_nodes(groups.groups.size(), 0);
+      std::vector<uint32_t> groups_on_node;
+      int64_t nodes = 0;
+      const std::string* current_node = nullptr;
+      for (size_t d = 0; d < devices.size(); ++d) {
+        if (!m.matched[d]) continue;
+        const uint32_t g = groups.group_of_device[d];
+        ++group_devices[g];
+        if (devices[d].node.empty()) continue;
+        if (current_node == nullptr || *current_node != devices[d].node) {
+          current_node = &devices[d].node;
+          groups_on_node.clear();
+          ++nodes;
+        }
+        if (std::find(groups_on_node.begin(), groups_on_node.end(), g) == groups_on_node.end()) {
+          groups_on_node.push_back(g);
+          ++group_nodes[g];
+        }
+      }
+      for (size_t g = 0; g < groups.groups.size(); ++g) {
+        if (group_devices[g] == 0) continue;
+        status.node_groups.push_back(
+            {groups.groups[g].metadata.name, group_devices[g], group_nodes[g]});
+        group_profiles[g].insert(in.metadata.name);
+      }
+      status.matched_devices = m.matched_count;
+      status.matched_nodes = nodes;
+      status.claim_templates.desired = static_cast<int64_t>(w.namespaces.size());
+      status.claim_templates.ready = static_cast<int64_t>(w.template_namespaces.size());
+      facts.matched_devices = m.matched_count;
+      facts.matched_nodes = nodes;
+      facts.matched_node_groups = static_cast<int64_t>(status.node_groups.size());
+      facts.error_devices = m.error_count;
+      facts.first_error = m.first_error;
+
+      if (w.generates_class) {
+        dra::DeviceClass cls;
+        cls.metadata.name = in.spec.device_class_name;
+        cls.metadata.labels = OwnedLabels(in.metadata.name);
+        cls.metadata.owner_references.push_back(OwnerOf(in));
+        cls.selectors = status.selectors;
+        for (const api::OpaqueConfig& c : in.spec.config) {
+          cls.config.push_back({c.driver, c.parameters, {}});
+        }
+        out.device_classes.push_back(std::move(cls));
+      }
+      for (const std::string& ns : w.template_namespaces) {
+        dra::ResourceClaimTemplate tmpl;
+        tmpl.metadata.name = in.spec.claim_template.name;
+        tmpl.metadata.namespace_name = ns;
+        tmpl.metadata.labels = OwnedLabels(in.metadata.name);
+        tmpl.metadata.owner_references.push_back(OwnerOf(in));
+        dra::ExactDeviceRequest request;
+        request.name = in.spec.claim_template.request_name;
+        request.device_class_name = in.spec.device_class_name;
+        request.allocation_mode = api::AllocationModeName(in.spec.allocation_mode);
+        request.count = in.spec.EffectiveCount();
+        tmpl.requests.push_back(std::move(request));
+        out.claim_templates.push_back(std::move(tmpl));
+      }
+    }
+    status.conditions = ProfileConditions(facts);
+    out.profiles.push_back(std::move(outcome));
+  }
+
+  for (size_t g = 0; g < groups.groups.size(); ++g) {
+    groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
+  }
+  out.node_groups = std::move(groups.groups);
+  std::sort(out.device_classes.begin(), out.device_classes.end(),
+            [](const dra::DeviceClass& a, const dra::DeviceClass& b) {
+              return a.metadata.name < b.metadata.name;
+            });
+  std::sort(out.claim_templates.begin(), out.claim_templates.end(),
+            [](const dra::ResourceClaimTemplate& a, const dra::ResourceClaimTemplate& b) {
+              return std::tie(a.metadata.namespace_name, a.metadata.name) <
+                     std::tie(b.metadata.namespace_name, b.metadata.name);
+            });
+  return out;
+}
+
+}  // namespace gpuprofile::profile

@@ -1,0 +1,71 @@
+// File: controller/profile/engine.h
+// The profile engine: from GpuProfiles, the device inventory, namespaces and (optionally) the
+// DeviceClasses and ResourceClaimTemplates that already exist, the desired state of everything
+// the operator owns, plus every profile's status (DESIGN.md §3–§5). `render` prints it; `run`
+// reconciles the cluster towards it. Pure: no I/O, no clock (condition timestamps are the
+// caller's business).
+//
+// Rules implemented here:
+// - Per valid profile: one DeviceClass (selectors from selector_compiler.h, config copied) and
+//   one ResourceClaimTemplate per selected namespace (`namespaces` ∪ `namespaceSelector`,
+//   terminating namespaces skipped), all labelled `app.kubernetes.io/managed-by:
+//   gpu-profile-operator` and `gpuprofile.io/profile: <name>`, with a controller ownerReference
+//   to the profile.
+// - Two profiles claiming one class name, or one template name in a namespace: the older
+//   profile (creationTimestamp, then name) wins; the other gets `Conflict` and does not generate
+//   that object.
+// - An existing object with the same name that the operator does not manage (no managed-by
+//   label, or labelled for a profile that exists but lost the name) is never touched: the profile
+//   reports `Conflict`. Objects labelled for a profile that no longer exists are adopted.
+// - Status counts come from evaluating exactly the selectors written to the class.
+// Thread-compatible.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "controller/api/gpu_node_group.h"
+#include "controller/api/gpu_profile.h"
+#include "controller/api/namespace.h"
+#include "controller/core/kube_version.h"
+#include "controller/dra/device_class.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_claim_template.h"
+
+namespace gpuprofile::profile {
+
+inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
+inline constexpr char kManagedByValue[] = "gpu-profile-operator";
+inline constexpr char kProfileLabel[] = "gpuprofile.io/profile";
+
+struct EngineInput {
+  KubeVersion kube_version;
+  std::vector<api::GpuProfile> profiles;  // decoded and defaulted
+  std::vector<api::Namespace> namespaces;
+  // True when `namespaces` lists every namespace of the cluster (`run`): explicitly named
+  // namespaces that do not exist then get no template. `render` reads files, where namespaces
+  // are often created by the same GitOps sync, so it trusts explicit names.
+  bool namespaces_complete = false;
+  std::vector<dra::DeviceClass> existing_classes;
+  std::vector<dra::ResourceClaimTemplate> existing_templates;
+};
+
+struct ProfileOutcome {
+  api::GpuProfile profile;  // spec as given; status computed
+  bool valid = true;
+  // When invalid: every problem, one per line, "<field path>: <reason>".
+  std::string problems;
+  // Namespaces that should hold this profile's template (whether or not it conflicts).
+  std::vector<std::string> desired_namespaces;
+};
+
+struct DesiredState {
+  std::vector<api::GpuNodeGroup> node_groups;               // sorted by name
+  std::vector<dra::DeviceClass> device_classes;             // sorted by name
+  std::vector<dra::ResourceClaimTemplate> claim_templates;  // sorted by namespace, then name
+  std::vector<ProfileOutcome> profiles;                     // sorted by name
+};
+
+DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory);
+
+}  // namespace gpuprofile::profile

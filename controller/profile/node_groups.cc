@@ -1,0 +1,193 @@
+// File: controller/profile/node_groups.cc
+#include "controller/profile/node_groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "controller/profile/driver_terms.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+// The published text of a string or version attribute in the driver's domain; empty if absent
+// or of another type.
+std::string AttributeText(const dra::Device& device, const std::string& id) {
+  if (id.empty()) return "";
+  auto it = device.attributes.find(id);
+  if (it == device.attributes.end()) {
+    it = device.attributes.find(absl::StrCat(device.driver, "/", id));
+    if (it == device.attributes.end()) return "";
+  }
+  using Kind = dra::AttributeValue::Kind;
+  if (it->second.kind != Kind::kString && it->second.kind != Kind::kVersion) return "";
+  return it->second.string_value;
+}
+
+// The first of `ids` the device publishes.
+std::string FirstAttributeText(const dra::Device& device, std::initializer_list<const char*> ids) {
+  for (const char* id : ids) {
+    std::string text = AttributeText(device, id);
+    if (!text.empty()) return text;
+  }
+  return "";
+}
+
+std::string Slug(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const char lower = absl::ascii_tolower(static_cast<unsigned char>(c));
+    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') ||
+                      lower == '.' || lower == '-';
+    const char next = keep ? lower : '-';
+    // No runs of separators: "NVIDIA A100 - 40GB" -> "nvidia-a100-40gb".
+    if ((next == '-' || next == '.') && !out.empty() && (out.back() == '-' || out.back() == '.')) {
+      if (next == '.') out.back() = '.';
+      continue;
+    }
+    out.push_back(next);
+  }
+  // Names must start and end with an alphanumeric character.
+  const auto alnum = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); };
+  while (!out.empty() && !alnum(out.back())) out.pop_back();
+  size_t start = 0;
+  while (start < out.size() && !alnum(out[start])) ++start;
+  return out.substr(start);
+}
+
+std::string TrimToLength(std::string name, size_t length) {
+  if (name.size() > length) name.resize(length);
+  while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
+  return name;
+}
+
+}  // namespace
+
+api::DeviceSignature SignatureOf(const dra::Device& device) {
+  const DriverTerms& terms = TermsForDriver(device.driver);
+  api::DeviceSignature s;
+  s.driver = device.driver;
+  if (IsKnownDriver(device.driver)) {
+    s.device_type = AttributeText(device, terms.type_attribute);
+    s.product = AttributeText(device, terms.product_attribute);
+    s.driver_version = AttributeText(device, terms.driver_version_attribute);
+    s.architecture = AttributeText(device, terms.architecture_attribute);
+    s.compute_capability = AttributeText(device, terms.compute_capability_attribute);
+    s.cuda_driver_version = AttributeText(device, terms.cuda_driver_version_attribute);
+  } else {
+    // Drivers without a table: the attribute names most drivers share.
+    s.device_type = AttributeText(device, "type");
+    s.product = FirstAttributeText(device, {"productName", "model"});
+    s.driver_version = AttributeText(device, "driverVersion");
+  }
+  auto memory = device.capacity.find(terms.memory_capacity);
+  if (memory != device.capacity.end()) s.memory = memory->second.ToString();
+  return s;
+}
+
+std::string BaseNodeGroupName(const api::DeviceSignature& s) {
+  std::string base = s.product.empty() ? Slug(absl::StrCat(s.driver, "-", s.device_type))
+                                       : Slug(s.product);
+  if (base.empty()) base = "device";
+  if (!s.driver_version.empty()) base = absl::StrCat(base, "-", Slug(s.driver_version));
+  return base;
+}
+
+std::string SignatureHash(const api::DeviceSignature& s) {
+  uint32_t hash = 2166136261u;
+  for (const std::string* field :
+       {&s.driver, &s.device_type, &s.product, &s.memory, &s.driver_version, &s.architecture,
+        &s.compute_capability, &s.cuda_driver_version}) {
+    for (char c : *field) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 16777619u;
+    }
+    hash ^= 0xffu;  // field separator, so ("ab","") and ("a","b") differ
+    hash *= 16777619u;
+  }
+  return absl::StrFormat("%08x", hash);
+}
+
+NodeGroups BuildNodeGroups(const dra::Inventory& inventory) {
+  const std::vector<dra::Device>& devices = inventory.devices();
+  std::map<std::pair<std::string, std::string>, const dra::PoolInfo*> pools;
+  for (const dra::PoolInfo& pool : inventory.pools()) pools[{pool.driver, pool.name}] = &pool;
+
+  struct Accumulator {
+    api::DeviceSignature signature;
+    std::set<std::string> nodes;
+    int64_t devices = 0;
+    std::set<std::pair<std::string, std::string>> incomplete;
+  };
+  std::map<api::DeviceSignature, size_t> index_of;
+  std::vector<Accumulator> accumulators;
+  std::vector<uint32_t> signature_of_device(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    api::DeviceSignature signature = SignatureOf(devices[d]);
+    auto [it, inserted] = index_of.try_emplace(signature, accumulators.size());
+    if (inserted) accumulators.push_back({std::move(signature), {}, 0, {}});
+    Accumulator& acc = accumulators[it->second];
+    signature_of_device[d] = static_cast<uint32_t>(it->second);
+    ++acc.devices;
+    if (!devices[d].node.empty()) acc.nodes.insert(devices[d].node);
+    auto pool = pools.find({devices[d].driver, devices[d].pool});
+    if (pool != pools.end() && pool->second->incomplete) {
+      acc.incomplete.insert({devices[d].driver, devices[d].pool});
+    }
+  }
+
+  // Names: base names that collide get the hash suffix, as do names that are too long.
+  std::map<std::string, int> base_count;
+  for (const Accumulator& acc : accumulators) ++base_count[BaseNodeGroupName(acc.signature)];
+  std::vector<api::GpuNodeGroup> groups(accumulators.size());
+  for (size_t i = 0; i < accumulators.size(); ++i) {
+    Accumulator& acc = accumulators[i];
+    std::string name = BaseNodeGroupName(acc.signature);
+    if (base_count[name] > 1 || name.size() > kMaxNodeGroupNameLength) {
+      const std::string hash = SignatureHash(acc.signature);
+      name = absl::StrCat(TrimToLength(name, kMaxNodeGroupNameLength - hash.size() - 1), "-",
+                          hash);
+    }
+    api::GpuNodeGroup& group = groups[i];
+    group.metadata.name = std::move(name);
+    group.status.signature = acc.signature;
+    group.status.devices = acc.devices;
+    group.status.node_count = static_cast<int64_t>(acc.nodes.size());
+    for (const std::string& node : acc.nodes) {
+      if (group.status.nodes.size() >= static_cast<size_t>(api::kMaxNodeNamesInStatus)) break;
+      group.status.nodes.push_back(node);
+    }
+    for (const auto& [driver, pool_name] : acc.incomplete) {
+      const dra::PoolInfo& pool = *pools.at({driver, pool_name});
+      group.status.incomplete_pools.push_back({pool.driver, pool.name, pool.generation,
+                                               pool.slice_count_seen, pool.resource_slice_count});
+    }
+  }
+
+  // Sort by name and remap the device index.
+  std::vector<uint32_t> order(groups.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return groups[a].metadata.name < groups[b].metadata.name;
+  });
+  std::vector<uint32_t> position(groups.size());
+  NodeGroups out;
+  out.groups.reserve(groups.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    position[order[i]] = i;
+    out.groups.push_back(std::move(groups[order[i]]));
+  }
+  out.group_of_device.resize(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    out.group_of_device[d] = position[signature_of_device[d]];
+  }
+  return out;
+}
+
+}  // namespace gpuprofile::profile

@@ -1,0 +1,79 @@
+// File: controller/profile/profile_conditions.cc
+#include "controller/profile/profile_conditions.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+api::Condition Make(const char* type, bool status, const char* reason, std::string message,
+                    int64_t generation) {
+  api::Condition c;
+  c.type = type;
+  c.status = status ? api::ConditionStatus::kTrue : api::ConditionStatus::kFalse;
+  c.reason = reason;
+  c.message = std::move(message);
+  c.observed_generation = generation;
+  return c;
+}
+
+std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
+  std::vector<api::Condition> out;
+  const int64_t g = f.generation;
+  if (!f.valid) {
+    // One line per problem in the spec; conditions hold one message, so join them.
+    const std::string problems = absl::StrReplaceAll(f.problems, {{"\n", "; "}});
+    out.push_back(Make(api::kConditionReady, false, kReasonInvalidSpec,
+                       absl::StrCat("the spec cannot be realised: ", problems), g));
+    out.push_back(Make(api::kConditionReconciling, false, kReasonInvalidSpec,
+                       "waiting for the spec to be fixed", g));
+    out.push_back(Make(api::kConditionStalled, true, kReasonInvalidSpec, problems, g));
+    api::Condition satisfiable = Make(api::kConditionSatisfiable, false, kReasonInvalidSpec,
+                                      "no selectors: the spec is invalid", g);
+    satisfiable.status = api::ConditionStatus::kUnknown;
+    out.push_back(std::move(satisfiable));
+    out.push_back(Make(api::kConditionConflict, false, kReasonNoConflict, "", g));
+    return out;
+  }
+
+  const bool conflict = !f.conflicts.empty();
+  const std::string conflicts = absl::StrJoin(f.conflicts, "; ");
+  out.push_back(conflict ? Make(api::kConditionReady, false, kReasonConflict,
+                                absl::StrCat("not every object could be generated: ", conflicts),
+                                g)
+                         : Make(api::kConditionReady, true, kReasonReconciled,
+                                "every generated object is in place", g));
+  out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
+  out.push_back(Make(api::kConditionStalled, false, kReasonReconciled, "", g));
+
+  std::string matched;
+  if (f.matched_devices > 0) {
+    matched = absl::StrCat(Plural(f.matched_devices, "device", "devices"), " on ",
+                           Plural(f.matched_nodes, "node", "nodes"), " in ",
+                           Plural(f.matched_node_groups, "node group", "node groups"));
+  } else {
+    matched = "the selectors select no device in the cluster";
+  }
+  if (f.error_devices > 0) {
+    absl::StrAppend(&matched, "; selectors raised errors on ",
+                    Plural(f.error_devices, "device", "devices"), " (first: ", f.first_error,
+                    ")");
+  }
+  out.push_back(Make(api::kConditionSatisfiable, f.matched_devices > 0,
+                     f.matched_devices > 0 ? kReasonDevicesMatched : kReasonNoMatchingDevices,
+                     std::move(matched), g));
+  out.push_back(Make(api::kConditionConflict, conflict, conflict ? kReasonConflict
+                                                                 : kReasonNoConflict,
+                     conflicts, g));
+  return out;
+}
+
+}  // namespace gpuprofile::profile

@@ -1,0 +1,39 @@
+// File: controller/profile/profile_conditions.h
+// A GpuProfile's conditions (DESIGN.md §3), kstatus-compatible, from what the engine found.
+// Always all five types, in the order Ready, Reconciling, Stalled, Satisfiable, Conflict, each
+// with observedGeneration; lastTransitionTime is left empty (the operator carries it over from
+// the previous status or stamps it from its clock; `render` prints none).
+// Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "controller/api/condition.h"
+
+namespace gpuprofile::profile {
+
+// Reasons.
+inline constexpr char kReasonReconciled[] = "Reconciled";
+inline constexpr char kReasonInvalidSpec[] = "InvalidSpec";
+inline constexpr char kReasonConflict[] = "Conflict";
+inline constexpr char kReasonNoConflict[] = "NoConflict";
+inline constexpr char kReasonDevicesMatched[] = "DevicesMatched";
+inline constexpr char kReasonNoMatchingDevices[] = "NoMatchingDevices";
+
+struct ProfileFacts {
+  int64_t generation = 0;
+  bool valid = true;
+  std::string problems;                // when invalid: "<field>: <reason>" lines
+  std::vector<std::string> conflicts;  // one sentence per conflicting object
+  int64_t matched_devices = 0;
+  int64_t matched_nodes = 0;
+  int64_t matched_node_groups = 0;
+  int64_t error_devices = 0;           // devices on which a selector raised an error
+  std::string first_error;
+};
+
+std::vector<api::Condition> ProfileConditions(const ProfileFacts& facts);
+
+}  // namespace gpuprofile::profile
