@@ -1,0 +1,778 @@
+// File: controller/api/gpu_profile_codec.cc
+// One SpecDecoder per object walks the spec, reporting every problem to a FieldErrors with its
+// path; defaults are applied once the whole object has decoded.
+#include "controller/api/gpu_profile_codec.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "controller/api/field_codec.h"
+#include "controller/api/label_selector_codec.h"
+#include "controller/api/object_meta_codec.h"
+#include "controller/api/validation.h"
+#include "controller/core/version_literal.h"
+
+namespace gpuprofile::api {
+namespace {
+
+using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+using Operator = AttributeTerm::Operator;
+using ValueType = AttributeTerm::ValueType;
+
+std::optional<Operator> ParseOperator(absl::string_view name) {
+  for (Operator op : {Operator::kIn, Operator::kNotIn, Operator::kExists, Operator::kDoesNotExist,
+                      Operator::kGt, Operator::kGe, Operator::kLt, Operator::kLe}) {
+    if (name == AttributeOperatorName(op)) return op;
+  }
+  return std::nullopt;
+}
+
+std::optional<ValueType> ParseValueType(absl::string_view name) {
+  for (ValueType type : {ValueType::kString, ValueType::kInt, ValueType::kBool, ValueType::kVersion}) {
+    if (name == AttributeValueTypeName(type)) return type;
+  }
+  return std::nullopt;
+}
+
+bool IsOrdering(Operator op) {
+  return op == Operator::kGt || op == Operator::kGe || op == Operator::kLt || op == Operator::kLe;
+}
+
+// "-12", "+7", "007": optional sign then digits only.
+bool IsDecimalInteger(absl::string_view text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+class SpecDecoder {
+ public:
+  explicit SpecDecoder(FieldErrors* errors) : errors_(errors) {}
+
+  void Spec(const json& spec, GpuProfileSpec* out) {
+    const std::string path = "spec";
+    RejectUnknownFields(spec,
+                        {"description", "driver", "deviceType", "selector", "count",
+                         "allocationMode", "config", "deviceClassName", "claimTemplate",
+                         "deletionPolicy"},
+                        path, errors_);
+    out->description = StringField(spec, "description", path, false, errors_).value_or("");
+    if (std::optional<std::string> driver = StringField(spec, "driver", path, false, errors_);
+        driver && !driver->empty()) {
+      Check(IsDraDriverName(*driver), "spec.driver", *driver);
+      out->driver = *std::move(driver);
+    }
+    if (std::optional<std::string> type = StringField(spec, "deviceType", path, false, errors_);
+        type && !type->empty()) {
+      CheckAttributeString(*type, "spec.deviceType");
+      out->device_type = *std::move(type);
+    }
+    if (const json* selector = ObjectField(spec, "selector", path, false, errors_)) {
+      Selector(*selector, &out->selector);
+    }
+    if (std::optional<std::string> mode = StringField(spec, "allocationMode", path, false, errors_)) {
+      if (*mode == "ExactCount") {
+        out->allocation_mode = AllocationMode::kExactCount;
+      } else if (*mode == "All") {
+        out->allocation_mode = AllocationMode::kAll;
+      } else {
+        errors_->AddUnsupported("spec.allocationMode", *mode, {"ExactCount", "All"});
+      }
+    }
+    if (std::optional<int64_t> count = IntField(spec, "count", path, false, errors_)) {
+      if (*count < 1) {
+        errors_->AddInvalid("spec.count", std::to_string(*count),
+                            "must be greater than or equal to 1");
+      } else if (out->allocation_mode == AllocationMode::kAll) {
+        errors_->Add("spec.count", "must not be set when allocationMode is All");
+      }
+      out->count = *count;
+    }
+    if (const json* config = ArrayField(spec, "config", path, false, errors_)) {
+      Config(*config, &out->config);
+    }
+    if (std::optional<std::string> name = StringField(spec, "deviceClassName", path, false, errors_);
+        name && !name->empty()) {
+      Check(IsDnsSubdomain(*name), "spec.deviceClassName", *name);
+      out->device_class_name = *std::move(name);
+    }
+    if (const json* claim = ObjectField(spec, "claimTemplate", path, false, errors_)) {
+      ClaimTemplate(*claim, &out->claim_template);
+    }
+    if (std::optional<std::string> policy =
+            StringField(spec, "deletionPolicy", path, false, errors_)) {
+      if (*policy == "Delete") {
+        out->deletion_policy = DeletionPolicy::kDelete;
+      } else if (*policy == "Orphan") {
+        out->deletion_policy = DeletionPolicy::kOrphan;
+      } else {
+        errors_->AddUnsupported("spec.deletionPolicy", *policy, {"Delete", "Orphan"});
+      }
+    }
+  }
+
+ private:
+  // Reports a failed check as "invalid value".
+  void Check(const absl::Status& status, absl::string_view path, absl::string_view value) {
+    if (!status.ok()) errors_->AddInvalid(path, value, status.message());
+  }
+
+  // A value a DRA string attribute could hold (compared with one): non-empty, <= 64 characters.
+  void CheckAttributeString(absl::string_view value, absl::string_view path) {
+    if (value.empty()) {
+      errors_->Add(path, "must not be empty");
+    } else if (value.size() > kDraAttributeValueMaxLength) {
+      errors_->AddInvalid(path, value,
+                          absl::StrCat("must be no more than ", kDraAttributeValueMaxLength,
+                                       " characters (the longest value a DRA string attribute "
+                                       "can hold)"));
+    }
+  }
+
+  void Selector(const json& selector, ProfileSelector* out) {
+    const std::string path = "spec.selector";
+    RejectUnknownFields(selector,
+                        {"memory", "productNames", "architectures", "computeCapability",
+                         "driverVersion", "cudaDriverVersion", "attributes", "capacity", "cel"},
+                        path, errors_);
+    if (const json* memory = ObjectField(selector, "memory", path, false, errors_)) {
+      const std::string memory_path = FieldChild(path, "memory");
+      RejectUnknownFields(*memory, {"min", "max"}, memory_path, errors_);
+      out->memory = QuantityBounds(*memory, memory_path);
+    }
+    out->product_names = AttributeStrings(selector, "productNames", path);
+    out->architectures = AttributeStrings(selector, "architectures", path);
+    out->compute_capability = Versions(selector, "computeCapability", path);
+    out->driver_version = Versions(selector, "driverVersion", path);
+    out->cuda_driver_version = Versions(selector, "cudaDriverVersion", path);
+    if (const json* attributes = ArrayField(selector, "attributes", path, false, errors_)) {
+      const std::string attributes_path = FieldChild(path, "attributes");
+      for (size_t i = 0; i < attributes->size(); ++i) {
+        out->attributes.push_back(Attribute((*attributes)[i], FieldIndex(attributes_path, i)));
+      }
+    }
+    if (const json* capacity = ArrayField(selector, "capacity", path, false, errors_)) {
+      const std::string capacity_path = FieldChild(path, "capacity");
+      for (size_t i = 0; i < capacity->size(); ++i) {
+        out->capacity.push_back(Capacity((*capacity)[i], FieldIndex(capacity_path, i)));
+      }
+    }
+    if (const json* cel = JsonMember(selector, "cel")) {
+      const std::string cel_path = FieldChild(path, "cel");
+      if (CheckArray(*cel, cel_path, errors_)) {
+        for (size_t i = 0; i < cel->size(); ++i) {
+          const std::string item_path = FieldIndex(cel_path, i);
+          std::optional<std::string> expression = ReadString((*cel)[i], item_path, errors_);
+          if (!expression) continue;
+          if (absl::StripAsciiWhitespace(*expression).empty()) {
+            errors_->Add(item_path, "must not be empty");
+            continue;
+          }
+          out->cel.push_back(*std::move(expression));
+        }
+      }
+    }
+  }
+
+  std::vector<std::string> AttributeStrings(const json& object, absl::string_view key,
+                                            absl::string_view parent) {
+    const json* value = JsonMember(object, key);
+    if (value == nullptr) return {};
+    const std::string path = FieldChild(parent, key);
+    std::vector<std::string> out;
+    if (!CheckArray(*value, path, errors_)) return out;
+    for (size_t i = 0; i < value->size(); ++i) {
+      const std::string item_path = FieldIndex(path, i);
+      if (std::optional<std::string> s = ReadString((*value)[i], item_path, errors_)) {
+        CheckAttributeString(*s, item_path);
+        out.push_back(*std::move(s));
+      }
+    }
+    return out;
+  }
+
+  std::optional<Quantity> QuantityValue(const json& value, absl::string_view path) {
+    std::string text;
+    if (value.is_string()) {
+      text = value.get<std::string>();
+    } else if (value.is_number()) {
+      text = value.dump();
+    } else {
+      errors_->Add(path, absl::StrCat("must be a quantity (a string such as \"40Gi\" or a number), "
+                                      "got ", JsonTypeName(value)));
+      return std::nullopt;
+    }
+    absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
+    if (!quantity.ok()) {
+      errors_->AddInvalid(path, text, quantity.status().message());
+      return std::nullopt;
+    }
+    return *std::move(quantity);
+  }
+
+  // min and max of `object` (other members are the caller's business).
+  QuantityRange QuantityBounds(const json& object, absl::string_view path) {
+    QuantityRange range;
+    const std::string min_path = FieldChild(path, "min");
+    const std::string max_path = FieldChild(path, "max");
+    const json* min = JsonMember(object, "min");
+    const json* max = JsonMember(object, "max");
+    if (min != nullptr) range.min = QuantityValue(*min, min_path);
+    if (max != nullptr) range.max = QuantityValue(*max, max_path);
+    if (min == nullptr && max == nullptr) {
+      errors_->Add(path, "must set min, max or both");
+    } else if (range.min && range.max && range.max->Compare(*range.min) < 0) {
+      errors_->AddInvalid(min_path, range.min->ToString(),
+                          absl::StrCat("must be less than or equal to max (",
+                                       range.max->ToString(), ")"));
+    }
+    return range;
+  }
+
+  std::optional<Semver> VersionValue(const json& value, absl::string_view path) {
+    std::string text;
+    if (value.is_string()) {
+      text = value.get<std::string>();
+    } else if (value.is_number_integer()) {
+      text = value.dump();
+    } else if (value.is_number_float()) {
+      errors_->Add(path, absl::StrCat("must be a string, got number ", value.dump(),
+                                      " (quote versions in YAML: \"8.0\", not 8.0)"));
+      return std::nullopt;
+    } else {
+      errors_->Add(path, absl::StrCat("must be a string (a version), got ", JsonTypeName(value)));
+      return std::nullopt;
+    }
+    absl::StatusOr<Semver> version = NormalizeVersionLiteral(text);
+    if (!version.ok()) {
+      errors_->Add(path, version.status().message());
+      return std::nullopt;
+    }
+    return *std::move(version);
+  }
+
+  std::optional<VersionRange> Versions(const json& selector, absl::string_view key,
+                                       absl::string_view parent) {
+    const json* object = ObjectField(selector, key, parent, false, errors_);
+    if (object == nullptr) return std::nullopt;
+    const std::string path = FieldChild(parent, key);
+    RejectUnknownFields(*object, {"min", "max"}, path, errors_);
+    VersionRange range;
+    const std::string min_path = FieldChild(path, "min");
+    const json* min = JsonMember(*object, "min");
+    const json* max = JsonMember(*object, "max");
+    if (min != nullptr) range.min = VersionValue(*min, min_path);
+    if (max != nullptr) range.max = VersionValue(*max, FieldChild(path, "max"));
+    if (min == nullptr && max == nullptr) {
+      errors_->Add(path, "must set min, max or both");
+    } else if (range.min && range.max && range.max->Compare(*range.min) < 0) {
+      errors_->AddInvalid(min_path, range.min->ToString(),
+                          absl::StrCat("must be less than or equal to max (",
+                                       range.max->ToString(), ")"));
+    }
+    return range;
+  }
+
+  // One attribute value in its type's canonical text.
+  std::optional<std::string> AttributeValue(const json& value, ValueType type,
+                                            absl::string_view path) {
+    switch (type) {
+      case ValueType::kString: {
+        std::optional<std::string> s = ReadString(value, path, errors_);
+        if (s && s->size() > kDraAttributeValueMaxLength) {
+          errors_->AddInvalid(path, *s,
+                              absl::StrCat("must be no more than ", kDraAttributeValueMaxLength,
+                                           " characters (the longest value a DRA string "
+                                           "attribute can hold)"));
+          return std::nullopt;
+        }
+        return s;
+      }
+      case ValueType::kInt: {
+        if (value.is_number_integer()) {
+          std::optional<int64_t> i = ReadInt(value, path, errors_);
+          if (!i) return std::nullopt;
+          return std::to_string(*i);
+        }
+        if (!value.is_string()) {
+          errors_->Add(path, absl::StrCat("must be an integer (or a string holding one), got ",
+                                          JsonTypeName(value)));
+          return std::nullopt;
+        }
+        const std::string& text = value.get_ref<const std::string&>();
+        int64_t i = 0;
+        if (!IsDecimalInteger(text) || !absl::SimpleAtoi(text, &i)) {
+          errors_->AddInvalid(path, text, "must be a 64-bit integer in decimal");
+          return std::nullopt;
+        }
+        return std::to_string(i);
+      }
+      case ValueType::kBool: {
+        if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+        if (value.is_string()) {
+          const std::string& text = value.get_ref<const std::string&>();
+          if (text == "true" || text == "false") return text;
+          errors_->AddInvalid(path, text, "must be true or false");
+          return std::nullopt;
+        }
+        errors_->Add(path, absl::StrCat("must be a boolean, got ", JsonTypeName(value)));
+        return std::nullopt;
+      }
+      case ValueType::kVersion: {
+        std::optional<Semver> version = VersionValue(value, path);
+        if (!version) return std::nullopt;
+        std::string text = version->ToString();
+        if (text.size() > kDraAttributeValueMaxLength) {
+          errors_->AddInvalid(path, text,
+                              absl::StrCat("must be no more than ", kDraAttributeValueMaxLength,
+                                           " characters (the longest value a DRA version "
+                                           "attribute can hold)"));
+          return std::nullopt;
+        }
+        return text;
+      }
+    }
+    return std::nullopt;
+  }
+
+  AttributeTerm Attribute(const json& value, const std::string& path) {
+    AttributeTerm term;
+    if (!CheckObject(value, path, errors_)) return term;
+    RejectUnknownFields(value, {"name", "operator", "valueType", "values"}, path, errors_);
+    if (std::optional<std::string> name = StringField(value, "name", path, true, errors_)) {
+      Check(IsDraAttributeName(*name), FieldChild(path, "name"), *name);
+      term.name = *std::move(name);
+    }
+    bool type_ok = true;
+    if (std::optional<std::string> type = StringField(value, "valueType", path, false, errors_)) {
+      if (std::optional<ValueType> parsed = ParseValueType(*type)) {
+        term.value_type = *parsed;
+      } else {
+        errors_->AddUnsupported(FieldChild(path, "valueType"), *type,
+                                {"String", "Int", "Bool", "Version"});
+        type_ok = false;
+      }
+    } else if (JsonMember(value, "valueType") != nullptr) {
+      type_ok = false;  // wrong JSON type, reported
+    }
+    const std::string values_path = FieldChild(path, "values");
+    size_t value_count = 0;
+    if (const json* values = ArrayField(value, "values", path, false, errors_)) {
+      value_count = values->size();
+      for (size_t i = 0; i < values->size(); ++i) {
+        const std::string item_path = FieldIndex(values_path, i);
+        if (!type_ok) continue;
+        if (std::optional<std::string> v = AttributeValue((*values)[i], term.value_type, item_path)) {
+          term.values.push_back(*std::move(v));
+        }
+      }
+    }
+    const std::string op_path = FieldChild(path, "operator");
+    std::optional<std::string> op_name = StringField(value, "operator", path, true, errors_);
+    if (!op_name) return term;
+    std::optional<Operator> op = ParseOperator(*op_name);
+    if (!op) {
+      errors_->AddUnsupported(op_path, *op_name,
+                              {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Ge", "Lt", "Le"});
+      return term;
+    }
+    term.op = *op;
+    if (*op == Operator::kExists || *op == Operator::kDoesNotExist) {
+      if (value_count > 0) {
+        errors_->Add(values_path, absl::StrCat("must be empty when operator is ", *op_name));
+      }
+    } else if (IsOrdering(*op)) {
+      if (type_ok && term.value_type != ValueType::kInt && term.value_type != ValueType::kVersion) {
+        errors_->AddInvalid(op_path, *op_name,
+                            absl::StrCat("Gt, Ge, Lt and Le need valueType Int or Version, not ",
+                                         AttributeValueTypeName(term.value_type)));
+      }
+      if (value_count != 1) {
+        errors_->Add(values_path, absl::StrCat("must have exactly one value when operator is ",
+                                               *op_name, ", got ", value_count));
+      }
+    } else if (value_count == 0) {
+      errors_->Add(values_path,
+                   absl::StrCat("must have at least one value when operator is ", *op_name));
+    }
+    return term;
+  }
+
+  CapacityTerm Capacity(const json& value, const std::string& path) {
+    CapacityTerm term;
+    if (!CheckObject(value, path, errors_)) return term;
+    RejectUnknownFields(value, {"name", "min", "max"}, path, errors_);
+    if (std::optional<std::string> name = StringField(value, "name", path, true, errors_)) {
+      Check(IsDraAttributeName(*name), FieldChild(path, "name"), *name);
+      term.name = *std::move(name);
+    }
+    term.range = QuantityBounds(value, path);
+    return term;
+  }
+
+  void Config(const json& config, std::vector<OpaqueConfig>* out) {
+    const std::string path = "spec.config";
+    if (config.size() > static_cast<size_t>(kMaxConfigEntries)) {
+      errors_->Add(path, absl::StrCat("must have at most ", kMaxConfigEntries, " entries, got ",
+                                      config.size()));
+    }
+    for (size_t i = 0; i < config.size(); ++i) {
+      const std::string item_path = FieldIndex(path, i);
+      const json& entry = config[i];
+      if (!CheckObject(entry, item_path, errors_)) continue;
+      RejectUnknownFields(entry, {"driver", "parameters"}, item_path, errors_);
+      OpaqueConfig c;
+      if (std::optional<std::string> driver = StringField(entry, "driver", item_path, true, errors_)) {
+        Check(IsDraDriverName(*driver), FieldChild(item_path, "driver"), *driver);
+        c.driver = *std::move(driver);
+      }
+      if (const json* parameters = ObjectField(entry, "parameters", item_path, true, errors_)) {
+        c.parameters = *parameters;
+      }
+      out->push_back(std::move(c));
+    }
+  }
+
+  void ClaimTemplate(const json& claim, ClaimTemplateSpec* out) {
+    const std::string path = "spec.claimTemplate";
+    RejectUnknownFields(claim, {"name", "requestName", "namespaces", "namespaceSelector"}, path,
+                        errors_);
+    if (std::optional<std::string> name = StringField(claim, "name", path, false, errors_);
+        name && !name->empty()) {
+      Check(IsDnsSubdomain(*name), FieldChild(path, "name"), *name);
+      out->name = *std::move(name);
+    }
+    if (std::optional<std::string> request = StringField(claim, "requestName", path, false, errors_);
+        request && !request->empty()) {
+      Check(IsDnsLabel(*request), FieldChild(path, "requestName"), *request);
+      out->request_name = *std::move(request);
+    }
+    if (const json* namespaces = JsonMember(claim, "namespaces")) {
+      const std::string namespaces_path = FieldChild(path, "namespaces");
+      if (CheckArray(*namespaces, namespaces_path, errors_)) {
+        std::set<std::string> seen;
+        for (size_t i = 0; i < namespaces->size(); ++i) {
+          const std::string item_path = FieldIndex(namespaces_path, i);
+          std::optional<std::string> ns = ReadString((*namespaces)[i], item_path, errors_);
+          if (!ns) continue;
+          if (absl::Status s = IsDnsLabel(*ns); !s.ok()) {
+            errors_->AddInvalid(item_path, *ns, s.message());
+            continue;
+          }
+          if (!seen.insert(*ns).second) {
+            errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*ns)));
+            continue;
+          }
+          out->namespaces.push_back(*std::move(ns));
+        }
+      }
+    }
+    if (const json* selector = JsonMember(claim, "namespaceSelector")) {
+      out->namespace_selector =
+          DecodeLabelSelector(*selector, FieldChild(path, "namespaceSelector"), errors_);
+    }
+  }
+
+  FieldErrors* errors_;
+};
+
+// ---- lenient status decoding: what does not fit is skipped ----
+
+int64_t LenientInt(const json& object, absl::string_view key) {
+  const json* value = JsonMember(object, key);
+  if (value == nullptr || !value->is_number_integer()) return 0;
+  if (value->is_number_unsigned() &&
+      value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return 0;
+  }
+  return value->get<int64_t>();
+}
+
+std::string LenientString(const json& object, absl::string_view key) {
+  const json* value = JsonMember(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
+}
+
+const json* LenientArray(const json& object, absl::string_view key) {
+  const json* value = JsonMember(object, key);
+  return value != nullptr && value->is_array() ? value : nullptr;
+}
+
+GpuProfileStatus DecodeStatusLeniently(const json& status) {
+  GpuProfileStatus out;
+  if (!status.is_object()) return out;
+  out.observed_generation = LenientInt(status, "observedGeneration");
+  if (const json* conditions = LenientArray(status, "conditions")) {
+    for (const json& c : *conditions) {
+      if (!c.is_object()) continue;
+      Condition condition;
+      condition.type = LenientString(c, "type");
+      if (condition.type.empty()) continue;
+      const std::string s = LenientString(c, "status");
+      condition.status = s == "True"    ? ConditionStatus::kTrue
+                         : s == "False" ? ConditionStatus::kFalse
+                                        : ConditionStatus::kUnknown;
+      condition.observed_generation = LenientInt(c, "observedGeneration");
+      condition.last_transition_time = LenientString(c, "lastTransitionTime");
+      condition.reason = LenientString(c, "reason");
+      condition.message = LenientString(c, "message");
+      out.conditions.push_back(std::move(condition));
+    }
+  }
+  out.device_class_name = LenientString(status, "deviceClassName");
+  if (const json* selectors = LenientArray(status, "selectors")) {
+    for (const json& s : *selectors) {
+      if (s.is_string()) out.selectors.push_back(s.get<std::string>());
+    }
+  }
+  out.matched_devices = LenientInt(status, "matchedDevices");
+  out.matched_nodes = LenientInt(status, "matchedNodes");
+  if (const json* groups = LenientArray(status, "nodeGroups")) {
+    for (const json& g : *groups) {
+      if (!g.is_object()) continue;
+      out.node_groups.push_back(
+          {LenientString(g, "name"), LenientInt(g, "devices"), LenientInt(g, "nodes")});
+    }
+  }
+  if (const json* templates = JsonMember(status, "claimTemplates")) {
+    out.claim_templates.desired = LenientInt(*templates, "desired");
+    out.claim_templates.ready = LenientInt(*templates, "ready");
+  }
+  return out;
+}
+
+// ---- encoding ----
+
+ordered_json EncodeQuantityRange(const QuantityRange& range) {
+  ordered_json out = ordered_json::object();
+  if (range.min) out["min"] = range.min->ToString();
+  if (range.max) out["max"] = range.max->ToString();
+  return out;
+}
+
+ordered_json EncodeVersionRange(const VersionRange& range) {
+  ordered_json out = ordered_json::object();
+  if (range.min) out["min"] = range.min->ToString();
+  if (range.max) out["max"] = range.max->ToString();
+  return out;
+}
+
+ordered_json EncodeSelector(const ProfileSelector& selector) {
+  ordered_json out = ordered_json::object();
+  if (selector.memory) out["memory"] = EncodeQuantityRange(*selector.memory);
+  if (!selector.product_names.empty()) out["productNames"] = selector.product_names;
+  if (!selector.architectures.empty()) out["architectures"] = selector.architectures;
+  if (selector.compute_capability) {
+    out["computeCapability"] = EncodeVersionRange(*selector.compute_capability);
+  }
+  if (selector.driver_version) out["driverVersion"] = EncodeVersionRange(*selector.driver_version);
+  if (selector.cuda_driver_version) {
+    out["cudaDriverVersion"] = EncodeVersionRange(*selector.cuda_driver_version);
+  }
+  if (!selector.attributes.empty()) {
+    ordered_json attributes = ordered_json::array();
+    for (const AttributeTerm& term : selector.attributes) {
+      ordered_json a = ordered_json::object();
+      a["name"] = term.name;
+      a["operator"] = AttributeOperatorName(term.op);
+      a["valueType"] = AttributeValueTypeName(term.value_type);
+      if (!term.values.empty()) a["values"] = term.values;
+      attributes.push_back(std::move(a));
+    }
+    out["attributes"] = std::move(attributes);
+  }
+  if (!selector.capacity.empty()) {
+    ordered_json capacity = ordered_json::array();
+    for (const CapacityTerm& term : selector.capacity) {
+      ordered_json c = ordered_json::object();
+      c["name"] = term.name;
+      if (term.range.min) c["min"] = term.range.min->ToString();
+      if (term.range.max) c["max"] = term.range.max->ToString();
+      capacity.push_back(std::move(c));
+    }
+    out["capacity"] = std::move(capacity);
+  }
+  if (!selector.cel.empty()) out["cel"] = selector.cel;
+  return out;
+}
+
+ordered_json EncodeSpec(const GpuProfileSpec& spec) {
+  ordered_json out = ordered_json::object();
+  if (!spec.description.empty()) out["description"] = spec.description;
+  out["driver"] = spec.driver;
+  if (spec.device_type) out["deviceType"] = *spec.device_type;
+  ordered_json selector = EncodeSelector(spec.selector);
+  if (!selector.empty()) out["selector"] = std::move(selector);
+  if (spec.count) out["count"] = *spec.count;
+  out["allocationMode"] = AllocationModeName(spec.allocation_mode);
+  if (!spec.config.empty()) {
+    ordered_json config = ordered_json::array();
+    for (const OpaqueConfig& c : spec.config) {
+      ordered_json entry = ordered_json::object();
+      entry["driver"] = c.driver;
+      entry["parameters"] = ordered_json(c.parameters);
+      config.push_back(std::move(entry));
+    }
+    out["config"] = std::move(config);
+  }
+  out["deviceClassName"] = spec.device_class_name;
+  ordered_json claim = ordered_json::object();
+  claim["name"] = spec.claim_template.name;
+  claim["requestName"] = spec.claim_template.request_name;
+  if (!spec.claim_template.namespaces.empty()) {
+    claim["namespaces"] = spec.claim_template.namespaces;
+  }
+  if (spec.claim_template.namespace_selector) {
+    claim["namespaceSelector"] = EncodeLabelSelector(*spec.claim_template.namespace_selector);
+  }
+  out["claimTemplate"] = std::move(claim);
+  out["deletionPolicy"] = DeletionPolicyName(spec.deletion_policy);
+  return out;
+}
+
+}  // namespace
+
+const char* AttributeOperatorName(Operator op) {
+  switch (op) {
+    case Operator::kIn:
+      return "In";
+    case Operator::kNotIn:
+      return "NotIn";
+    case Operator::kExists:
+      return "Exists";
+    case Operator::kDoesNotExist:
+      return "DoesNotExist";
+    case Operator::kGt:
+      return "Gt";
+    case Operator::kGe:
+      return "Ge";
+    case Operator::kLt:
+      return "Lt";
+    case Operator::kLe:
+      return "Le";
+  }
+  return "In";
+}
+
+const char* AttributeValueTypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kString:
+      return "String";
+    case ValueType::kInt:
+      return "Int";
+    case ValueType::kBool:
+      return "Bool";
+    case ValueType::kVersion:
+      return "Version";
+  }
+  return "String";
+}
+
+bool IsGpuProfile(const json& object) {
+  const json* api_version = JsonMember(object, "apiVersion");
+  const json* kind = JsonMember(object, "kind");
+  return api_version != nullptr && api_version->is_string() &&
+         api_version->get_ref<const std::string&>() == kApiVersion && kind != nullptr &&
+         kind->is_string() && kind->get_ref<const std::string&>() == kGpuProfileKind;
+}
+
+absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
+  FieldErrors errors;
+  if (!CheckObject(object, "", &errors)) return errors.ToStatus();
+  if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
+      api_version && *api_version != kApiVersion) {
+    errors.AddUnsupported("apiVersion", *api_version, {kApiVersion});
+  }
+  if (std::optional<std::string> kind = StringField(object, "kind", "", true, &errors);
+      kind && *kind != kGpuProfileKind) {
+    errors.AddUnsupported("kind", *kind, {kGpuProfileKind});
+  }
+  GpuProfile profile;
+  if (const json* metadata = ObjectField(object, "metadata", "", true, &errors)) {
+    profile.metadata = DecodeObjectMeta(*metadata, "metadata", &errors);
+    const json* name = JsonMember(*metadata, "name");
+    if (name == nullptr || (name->is_string() && profile.metadata.name.empty())) {
+      errors.Add("metadata.name", "required");
+    } else if (name->is_string()) {
+      if (absl::Status s = IsDnsLabel(profile.metadata.name); !s.ok()) {
+        errors.AddInvalid("metadata.name", profile.metadata.name, s.message());
+      }
+    }
+  }
+  if (const json* spec = ObjectField(object, "spec", "", false, &errors)) {
+    SpecDecoder(&errors).Spec(*spec, &profile.spec);
+  }
+  if (!errors.empty()) return errors.ToStatus();
+
+  GpuProfileSpec& spec = profile.spec;
+  if (spec.driver.empty()) spec.driver = kDefaultDriver;
+  if (spec.device_class_name.empty()) spec.device_class_name = profile.metadata.name;
+  if (spec.claim_template.name.empty()) spec.claim_template.name = profile.metadata.name;
+  if (spec.claim_template.request_name.empty()) {
+    spec.claim_template.request_name = kDefaultRequestName;
+  }
+  if (const json* status = JsonMember(object, "status")) {
+    profile.status = DecodeStatusLeniently(*status);
+  }
+  return profile;
+}
+
+ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
+  ordered_json out = ordered_json::object();
+  out["observedGeneration"] = status.observed_generation;
+  ordered_json conditions = ordered_json::array();
+  for (const Condition& c : status.conditions) {
+    ordered_json condition = ordered_json::object();
+    condition["type"] = c.type;
+    condition["status"] = ConditionStatusName(c.status);
+    condition["observedGeneration"] = c.observed_generation;
+    if (!c.last_transition_time.empty()) condition["lastTransitionTime"] = c.last_transition_time;
+    condition["reason"] = c.reason;
+    condition["message"] = c.message;
+    conditions.push_back(std::move(condition));
+  }
+  out["conditions"] = std::move(conditions);
+  out["deviceClassName"] = status.device_class_name;
+  out["selectors"] = status.selectors;
+  out["matchedDevices"] = status.matched_devices;
+  out["matchedNodes"] = status.matched_nodes;
+  ordered_json groups = ordered_json::array();
+  for (const NodeGroupMatch& g : status.node_groups) {
+    ordered_json group = ordered_json::object();
+    group["name"] = g.name;
+    group["devices"] = g.devices;
+    group["nodes"] = g.nodes;
+    groups.push_back(std::move(group));
+  }
+  out["nodeGroups"] = std::move(groups);
+  ordered_json templates = ordered_json::object();
+  templates["desired"] = status.claim_templates.desired;
+  templates["ready"] = status.claim_templates.ready;
+  out["claimTemplates"] = std::move(templates);
+  return out;
+}
+
+ordered_json EncodeGpuProfile(const GpuProfile& profile, bool include_server_fields) {
+  ordered_json out = ordered_json::object();
+  out["apiVersion"] = kApiVersion;
+  out["kind"] = kGpuProfileKind;
+  out["metadata"] = EncodeObjectMeta(profile.metadata, include_server_fields);
+  out["spec"] = EncodeSpec(profile.spec);
+  out["status"] = EncodeGpuProfileStatus(profile.status);
+  return out;
+}
+
+}  // namespace gpuprofile::api
