@@ -43,9 +43,9 @@ std::string CelString(absl::string_view text) {
 bool IsCelFieldName(absl::string_view name) {
   // The CEL specification's reserved words may not be used as identifiers after a dot.
   static constexpr std::array<absl::string_view, 21> kReserved = {
-      "true",    "false",     "null",  "in",     "as",      "break", "const",
-      "continue", "else",     "for",   "function", "if",    "import", "let",
-      "loop",    "package",   "namespace", "return", "var", "void",  "while"};
+      "true",     "false",   "null",      "in",       "as",  "break",  "const",
+      "continue", "else",    "for",       "function", "if",  "import", "let",
+      "loop",     "package", "namespace", "return",   "var", "void",   "while"};
   if (name.empty()) return false;
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];

@@ -43,8 +43,7 @@ std::string DeviceName(const dra::Device& device) {
   return absl::StrCat(device.driver, "/", device.pool, "/", device.name);
 }
 
-void Record(const Outcome& outcome, const dra::Device& device, size_t index,
-            ProfileMatches* out) {
+void Record(const Outcome& outcome, const dra::Device& device, size_t index, ProfileMatches* out) {
   if (outcome.matched) {
     out->matched[index] = true;
     ++out->matched_count;
@@ -109,7 +108,8 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
   if (!per_device.empty()) {
     for (size_t d = 0; d < devices.size(); ++d) {
       const cel::Value device = values.Build(devices[d]);
-      for (size_t p : per_device) Record(Evaluate(*profiles[p], device), devices[d], d, &results[p]);
+      for (size_t p : per_device)
+        Record(Evaluate(*profiles[p], device), devices[d], d, &results[p]);
     }
   }
   return results;

@@ -23,8 +23,8 @@ namespace gpuprofile::profile {
 struct ProfileMatches {
   std::vector<bool> matched;  // indexed like inventory.devices()
   int64_t matched_count = 0;
-  int64_t error_count = 0;    // devices on which a selector raised an error
-  std::string first_error;    // "<device>: <selector field>: <error>", empty when none
+  int64_t error_count = 0;  // devices on which a selector raised an error
+  std::string first_error;  // "<device>: <selector field>: <error>", empty when none
 };
 
 struct MatchOptions {

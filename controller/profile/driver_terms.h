@@ -16,15 +16,15 @@ struct DriverTerms {
   // The string attribute that names the device kind (NVIDIA: "type" = gpu | mig | vfio), or empty
   // when the driver publishes none (then deviceType may not be set explicitly).
   std::string type_attribute;
-  std::string default_device_type;          // used when spec.deviceType is not written
-  std::vector<std::string> device_types;    // the kinds it publishes, for validation
+  std::string default_device_type;        // used when spec.deviceType is not written
+  std::vector<std::string> device_types;  // the kinds it publishes, for validation
   // Attribute ids in the driver's domain; empty when the driver has no such attribute.
-  std::string product_attribute;            // string
-  std::string architecture_attribute;       // string
-  std::string compute_capability_attribute; // version
-  std::string driver_version_attribute;     // version
+  std::string product_attribute;              // string
+  std::string architecture_attribute;         // string
+  std::string compute_capability_attribute;   // version
+  std::string driver_version_attribute;       // version
   std::string cuda_driver_version_attribute;  // version
-  std::string memory_capacity;              // capacity id (bytes)
+  std::string memory_capacity;                // capacity id (bytes)
 };
 
 // The terms for `driver`: a known driver's table, or the vendor-neutral defaults for any other

@@ -75,13 +75,12 @@ Ownership OwnershipOf(const api::ObjectMeta& meta, const std::string& winner,
   return Ownership::kOtherProfile;
 }
 
-std::string ConflictMessage(absl::string_view kind, absl::string_view object,
-                            Ownership ownership, const api::ObjectMeta& meta) {
+std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ownership ownership,
+                            const api::ObjectMeta& meta) {
   if (ownership == Ownership::kForeign) {
     return absl::StrCat(kind, " ", object, " exists and is not managed by ", kManagedByValue);
   }
-  return absl::StrCat(kind, " ", object, " belongs to GpuProfile ",
-                      meta.labels.at(kProfileLabel));
+  return absl::StrCat(kind, " ", object, " belongs to GpuProfile ", meta.labels.at(kProfileLabel));
 }
 
 }  // namespace
@@ -120,9 +119,8 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
     }
   }
   const auto oldest = [](std::vector<Work*>& claimants) {
-    return *std::min_element(claimants.begin(), claimants.end(), [](Work* a, Work* b) {
-      return Older(*a->profile, *b->profile);
-    });
+    return *std::min_element(claimants.begin(), claimants.end(),
+                             [](Work* a, Work* b) { return Older(*a->profile, *b->profile); });
   };
   const auto names_of = [](const std::vector<Work*>& claimants) {
     std::set<std::string> names;
@@ -141,8 +139,10 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
     Work* winner = oldest(claimants);
     for (Work* w : claimants) {
       if (w != winner) {
-        w->conflicts.push_back(absl::StrCat("DeviceClass ", name, " is claimed by the older "
-                                            "GpuProfile ", winner->profile->metadata.name));
+        w->conflicts.push_back(absl::StrCat("DeviceClass ", name,
+                                            " is claimed by the older "
+                                            "GpuProfile ",
+                                            winner->profile->metadata.name));
       }
     }
     auto existing = existing_class.find(name);

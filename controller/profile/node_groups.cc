@@ -92,8 +92,8 @@ api::DeviceSignature SignatureOf(const dra::Device& device) {
 }
 
 std::string BaseNodeGroupName(const api::DeviceSignature& s) {
-  std::string base = s.product.empty() ? Slug(absl::StrCat(s.driver, "-", s.device_type))
-                                       : Slug(s.product);
+  std::string base =
+      s.product.empty() ? Slug(absl::StrCat(s.driver, "-", s.device_type)) : Slug(s.product);
   if (base.empty()) base = "device";
   if (!s.driver_version.empty()) base = absl::StrCat(base, "-", Slug(s.driver_version));
   return base;
@@ -151,8 +151,7 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory) {
     std::string name = BaseNodeGroupName(acc.signature);
     if (base_count[name] > 1 || name.size() > kMaxNodeGroupNameLength) {
       const std::string hash = SignatureHash(acc.signature);
-      name = absl::StrCat(TrimToLength(name, kMaxNodeGroupNameLength - hash.size() - 1), "-",
-                          hash);
+      name = absl::StrCat(TrimToLength(name, kMaxNodeGroupNameLength - hash.size() - 1), "-", hash);
     }
     api::GpuNodeGroup& group = groups[i];
     group.metadata.name = std::move(name);

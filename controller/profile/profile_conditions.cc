@@ -47,8 +47,7 @@ std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
   const bool conflict = !f.conflicts.empty();
   const std::string conflicts = absl::StrJoin(f.conflicts, "; ");
   out.push_back(conflict ? Make(api::kConditionReady, false, kReasonConflict,
-                                absl::StrCat("not every object could be generated: ", conflicts),
-                                g)
+                                absl::StrCat("not every object could be generated: ", conflicts), g)
                          : Make(api::kConditionReady, true, kReasonReconciled,
                                 "every generated object is in place", g));
   out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
@@ -64,15 +63,13 @@ std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
   }
   if (f.error_devices > 0) {
     absl::StrAppend(&matched, "; selectors raised errors on ",
-                    Plural(f.error_devices, "device", "devices"), " (first: ", f.first_error,
-                    ")");
+                    Plural(f.error_devices, "device", "devices"), " (first: ", f.first_error, ")");
   }
   out.push_back(Make(api::kConditionSatisfiable, f.matched_devices > 0,
                      f.matched_devices > 0 ? kReasonDevicesMatched : kReasonNoMatchingDevices,
                      std::move(matched), g));
-  out.push_back(Make(api::kConditionConflict, conflict, conflict ? kReasonConflict
-                                                                 : kReasonNoConflict,
-                     conflicts, g));
+  out.push_back(Make(api::kConditionConflict, conflict,
+                     conflict ? kReasonConflict : kReasonNoConflict, conflicts, g));
   return out;
 }
 

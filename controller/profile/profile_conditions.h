@@ -30,7 +30,7 @@ struct ProfileFacts {
   int64_t matched_devices = 0;
   int64_t matched_nodes = 0;
   int64_t matched_node_groups = 0;
-  int64_t error_devices = 0;           // devices on which a selector raised an error
+  int64_t error_devices = 0;  // devices on which a selector raised an error
   std::string first_error;
 };
 

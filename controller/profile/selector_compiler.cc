@@ -38,12 +38,12 @@ std::string Guarded(absl::string_view domain_map, absl::string_view id,
 std::string QuantityBounds(absl::string_view value, const api::QuantityRange& range) {
   std::vector<std::string> parts;
   if (range.min) {
-    parts.push_back(absl::StrCat(value, ".compareTo(quantity(", CelString(range.min->ToString()),
-                                 ")) >= 0"));
+    parts.push_back(
+        absl::StrCat(value, ".compareTo(quantity(", CelString(range.min->ToString()), ")) >= 0"));
   }
   if (range.max) {
-    parts.push_back(absl::StrCat(value, ".compareTo(quantity(", CelString(range.max->ToString()),
-                                 ")) <= 0"));
+    parts.push_back(
+        absl::StrCat(value, ".compareTo(quantity(", CelString(range.max->ToString()), ")) <= 0"));
   }
   return absl::StrJoin(parts, " && ");
 }
@@ -94,8 +94,8 @@ std::string OneOf(absl::string_view value, const AttributeTerm& term) {
   std::vector<std::string> alternatives;
   for (const std::string& v : term.values) {
     if (term.value_type == AttributeTerm::ValueType::kVersion) {
-      alternatives.push_back(absl::StrCat(value, ".compareTo(", TypedLiteral(term.value_type, v),
-                                          ") == 0"));
+      alternatives.push_back(
+          absl::StrCat(value, ".compareTo(", TypedLiteral(term.value_type, v), ") == 0"));
     } else {
       alternatives.push_back(absl::StrCat(value, " == ", TypedLiteral(term.value_type, v)));
     }
@@ -164,12 +164,11 @@ class Compiler {
     AddGuard();
     const api::ProfileSelector& s = spec_.selector;
     if (s.memory) {
-      AddCapacityRange("spec.selector.memory", "memory", terms_table_.memory_capacity,
-                       *s.memory);
+      AddCapacityRange("spec.selector.memory", "memory", terms_table_.memory_capacity, *s.memory);
     }
     if (!s.product_names.empty()) {
-      AddStringList("spec.selector.productNames", "productNames",
-                    terms_table_.product_attribute, s.product_names);
+      AddStringList("spec.selector.productNames", "productNames", terms_table_.product_attribute,
+                    s.product_names);
     }
     if (!s.architectures.empty()) {
       AddStringList("spec.selector.architectures", "architectures",
@@ -196,8 +195,10 @@ class Compiler {
     }
     if (result_.terms.size() > static_cast<size_t>(kMaxSelectorsPerClass)) {
       problems_.push_back(absl::StrCat("spec.selector: the profile compiles to ",
-                                       result_.terms.size(), " selectors; a DeviceClass holds at "
-                                       "most ", kMaxSelectorsPerClass));
+                                       result_.terms.size(),
+                                       " selectors; a DeviceClass holds at "
+                                       "most ",
+                                       kMaxSelectorsPerClass));
     }
     if (!problems_.empty()) {
       return absl::InvalidArgumentError(absl::StrJoin(problems_, "\n"));
@@ -207,8 +208,7 @@ class Compiler {
 
  private:
   void AddGuard() {
-    const std::string driver_check =
-        absl::StrCat("device.driver == ", CelString(spec_.driver));
+    const std::string driver_check = absl::StrCat("device.driver == ", CelString(spec_.driver));
     if (terms_table_.type_attribute.empty()) {
       if (spec_.device_type) {
         problems_.push_back(absl::StrCat(
@@ -238,12 +238,13 @@ class Compiler {
   bool Expressible(absl::string_view field, absl::string_view term, const std::string& attr) {
     if (!attr.empty()) return true;
     const std::string driver_text =
-        IsKnownDriver(spec_.driver) ? absl::StrCat("driver ", spec_.driver)
-                                    : absl::StrCat("driver ", spec_.driver,
-                                                   " (not one the operator knows: ",
-                                                   absl::StrJoin(KnownDrivers(), ", "), ")");
-    problems_.push_back(absl::StrCat(field, ": ", driver_text, " publishes no attribute for ",
-                                     term, "; use spec.selector.attributes or spec.selector.cel "
+        IsKnownDriver(spec_.driver)
+            ? absl::StrCat("driver ", spec_.driver)
+            : absl::StrCat("driver ", spec_.driver,
+                           " (not one the operator knows: ", absl::StrJoin(KnownDrivers(), ", "),
+                           ")");
+    problems_.push_back(absl::StrCat(field, ": ", driver_text, " publishes no attribute for ", term,
+                                     "; use spec.selector.attributes or spec.selector.cel "
                                      "with an attribute it does publish"));
     return false;
   }
@@ -281,15 +282,15 @@ class Compiler {
         problems_.push_back(absl::StrCat(field, ": the operator cannot evaluate this expression (",
                                          program.status().message(), ")"));
       } else if (raw) {
-        problems_.push_back(absl::StrCat(field, ": Kubernetes ", version_.ToString(),
-                                         " would reject this expression: ",
-                                         program.status().message()));
+        problems_.push_back(
+            absl::StrCat(field, ": Kubernetes ", version_.ToString(),
+                         " would reject this expression: ", program.status().message()));
       } else {
         // A generated expression that does not compile is a bug in this compiler; say so
         // rather than blame the user.
         problems_.push_back(absl::StrCat(field, ": internal error: generated selector `",
-                                         expression, "` does not compile: ",
-                                         program.status().message()));
+                                         expression,
+                                         "` does not compile: ", program.status().message()));
       }
       return;
     }

@@ -14,9 +14,7 @@ namespace {
 
 using cel::Expr;
 
-bool IsDeviceIdent(const Expr& e) {
-  return e.kind == Expr::Kind::kIdent && e.name == "device";
-}
+bool IsDeviceIdent(const Expr& e) { return e.kind == Expr::Kind::kIdent && e.name == "device"; }
 
 bool IsStringConstant(const Expr* e) {
   return e != nullptr && e->kind == Expr::Kind::kConstant &&
@@ -53,9 +51,9 @@ class PathCollector {
       case Expr::Kind::kSelect:
         if (IsDeviceIdent(*e.operand)) {
           if (e.name == "attributes" || e.name == "capacity") return false;
-          paths_.push_back({e.name == "driver" ? DevicePath::Kind::kDriver
-                                               : DevicePath::Kind::kOtherField,
-                            "", e.name == "driver" ? "" : e.name});
+          paths_.push_back(
+              {e.name == "driver" ? DevicePath::Kind::kDriver : DevicePath::Kind::kOtherField, "",
+               e.name == "driver" ? "" : e.name});
           return true;
         }
         if (IsDomainMap(*e.operand, &path)) {
@@ -91,8 +89,8 @@ class PathCollector {
         if (e.iter_var == "device" || e.iter_var2 == "device" || e.accu_var == "device") {
           return false;  // shadows the variable: not worth modelling
         }
-        for (const cel::ExprPtr* child : {&e.iter_range, &e.accu_init, &e.loop_condition,
-                                          &e.loop_step, &e.result}) {
+        for (const cel::ExprPtr* child :
+             {&e.iter_range, &e.accu_init, &e.loop_condition, &e.loop_step, &e.result}) {
           if (*child && !Visit(**child)) return false;
         }
         return true;

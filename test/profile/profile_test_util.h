@@ -40,7 +40,8 @@ inline Semver V(const std::string& text) { return *NormalizeVersionLiteral(text)
 // Reads and builds an inventory from paths relative to the source tree.
 inline dra::Inventory LoadInventory(const std::vector<std::string>& relative_paths) {
   std::vector<std::string> paths;
-  for (const std::string& p : relative_paths) paths.push_back(::gpuprofile::testing::SourceDir() + "/" + p);
+  for (const std::string& p : relative_paths)
+    paths.push_back(::gpuprofile::testing::SourceDir() + "/" + p);
   absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests(paths);
   EXPECT_TRUE(objects.ok()) << objects.status();
   if (!objects.ok()) return {};

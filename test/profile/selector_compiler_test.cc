@@ -95,20 +95,19 @@ TEST(SelectorCompilerTest, AttributeTermsPerOperatorAndType) {
   const std::vector<std::string> expressions = compiled.Expressions();
   EXPECT_THAT(
       std::vector<std::string>(expressions.begin() + 1, expressions.end()),
-      ElementsAre(
-          "'pcieRoot' in device.attributes['resource.kubernetes.io']",
-          absl::StrCat("'brand' in ", a, " && ", a, ".brand in ['Nvidia', 'Tesla']"),
-          absl::StrCat("'brand' in ", a, " && !(", a, ".brand in ['GeForce'])"),
-          absl::StrCat("!('index' in ", a, ")"),
-          absl::StrCat("'numa' in ", a, " && (", a, ".numa == 0 || ", a, ".numa == 1)"),
-          absl::StrCat("'numa' in ", a, " && ", a, ".numa >= 1"),
-          absl::StrCat("'iommuFDEnabled' in ", a, " && ", a, ".iommuFDEnabled == true"),
-          absl::StrCat("'cudaDriverVersion' in ", a, " && ", a,
-                       ".cudaDriverVersion.compareTo(semver('13.0.0')) < 0"),
-          absl::StrCat("'driverVersion' in ", a, " && (", a,
-                       ".driverVersion.compareTo(semver('550.127.8')) == 0 || ", a,
-                       ".driverVersion.compareTo(semver('570.133.20')) == 0)"),
-          absl::StrCat("'in' in ", a, " && ", a, "['in'] in ['x']")));
+      ElementsAre("'pcieRoot' in device.attributes['resource.kubernetes.io']",
+                  absl::StrCat("'brand' in ", a, " && ", a, ".brand in ['Nvidia', 'Tesla']"),
+                  absl::StrCat("'brand' in ", a, " && !(", a, ".brand in ['GeForce'])"),
+                  absl::StrCat("!('index' in ", a, ")"),
+                  absl::StrCat("'numa' in ", a, " && (", a, ".numa == 0 || ", a, ".numa == 1)"),
+                  absl::StrCat("'numa' in ", a, " && ", a, ".numa >= 1"),
+                  absl::StrCat("'iommuFDEnabled' in ", a, " && ", a, ".iommuFDEnabled == true"),
+                  absl::StrCat("'cudaDriverVersion' in ", a, " && ", a,
+                               ".cudaDriverVersion.compareTo(semver('13.0.0')) < 0"),
+                  absl::StrCat("'driverVersion' in ", a, " && (", a,
+                               ".driverVersion.compareTo(semver('550.127.8')) == 0 || ", a,
+                               ".driverVersion.compareTo(semver('570.133.20')) == 0)"),
+                  absl::StrCat("'in' in ", a, " && ", a, "['in'] in ['x']")));
 }
 
 TEST(SelectorCompilerTest, CapacityTermsAndQuotedLiterals) {
@@ -118,8 +117,7 @@ TEST(SelectorCompilerTest, CapacityTermsAndQuotedLiterals) {
   spec.selector.product_names = {"it's \\ odd"};
   ASSERT_OK_AND_ASSIGN(CompiledSelectors compiled, CompileSelectors(spec, Version("1.33")));
   EXPECT_THAT(compiled.Expressions(),
-              ElementsAre(HasSubstr(".type == 'mig'"),
-                          HasSubstr("in ['it\\'s \\\\ odd']"),
+              ElementsAre(HasSubstr(".type == 'mig'"), HasSubstr("in ['it\\'s \\\\ odd']"),
                           "'multiprocessors' in device.capacity['gpu.nvidia.com'] && "
                           "device.capacity['gpu.nvidia.com'].multiprocessors.compareTo("
                           "quantity('14')) >= 0 && device.capacity['gpu.nvidia.com']."
@@ -201,8 +199,9 @@ TEST(SelectorCompilerTest, RawCelIsCheckedForTheTargetVersion) {
   EXPECT_OK(CompileSelectors(spec, Version("1.32.3")));
 
   // The normalising semver form is accepted for new expressions only from 1.34.
-  spec.selector.cel = {"device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan("
-                       "semver('550.0', true))"};
+  spec.selector.cel = {
+      "device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan("
+      "semver('550.0', true))"};
   EXPECT_FALSE(CompileSelectors(spec, Version("1.33")).ok());
   EXPECT_OK(CompileSelectors(spec, Version("1.34")));
 
@@ -275,9 +274,8 @@ TEST(SelectorCompilerTest, GeneratedSelectorsAreAcceptedAndNeverRaiseErrors) {
       for (const SelectorTerm& term : compiled->terms) {
         for (size_t d = 0; d < devices.size(); ++d) {
           const cel::Value result = term.program->Evaluate({devices[d]});
-          EXPECT_TRUE(result.is_bool())
-              << version << " " << term.expression << " on "
-              << all[d].name << ": " << result.DebugString();
+          EXPECT_TRUE(result.is_bool()) << version << " " << term.expression << " on "
+                                        << all[d].name << ": " << result.DebugString();
         }
       }
     }
