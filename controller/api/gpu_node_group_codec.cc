@@ -1,0 +1,138 @@
+// File: controller/api/gpu_node_group_codec.cc
+#include "controller/api/gpu_node_group_codec.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "controller/api/field_codec.h"
+#include "controller/api/gpu_profile.h"
+#include "controller/api/object_meta_codec.h"
+
+namespace gpuprofile::api {
+namespace {
+
+using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+
+// The signature members in output order, with where each lives in DeviceSignature.
+struct SignatureField {
+  const char* key;
+  std::string DeviceSignature::*member;
+};
+constexpr SignatureField kSignatureFields[] = {
+    {"driver", &DeviceSignature::driver},
+    {"deviceType", &DeviceSignature::device_type},
+    {"productName", &DeviceSignature::product},
+    {"memory", &DeviceSignature::memory},
+    {"driverVersion", &DeviceSignature::driver_version},
+    {"architecture", &DeviceSignature::architecture},
+    {"computeCapability", &DeviceSignature::compute_capability},
+    {"cudaDriverVersion", &DeviceSignature::cuda_driver_version},
+};
+
+bool StringMemberIs(const json& object, const char* key, const char* expected) {
+  const json* value = JsonMember(object, key);
+  return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
+}
+
+GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
+  const std::string path = "status";
+  GpuNodeGroupStatus out;
+  for (const SignatureField& field : kSignatureFields) {
+    out.signature.*field.member = StringField(status, field.key, path, false, errors).value_or("");
+  }
+  out.node_count = IntField(status, "nodeCount", path, false, errors).value_or(0);
+  if (const json* nodes = JsonMember(status, "nodes")) {
+    out.nodes = ReadStringList(*nodes, FieldChild(path, "nodes"), errors);
+  }
+  out.devices = IntField(status, "devices", path, false, errors).value_or(0);
+  if (const json* pools = ArrayField(status, "incompletePools", path, false, errors)) {
+    for (size_t i = 0; i < pools->size(); ++i) {
+      const std::string pool_path = FieldIndex(FieldChild(path, "incompletePools"), i);
+      const json& entry = (*pools)[i];
+      if (!CheckObject(entry, pool_path, errors)) continue;
+      IncompletePool pool;
+      pool.driver = StringField(entry, "driver", pool_path, false, errors).value_or("");
+      pool.pool = StringField(entry, "pool", pool_path, false, errors).value_or("");
+      pool.generation = IntField(entry, "generation", pool_path, false, errors).value_or(0);
+      pool.slices_seen = IntField(entry, "slicesSeen", pool_path, false, errors).value_or(0);
+      pool.resource_slice_count =
+          IntField(entry, "resourceSliceCount", pool_path, false, errors).value_or(0);
+      out.incomplete_pools.push_back(std::move(pool));
+    }
+  }
+  if (const json* profiles = JsonMember(status, "profiles")) {
+    out.profiles = ReadStringList(*profiles, FieldChild(path, "profiles"), errors);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsGpuNodeGroup(const json& object) {
+  return StringMemberIs(object, "apiVersion", kApiVersion) &&
+         StringMemberIs(object, "kind", kGpuNodeGroupKind);
+}
+
+absl::StatusOr<GpuNodeGroup> DecodeGpuNodeGroup(const json& object) {
+  FieldErrors errors;
+  if (!CheckObject(object, "", &errors)) return errors.ToStatus();
+  if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
+      api_version && *api_version != kApiVersion) {
+    errors.AddUnsupported("apiVersion", *api_version, {kApiVersion});
+  }
+  if (std::optional<std::string> kind = StringField(object, "kind", "", true, &errors);
+      kind && *kind != kGpuNodeGroupKind) {
+    errors.AddUnsupported("kind", *kind, {kGpuNodeGroupKind});
+  }
+  GpuNodeGroup group;
+  if (const json* metadata = ObjectField(object, "metadata", "", true, &errors)) {
+    group.metadata = DecodeObjectMeta(*metadata, "metadata", &errors);
+    if (group.metadata.name.empty() && JsonMember(*metadata, "name") == nullptr) {
+      errors.Add("metadata.name", "required");
+    }
+  }
+  if (const json* status = ObjectField(object, "status", "", false, &errors)) {
+    group.status = DecodeStatus(*status, &errors);
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return group;
+}
+
+ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
+  ordered_json out = ordered_json::object();
+  for (const SignatureField& field : kSignatureFields) {
+    const std::string& value = status.signature.*field.member;
+    if (!value.empty()) out[field.key] = value;
+  }
+  out["nodeCount"] = status.node_count;
+  out["nodes"] = status.nodes;
+  out["devices"] = status.devices;
+  if (!status.incomplete_pools.empty()) {
+    ordered_json pools = ordered_json::array();
+    for (const IncompletePool& pool : status.incomplete_pools) {
+      ordered_json p = ordered_json::object();
+      p["driver"] = pool.driver;
+      p["pool"] = pool.pool;
+      p["generation"] = pool.generation;
+      p["slicesSeen"] = pool.slices_seen;
+      p["resourceSliceCount"] = pool.resource_slice_count;
+      pools.push_back(std::move(p));
+    }
+    out["incompletePools"] = std::move(pools);
+  }
+  out["profiles"] = status.profiles;
+  return out;
+}
+
+ordered_json EncodeGpuNodeGroup(const GpuNodeGroup& group, bool include_server_fields) {
+  ordered_json out = ordered_json::object();
+  out["apiVersion"] = kApiVersion;
+  out["kind"] = kGpuNodeGroupKind;
+  out["metadata"] = EncodeObjectMeta(group.metadata, include_server_fields);
+  out["status"] = EncodeGpuNodeGroupStatus(group.status);
+  return out;
+}
+
+}  // namespace gpuprofile::api
