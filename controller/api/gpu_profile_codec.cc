@@ -370,7 +370,9 @@ class SpecDecoder {
     }
     const std::string values_path = FieldChild(path, "values");
     size_t value_count = 0;
-    if (const json* values = ArrayField(value, "values", path, false, errors_)) {
+    const bool values_present = JsonMember(value, "values") != nullptr;
+    const json* values = ArrayField(value, "values", path, false, errors_);
+    if (values != nullptr) {
       value_count = values->size();
       for (size_t i = 0; i < values->size(); ++i) {
         const std::string item_path = FieldIndex(values_path, i);
@@ -390,6 +392,7 @@ class SpecDecoder {
       return term;
     }
     term.op = *op;
+    if (values_present && values == nullptr) return term;  // not a list: reported above
     if (*op == Operator::kExists || *op == Operator::kDoesNotExist) {
       if (value_count > 0) {
         errors_->Add(values_path, absl::StrCat("must be empty when operator is ", *op_name));

@@ -360,6 +360,12 @@ TEST(GpuProfileCodecTest, ReportsEveryProblemOnePerLine) {
   }
 }
 
+TEST(GpuProfileCodecTest, ValuesOfTheWrongTypeAreReportedOnce) {
+  json object = FullProfile();
+  Set(object, "/spec/selector/attributes/1/values", "Nvidia");
+  EXPECT_EQ(ErrorOf(object), "spec.selector.attributes[1].values: must be a list, got string");
+}
+
 TEST(GpuProfileCodecTest, NotAnObject) {
   EXPECT_THAT(ErrorOf(json::array()), HasSubstr("(root): must be an object, got array"));
 }
