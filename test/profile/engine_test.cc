@@ -1,0 +1,244 @@
+// File: test/profile/engine_test.cc
+#include "controller/profile/engine.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/profile/profile_test_util.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+using ::gpuprofile::profile::testing::DefaultSpec;
+using ::gpuprofile::profile::testing::LoadInventory;
+using ::gpuprofile::profile::testing::MakeProfile;
+using ::gpuprofile::profile::testing::Q;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+api::Namespace Ns(const std::string& name, std::map<std::string, std::string> labels = {},
+                  bool terminating = false) {
+  api::Namespace ns;
+  ns.metadata.name = name;
+  ns.metadata.labels = std::move(labels);
+  ns.terminating = terminating;
+  return ns;
+}
+
+const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
+  const api::Condition* c = api::FindCondition(p.profile.status.conditions, type);
+  EXPECT_NE(c, nullptr) << type;
+  static const api::Condition kMissing;
+  return c ? *c : kMissing;
+}
+
+std::vector<std::string> TemplateKeys(const DesiredState& state) {
+  std::vector<std::string> keys;
+  for (const dra::ResourceClaimTemplate& t : state.claim_templates) {
+    keys.push_back(t.metadata.namespace_name + "/" + t.metadata.name);
+  }
+  return keys;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  EngineTest() : inventory_(LoadInventory({testing::kSampleFleet})) {
+    input_.kube_version = *KubeVersion::Parse("1.34");
+  }
+  DesiredState Run() { return ComputeDesiredState(input_, inventory_); }
+
+  dra::Inventory inventory_;
+  EngineInput input_;
+};
+
+TEST_F(EngineTest, StoryProfileGeneratesClassTemplatesAndStatus) {
+  api::GpuProfileSpec spec = DefaultSpec("large-memory");
+  spec.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
+  spec.claim_template.namespaces = {"ml-train"};
+  spec.claim_template.namespace_selector = api::LabelSelector{{{"gpu-profiles", "enabled"}}, {}};
+  spec.count = 2;
+  input_.profiles.push_back(MakeProfile("large-memory", spec));
+  input_.profiles[0].metadata.generation = 3;
+  input_.namespaces = {Ns("ml-train"), Ns("ml-inference", {{"gpu-profiles", "enabled"}}),
+                       Ns("batch", {{"gpu-profiles", "enabled"}}, /*terminating=*/true),
+                       Ns("default")};
+  const DesiredState state = Run();
+
+  ASSERT_EQ(state.device_classes.size(), 1u);
+  const dra::DeviceClass& cls = state.device_classes[0];
+  EXPECT_EQ(cls.metadata.name, "large-memory");
+  EXPECT_THAT(
+      cls.metadata.labels,
+      ElementsAre(std::make_pair(std::string(kManagedByLabel), std::string(kManagedByValue)),
+                  std::make_pair(std::string(kProfileLabel), std::string("large-memory"))));
+  ASSERT_EQ(cls.metadata.owner_references.size(), 1u);
+  EXPECT_TRUE(cls.metadata.owner_references[0].controller);
+  EXPECT_EQ(cls.selectors.size(), 2u);
+
+  EXPECT_THAT(TemplateKeys(state),
+              ElementsAre("ml-inference/large-memory", "ml-train/large-memory"));
+  const dra::ExactDeviceRequest& request = state.claim_templates[0].requests.at(0);
+  EXPECT_EQ(request.name, "gpu");
+  EXPECT_EQ(request.device_class_name, "large-memory");
+  EXPECT_EQ(request.allocation_mode, "ExactCount");
+  EXPECT_EQ(request.count, 2);
+
+  ASSERT_EQ(state.profiles.size(), 1u);
+  const ProfileOutcome& p = state.profiles[0];
+  const api::GpuProfileStatus& status = p.profile.status;
+  EXPECT_EQ(status.observed_generation, 3);
+  EXPECT_EQ(status.selectors, cls.selectors);
+  EXPECT_EQ(status.matched_devices, 16);  // 12 A100 (40Gi) + 4 L40S (46068Mi)
+  EXPECT_EQ(status.matched_nodes, 5);
+  ASSERT_EQ(status.node_groups.size(), 2u);
+  EXPECT_EQ(status.node_groups[0].name, "nvidia-a100-sxm4-40gb-550.127.8");
+  EXPECT_EQ(status.node_groups[0].devices, 12);
+  EXPECT_EQ(status.node_groups[0].nodes, 3);
+  EXPECT_EQ(status.claim_templates.desired, 2);
+  EXPECT_EQ(status.claim_templates.ready, 2);
+  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).message, "16 devices on 5 nodes in 2 node groups");
+  EXPECT_EQ(Cond(p, api::kConditionStalled).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, api::kConditionReady).observed_generation, 3);
+  EXPECT_THAT(state.node_groups[0].status.profiles, ElementsAre("large-memory"));
+}
+
+TEST_F(EngineTest, FortyEightGiExcludesTheL40SAndAnEmptyMatchIsUnsatisfiableButReady) {
+  api::GpuProfileSpec xl = DefaultSpec("xl");
+  xl.selector.memory = api::QuantityRange{Q("48Gi"), std::nullopt};
+  input_.profiles.push_back(MakeProfile("xl", xl));
+  const DesiredState state = Run();
+  const ProfileOutcome& p = state.profiles[0];
+  EXPECT_EQ(p.profile.status.matched_devices, 0);
+  EXPECT_EQ(p.profile.status.matched_nodes, 0);
+  EXPECT_THAT(p.profile.status.node_groups, IsEmpty());
+  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).reason, "NoMatchingDevices");
+  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(state.device_classes.size(), 1u);     // declared before its nodes arrive
+  EXPECT_THAT(state.claim_templates, IsEmpty());  // no namespaces selected
+}
+
+TEST_F(EngineTest, InvalidProfileIsStalledAndGeneratesNothing) {
+  api::GpuProfileSpec amd = DefaultSpec("amd");
+  amd.driver = "gpu.amd.com";
+  amd.selector.compute_capability = api::VersionRange{testing::V("8.0"), std::nullopt};
+  amd.claim_template.namespaces = {"ml-train"};
+  input_.profiles.push_back(MakeProfile("amd", amd));
+  const DesiredState state = Run();
+  const ProfileOutcome& p = state.profiles[0];
+  EXPECT_FALSE(p.valid);
+  EXPECT_THAT(p.problems, HasSubstr("spec.selector.computeCapability: driver gpu.amd.com"));
+  EXPECT_EQ(Cond(p, api::kConditionStalled).status, api::ConditionStatus::kTrue);
+  EXPECT_THAT(Cond(p, api::kConditionStalled).message,
+              HasSubstr("spec.selector.computeCapability"));
+  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, api::kConditionReady).reason, "InvalidSpec");
+  EXPECT_THAT(state.device_classes, IsEmpty());
+  EXPECT_THAT(state.claim_templates, IsEmpty());
+}
+
+TEST_F(EngineTest, TheOlderProfileWinsANameAndTheOtherReportsConflict) {
+  api::GpuProfile older = MakeProfile("b-older", DefaultSpec("shared"));
+  older.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+  older.spec.claim_template.namespaces = {"ml-train"};
+  api::GpuProfile newer = MakeProfile("a-newer", DefaultSpec("shared"));
+  newer.metadata.creation_timestamp = "2026-02-01T00:00:00Z";
+  newer.spec.claim_template.namespaces = {"ml-train", "batch"};
+  input_.profiles = {newer, older};
+  const DesiredState state = Run();
+  ASSERT_EQ(state.device_classes.size(), 1u);
+  EXPECT_EQ(state.device_classes[0].metadata.labels.at(kProfileLabel), "b-older");
+  EXPECT_THAT(TemplateKeys(state), ElementsAre("batch/shared", "ml-train/shared"));
+  EXPECT_EQ(state.claim_templates[0].metadata.labels.at(kProfileLabel), "a-newer");
+  EXPECT_EQ(state.claim_templates[1].metadata.labels.at(kProfileLabel), "b-older");
+  const ProfileOutcome& loser = state.profiles[0];
+  ASSERT_EQ(loser.profile.metadata.name, "a-newer");
+  EXPECT_EQ(Cond(loser, api::kConditionConflict).status, api::ConditionStatus::kTrue);
+  EXPECT_THAT(Cond(loser, api::kConditionConflict).message,
+              HasSubstr("DeviceClass shared is claimed by the older GpuProfile b-older"));
+  EXPECT_THAT(Cond(loser, api::kConditionConflict).message,
+              HasSubstr("ResourceClaimTemplate ml-train/shared is claimed by the older"));
+  EXPECT_EQ(Cond(loser, api::kConditionReady).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(loser.profile.status.claim_templates.desired, 2);
+  EXPECT_EQ(loser.profile.status.claim_templates.ready, 1);
+  EXPECT_EQ(Cond(state.profiles[1], api::kConditionConflict).status, api::ConditionStatus::kFalse);
+}
+
+TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
+  input_.profiles.push_back(MakeProfile("p", DefaultSpec("p")));
+  input_.profiles[0].spec.claim_template.namespaces = {"a", "b", "c"};
+  input_.profiles.push_back(MakeProfile("q", DefaultSpec("q")));
+  // Class "p" was created by hand: never touched.
+  dra::DeviceClass foreign;
+  foreign.metadata.name = "p";
+  input_.existing_classes.push_back(foreign);
+  // Template a/p belongs to a profile that no longer exists: adopted.
+  dra::ResourceClaimTemplate orphan;
+  orphan.metadata.name = "p";
+  orphan.metadata.namespace_name = "a";
+  orphan.metadata.labels = {{kManagedByLabel, kManagedByValue}, {kProfileLabel, "deleted"}};
+  // Template b/p belongs to living profile q (which does not claim it): left alone.
+  dra::ResourceClaimTemplate of_q = orphan;
+  of_q.metadata.namespace_name = "b";
+  of_q.metadata.labels[kProfileLabel] = "q";
+  input_.existing_templates = {orphan, of_q};
+  const DesiredState state = Run();
+  ASSERT_EQ(state.device_classes.size(), 1u);
+  EXPECT_EQ(state.device_classes[0].metadata.name, "q");
+  EXPECT_THAT(TemplateKeys(state), ElementsAre("a/p", "c/p"));
+  const ProfileOutcome& p = state.profiles[0];
+  EXPECT_THAT(Cond(p, api::kConditionConflict).message,
+              HasSubstr("DeviceClass p exists and is not managed by gpu-profile-operator"));
+  EXPECT_THAT(Cond(p, api::kConditionConflict).message,
+              HasSubstr("ResourceClaimTemplate b/p belongs to GpuProfile q"));
+}
+
+TEST_F(EngineTest, NamespaceSelection) {
+  input_.namespaces = {Ns("x", {{"team", "ml"}}), Ns("y", {{"team", "web"}}), Ns("z"),
+                       Ns("gone", {{"team", "ml"}}, /*terminating=*/true)};
+  api::GpuProfileSpec all = DefaultSpec("all");
+  all.claim_template.namespace_selector = api::LabelSelector{};  // {} selects every namespace
+  api::GpuProfileSpec none = DefaultSpec("none");                // absent selects none
+  api::GpuProfileSpec expr = DefaultSpec("expr");
+  expr.claim_template.namespace_selector =
+      api::LabelSelector{{}, {{"team", api::LabelSelectorRequirement::Operator::kNotIn, {"web"}}}};
+  expr.claim_template.namespaces = {"not-in-files"};
+  input_.profiles = {MakeProfile("all", all), MakeProfile("none", none), MakeProfile("expr", expr)};
+  DesiredState state = Run();
+  EXPECT_THAT(state.profiles[0].desired_namespaces, ElementsAre("x", "y", "z"));
+  // NotIn selects namespaces without the label; explicit names are trusted offline.
+  EXPECT_THAT(state.profiles[1].desired_namespaces, ElementsAre("not-in-files", "x", "z"));
+  EXPECT_THAT(state.profiles[2].desired_namespaces, IsEmpty());
+  input_.namespaces_complete = true;  // a live cluster: a missing namespace gets nothing
+  state = Run();
+  EXPECT_THAT(state.profiles[1].desired_namespaces, ElementsAre("x", "z"));
+}
+
+TEST_F(EngineTest, OutputIsSortedAndIndependentOfInputOrder) {
+  for (const char* name : {"zeta", "alpha", "mid"}) {
+    api::GpuProfileSpec spec = DefaultSpec(name);
+    spec.claim_template.namespaces = {"b", "a"};
+    input_.profiles.push_back(MakeProfile(name, spec));
+  }
+  const DesiredState forward = Run();
+  std::reverse(input_.profiles.begin(), input_.profiles.end());
+  const DesiredState backward = Run();
+  ASSERT_EQ(forward.profiles.size(), 3u);
+  EXPECT_EQ(forward.profiles[0].profile.metadata.name, "alpha");
+  EXPECT_EQ(forward.device_classes[2].metadata.name, "zeta");
+  EXPECT_THAT(TemplateKeys(forward),
+              ElementsAre("a/alpha", "a/mid", "a/zeta", "b/alpha", "b/mid", "b/zeta"));
+  EXPECT_EQ(TemplateKeys(forward), TemplateKeys(backward));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(forward.profiles[i].profile.metadata.name,
+              backward.profiles[i].profile.metadata.name);
+  }
+}
+
+}  // namespace
+}  // namespace gpuprofile::profile

@@ -1,0 +1,104 @@
+// File: test/profile/node_groups_test.cc
+#include "controller/profile/node_groups.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/profile/profile_test_util.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+using ::gpuprofile::profile::testing::LoadInventory;
+using ::testing::ElementsAre;
+using ::testing::MatchesRegex;
+using ::testing::SizeIs;
+
+std::vector<std::string> Names(const NodeGroups& groups) {
+  std::vector<std::string> names;
+  for (const api::GpuNodeGroup& g : groups.groups) names.push_back(g.metadata.name);
+  return names;
+}
+
+TEST(NodeGroupsTest, SampleFleetHasOneGroupPerProductAndDriver) {
+  NodeGroups groups = BuildNodeGroups(LoadInventory({testing::kSampleFleet}));
+  ASSERT_THAT(Names(groups),
+              ElementsAre("nvidia-a100-sxm4-40gb-550.127.8", "nvidia-l40s-570.133.20"));
+  const api::GpuNodeGroupStatus& a100 = groups.groups[0].status;
+  EXPECT_EQ(a100.signature.driver, "gpu.nvidia.com");
+  EXPECT_EQ(a100.signature.device_type, "gpu");
+  EXPECT_EQ(a100.signature.product, "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(a100.signature.memory, "40Gi");
+  EXPECT_EQ(a100.signature.architecture, "Ampere");
+  EXPECT_EQ(a100.signature.compute_capability, "8.0.0");
+  EXPECT_EQ(a100.signature.cuda_driver_version, "12.4.0");
+  EXPECT_EQ(a100.devices, 12);
+  EXPECT_EQ(a100.node_count, 3);
+  EXPECT_THAT(a100.nodes, ElementsAre("a100-node-1", "a100-node-2", "a100-node-3"));
+  EXPECT_THAT(a100.incomplete_pools, SizeIs(0));
+  EXPECT_EQ(groups.groups[1].status.signature.memory, "46068Mi");
+}
+
+TEST(NodeGroupsTest, MixedFleetCollisionsDriversAndIncompletePools) {
+  dra::Inventory inventory = LoadInventory({testing::kMixedFleet});
+  NodeGroups groups = BuildNodeGroups(inventory);
+  const std::vector<std::string> names = Names(groups);
+  ASSERT_THAT(names, SizeIs(9));
+  EXPECT_EQ(names[0], "amd-instinct-mi300x-6.8.5");
+  EXPECT_EQ(names[1], "flex-170");
+  EXPECT_EQ(names[2], "latest-gpu-model-1.0.0");
+  // The MIG node: the parent GPU and two MIG sizes share product and driver version, so all
+  // three names carry their signature's hash.
+  for (int i = 3; i < 6; ++i) {
+    EXPECT_THAT(names[i], MatchesRegex("nvidia-a100-sxm4-40gb-535\\.161\\.8-[0-9a-f]{8}"));
+    EXPECT_EQ(groups.groups[i].status.incomplete_pools.size(), 1u);
+    EXPECT_EQ(groups.groups[i].status.incomplete_pools[0].pool, "mig-node-1");
+    EXPECT_EQ(groups.groups[i].status.incomplete_pools[0].resource_slice_count, 2);
+  }
+  EXPECT_EQ(names[6], "nvidia-a100-sxm4-40gb-550.127.8");
+  EXPECT_EQ(names[7], "nvidia-l40s-570.133.20");  // the stale H100 generation is not a group
+  EXPECT_EQ(names[8], "tesla-t4-535.54.3");
+  // Two drivers naming their pools after one node: separate groups, one node each.
+  EXPECT_EQ(groups.groups[0].status.nodes, std::vector<std::string>{"mixed-node-1"});
+  EXPECT_EQ(groups.groups[1].status.nodes, std::vector<std::string>{"mixed-node-1"});
+  // Every device maps to the group of its signature.
+  ASSERT_EQ(groups.group_of_device.size(), inventory.devices().size());
+  for (size_t d = 0; d < inventory.devices().size(); ++d) {
+    EXPECT_EQ(groups.groups[groups.group_of_device[d]].status.signature,
+              SignatureOf(inventory.devices()[d]));
+  }
+}
+
+TEST(NodeGroupsTest, NamesAreSlugsShortenedWithAHashWhenTooLong) {
+  api::DeviceSignature s;
+  s.driver = "gpu.nvidia.com";
+  s.product = "NVIDIA  GeForce RTX (TM) 4090 / Founders_Edition";
+  s.driver_version = "580.95.5";
+  EXPECT_EQ(BaseNodeGroupName(s), "nvidia-geforce-rtx-tm-4090-founders-edition-580.95.5");
+  s.product = std::string(80, 'x');
+  dra::Device device;
+  device.driver = "gpu.example.com";
+  device.name = "gpu-0";
+  device.node = "n1";
+  device.attributes["model"].string_value = std::string(80, 'X');
+  dra::ResourceSlice slice;
+  slice.name = "s";
+  slice.driver = "gpu.example.com";
+  slice.pool = "n1";
+  slice.pool_generation = 1;
+  slice.resource_slice_count = 1;
+  slice.node_name = "n1";
+  slice.devices.push_back(device);
+  NodeGroups groups = BuildNodeGroups(dra::Inventory::FromSlices({slice}));
+  ASSERT_THAT(groups.groups, SizeIs(1));
+  const std::string& name = groups.groups[0].metadata.name;
+  EXPECT_LE(name.size(), kMaxNodeGroupNameLength);
+  EXPECT_THAT(name, MatchesRegex("x{54}-[0-9a-f]{8}"));
+  // Stable: the hash depends only on the signature.
+  EXPECT_EQ(SignatureHash(groups.groups[0].status.signature), SignatureHash(SignatureOf(device)));
+}
+
+}  // namespace
+}  // namespace gpuprofile::profile

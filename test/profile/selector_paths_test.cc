@@ -1,0 +1,85 @@
+// File: test/profile/selector_paths_test.cc
+#include "controller/profile/selector_paths.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+using Kind = DevicePath::Kind;
+using ::testing::ElementsAre;
+using ::testing::Optional;
+
+DevicePath Attr(const std::string& domain, const std::string& id) {
+  return {Kind::kAttribute, domain, id};
+}
+DevicePath Cap(const std::string& domain, const std::string& id) {
+  return {Kind::kCapacity, domain, id};
+}
+
+TEST(SelectorPathsTest, NamedReadsReduceToPaths) {
+  EXPECT_THAT(
+      ReadPaths("device.driver == 'gpu.nvidia.com' && 'type' in "
+                "device.attributes['gpu.nvidia.com'] && "
+                "device.attributes['gpu.nvidia.com'].type == 'gpu'"),
+      Optional(ElementsAre(DevicePath{Kind::kDriver, "", ""}, Attr("gpu.nvidia.com", "type"))));
+  EXPECT_THAT(
+      ReadPaths("device.capacity['gpu.nvidia.com']['memory'].compareTo(quantity('1')) "
+                "> 0 || has(device.attributes['x.io'].a) || "
+                "device.attributes['x.io'].?b.orValue('') == ''"),
+      Optional(ElementsAre(Attr("x.io", "a"), Attr("x.io", "b"), Cap("gpu.nvidia.com", "memory"))));
+  EXPECT_THAT(ReadPaths("true"), Optional(ElementsAre()));
+  EXPECT_THAT(ReadPaths("[1, 2].all(x, x > 0 && device.attributes['d'].n > x)"),
+              Optional(ElementsAre(Attr("d", "n"))));
+}
+
+TEST(SelectorPathsTest, WholeMapsComputedKeysAndShadowingAreNotReducible) {
+  for (const char* expression : {
+           "device.attributes['gpu.nvidia.com'].size() > 3",
+           "device.attributes['gpu.nvidia.com'].exists(k, k == 'uuid')",
+           "device.attributes[device.driver].type == 'gpu'",
+           "'gpu.nvidia.com' in device.attributes",
+           "cel.bind(nv, device.attributes['gpu.nvidia.com'], nv.type == 'gpu')",
+           "[device].exists(device, device.driver == 'x')",
+           "device == device",
+           "not valid ((",
+       }) {
+    EXPECT_EQ(ReadPaths(expression), std::nullopt) << expression;
+  }
+}
+
+TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
+  dra::Device a;
+  a.driver = "gpu.nvidia.com";
+  a.attributes["productName"].string_value = "A";
+  a.capacity["memory"] = *Quantity::Parse("40Gi");
+  dra::Device b = a;
+  b.name = "other";  // not read: same key
+  dra::Device c = a;
+  c.attributes.erase("productName");
+  dra::Device d = a;
+  d.attributes["productName"].kind = dra::AttributeValue::Kind::kVersion;  // same text, other type
+  const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
+                                         Attr("gpu.nvidia.com", "productName"),
+                                         Cap("gpu.nvidia.com", "memory")};
+  auto key = [&](const dra::Device& device) {
+    std::string k;
+    AppendProjectionKey(device, paths, &k);
+    return k;
+  };
+  EXPECT_EQ(key(a), key(b));
+  EXPECT_NE(key(a), key(c));
+  EXPECT_NE(key(a), key(d));
+  // A qualified name in the driver's own domain is the same attribute.
+  dra::Device e = c;
+  e.attributes["gpu.nvidia.com/productName"].string_value = "A";
+  EXPECT_EQ(key(a), key(e));
+}
+
+}  // namespace
+}  // namespace gpuprofile::profile
