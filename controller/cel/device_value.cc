@@ -2,16 +2,18 @@
 #include "controller/cel/device_value.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
-#include <cstring>
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "controller/cel/library_values.h"
 
@@ -37,26 +39,37 @@ struct MapShape {
   }
 };
 
-// A map with string keys (device fields, attribute domains, attributes of one domain).
+const MapShape& EmptyShape() {
+  static const MapShape* const kEmpty = new MapShape();
+  return *kEmpty;
+}
+
+// A map with string keys (device fields, attribute domains, attributes of one domain). It owns
+// neither its shape nor its values: both live in the block that holds the map (see Block).
+// A domain map (device.attributes / device.capacity: domain -> map) answers absent domains with
+// an empty map, yet they are not members.
 class StringMap final : public MapValue {
  public:
-  StringMap() : shape_(std::make_shared<MapShape>()) {}
-  StringMap(std::shared_ptr<const MapShape> shape, absl::InlinedVector<Value, 4> values)
-      : shape_(std::move(shape)), values_(std::move(values)) {}
+  StringMap(const MapShape* shape, const Value* values, bool domains)
+      : shape_(shape), values_(values), domains_(domains) {}
 
-  size_t size() const override { return values_.size(); }
+  size_t size() const override { return shape_->keys.size(); }
   std::optional<Value> Find(const Value& key) const override {
     if (key.kind() != ValueKind::kString) return std::nullopt;
     return FindString(key.string_value());
   }
   std::optional<Value> FindString(absl::string_view key) const override {
-    int i = shape_->IndexOf(key);
-    if (i < 0) return std::nullopt;
-    return values_[static_cast<size_t>(i)];
+    const Value* v = FindStringRef(key);
+    if (v == nullptr) return std::nullopt;
+    return *v;
   }
   const Value* FindStringRef(absl::string_view key) const override {
     int i = shape_->IndexOf(key);
-    return i < 0 ? nullptr : &values_[static_cast<size_t>(i)];
+    if (i >= 0) return &values_[static_cast<size_t>(i)];
+    return domains_ ? &EmptyMap() : nullptr;
+  }
+  bool Contains(const Value& key) const override {
+    return key.kind() == ValueKind::kString && shape_->IndexOf(key.string_value()) >= 0;
   }
   std::vector<Value> Keys() const override {
     std::vector<Value> out;
@@ -65,40 +78,103 @@ class StringMap final : public MapValue {
     return out;
   }
 
- private:
-  std::shared_ptr<const MapShape> shape_;
-  absl::InlinedVector<Value, 4> values_;  // values_[i] belongs to shape_->keys[i]
-};
-
-// device.attributes / device.capacity: domain -> map. Absent domains read as an empty map but
-// are not members.
-class DomainMap final : public MapValue {
- public:
-  explicit DomainMap(StringMap domains) : domains_(std::move(domains)) {}
-  size_t size() const override { return domains_.size(); }
-  std::optional<Value> Find(const Value& key) const override {
-    if (key.kind() != ValueKind::kString) return std::nullopt;
-    return FindString(key.string_value());
-  }
-  std::optional<Value> FindString(absl::string_view key) const override {
-    std::optional<Value> v = domains_.FindString(key);
-    if (v) return v;
-    return EmptyMap();
-  }
-  const Value* FindStringRef(absl::string_view key) const override {
-    const Value* v = domains_.FindStringRef(key);
-    return v != nullptr ? v : &EmptyMap();
-  }
-  bool Contains(const Value& key) const override { return domains_.Find(key).has_value(); }
-  std::vector<Value> Keys() const override { return domains_.Keys(); }
-
- private:
   static const Value& EmptyMap() {
-    static const Value* const kEmpty = new Value(Value::Map(std::make_shared<StringMap>()));
+    static const Value* const kEmpty =
+        new Value(Value::Map(std::make_shared<StringMap>(&EmptyShape(), nullptr, false)));
     return *kEmpty;
   }
-  StringMap domains_;
+
+ private:
+  const MapShape* shape_;
+  const Value* values_;  // values_[i] belongs to shape_->keys[i]
+  bool domains_;
 };
+
+// Memory that the builder hands out in build order, so that one device's maps and values sit in
+// a few adjacent cache lines and consecutive devices sit next to each other. A chunk is freed when
+// the builder and every block placed in it are gone. It also keeps alive the shapes its maps use.
+class Chunk {
+ public:
+  explicit Chunk(size_t size) : data_(static_cast<char*>(::operator new(size))), size_(size) {}
+  ~Chunk() { ::operator delete(data_); }
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+
+  size_t size() const { return size_; }
+  size_t available() const { return size_ - Align(used_, alignof(std::max_align_t)); }
+
+  // Null when `n` bytes do not fit. Only the builder's thread allocates.
+  void* TryAllocate(size_t n, size_t align) {
+    size_t start = Align(used_, align);
+    if (start > size_ || n > size_ - start) return nullptr;
+    used_ = start + n;
+    return data_ + start;
+  }
+  // Whether `p` was handed out by TryAllocate (callable from any thread).
+  bool Owns(const void* p) const {
+    auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(data_);
+    return a >= b && a < b + size_;
+  }
+  void Keep(const std::shared_ptr<const MapShape>& shape) {
+    if (kept_.insert(shape.get()).second) shapes_.push_back(shape);
+  }
+
+ private:
+  static size_t Align(size_t n, size_t align) { return (n + align - 1) & ~(align - 1); }
+
+  char* const data_;
+  const size_t size_;
+  size_t used_ = 0;
+  std::vector<std::shared_ptr<const MapShape>> shapes_;
+  absl::flat_hash_set<const MapShape*> kept_;
+};
+
+// Places shared_ptr control blocks in a chunk, next to the data they manage (falls back to the
+// heap when the chunk is full). The copy inside a control block keeps the chunk alive.
+template <typename T>
+struct ChunkAllocator {
+  using value_type = T;
+  explicit ChunkAllocator(std::shared_ptr<Chunk> c) : chunk(std::move(c)) {}
+  template <typename U>
+  ChunkAllocator(const ChunkAllocator<U>& other) : chunk(other.chunk) {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    void* p = chunk->TryAllocate(n * sizeof(T), alignof(T));
+    return static_cast<T*>(p != nullptr ? p : ::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t) {
+    if (!chunk->Owns(p)) ::operator delete(p);
+  }
+  template <typename U>
+  bool operator==(const ChunkAllocator<U>& o) const { return chunk == o.chunk; }
+  template <typename U>
+  bool operator!=(const ChunkAllocator<U>& o) const { return chunk != o.chunk; }
+
+  std::shared_ptr<Chunk> chunk;
+};
+
+// One device's new maps and their values, in one piece of a chunk: [Block][maps][values]. Values
+// that point to maps of the block share the block's reference count (aliasing shared_ptr).
+struct Block {
+  StringMap* maps = nullptr;
+  size_t num_maps = 0;
+  Value* values = nullptr;
+  size_t num_values = 0;
+
+  ~Block() {
+    for (size_t i = 0; i < num_values; ++i) values[i].~Value();
+    for (size_t i = 0; i < num_maps; ++i) maps[i].~StringMap();
+  }
+};
+
+struct BlockDeleter {
+  void operator()(Block* b) const { b->~Block(); }  // the chunk owns the memory
+};
+
+// Room for the control block of shared_ptr<Block> placed after the block's data.
+constexpr size_t kControlBlockRoom = 128;
+// Chunks grow from one device's size up to this, so that a single device (MakeDeviceValue)
+// costs no more than its size and a long-lived device pins at most this much.
+constexpr size_t kMaxChunkSize = 64 * 1024;
 
 // Splits "domain/id" into its parts; unqualified names belong to `driver`.
 std::pair<std::string, std::string> SplitQualified(const std::string& name,
@@ -111,11 +187,32 @@ std::pair<std::string, std::string> SplitQualified(const std::string& name,
 }  // namespace
 
 // Interning tables, keyed by a textual rendering of the value (kind-tagged so that the string
-// "1" and the int 1 never collide).
+// "1" and the int 1 never collide), and the chunk new blocks go to.
 struct DeviceValueBuilder::Caches {
   absl::flat_hash_map<std::string, Value> leaves;
   absl::flat_hash_map<std::string, Value> maps;
   absl::flat_hash_map<std::string, std::shared_ptr<const MapShape>> shapes;
+  std::shared_ptr<Chunk> chunk;
+
+  // A map of the device being built: either an existing (shared) map, or one to be placed in
+  // the device's block.
+  struct Entry {
+    std::string key;
+    Value value;       // when child < 0
+    int child = -1;    // index of a pending map of this block
+  };
+  struct PendingMap {
+    std::shared_ptr<const MapShape> shape;
+    std::vector<Entry> entries;  // in shape order
+    bool domains = false;
+    std::string cache_key;  // empty: not shared
+  };
+  // A value or a pending map, as Domains() returns it.
+  struct Ref {
+    Value value;
+    int child = -1;
+  };
+  std::vector<PendingMap> pending;
 
   // The shared shape for these (unique, ordered) keys.
   std::shared_ptr<const MapShape> Shape(const std::vector<std::string>& keys) {
@@ -128,15 +225,22 @@ struct DeviceValueBuilder::Caches {
     return shapes.emplace(std::move(id), std::move(shape)).first->second;
   }
 
-  StringMap MakeMap(const std::vector<std::pair<std::string, Value>>& entries) {
+  // A pending map of `entries` (first of equal keys wins); returns its index.
+  int AddMap(std::vector<Entry> entries, bool domains, std::string cache_key) {
     std::vector<std::string> keys;
-    absl::InlinedVector<Value, 4> values;
-    for (const auto& [k, v] : entries) {
-      if (std::find(keys.begin(), keys.end(), k) != keys.end()) continue;  // first one wins
-      keys.push_back(k);
-      values.push_back(v);
+    std::vector<Entry> unique;
+    for (Entry& e : entries) {
+      if (std::find(keys.begin(), keys.end(), e.key) != keys.end()) continue;
+      keys.push_back(e.key);
+      unique.push_back(std::move(e));
     }
-    return StringMap(Shape(keys), std::move(values));
+    PendingMap m;
+    m.shape = Shape(keys);
+    m.entries = std::move(unique);
+    m.domains = domains;
+    m.cache_key = std::move(cache_key);
+    pending.push_back(std::move(m));
+    return static_cast<int>(pending.size() - 1);
   }
 
   Value Leaf(std::string key, const std::function<Value()>& make) {
@@ -168,37 +272,100 @@ struct DeviceValueBuilder::Caches {
     return Leaf(absl::StrCat("q:", text), [&] { return MakeQuantityValue(q); });
   }
 
-  // Groups (name -> value) entries by domain into a DomainMap, sharing identical inner maps.
+  // Groups (name -> value) entries by domain into a domain map, sharing identical inner maps
+  // (and identical domain maps) with earlier devices.
   template <typename Source, typename Convert>
-  Value Domains(const Source& source, const std::string& driver, Convert convert) {
+  Ref Domains(const Source& source, const std::string& driver, Convert convert) {
     std::map<std::string, std::vector<std::pair<std::string, Value>>> by_domain;
     for (const auto& [name, value] : source) {
       auto [domain, id] = SplitQualified(name, driver);
       by_domain[domain].emplace_back(std::move(id), convert(name, value));
     }
-    std::vector<std::pair<std::string, Value>> domains;
+    std::vector<Entry> domains;
     std::string whole_key;
     for (auto& domain_entries : by_domain) {
       const std::string& domain = domain_entries.first;
-      auto& entries = domain_entries.second;  // named, so the lambda below may capture it
+      auto& entries = domain_entries.second;
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::string key = absl::StrCat(domain, "{");
-      for (const auto& [id, v] : entries) absl::StrAppend(&key, id, "=", v.DebugString(), ";");
+      // Names carry their length and values are rendered as literals, so keys are unambiguous.
+      std::string key = absl::StrCat("I", domain.size(), ":", domain, "{");
+      for (const auto& [id, v] : entries) {
+        absl::StrAppend(&key, id.size(), ":", id, "=", v.DebugString(), ";");
+      }
       absl::StrAppend(&key, "}");
-      Value inner = SharedMap(key, [&] { return Value::Map(std::make_shared<StringMap>(MakeMap(entries))); });
-      domains.emplace_back(domain, std::move(inner));
       absl::StrAppend(&whole_key, key);
+      Entry d;
+      d.key = domain;
+      auto it = maps.find(key);
+      if (it != maps.end()) {
+        d.value = it->second;
+      } else {
+        std::vector<Entry> inner;
+        inner.reserve(entries.size());
+        for (auto& [id, v] : entries) inner.push_back(Entry{id, std::move(v), -1});
+        d.child = AddMap(std::move(inner), /*domains=*/false, std::move(key));
+      }
+      domains.push_back(std::move(d));
     }
-    return SharedMap(absl::StrCat("D", whole_key), [&] {
-      return Value::Map(std::make_shared<DomainMap>(MakeMap(domains)));
-    });
+    whole_key = absl::StrCat("D", whole_key);
+    auto it = maps.find(whole_key);
+    if (it != maps.end()) return Ref{it->second, -1};
+    return Ref{Value(), AddMap(std::move(domains), /*domains=*/true, std::move(whole_key))};
   }
 
-  Value SharedMap(const std::string& key, const std::function<Value()>& make) {
-    auto it = maps.find(key);
-    if (it != maps.end()) return it->second;
-    return maps.emplace(key, make()).first->second;
+  // A chunk with room for `n` bytes.
+  Chunk& ChunkFor(size_t n) {
+    if (chunk == nullptr || chunk->available() < n) {
+      size_t size = chunk == nullptr ? n : std::min(kMaxChunkSize, 2 * chunk->size());
+      chunk = std::make_shared<Chunk>(std::max(size, n));
+    }
+    return *chunk;
+  }
+
+  // Lays out the pending maps in one block; returns the value of pending map `root`.
+  Value Place(int root) {
+    size_t num_values = 0;
+    for (const PendingMap& m : pending) num_values += m.entries.size();
+    const size_t bytes = sizeof(Block) + pending.size() * sizeof(StringMap) +
+                         num_values * sizeof(Value) + kControlBlockRoom;
+    Chunk& c = ChunkFor(bytes);
+    static_assert(alignof(Block) <= alignof(std::max_align_t), "");
+    static_assert(sizeof(Block) % alignof(StringMap) == 0, "");
+    static_assert(sizeof(StringMap) % alignof(Value) == 0, "");
+    char* p = static_cast<char*>(c.TryAllocate(
+        sizeof(Block) + pending.size() * sizeof(StringMap) + num_values * sizeof(Value),
+        alignof(std::max_align_t)));
+    auto* block = new (p) Block();
+    block->maps = reinterpret_cast<StringMap*>(p + sizeof(Block));
+    block->values = reinterpret_cast<Value*>(p + sizeof(Block) + pending.size() * sizeof(StringMap));
+    for (size_t i = 0; i < num_values; ++i) new (&block->values[i]) Value();
+    block->num_values = num_values;
+    size_t offset = 0;
+    for (const PendingMap& m : pending) {
+      c.Keep(m.shape);
+      new (&block->maps[block->num_maps++])
+          StringMap(m.shape.get(), &block->values[offset], m.domains);
+      offset += m.entries.size();
+    }
+    std::shared_ptr<Block> owner(block, BlockDeleter(), ChunkAllocator<Block>(chunk));
+    auto map_value = [&](int i) {
+      return Value::Map(std::shared_ptr<const MapValue>(owner, &block->maps[i]));
+    };
+    offset = 0;
+    for (PendingMap& m : pending) {
+      for (Entry& e : m.entries) {
+        block->values[offset++] = e.child >= 0 ? map_value(e.child) : std::move(e.value);
+      }
+    }
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (!pending[i].cache_key.empty()) {
+        maps.emplace(std::move(pending[i].cache_key), map_value(static_cast<int>(i)));
+      }
+    }
+    Value result = map_value(root);
+    pending.clear();
+    return result;
   }
 };
 
@@ -206,19 +373,29 @@ DeviceValueBuilder::DeviceValueBuilder() : caches_(std::make_unique<Caches>()) {
 DeviceValueBuilder::~DeviceValueBuilder() = default;
 
 Value DeviceValueBuilder::Build(const dra::Device& device) {
-  std::vector<std::pair<std::string, Value>> fields;
-  fields.emplace_back("driver", caches_->Leaf(absl::StrCat("s:", device.driver),
-                                              [&] { return Value::String(device.driver); }));
-  fields.emplace_back("attributes",
-                      caches_->Domains(device.attributes, device.driver,
-                                       [&](const std::string& name, const dra::AttributeValue& a) {
-                                         return caches_->Attribute(name, a);
-                                       }));
-  fields.emplace_back("capacity", caches_->Domains(device.capacity, device.driver,
-                                                   [&](const std::string&, const Quantity& q) {
-                                                     return caches_->Capacity(q);
-                                                   }));
-  return Value::Map(std::make_shared<StringMap>(caches_->MakeMap(fields)));
+  Caches& c = *caches_;
+  c.pending.clear();
+  std::vector<Caches::Entry> fields;
+  // The device's own map comes first in its block, its attribute maps right after.
+  fields.push_back({"driver", c.Leaf(absl::StrCat("s:", device.driver),
+                                     [&] { return Value::String(device.driver); }),
+                    -1});
+  const int top = c.AddMap({}, /*domains=*/false, "");
+  Caches::Ref attributes =
+      c.Domains(device.attributes, device.driver,
+                [&](const std::string& name, const dra::AttributeValue& a) {
+                  return c.Attribute(name, a);
+                });
+  Caches::Ref capacity = c.Domains(device.capacity, device.driver,
+                                   [&](const std::string&, const Quantity& q) {
+                                     return c.Capacity(q);
+                                   });
+  fields.push_back({"attributes", std::move(attributes.value), attributes.child});
+  fields.push_back({"capacity", std::move(capacity.value), capacity.child});
+  Caches::PendingMap& m = c.pending[static_cast<size_t>(top)];
+  m.shape = c.Shape({"driver", "attributes", "capacity"});
+  m.entries = std::move(fields);
+  return c.Place(top);
 }
 
 Value MakeDeviceValue(const dra::Device& device) {
