@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Validates DeviceClass, ResourceClaimTemplate and ResourceSlice manifests against the official
+Kubernetes schemas of one release (test/testdata/schemas, see its README).
+
+    validate.py --kube-version 1.34 FILE_OR_DIR...
+
+Inputs: multi-document YAML, JSON, and `List` / `<Kind>List` objects (items are validated one by
+one); directories are walked for .yaml, .yml and .json files. YAML is read like Kubernetes reads
+it: timestamps stay strings. Objects of the resource.k8s.io group are validated with
+`<kind>-resource-<version>.k8s-<release>.standalone-strict.json`; Kubernetes 1.35 and later use the
+1.34 schemas. Objects of other groups, and resource.k8s.io kinds without a schema here
+(ResourceClaim, ...), are skipped and counted.
+
+Output: `validated N objects, skipped M` on stdout, or every problem on stderr, one per line, with
+the file, the object and the JSON path. Exit 0 when everything is valid, 1 on any invalid object
+or unreadable input, 2 on usage errors or when a needed schema file is missing.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+try:
+    import jsonschema
+    import yaml
+except ImportError as e:  # pragma: no cover - depends on the host
+    sys.stderr.write(
+        "validate.py needs python3-jsonschema and python3-yaml (scripts/install-deps.sh): %s\n" % e)
+    sys.exit(2)
+
+GROUP = "resource.k8s.io"
+KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceSlice")
+# Kubernetes minor in which each version appears (dra.md §1); newer releases use 1.34's schemas.
+INTRODUCED = {"v1beta1": 32, "v1beta2": 33, "v1": 34}
+OLDEST_MINOR = 32
+NEWEST_SCHEMA_MINOR = 34
+DEFAULT_SCHEMA_DIR = os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "testdata",
+                 "schemas"))
+
+
+class SchemaMissing(Exception):
+    pass
+
+
+class KubeYamlLoader(yaml.SafeLoader):
+    """SafeLoader without the timestamp resolver: Kubernetes keeps `2025-01-01T00:00:00Z` a
+    string."""
+
+
+KubeYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def parse_kube_version(text):
+    m = re.fullmatch(r"v?1\.(\d+)(?:\.(\d+))?", text)
+    if not m:
+        raise argparse.ArgumentTypeError(
+            "invalid Kubernetes version %r (expected 1.MINOR or 1.MINOR.PATCH)" % text)
+    minor = int(m.group(1))
+    if minor < OLDEST_MINOR:
+        raise argparse.ArgumentTypeError(
+            "Kubernetes %s has no schemas here (oldest: 1.%d)" % (text, OLDEST_MINOR))
+    return minor
+
+
+def input_files(paths):
+    for path in paths:
+        if os.path.isdir(path):
+            found = []
+            for root, _, names in os.walk(path):
+                found.extend(os.path.join(root, n) for n in names
+                             if n.endswith((".yaml", ".yml", ".json")))
+            yield from sorted(found)
+        else:
+            yield path
+
+
+def read_objects(path):
+    """Yields (location, object) for every object in the file, lists flattened."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if path.endswith(".json"):
+        docs = [json.loads(text)]
+    else:
+        docs = list(yaml.load_all(text, Loader=KubeYamlLoader))
+    for doc_index, doc in enumerate(docs):
+        if doc is None:
+            continue
+        where = "%s (document %d)" % (path, doc_index + 1)
+        items = None
+        if isinstance(doc, list):
+            items = doc
+        elif (isinstance(doc, dict) and isinstance(doc.get("kind"), str)
+              and doc["kind"].endswith("List") and isinstance(doc.get("items"), list)):
+            items = doc["items"]
+        if items is None:
+            yield where, doc
+        else:
+            for i, item in enumerate(items):
+                yield "%s items[%d]" % (where, i), item
+
+
+def describe(obj):
+    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else "<no kind>"
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    if not name:
+        return "%s <unnamed>" % kind
+    return '%s "%s"' % (kind, "%s/%s" % (namespace, name) if namespace else name)
+
+
+def json_path(parts):
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += "[%d]" % part
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", part):
+            out += ("." if out else "") + part
+        else:
+            out += "[%s]" % part
+    return out or "(root)"
+
+
+class Validator:
+    def __init__(self, schema_dir, minor):
+        self.schema_dir = schema_dir
+        self.minor = minor
+        self.schema_minor = min(minor, NEWEST_SCHEMA_MINOR)
+        self.cache = {}
+
+    def schema(self, kind, version):
+        name = "%s-resource-%s.k8s-1.%d.standalone-strict.json" % (kind.lower(), version,
+                                                                     self.schema_minor)
+        if name not in self.cache:
+            path = os.path.join(self.schema_dir, name)
+            if not os.path.isfile(path):
+                raise SchemaMissing("schema %s not found in %s" % (name, self.schema_dir))
+            with open(path, encoding="utf-8") as f:
+                schema = json.load(f)
+            # The files say "$schema": "http://json-schema.org/schema#" (any draft); their
+            # keywords mean the same in draft 7.
+            self.cache[name] = jsonschema.Draft7Validator(schema)
+        return self.cache[name]
+
+    def check(self, obj):
+        """Returns None when skipped, else a list of (path, message) problems."""
+        api_version = obj.get("apiVersion")
+        kind = obj.get("kind")
+        if not isinstance(api_version, str) or not api_version.startswith(GROUP + "/"):
+            return None
+        if kind not in KINDS:
+            return None
+        version = api_version[len(GROUP) + 1:]
+        introduced = INTRODUCED.get(version)
+        if introduced is not None and self.minor < introduced:
+            return [("apiVersion", "%s does not exist in Kubernetes 1.%d (introduced in 1.%d)"
+                     % (api_version, self.minor, introduced))]
+        validator = self.schema(kind, version)
+        errors = sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
+        return [(json_path(e.absolute_path), e.message) for e in errors]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kube-version", required=True, type=parse_kube_version,
+                        help="Kubernetes release the objects are for (1.32 ... ; 1.35+ use 1.34)")
+    parser.add_argument("--schema-dir", default=DEFAULT_SCHEMA_DIR,
+                        help="directory with the *.standalone-strict.json schemas")
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    args = parser.parse_args(argv)
+
+    validator = Validator(args.schema_dir, args.kube_version)
+    validated = skipped = 0
+    problems = []
+    for path in input_files(args.files):
+        try:
+            objects = list(read_objects(path))
+        except (OSError, ValueError, yaml.YAMLError) as e:
+            problems.append("%s: cannot read: %s" % (path, e))
+            continue
+        for where, obj in objects:
+            if not isinstance(obj, dict):
+                problems.append("%s: not an object" % where)
+                continue
+            try:
+                result = validator.check(obj)
+            except SchemaMissing as e:
+                sys.stderr.write("%s: %s: %s\n" % (where, describe(obj), e))
+                return 2
+            if result is None:
+                skipped += 1
+                continue
+            validated += 1
+            for path_text, message in result:
+                problems.append("%s: %s: %s: %s" % (where, describe(obj), path_text, message))
+    if problems:
+        for line in problems:
+            sys.stderr.write(line + "\n")
+        sys.stderr.write("%d problem(s); validated %d objects, skipped %d\n"
+                         % (len(problems), validated, skipped))
+        return 1
+    print("validated %d objects, skipped %d" % (validated, skipped))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
