@@ -21,12 +21,12 @@ TEST(ParseDraApiVersionTest, AcceptsGroupQualifiedAndBareNames) {
     const char* text;
     DraApiVersion want;
   };
-  for (const Case& c : {Case{"resource.k8s.io/v1beta1", DraApiVersion::kV1beta1},
-                        Case{"v1beta1", DraApiVersion::kV1beta1},
-                        Case{"resource.k8s.io/v1beta2", DraApiVersion::kV1beta2},
-                        Case{"v1beta2", DraApiVersion::kV1beta2},
-                        Case{"resource.k8s.io/v1", DraApiVersion::kV1},
-                        Case{"v1", DraApiVersion::kV1}}) {
+  for (const Case& c :
+       {Case{"resource.k8s.io/v1beta1", DraApiVersion::kV1beta1},
+        Case{"v1beta1", DraApiVersion::kV1beta1},
+        Case{"resource.k8s.io/v1beta2", DraApiVersion::kV1beta2},
+        Case{"v1beta2", DraApiVersion::kV1beta2}, Case{"resource.k8s.io/v1", DraApiVersion::kV1},
+        Case{"v1", DraApiVersion::kV1}}) {
     absl::StatusOr<DraApiVersion> got = ParseDraApiVersion(c.text);
     ASSERT_OK(got);
     EXPECT_EQ(*got, c.want) << c.text;
@@ -34,8 +34,9 @@ TEST(ParseDraApiVersionTest, AcceptsGroupQualifiedAndBareNames) {
 }
 
 TEST(ParseDraApiVersionTest, RejectsOtherVersionsAndGroups) {
-  for (const char* text : {"", "v1alpha3", "resource.k8s.io/v1alpha3", "apps/v1", "resource.k8s.io/",
-                           "resource.k8s.io", "V1", " v1", "v1beta1 ", "resource.k8s.io/v1/x"}) {
+  for (const char* text :
+       {"", "v1alpha3", "resource.k8s.io/v1alpha3", "apps/v1", "resource.k8s.io/",
+        "resource.k8s.io", "V1", " v1", "v1beta1 ", "resource.k8s.io/v1/x"}) {
     absl::StatusOr<DraApiVersion> got = ParseDraApiVersion(text);
     ASSERT_FALSE(got.ok()) << text;
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
@@ -72,20 +73,20 @@ TEST(CheckServedVersionTest, VersionMatrix) {
     bool exists;
   };
   const Case cases[] = {
-      {32, DraApiVersion::kV1beta1, true},  {32, DraApiVersion::kV1beta2, false},
-      {32, DraApiVersion::kV1, false},      {33, DraApiVersion::kV1beta1, true},
-      {33, DraApiVersion::kV1beta2, true},  {33, DraApiVersion::kV1, false},
-      {34, DraApiVersion::kV1beta1, true},  {34, DraApiVersion::kV1beta2, true},
-      {34, DraApiVersion::kV1, true},       {35, DraApiVersion::kV1beta1, true},
-      {36, DraApiVersion::kV1beta1, true},  {36, DraApiVersion::kV1beta2, true},
-      {36, DraApiVersion::kV1, true},       {38, DraApiVersion::kV1beta1, false},
-      {38, DraApiVersion::kV1beta2, true},  {39, DraApiVersion::kV1beta2, false},
+      {32, DraApiVersion::kV1beta1, true}, {32, DraApiVersion::kV1beta2, false},
+      {32, DraApiVersion::kV1, false},     {33, DraApiVersion::kV1beta1, true},
+      {33, DraApiVersion::kV1beta2, true}, {33, DraApiVersion::kV1, false},
+      {34, DraApiVersion::kV1beta1, true}, {34, DraApiVersion::kV1beta2, true},
+      {34, DraApiVersion::kV1, true},      {35, DraApiVersion::kV1beta1, true},
+      {36, DraApiVersion::kV1beta1, true}, {36, DraApiVersion::kV1beta2, true},
+      {36, DraApiVersion::kV1, true},      {38, DraApiVersion::kV1beta1, false},
+      {38, DraApiVersion::kV1beta2, true}, {39, DraApiVersion::kV1beta2, false},
       {39, DraApiVersion::kV1, true},
   };
   for (const Case& c : cases) {
     absl::Status status = CheckServedVersion(Kube(c.minor), c.version);
-    EXPECT_EQ(status.ok(), c.exists) << "1." << c.minor << " " << ToString(c.version) << ": "
-                                     << status;
+    EXPECT_EQ(status.ok(), c.exists)
+        << "1." << c.minor << " " << ToString(c.version) << ": " << status;
     if (!c.exists) {
       EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     }

@@ -1,0 +1,693 @@
+// File: controller/dra/dra_object_codec.cc
+// DeviceClass / ResourceClaimTemplate JSON per resource.k8s.io version. One Decoder per object
+// collects every problem with its field path (as resource_slice.cc does); unknown fields are
+// ignored on purpose. The few ObjectMeta fields these kinds need are encoded and decoded here.
+#include "controller/dra/dra_object_codec.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "controller/api/object_meta.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+
+constexpr char kGroup[] = "resource.k8s.io";
+constexpr char kDeviceClassKind[] = "DeviceClass";
+constexpr char kTemplateKind[] = "ResourceClaimTemplate";
+constexpr char kExactCount[] = "ExactCount";
+constexpr char kAll[] = "All";
+
+// ---------------------------------------------------------------------------------------------
+// JSON helpers
+
+std::string TypeName(const json& value) {
+  if (value.is_number_integer()) return "integer";
+  if (value.is_number_float()) return "number";
+  if (value.is_array()) return "list";
+  return value.type_name();
+}
+
+// `path.key`, or `path[key]` when the key is not a plain identifier (label keys such as
+// app.kubernetes.io/name), as Kubernetes prints field paths.
+std::string Child(absl::string_view path, absl::string_view key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (plain) return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+  return absl::StrCat(path, "[", key, "]");
+}
+
+std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
+
+// A member that is present and not null (Go decodes null into the zero value, i.e. "absent").
+const json* Member(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+// Present with a value Go's omitempty would print: not null, not an empty list or object.
+bool NonEmptyMember(const json& object, const char* key) {
+  const json* value = Member(object, key);
+  if (value == nullptr) return false;
+  if (value->is_array() || value->is_object()) return !value->empty();
+  return true;
+}
+
+std::optional<std::string> StringMember(const json& object, const char* key) {
+  const json* value = Member(object, key);
+  if (value == nullptr || !value->is_string()) return std::nullopt;
+  return value->get<std::string>();
+}
+
+// Copies a JSON value into ordered_json (objects keep nlohmann::json's sorted key order).
+ordered_json ToOrdered(const json& value) {
+  switch (value.type()) {
+    case json::value_t::object: {
+      ordered_json out = ordered_json::object();
+      for (auto it = value.begin(); it != value.end(); ++it) out[it.key()] = ToOrdered(it.value());
+      return out;
+    }
+    case json::value_t::array: {
+      ordered_json out = ordered_json::array();
+      for (const json& item : value) out.push_back(ToOrdered(item));
+      return out;
+    }
+    case json::value_t::string:
+      return value.get<std::string>();
+    case json::value_t::boolean:
+      return value.get<bool>();
+    case json::value_t::number_integer:
+      return value.get<int64_t>();
+    case json::value_t::number_unsigned:
+      return value.get<uint64_t>();
+    case json::value_t::number_float:
+      return value.get<double>();
+    default:
+      return nullptr;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+class Decoder {
+ public:
+  explicit Decoder(std::string label) : label_(std::move(label)) {}
+
+  void Error(absl::string_view path, absl::string_view message) {
+    errors_.push_back(absl::StrCat(label_, ": ", path, ": ", message));
+  }
+  bool ok() const { return errors_.empty(); }
+  absl::Status status() const { return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n")); }
+
+  std::optional<std::string> String(const json& object, const char* key, absl::string_view parent,
+                                    bool required) {
+    const std::string path = Child(parent, key);
+    const json* value = Member(object, key);
+    if (value == nullptr) {
+      if (required) Error(path, "required");
+      return std::nullopt;
+    }
+    if (!value->is_string()) {
+      Error(path, absl::StrCat("must be a string, got ", TypeName(*value)));
+      return std::nullopt;
+    }
+    if (required && value->get_ref<const std::string&>().empty()) {
+      Error(path, "required (must not be empty)");
+      return std::nullopt;
+    }
+    return value->get<std::string>();
+  }
+
+  std::optional<int64_t> Int(const json& object, const char* key, absl::string_view parent) {
+    const json* value = Member(object, key);
+    if (value == nullptr) return std::nullopt;
+    const std::string path = Child(parent, key);
+    if (value->is_number_unsigned()) {
+      if (value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        Error(path, "integer out of range (int64)");
+        return std::nullopt;
+      }
+      return static_cast<int64_t>(value->get<uint64_t>());
+    }
+    if (value->is_number_integer()) return value->get<int64_t>();
+    Error(path, absl::StrCat("must be an integer, got ", TypeName(*value)));
+    return std::nullopt;
+  }
+
+  std::optional<bool> Bool(const json& object, const char* key, absl::string_view parent) {
+    const json* value = Member(object, key);
+    if (value == nullptr) return std::nullopt;
+    if (!value->is_boolean()) {
+      Error(Child(parent, key), absl::StrCat("must be a boolean, got ", TypeName(*value)));
+      return std::nullopt;
+    }
+    return value->get<bool>();
+  }
+
+  // The member when it is an object, nullptr when absent or of another type (reported).
+  const json* Object(const json& object, const char* key, absl::string_view parent, bool required) {
+    const std::string path = Child(parent, key);
+    const json* value = Member(object, key);
+    if (value == nullptr) {
+      if (required) Error(path, "required");
+      return nullptr;
+    }
+    if (!value->is_object()) {
+      Error(path, absl::StrCat("must be an object, got ", TypeName(*value)));
+      return nullptr;
+    }
+    return value;
+  }
+
+  // The member when it is a list, nullptr when absent or of another type (reported).
+  const json* List(const json& object, const char* key, absl::string_view parent) {
+    const json* value = Member(object, key);
+    if (value == nullptr) return nullptr;
+    if (!value->is_array()) {
+      Error(Child(parent, key), absl::StrCat("must be a list, got ", TypeName(*value)));
+      return nullptr;
+    }
+    return value;
+  }
+
+  std::vector<std::string> StringList(const json& object, const char* key,
+                                      absl::string_view parent) {
+    std::vector<std::string> out;
+    const json* list = List(object, key, parent);
+    if (list == nullptr) return out;
+    const std::string path = Child(parent, key);
+    for (size_t i = 0; i < list->size(); ++i) {
+      const json& item = (*list)[i];
+      if (!item.is_string()) {
+        Error(Index(path, i), absl::StrCat("must be a string, got ", TypeName(item)));
+        continue;
+      }
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> StringMap(const json& object, const char* key,
+                                               absl::string_view parent) {
+    std::map<std::string, std::string> out;
+    const json* map = Object(object, key, parent, false);
+    if (map == nullptr) return out;
+    const std::string path = Child(parent, key);
+    for (auto it = map->begin(); it != map->end(); ++it) {
+      if (!it->is_string()) {
+        Error(Child(path, it.key()), absl::StrCat("must be a string, got ", TypeName(*it)));
+        continue;
+      }
+      out.emplace(it.key(), it->get<std::string>());
+    }
+    return out;
+  }
+
+  // [{cel: {expression}}] → the expressions.
+  std::vector<std::string> Selectors(const json& object, absl::string_view parent) {
+    std::vector<std::string> out;
+    const json* list = List(object, "selectors", parent);
+    if (list == nullptr) return out;
+    const std::string path = Child(parent, "selectors");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string item_path = Index(path, i);
+      const json& item = (*list)[i];
+      if (!item.is_object()) {
+        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
+        continue;
+      }
+      const json* cel = Object(item, "cel", item_path, true);
+      if (cel == nullptr) continue;
+      if (std::optional<std::string> expression =
+              String(*cel, "expression", Child(item_path, "cel"), true)) {
+        out.push_back(*std::move(expression));
+      }
+    }
+    return out;
+  }
+
+  // [{requests?, opaque: {driver, parameters}}]; `requests` only on claim configs.
+  std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view parent,
+                                          bool with_requests) {
+    std::vector<OpaqueDeviceConfig> out;
+    const json* list = List(object, "config", parent);
+    if (list == nullptr) return out;
+    const std::string path = Child(parent, "config");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string item_path = Index(path, i);
+      const json& item = (*list)[i];
+      if (!item.is_object()) {
+        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
+        continue;
+      }
+      OpaqueDeviceConfig config;
+      if (with_requests) config.requests = StringList(item, "requests", item_path);
+      const json* opaque = Object(item, "opaque", item_path, true);
+      if (opaque == nullptr) continue;
+      const std::string opaque_path = Child(item_path, "opaque");
+      config.driver = String(*opaque, "driver", opaque_path, true).value_or("");
+      if (const json* parameters = Object(*opaque, "parameters", opaque_path, true)) {
+        config.parameters = *parameters;
+      }
+      out.push_back(std::move(config));
+    }
+    return out;
+  }
+
+  void Metadata(const json& obj, api::ObjectMeta* meta) {
+    const json* m = Object(obj, "metadata", "", true);
+    if (m == nullptr) return;
+    constexpr char kPath[] = "metadata";
+    meta->name = String(*m, "name", kPath, true).value_or("");
+    meta->namespace_name = String(*m, "namespace", kPath, false).value_or("");
+    meta->uid = String(*m, "uid", kPath, false).value_or("");
+    meta->resource_version = String(*m, "resourceVersion", kPath, false).value_or("");
+    meta->generation = Int(*m, "generation", kPath).value_or(0);
+    meta->creation_timestamp = String(*m, "creationTimestamp", kPath, false).value_or("");
+    meta->deletion_timestamp = String(*m, "deletionTimestamp", kPath, false);
+    meta->labels = StringMap(*m, "labels", kPath);
+    meta->annotations = StringMap(*m, "annotations", kPath);
+    meta->finalizers = StringList(*m, "finalizers", kPath);
+    const json* refs = List(*m, "ownerReferences", kPath);
+    for (size_t i = 0; refs != nullptr && i < refs->size(); ++i) {
+      const std::string path = Index("metadata.ownerReferences", i);
+      const json& item = (*refs)[i];
+      if (!item.is_object()) {
+        Error(path, absl::StrCat("must be an object, got ", TypeName(item)));
+        continue;
+      }
+      api::OwnerReference ref;
+      ref.api_version = String(item, "apiVersion", path, true).value_or("");
+      ref.kind = String(item, "kind", path, true).value_or("");
+      ref.name = String(item, "name", path, true).value_or("");
+      ref.uid = String(item, "uid", path, true).value_or("");
+      ref.controller = Bool(item, "controller", path).value_or(false);
+      ref.block_owner_deletion = Bool(item, "blockOwnerDeletion", path).value_or(false);
+      meta->owner_references.push_back(std::move(ref));
+    }
+  }
+
+  // Checks kind and apiVersion; the version, or nullopt (reported) when unusable.
+  std::optional<DraApiVersion> Header(const json& obj, const char* want_kind) {
+    if (std::optional<std::string> kind = String(obj, "kind", "", true);
+        kind && *kind != want_kind) {
+      Error("kind", absl::StrCat("expected ", want_kind, ", got \"", *kind, "\""));
+    }
+    std::optional<std::string> api_version = String(obj, "apiVersion", "", true);
+    if (!api_version) return std::nullopt;
+    absl::StatusOr<DraApiVersion> version = ParseDraApiVersion(*api_version);
+    if (!version.ok() || !absl::StartsWith(*api_version, absl::StrCat(kGroup, "/"))) {
+      Error("apiVersion", absl::StrCat("unsupported apiVersion \"", *api_version,
+                                       "\" (supported: resource.k8s.io/v1, "
+                                       "resource.k8s.io/v1beta2, resource.k8s.io/v1beta1)"));
+      return std::nullopt;
+    }
+    return *version;
+  }
+
+ private:
+  std::string label_;
+  std::vector<std::string> errors_;
+};
+
+// `Kind "namespace/name"`, `Kind "name"` or `Kind <unnamed>`, from whatever metadata there is.
+std::string Label(const json& obj, const char* kind) {
+  std::optional<std::string> name, namespace_name;
+  if (const json* meta = Member(obj, "metadata")) {
+    name = StringMember(*meta, "name");
+    namespace_name = StringMember(*meta, "namespace");
+  }
+  if (!name || name->empty()) return absl::StrCat(kind, " <unnamed>");
+  if (namespace_name && !namespace_name->empty()) {
+    return absl::StrCat(kind, " \"", *namespace_name, "/", *name, "\"");
+  }
+  return absl::StrCat(kind, " \"", *name, "\"");
+}
+
+bool IsKind(const json& obj, const char* kind) {
+  std::optional<std::string> k = StringMember(obj, "kind");
+  std::optional<std::string> api_version = StringMember(obj, "apiVersion");
+  return k && *k == kind && api_version &&
+         absl::StartsWith(*api_version, absl::StrCat(kGroup, "/"));
+}
+
+// The request fields a v1beta1 request carries inline and v1beta2/v1 under `exactly`.
+constexpr const char* kExactFields[] = {"deviceClassName", "selectors",   "allocationMode", "count",
+                                        "adminAccess",     "tolerations", "capacity"};
+
+// Reads the exact-request fields of `body` (the request in v1beta1, `exactly` otherwise).
+void ReadExact(Decoder& d, const json& body, const std::string& path, ExactDeviceRequest* req) {
+  req->device_class_name = d.String(body, "deviceClassName", path, true).value_or("");
+  req->selectors = d.Selectors(body, path);
+  if (std::optional<std::string> mode = d.String(body, "allocationMode", path, false)) {
+    if (*mode != kExactCount && *mode != kAll && !mode->empty()) {
+      d.Error(Child(path, "allocationMode"),
+              absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
+    }
+    req->allocation_mode = *std::move(mode);
+  }
+  req->count = d.Int(body, "count", path);
+  req->admin_access = d.Bool(body, "adminAccess", path);
+  // Shapes the operator never writes: type-checked, then only flagged.
+  if (d.List(body, "tolerations", path) != nullptr && NonEmptyMember(body, "tolerations")) {
+    req->has_unmodelled_fields = true;
+  }
+  if (d.Object(body, "capacity", path, false) != nullptr && NonEmptyMember(body, "capacity")) {
+    req->has_unmodelled_fields = true;
+  }
+}
+
+ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::string& path,
+                                 DraApiVersion version) {
+  ExactDeviceRequest req;
+  req.name = d.String(entry, "name", path, true).value_or("");
+  const json* first_available = d.List(entry, "firstAvailable", path);
+  const bool has_first_available = Member(entry, "firstAvailable") != nullptr;
+  if (first_available != nullptr) req.has_unmodelled_fields = true;
+
+  if (version == DraApiVersion::kV1beta1) {
+    if (Member(entry, "exactly") != nullptr) {
+      d.Error(Child(path, "exactly"),
+              "not part of resource.k8s.io/v1beta1 (request fields sit directly on the request; "
+              "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
+      return req;
+    }
+    const bool has_class = Member(entry, "deviceClassName") != nullptr;
+    if (has_first_available && has_class) {
+      d.Error(path, "must have exactly one of deviceClassName or firstAvailable");
+      return req;
+    }
+    if (has_first_available) return req;
+    ReadExact(d, entry, path, &req);
+    return req;
+  }
+
+  for (const char* field : kExactFields) {
+    if (Member(entry, field) != nullptr) {
+      d.Error(Child(path, field),
+              absl::StrCat("not part of ", ToString(version),
+                           " (request fields sit under \"exactly\"; flat requests are "
+                           "resource.k8s.io/v1beta1)"));
+      return req;
+    }
+  }
+  const bool has_exactly = Member(entry, "exactly") != nullptr;
+  if (has_exactly == has_first_available) {
+    d.Error(path, "must have exactly one of exactly or firstAvailable");
+    return req;
+  }
+  if (const json* exactly = d.Object(entry, "exactly", path, false)) {
+    ReadExact(d, *exactly, Child(path, "exactly"), &req);
+  }
+  return req;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+ordered_json EncodeMetadata(const api::ObjectMeta& meta, bool include_server_fields) {
+  ordered_json out = ordered_json::object();
+  out["name"] = meta.name;
+  if (!meta.namespace_name.empty()) out["namespace"] = meta.namespace_name;
+  if (include_server_fields) {
+    if (!meta.uid.empty()) out["uid"] = meta.uid;
+    if (!meta.resource_version.empty()) out["resourceVersion"] = meta.resource_version;
+    if (meta.generation != 0) out["generation"] = meta.generation;
+    if (!meta.creation_timestamp.empty()) out["creationTimestamp"] = meta.creation_timestamp;
+    if (meta.deletion_timestamp) out["deletionTimestamp"] = *meta.deletion_timestamp;
+  }
+  if (!meta.labels.empty()) out["labels"] = meta.labels;
+  if (!meta.annotations.empty()) out["annotations"] = meta.annotations;
+  if (include_server_fields && !meta.owner_references.empty()) {
+    ordered_json refs = ordered_json::array();
+    for (const api::OwnerReference& ref : meta.owner_references) {
+      ordered_json r = ordered_json::object();
+      r["apiVersion"] = ref.api_version;
+      r["kind"] = ref.kind;
+      r["name"] = ref.name;
+      r["uid"] = ref.uid;
+      if (ref.controller) r["controller"] = true;
+      if (ref.block_owner_deletion) r["blockOwnerDeletion"] = true;
+      refs.push_back(std::move(r));
+    }
+    out["ownerReferences"] = std::move(refs);
+  }
+  if (!meta.finalizers.empty()) out["finalizers"] = meta.finalizers;
+  return out;
+}
+
+ordered_json EncodeSelectors(const std::vector<std::string>& selectors) {
+  ordered_json out = ordered_json::array();
+  for (const std::string& expression : selectors) {
+    out.push_back({{"cel", {{"expression", expression}}}});
+  }
+  return out;
+}
+
+ordered_json EncodeConfig(const std::vector<OpaqueDeviceConfig>& configs, bool with_requests) {
+  ordered_json out = ordered_json::array();
+  for (const OpaqueDeviceConfig& config : configs) {
+    ordered_json c = ordered_json::object();
+    if (with_requests && !config.requests.empty()) c["requests"] = config.requests;
+    ordered_json opaque = ordered_json::object();
+    opaque["driver"] = config.driver;
+    opaque["parameters"] =
+        config.parameters.is_null() ? ordered_json::object() : ToOrdered(config.parameters);
+    c["opaque"] = std::move(opaque);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void EncodeExactFields(const ExactDeviceRequest& req, ordered_json* out) {
+  (*out)["deviceClassName"] = req.device_class_name;
+  if (!req.selectors.empty()) (*out)["selectors"] = EncodeSelectors(req.selectors);
+  if (!req.allocation_mode.empty()) (*out)["allocationMode"] = req.allocation_mode;
+  if (req.count) (*out)["count"] = *req.count;
+  if (req.admin_access) (*out)["adminAccess"] = *req.admin_access;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+bool Subset(const std::map<std::string, std::string>& want,
+            const std::map<std::string, std::string>& have) {
+  for (const auto& [key, value] : want) {
+    auto it = have.find(key);
+    if (it == have.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+bool SameMetadata(const api::ObjectMeta& desired, const api::ObjectMeta& actual) {
+  if (desired.name != actual.name || desired.namespace_name != actual.namespace_name) return false;
+  if (!Subset(desired.labels, actual.labels) || !Subset(desired.annotations, actual.annotations)) {
+    return false;
+  }
+  for (const api::OwnerReference& ref : desired.owner_references) {
+    if (std::find(actual.owner_references.begin(), actual.owner_references.end(), ref) ==
+        actual.owner_references.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const json& Parameters(const OpaqueDeviceConfig& config) {
+  static const json* const kEmpty = new json(json::object());
+  return config.parameters.is_null() ? *kEmpty : config.parameters;
+}
+
+bool SameConfig(const std::vector<OpaqueDeviceConfig>& a, const std::vector<OpaqueDeviceConfig>& b,
+                bool with_requests) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].driver != b[i].driver || Parameters(a[i]) != Parameters(b[i])) return false;
+    if (with_requests && a[i].requests != b[i].requests) return false;
+  }
+  return true;
+}
+
+// allocationMode and count as the server stores them after defaulting.
+std::string StoredMode(const ExactDeviceRequest& req) {
+  return req.allocation_mode.empty() ? kExactCount : req.allocation_mode;
+}
+std::optional<int64_t> StoredCount(const ExactDeviceRequest& req) {
+  const int64_t count = req.count.value_or(0);
+  if (StoredMode(req) == kExactCount && count == 0) return 1;
+  if (count == 0) return std::nullopt;
+  return count;
+}
+
+bool SameRequest(const ExactDeviceRequest& desired, const ExactDeviceRequest& actual) {
+  return !desired.has_unmodelled_fields && !actual.has_unmodelled_fields &&
+         desired.name == actual.name && desired.device_class_name == actual.device_class_name &&
+         desired.selectors == actual.selectors && StoredMode(desired) == StoredMode(actual) &&
+         StoredCount(desired) == StoredCount(actual) &&
+         desired.admin_access.value_or(false) == actual.admin_access.value_or(false);
+}
+
+}  // namespace
+
+bool HasExtendedResourceNameField(DraApiVersion version, const KubeVersion& kube) {
+  return kube.minor >= 34 && CheckServedVersion(kube, version).ok();
+}
+
+ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApiVersion version,
+                               const KubeVersion& kube, bool include_server_fields) {
+  ordered_json out = ordered_json::object();
+  out["apiVersion"] = ToString(version);
+  out["kind"] = kDeviceClassKind;
+  out["metadata"] = EncodeMetadata(device_class.metadata, include_server_fields);
+  ordered_json spec = ordered_json::object();
+  if (!device_class.selectors.empty()) spec["selectors"] = EncodeSelectors(device_class.selectors);
+  if (!device_class.config.empty()) spec["config"] = EncodeConfig(device_class.config, false);
+  if (device_class.extended_resource_name && HasExtendedResourceNameField(version, kube)) {
+    spec["extendedResourceName"] = *device_class.extended_resource_name;
+  }
+  out["spec"] = std::move(spec);
+  return out;
+}
+
+ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct, DraApiVersion version,
+                                         const KubeVersion& kube, bool include_server_fields) {
+  ordered_json out = ordered_json::object();
+  out["apiVersion"] = ToString(version);
+  out["kind"] = kTemplateKind;
+  out["metadata"] = EncodeMetadata(rct.metadata, include_server_fields);
+
+  ordered_json requests = ordered_json::array();
+  for (const ExactDeviceRequest& req : rct.requests) {
+    ordered_json r = ordered_json::object();
+    r["name"] = req.name;
+    if (version == DraApiVersion::kV1beta1) {
+      EncodeExactFields(req, &r);
+    } else {
+      ordered_json exactly = ordered_json::object();
+      EncodeExactFields(req, &exactly);
+      r["exactly"] = std::move(exactly);
+    }
+    requests.push_back(std::move(r));
+  }
+  ordered_json devices = ordered_json::object();
+  if (!requests.empty()) devices["requests"] = std::move(requests);
+  if (!rct.config.empty()) devices["config"] = EncodeConfig(rct.config, true);
+
+  ordered_json spec = ordered_json::object();
+  if (!rct.claim_labels.empty() || !rct.claim_annotations.empty()) {
+    ordered_json claim_meta = ordered_json::object();
+    if (!rct.claim_labels.empty()) claim_meta["labels"] = rct.claim_labels;
+    if (!rct.claim_annotations.empty()) claim_meta["annotations"] = rct.claim_annotations;
+    spec["metadata"] = std::move(claim_meta);
+  }
+  spec["spec"] = {{"devices", std::move(devices)}};
+  out["spec"] = std::move(spec);
+  return out;
+}
+
+bool IsDeviceClass(const json& obj) { return IsKind(obj, kDeviceClassKind); }
+bool IsResourceClaimTemplate(const json& obj) { return IsKind(obj, kTemplateKind); }
+
+absl::StatusOr<DeviceClass> DecodeDeviceClass(const json& obj) {
+  Decoder d(Label(obj, kDeviceClassKind));
+  if (!obj.is_object()) {
+    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
+    return d.status();
+  }
+  if (!d.Header(obj, kDeviceClassKind)) return d.status();
+  DeviceClass out;
+  d.Metadata(obj, &out.metadata);
+  if (const json* spec = d.Object(obj, "spec", "", true)) {
+    out.selectors = d.Selectors(*spec, "spec");
+    out.config = d.Configs(*spec, "spec", false);
+    out.extended_resource_name = d.String(*spec, "extendedResourceName", "spec", false);
+  }
+  if (!d.ok()) return d.status();
+  return out;
+}
+
+absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& obj) {
+  Decoder d(Label(obj, kTemplateKind));
+  if (!obj.is_object()) {
+    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
+    return d.status();
+  }
+  std::optional<DraApiVersion> version = d.Header(obj, kTemplateKind);
+  if (!version) return d.status();
+  ResourceClaimTemplate out;
+  d.Metadata(obj, &out.metadata);
+  const json* spec = d.Object(obj, "spec", "", true);
+  if (spec == nullptr) return d.status();
+  if (const json* claim_meta = d.Object(*spec, "metadata", "spec", false)) {
+    out.claim_labels = d.StringMap(*claim_meta, "labels", "spec.metadata");
+    out.claim_annotations = d.StringMap(*claim_meta, "annotations", "spec.metadata");
+  }
+  const json* claim_spec = d.Object(*spec, "spec", "spec", true);
+  const json* devices =
+      claim_spec == nullptr ? nullptr : d.Object(*claim_spec, "devices", "spec.spec", false);
+  if (devices != nullptr) {
+    constexpr char kDevices[] = "spec.spec.devices";
+    if (const json* requests = d.List(*devices, "requests", kDevices)) {
+      for (size_t i = 0; i < requests->size(); ++i) {
+        const std::string path = Index("spec.spec.devices.requests", i);
+        const json& entry = (*requests)[i];
+        if (!entry.is_object()) {
+          d.Error(path, absl::StrCat("must be an object, got ", TypeName(entry)));
+          continue;
+        }
+        out.requests.push_back(DecodeRequest(d, entry, path, *version));
+      }
+    }
+    if (const json* constraints = d.List(*devices, "constraints", kDevices)) {
+      out.has_constraints = !constraints->empty();
+    }
+    out.config = d.Configs(*devices, kDevices, true);
+  }
+  if (!d.ok()) return d.status();
+  return out;
+}
+
+bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimTemplate& actual) {
+  if (desired.has_constraints != actual.has_constraints) return false;
+  if (!SameMetadata(desired.metadata, actual.metadata)) return false;
+  if (desired.claim_labels != actual.claim_labels ||
+      desired.claim_annotations != actual.claim_annotations) {
+    return false;
+  }
+  if (desired.requests.size() != actual.requests.size()) return false;
+  for (size_t i = 0; i < desired.requests.size(); ++i) {
+    if (!SameRequest(desired.requests[i], actual.requests[i])) return false;
+  }
+  return SameConfig(desired.config, actual.config, true);
+}
+
+bool SameDesiredState(const DeviceClass& desired, const DeviceClass& actual,
+                      bool extended_resource_name_served) {
+  if (!SameMetadata(desired.metadata, actual.metadata)) return false;
+  if (desired.selectors != actual.selectors) return false;
+  if (!SameConfig(desired.config, actual.config, false)) return false;
+  if (desired.extended_resource_name == actual.extended_resource_name) return true;
+  return desired.extended_resource_name && !actual.extended_resource_name &&
+         !extended_resource_name_served;
+}
+
+}  // namespace gpuprofile::dra
