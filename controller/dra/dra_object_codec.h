@@ -48,6 +48,8 @@ nlohmann::ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApi
 
 // The ResourceClaimTemplate as `version` spells it (see the shapes above); spec.metadata only
 // when it has labels or annotations; unset allocationMode / count / adminAccess are left out.
+// Every field the template model holds exists in all releases, so `kube` changes nothing today;
+// it is taken for symmetry with EncodeDeviceClass and for release-dependent fields to come.
 nlohmann::ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct,
                                                    DraApiVersion version, const KubeVersion& kube,
                                                    bool include_server_fields);
