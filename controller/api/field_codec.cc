@@ -162,8 +162,8 @@ std::optional<std::string> StringField(const json& object, absl::string_view key
   return s;
 }
 
-std::optional<int64_t> IntField(const json& object, absl::string_view key,
-                                absl::string_view parent, bool required, FieldErrors* errors) {
+std::optional<int64_t> IntField(const json& object, absl::string_view key, absl::string_view parent,
+                                bool required, FieldErrors* errors) {
   const std::string path = FieldChild(parent, key);
   const json* value = JsonMember(object, key);
   if (value == nullptr) {
@@ -173,8 +173,8 @@ std::optional<int64_t> IntField(const json& object, absl::string_view key,
   return ReadInt(*value, path, errors);
 }
 
-std::optional<bool> BoolField(const json& object, absl::string_view key,
-                              absl::string_view parent, FieldErrors* errors) {
+std::optional<bool> BoolField(const json& object, absl::string_view key, absl::string_view parent,
+                              FieldErrors* errors) {
   const json* value = JsonMember(object, key);
   if (value == nullptr) return std::nullopt;
   return ReadBool(*value, FieldChild(parent, key), errors);

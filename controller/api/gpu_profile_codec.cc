@@ -38,7 +38,8 @@ std::optional<Operator> ParseOperator(absl::string_view name) {
 }
 
 std::optional<ValueType> ParseValueType(absl::string_view name) {
-  for (ValueType type : {ValueType::kString, ValueType::kInt, ValueType::kBool, ValueType::kVersion}) {
+  for (ValueType type :
+       {ValueType::kString, ValueType::kInt, ValueType::kBool, ValueType::kVersion}) {
     if (name == AttributeValueTypeName(type)) return type;
   }
   return std::nullopt;
@@ -64,11 +65,11 @@ class SpecDecoder {
 
   void Spec(const json& spec, GpuProfileSpec* out) {
     const std::string path = "spec";
-    RejectUnknownFields(spec,
-                        {"description", "driver", "deviceType", "selector", "count",
-                         "allocationMode", "config", "deviceClassName", "claimTemplate",
-                         "deletionPolicy"},
-                        path, errors_);
+    RejectUnknownFields(
+        spec,
+        {"description", "driver", "deviceType", "selector", "count", "allocationMode", "config",
+         "deviceClassName", "claimTemplate", "deletionPolicy"},
+        path, errors_);
     out->description = StringField(spec, "description", path, false, errors_).value_or("");
     if (std::optional<std::string> driver = StringField(spec, "driver", path, false, errors_);
         driver && !driver->empty()) {
@@ -83,7 +84,8 @@ class SpecDecoder {
     if (const json* selector = ObjectField(spec, "selector", path, false, errors_)) {
       Selector(*selector, &out->selector);
     }
-    if (std::optional<std::string> mode = StringField(spec, "allocationMode", path, false, errors_)) {
+    if (std::optional<std::string> mode =
+            StringField(spec, "allocationMode", path, false, errors_)) {
       if (*mode == "ExactCount") {
         out->allocation_mode = AllocationMode::kExactCount;
       } else if (*mode == "All") {
@@ -104,7 +106,8 @@ class SpecDecoder {
     if (const json* config = ArrayField(spec, "config", path, false, errors_)) {
       Config(*config, &out->config);
     }
-    if (std::optional<std::string> name = StringField(spec, "deviceClassName", path, false, errors_);
+    if (std::optional<std::string> name =
+            StringField(spec, "deviceClassName", path, false, errors_);
         name && !name->empty()) {
       Check(IsDnsSubdomain(*name), "spec.deviceClassName", *name);
       out->device_class_name = *std::move(name);
@@ -212,7 +215,8 @@ class SpecDecoder {
       text = value.dump();
     } else {
       errors_->Add(path, absl::StrCat("must be a quantity (a string such as \"40Gi\" or a number), "
-                                      "got ", JsonTypeName(value)));
+                                      "got ",
+                                      JsonTypeName(value)));
       return std::nullopt;
     }
     absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
@@ -235,9 +239,9 @@ class SpecDecoder {
     if (min == nullptr && max == nullptr) {
       errors_->Add(path, "must set min, max or both");
     } else if (range.min && range.max && range.max->Compare(*range.min) < 0) {
-      errors_->AddInvalid(min_path, range.min->ToString(),
-                          absl::StrCat("must be less than or equal to max (",
-                                       range.max->ToString(), ")"));
+      errors_->AddInvalid(
+          min_path, range.min->ToString(),
+          absl::StrCat("must be less than or equal to max (", range.max->ToString(), ")"));
     }
     return range;
   }
@@ -279,9 +283,9 @@ class SpecDecoder {
     if (min == nullptr && max == nullptr) {
       errors_->Add(path, "must set min, max or both");
     } else if (range.min && range.max && range.max->Compare(*range.min) < 0) {
-      errors_->AddInvalid(min_path, range.min->ToString(),
-                          absl::StrCat("must be less than or equal to max (",
-                                       range.max->ToString(), ")"));
+      errors_->AddInvalid(
+          min_path, range.min->ToString(),
+          absl::StrCat("must be less than or equal to max (", range.max->ToString(), ")"));
     }
     return range;
   }
@@ -377,7 +381,8 @@ class SpecDecoder {
       for (size_t i = 0; i < values->size(); ++i) {
         const std::string item_path = FieldIndex(values_path, i);
         if (!type_ok) continue;
-        if (std::optional<std::string> v = AttributeValue((*values)[i], term.value_type, item_path)) {
+        if (std::optional<std::string> v =
+                AttributeValue((*values)[i], term.value_type, item_path)) {
           term.values.push_back(*std::move(v));
         }
       }
@@ -438,7 +443,8 @@ class SpecDecoder {
       if (!CheckObject(entry, item_path, errors_)) continue;
       RejectUnknownFields(entry, {"driver", "parameters"}, item_path, errors_);
       OpaqueConfig c;
-      if (std::optional<std::string> driver = StringField(entry, "driver", item_path, true, errors_)) {
+      if (std::optional<std::string> driver =
+              StringField(entry, "driver", item_path, true, errors_)) {
         Check(IsDraDriverName(*driver), FieldChild(item_path, "driver"), *driver);
         c.driver = *std::move(driver);
       }
@@ -458,7 +464,8 @@ class SpecDecoder {
       Check(IsDnsSubdomain(*name), FieldChild(path, "name"), *name);
       out->name = *std::move(name);
     }
-    if (std::optional<std::string> request = StringField(claim, "requestName", path, false, errors_);
+    if (std::optional<std::string> request =
+            StringField(claim, "requestName", path, false, errors_);
         request && !request->empty()) {
       Check(IsDnsLabel(*request), FieldChild(path, "requestName"), *request);
       out->request_name = *std::move(request);

@@ -15,8 +15,7 @@ using json = nlohmann::json;
 
 bool MemberEquals(const json& object, absl::string_view key, absl::string_view expected) {
   const json* value = JsonMember(object, key);
-  return value != nullptr && value->is_string() &&
-         value->get_ref<const std::string&>() == expected;
+  return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
 }
 
 }  // namespace
@@ -28,8 +27,7 @@ bool IsNamespace(const json& object) {
 absl::StatusOr<Namespace> DecodeNamespace(const json& object) {
   FieldErrors errors;
   if (!CheckObject(object, "", &errors)) return errors.ToStatus();
-  if (std::optional<std::string> api_version =
-          StringField(object, "apiVersion", "", true, &errors);
+  if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
       api_version && *api_version != "v1") {
     errors.Add("apiVersion", absl::StrCat("expected \"v1\", got ", QuoteForMessage(*api_version)));
   }

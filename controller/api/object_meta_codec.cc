@@ -59,7 +59,8 @@ ObjectMeta DecodeObjectMeta(const json& metadata, absl::string_view path, FieldE
   meta.name = StringField(metadata, "name", path, false, errors).value_or("");
   meta.namespace_name = StringField(metadata, "namespace", path, false, errors).value_or("");
   meta.uid = StringField(metadata, "uid", path, false, errors).value_or("");
-  meta.resource_version = StringField(metadata, "resourceVersion", path, false, errors).value_or("");
+  meta.resource_version =
+      StringField(metadata, "resourceVersion", path, false, errors).value_or("");
   meta.generation = IntField(metadata, "generation", path, false, errors).value_or(0);
   meta.creation_timestamp =
       StringField(metadata, "creationTimestamp", path, false, errors).value_or("");
@@ -115,7 +116,8 @@ ordered_json EncodeObjectMeta(const ObjectMeta& meta, bool include_server_fields
   if (!include_server_fields) return out;
   if (!meta.owner_references.empty()) {
     ordered_json refs = ordered_json::array();
-    for (const OwnerReference& ref : meta.owner_references) refs.push_back(EncodeOwnerReference(ref));
+    for (const OwnerReference& ref : meta.owner_references)
+      refs.push_back(EncodeOwnerReference(ref));
     out["ownerReferences"] = std::move(refs);
   }
   if (!meta.uid.empty()) out["uid"] = meta.uid;

@@ -84,7 +84,8 @@ bool MatchesCIdentifier(absl::string_view s) {
 
 Messages DnsSubdomainMessages(absl::string_view value) {
   Messages messages;
-  if (value.size() > kDnsSubdomainMaxLength) messages.push_back(MaxLenError(kDnsSubdomainMaxLength));
+  if (value.size() > kDnsSubdomainMaxLength)
+    messages.push_back(MaxLenError(kDnsSubdomainMaxLength));
   if (!MatchesDnsSubdomain(value)) {
     messages.push_back(RegexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
@@ -193,9 +194,7 @@ absl::Status IsLabelValue(absl::string_view value) {
   return ToStatus(messages);
 }
 
-absl::Status IsCIdentifier(absl::string_view value) {
-  return ToStatus(CIdentifierMessages(value));
-}
+absl::Status IsCIdentifier(absl::string_view value) { return ToStatus(CIdentifierMessages(value)); }
 
 absl::Status IsDraDriverName(absl::string_view value) {
   return ToStatus(DraDriverNameMessages(value));

@@ -18,8 +18,8 @@ using ::testing::HasSubstr;
 using json = nlohmann::json;
 
 DeviceSignature A100() {
-  return {"gpu.nvidia.com", "gpu",    "NVIDIA A100-SXM4-40GB", "40Gi", "535.161.8",
-          "Ampere",         "8.0.0", "12.2.0"};
+  return {"gpu.nvidia.com", "gpu",   "NVIDIA A100-SXM4-40GB", "40Gi", "535.161.8", "Ampere",
+          "8.0.0",          "12.2.0"};
 }
 
 GpuNodeGroup Group() {

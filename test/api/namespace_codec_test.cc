@@ -15,7 +15,8 @@ using json = nlohmann::json;
 
 json Ns(const std::string& extra_metadata = "", const std::string& status = "") {
   std::string text = R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml-train",
-      "labels": {"gpu-profiles": "enabled"})" + extra_metadata + "}";
+      "labels": {"gpu-profiles": "enabled"})" +
+                     extra_metadata + "}";
   if (!status.empty()) text += R"(, "status": )" + status;
   return json::parse(text + "}");
 }

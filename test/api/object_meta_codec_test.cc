@@ -49,9 +49,8 @@ TEST(ObjectMetaCodecTest, DecodesEveryField) {
   EXPECT_EQ(m.annotations.at("note"), "anything at all: {}");
   EXPECT_THAT(m.finalizers, ElementsAre("gpuprofile.io/cleanup"));
   ASSERT_EQ(m.owner_references.size(), 1u);
-  EXPECT_EQ(m.owner_references[0],
-            (OwnerReference{"gpuprofile.io/v1alpha1", "GpuProfile", "large-memory", "u-1", true,
-                            true}));
+  EXPECT_EQ(m.owner_references[0], (OwnerReference{"gpuprofile.io/v1alpha1", "GpuProfile",
+                                                   "large-memory", "u-1", true, true}));
   ASSERT_NE(m.ControllerOwner(), nullptr);
   EXPECT_EQ(m.ControllerOwner()->name, "large-memory");
 }
@@ -84,7 +83,8 @@ TEST(ObjectMetaCodecTest, RejectsWrongTypesAndInvalidLabels) {
       {"/ownerReferences", json::object(), "metadata.ownerReferences: must be a list, got object"},
       {"/ownerReferences/0/controller", "true",
        "metadata.ownerReferences[0].controller: must be a boolean, got string"},
-      {"/ownerReferences/1", {{"kind", "GpuProfile"}},
+      {"/ownerReferences/1",
+       {{"kind", "GpuProfile"}},
        "metadata.ownerReferences[1].apiVersion: required"},
   };
   for (const Case& c : cases) {
@@ -113,11 +113,12 @@ TEST(ObjectMetaCodecTest, PathPrefixIsUsed) {
 
 TEST(ObjectMetaCodecTest, EncodesWithoutServerFields) {
   ASSERT_OK_AND_ASSIGN(ObjectMeta m, DecodeObjectMeta(ServerMetadata()));
-  EXPECT_EQ(EncodeObjectMeta(m, false).dump(),
-            R"({"name":"large-memory","namespace":"ml-train","labels":)"
-            R"({"app.kubernetes.io/managed-by":"gpu-profile-operator",)"
-            R"("gpuprofile.io/profile":"large-memory"},"annotations":{"note":"anything at all: {}"},)"
-            R"("finalizers":["gpuprofile.io/cleanup"]})");
+  EXPECT_EQ(
+      EncodeObjectMeta(m, false).dump(),
+      R"({"name":"large-memory","namespace":"ml-train","labels":)"
+      R"({"app.kubernetes.io/managed-by":"gpu-profile-operator",)"
+      R"("gpuprofile.io/profile":"large-memory"},"annotations":{"note":"anything at all: {}"},)"
+      R"("finalizers":["gpuprofile.io/cleanup"]})");
 }
 
 TEST(ObjectMetaCodecTest, EncodesWithServerFieldsAndRoundTrips) {
@@ -140,8 +141,9 @@ TEST(ObjectMetaCodecTest, OmitsEmptyMembers) {
   EXPECT_EQ(EncodeObjectMeta(m, true).dump(), "{}");
   m.name = "x";
   m.owner_references.push_back({"v1", "Kind", "n", "u", false, false});
-  EXPECT_EQ(EncodeObjectMeta(m, true).dump(),
-            R"({"name":"x","ownerReferences":[{"apiVersion":"v1","kind":"Kind","name":"n","uid":"u"}]})");
+  EXPECT_EQ(
+      EncodeObjectMeta(m, true).dump(),
+      R"({"name":"x","ownerReferences":[{"apiVersion":"v1","kind":"Kind","name":"n","uid":"u"}]})");
   EXPECT_EQ(EncodeObjectMeta(m, false).dump(), R"({"name":"x"})");
 }
 

@@ -24,43 +24,44 @@ void Check(absl::Status (*fn)(absl::string_view), const std::vector<Case>& cases
     if (c.ok) {
       EXPECT_OK(status) << "value: \"" << c.value << "\"";
     } else {
-      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << "value: \"" << c.value << "\"";
-      EXPECT_THAT(std::string(status.message()), HasSubstr(c.message)) << "value: \"" << c.value
-                                                                       << "\"";
+      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+          << "value: \"" << c.value << "\"";
+      EXPECT_THAT(std::string(status.message()), HasSubstr(c.message))
+          << "value: \"" << c.value << "\"";
     }
   }
 }
 
 TEST(ValidationTest, DnsLabel) {
-  Check(IsDnsLabel,
-        {{"gpu", true, ""},
-         {"a100-40gb", true, ""},
-         {"0", true, ""},
-         {std::string(63, 'a'), true, ""},
-         {std::string(64, 'a'), false, "must be no more than 63 characters"},
-         {"", false, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                     "characters or '-', and must start and end with an alphanumeric character "
-                     "(e.g. 'my-name',  or '123-abc', regex used for validation is "
-                     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"},
-         {"Large", false, "a lowercase RFC 1123 label"},
-         {"-a", false, "must start and end with an alphanumeric character"},
-         {"a-", false, "must start and end with an alphanumeric character"},
-         {"a_b", false, "a lowercase RFC 1123 label"},
-         {"gpu.0", false, "must not contain dots"}});
+  Check(IsDnsLabel, {{"gpu", true, ""},
+                     {"a100-40gb", true, ""},
+                     {"0", true, ""},
+                     {std::string(63, 'a'), true, ""},
+                     {std::string(64, 'a'), false, "must be no more than 63 characters"},
+                     {"", false,
+                      "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                      "characters or '-', and must start and end with an alphanumeric character "
+                      "(e.g. 'my-name',  or '123-abc', regex used for validation is "
+                      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"},
+                     {"Large", false, "a lowercase RFC 1123 label"},
+                     {"-a", false, "must start and end with an alphanumeric character"},
+                     {"a-", false, "must start and end with an alphanumeric character"},
+                     {"a_b", false, "a lowercase RFC 1123 label"},
+                     {"gpu.0", false, "must not contain dots"}});
 }
 
 TEST(ValidationTest, DnsSubdomain) {
-  Check(IsDnsSubdomain,
-        {{"gpu.nvidia.com", true, ""},
-         {"large-memory", true, ""},
-         {std::string(253, 'a'), true, ""},
-         {std::string(254, 'a'), false, "must be no more than 253 characters"},
-         {"", false, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                     "characters, '-' or '.', and must start and end with an alphanumeric "
-                     "character (e.g. 'example.com', regex used for validation is"},
-         {"a..b", false, "RFC 1123 subdomain"},
-         {"Gpu.nvidia.com", false, "RFC 1123 subdomain"},
-         {"a.-b", false, "RFC 1123 subdomain"}});
+  Check(IsDnsSubdomain, {{"gpu.nvidia.com", true, ""},
+                         {"large-memory", true, ""},
+                         {std::string(253, 'a'), true, ""},
+                         {std::string(254, 'a'), false, "must be no more than 253 characters"},
+                         {"", false,
+                          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                          "characters, '-' or '.', and must start and end with an alphanumeric "
+                          "character (e.g. 'example.com', regex used for validation is"},
+                         {"a..b", false, "RFC 1123 subdomain"},
+                         {"Gpu.nvidia.com", false, "RFC 1123 subdomain"},
+                         {"a.-b", false, "RFC 1123 subdomain"}});
 }
 
 TEST(ValidationTest, QualifiedName) {
@@ -73,8 +74,9 @@ TEST(ValidationTest, QualifiedName) {
          {std::string(63, 'a'), true, ""},
          {std::string(64, 'a'), false, "name part must be no more than 63 characters"},
          {"", false, "name part must be non-empty"},
-         {"-app", false, "name part must consist of alphanumeric characters, '-', '_' or '.', "
-                         "and must start and end with an alphanumeric character"},
+         {"-app", false,
+          "name part must consist of alphanumeric characters, '-', '_' or '.', "
+          "and must start and end with an alphanumeric character"},
          {"/app", false, "prefix part must be non-empty"},
          {"Example.com/app", false, "prefix part a lowercase RFC 1123 subdomain"},
          {"example.com/", false, "name part must be non-empty"},
@@ -82,37 +84,37 @@ TEST(ValidationTest, QualifiedName) {
 }
 
 TEST(ValidationTest, LabelValue) {
-  Check(IsLabelValue,
-        {{"", true, ""},
-         {"enabled", true, ""},
-         {"My_Value.1", true, ""},
-         {std::string(63, 'v'), true, ""},
-         {std::string(64, 'v'), false, "must be no more than 63 characters"},
-         {"-x", false, "a valid label must be an empty string or consist of alphanumeric "
-                       "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                       "character"},
-         {"a b", false, "a valid label must be an empty string"},
-         {"a/b", false, "a valid label must be an empty string"}});
+  Check(IsLabelValue, {{"", true, ""},
+                       {"enabled", true, ""},
+                       {"My_Value.1", true, ""},
+                       {std::string(63, 'v'), true, ""},
+                       {std::string(64, 'v'), false, "must be no more than 63 characters"},
+                       {"-x", false,
+                        "a valid label must be an empty string or consist of alphanumeric "
+                        "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                        "character"},
+                       {"a b", false, "a valid label must be an empty string"},
+                       {"a/b", false, "a valid label must be an empty string"}});
 }
 
 TEST(ValidationTest, CIdentifier) {
   Check(IsCIdentifier, {{"memory", true, ""},
                         {"_x9", true, ""},
-                        {"9x", false, "a valid C identifier must start with alphabetic character "
-                                      "or '_', followed by a string of alphanumeric characters "
-                                      "or '_'"},
+                        {"9x", false,
+                         "a valid C identifier must start with alphabetic character "
+                         "or '_', followed by a string of alphanumeric characters "
+                         "or '_'"},
                         {"pcie-root", false, "a valid C identifier"},
                         {"", false, "a valid C identifier"}});
 }
 
 TEST(ValidationTest, DraDriverName) {
-  Check(IsDraDriverName,
-        {{"gpu.nvidia.com", true, ""},
-         {"Gpu.Example.COM", true, ""},  // checked lower-cased, as for CSI drivers
-         {std::string(63, 'd'), true, ""},
-         {std::string(64, 'd'), false, "must be no more than 63 characters"},
-         {"", false, "must be non-empty"},
-         {"gpu_nvidia", false, "a lowercase RFC 1123 subdomain"}});
+  Check(IsDraDriverName, {{"gpu.nvidia.com", true, ""},
+                          {"Gpu.Example.COM", true, ""},  // checked lower-cased, as for CSI drivers
+                          {std::string(63, 'd'), true, ""},
+                          {std::string(64, 'd'), false, "must be no more than 63 characters"},
+                          {"", false, "must be non-empty"},
+                          {"gpu_nvidia", false, "a lowercase RFC 1123 subdomain"}});
 }
 
 TEST(ValidationTest, DraAttributeName) {
