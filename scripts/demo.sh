@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and runs the CEL engine on the example fleet
-# (config/samples/fleet: three A100-40GB nodes and two L40S nodes on different drivers).
+# The main job: installs what is missing, builds, and renders the story's GpuProfiles
+# (config/samples/profiles) against the example fleet (config/samples/fleet: three A100-40GB
+# nodes and two L40S nodes on different drivers), then shows the CEL engine at work.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -14,6 +15,16 @@ run() { say "$*"; "$@" || echo "(exit $?)"; }
 nv="device.attributes['gpu.nvidia.com']"
 guard="device.driver == 'gpu.nvidia.com' && $nv.type == 'gpu'"
 mem="'memory' in device.capacity['gpu.nvidia.com'] && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"
+
+samples=$root/config/samples
+# What the operator generates and reports for the story's profiles on a 1.34 cluster (v1): node
+# groups, DeviceClasses, ResourceClaimTemplates, and every profile with its status.
+run "$bin" render -f "$samples/profiles" -f "$samples/namespaces.yaml" -f "$fleet"
+# The same fleet as a 1.32 cluster with DRA v1beta1 sees it: only the DeviceClasses.
+say "$bin" render --kube-version 1.32 -f "$samples/profiles" -f "$samples/namespaces.yaml" \
+  -f "$samples/fleet-v1beta1" "| (DeviceClasses only)"
+"$bin" render --kube-version 1.32 -f "$samples/profiles" -f "$samples/namespaces.yaml" \
+  -f "$samples/fleet-v1beta1" | awk '/^kind: DeviceClass/{p=1; print prev} /^kind: ResourceClaimTemplate/{p=0} p; {prev=$0}' | sed -n '1,26p'
 
 # Which devices have at least 40 GiB? (the A100-40GB has exactly 40Gi; the L40S reports 46068Mi)
 run "$bin" cel match -f "$fleet" "$guard && $mem"

@@ -6,6 +6,7 @@
 
 #include "controller/cmd/cel_command.h"
 #include "controller/cmd/exit_codes.h"
+#include "controller/cmd/render_command.h"
 #include "controller/cmd/version.h"
 
 namespace {
@@ -13,6 +14,9 @@ namespace {
 constexpr char kUsage[] =
     "usage: gpu-profile-controller <command> [flags]\n"
     "commands:\n"
+    "  render -f PATH... [--kube-version V] [--api-version resource.k8s.io/vX] [-o yaml|json]\n"
+    "                                                 DeviceClasses, templates, node groups and\n"
+    "                                                 profile status, computed offline\n"
     "  cel check [--kube-version V] EXPR...           will Kubernetes V accept these selectors?\n"
     "  cel match [--kube-version V] -f PATH... EXPR   which devices does a selector select?\n"
     "  version                                        print the version\n";
@@ -28,6 +32,7 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "version") return gpuprofile::cmd::RunVersion();
+  if (command == "render") return gpuprofile::cmd::RunRender(rest, std::cout, std::cerr);
   if (command == "cel") return gpuprofile::cmd::RunCel(rest, std::cout, std::cerr);
   std::cerr << "unknown command \"" << command << "\"\n" << kUsage;
   return gpuprofile::cmd::kExitUsage;

@@ -1,0 +1,208 @@
+// File: controller/cmd/render_command.cc
+#include "controller/cmd/render_command.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "controller/api/gpu_node_group_codec.h"
+#include "controller/api/gpu_profile_codec.h"
+#include "controller/api/namespace_codec.h"
+#include "controller/cmd/args.h"
+#include "controller/cmd/exit_codes.h"
+#include "controller/cmd/manifest_writer.h"
+#include "controller/core/kube_version.h"
+#include "controller/dra/api_version.h"
+#include "controller/dra/dra_object_codec.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/manifest_reader.h"
+#include "controller/dra/resource_slice.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::cmd {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: gpu-profile-controller render -f PATH [-f PATH]... [--kube-version 1.32|...|1.36] "
+    "[--api-version resource.k8s.io/v1beta1|v1beta2|v1] [-o yaml|json]\n";
+
+// Prefixes every line of a multi-line error with where the object came from.
+void AddProblems(const dra::ManifestObject& object, absl::string_view message,
+                 std::vector<std::string>* problems) {
+  for (absl::string_view line : absl::StrSplit(message, '\n')) {
+    if (line.empty()) continue;
+    problems->push_back(absl::StrCat(object.Location(), ": ", object.Describe(), ": ", line));
+  }
+}
+
+struct Inputs {
+  std::vector<dra::ManifestObject> slices;
+  std::vector<std::pair<const dra::ManifestObject*, api::GpuProfile>> profiles;
+  std::vector<api::Namespace> namespaces;
+  std::vector<dra::DeviceClass> classes;
+  std::vector<dra::ResourceClaimTemplate> templates;
+  std::map<std::string, int> ignored_kinds;
+};
+
+Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::string>* problems) {
+  Inputs in;
+  std::map<std::string, const dra::ManifestObject*> profile_names;
+  for (dra::ManifestObject& object : objects) {
+    const nlohmann::json& json = object.object;
+    if (dra::IsResourceSlice(json)) {
+      in.slices.push_back(std::move(object));
+    } else if (api::IsGpuProfile(json)) {
+      absl::StatusOr<api::GpuProfile> profile = api::DecodeGpuProfile(json);
+      if (!profile.ok()) {
+        AddProblems(object, profile.status().message(), problems);
+        continue;
+      }
+      auto [it, inserted] = profile_names.try_emplace(profile->metadata.name, &object);
+      if (!inserted && it->second->object == json) continue;  // the same file named twice
+      if (!inserted) {
+        AddProblems(object,
+                    absl::StrCat("metadata.name: another GpuProfile with this name was read from ",
+                                 it->second->Location()),
+                    problems);
+        continue;
+      }
+      in.profiles.emplace_back(&object, *std::move(profile));
+    } else if (api::IsNamespace(json)) {
+      absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(json);
+      if (ns.ok()) {
+        in.namespaces.push_back(*std::move(ns));
+      } else {
+        AddProblems(object, ns.status().message(), problems);
+      }
+    } else if (dra::IsDeviceClass(json)) {
+      absl::StatusOr<dra::DeviceClass> c = dra::DecodeDeviceClass(json);
+      if (c.ok()) {
+        in.classes.push_back(*std::move(c));
+      } else {
+        AddProblems(object, c.status().message(), problems);
+      }
+    } else if (dra::IsResourceClaimTemplate(json)) {
+      absl::StatusOr<dra::ResourceClaimTemplate> t = dra::DecodeResourceClaimTemplate(json);
+      if (t.ok()) {
+        in.templates.push_back(*std::move(t));
+      } else {
+        AddProblems(object, t.status().message(), problems);
+      }
+    } else if (!api::IsGpuNodeGroup(json)) {
+      // GpuNodeGroups are output (e.g. a previous render fed back in); anything else is not
+      // ours to read.
+      const nlohmann::json* kind =
+          json.is_object() && json.contains("kind") ? &json["kind"] : nullptr;
+      ++in.ignored_kinds[kind != nullptr && kind->is_string() ? kind->get<std::string>()
+                                                              : "<no kind>"];
+    }
+  }
+  return in;
+}
+
+}  // namespace
+
+int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, {{{"-f", "--filename"}, true, true},
+                                                       {{"--kube-version"}, true, false},
+                                                       {{"--api-version"}, true, false},
+                                                       {{"-o", "--output"}, true, false}});
+  if (!parsed.ok()) {
+    err << "render: " << parsed.status().message() << "\n" << kUsage;
+    return kExitUsage;
+  }
+  if (!parsed->positional.empty()) {
+    err << "render: unexpected argument \"" << parsed->positional[0] << "\"\n" << kUsage;
+    return kExitUsage;
+  }
+  const std::vector<std::string> paths = parsed->GetAll("-f");
+  if (paths.empty()) {
+    err << "render: at least one -f PATH is required\n" << kUsage;
+    return kExitUsage;
+  }
+  const std::string output = parsed->Get("-o", "yaml");
+  if (output != "yaml" && output != "json") {
+    err << "render: -o must be yaml or json, got \"" << output << "\"\n" << kUsage;
+    return kExitUsage;
+  }
+  KubeVersion kube = KubeVersion::Newest();
+  if (parsed->Has("--kube-version")) {
+    absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed->Get("--kube-version"));
+    if (!v.ok()) {
+      err << "render: --kube-version: " << v.status().message() << "\n" << kUsage;
+      return kExitUsage;
+    }
+    kube = *v;
+  }
+  dra::DraApiVersion api_version = dra::DefaultDraApiVersion(kube);
+  if (parsed->Has("--api-version")) {
+    absl::StatusOr<dra::DraApiVersion> v = dra::ParseDraApiVersion(parsed->Get("--api-version"));
+    absl::Status served = v.ok() ? dra::CheckServedVersion(kube, *v) : v.status();
+    if (!served.ok()) {
+      err << "render: --api-version: " << served.message() << "\n" << kUsage;
+      return kExitUsage;
+    }
+    api_version = *v;
+  }
+
+  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests(paths);
+  if (!objects.ok()) {
+    err << objects.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<std::string> problems;
+  Inputs in = Classify(*objects, &problems);
+  absl::StatusOr<dra::Inventory> inventory = dra::BuildInventory(in.slices);
+  if (!inventory.ok()) problems.push_back(std::string(inventory.status().message()));
+
+  profile::EngineInput input;
+  input.kube_version = kube;
+  input.namespaces = std::move(in.namespaces);
+  input.existing_classes = std::move(in.classes);
+  input.existing_templates = std::move(in.templates);
+  std::map<std::string, const dra::ManifestObject*> source_of;
+  for (auto& [source, profile] : in.profiles) {
+    source_of[profile.metadata.name] = source;
+    input.profiles.push_back(std::move(profile));
+  }
+  const profile::DesiredState state =
+      profile::ComputeDesiredState(input, inventory.ok() ? *inventory : dra::Inventory{});
+  for (const profile::ProfileOutcome& outcome : state.profiles) {
+    if (!outcome.valid) {
+      AddProblems(*source_of.at(outcome.profile.metadata.name), outcome.problems, &problems);
+    }
+  }
+  if (!problems.empty()) {
+    err << absl::StrJoin(problems, "\n") << "\n";
+    return kExitFailure;
+  }
+
+  std::vector<nlohmann::ordered_json> docs;
+  for (const api::GpuNodeGroup& g : state.node_groups) {
+    docs.push_back(api::EncodeGpuNodeGroup(g, /*include_server_fields=*/false));
+  }
+  for (const dra::DeviceClass& c : state.device_classes) {
+    docs.push_back(dra::EncodeDeviceClass(c, api_version, kube, /*include_server_fields=*/false));
+  }
+  for (const dra::ResourceClaimTemplate& t : state.claim_templates) {
+    docs.push_back(
+        dra::EncodeResourceClaimTemplate(t, api_version, kube, /*include_server_fields=*/false));
+  }
+  for (const profile::ProfileOutcome& p : state.profiles) {
+    docs.push_back(api::EncodeGpuProfile(p.profile, /*include_server_fields=*/false));
+  }
+  out << (output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
+  if (!in.ignored_kinds.empty()) {
+    std::vector<std::string> kinds;
+    for (const auto& [kind, count] : in.ignored_kinds)
+      kinds.push_back(absl::StrCat(count, " ", kind));
+    err << "render: ignored objects of kinds it does not read: " << absl::StrJoin(kinds, ", ")
+        << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace gpuprofile::cmd

@@ -1,0 +1,260 @@
+// File: test/cmd/render_command_test.cc
+// `render` as GitOps users run it: golden output of the story's profiles on the example fleet
+// for Kubernetes 1.32 (v1beta1) and 1.34 (v1), determinism, JSON and YAML agreement, schema
+// validity of every generated DRA object in every version, exit codes and error messages.
+// Set GPO_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change.
+#include "controller/cmd/render_command.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "controller/dra/manifest_reader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "test/testing/test_paths.h"
+
+namespace gpuprofile::cmd {
+namespace {
+
+using ::gpuprofile::testing::SourceDir;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result Render(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  std::vector<std::string> full = {};
+  const int code = RunRender(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string Src(const std::string& relative) { return SourceDir() + "/" + relative; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::vector<std::string> StoryArgs(const std::string& fleet) {
+  return {"-f", Src("config/samples/profiles"),
+          "-f", Src("config/samples/namespaces.yaml"),
+          "-f", Src(fleet)};
+}
+
+void ExpectGolden(const std::string& golden, const std::string& actual) {
+  const std::string path = Src(golden);
+  if (std::getenv("GPO_UPDATE_GOLDEN") != nullptr) {
+    WriteFile(path, actual);
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  EXPECT_EQ(ReadFile(path), actual)
+      << "render output differs from " << golden << " (GPO_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+TEST(RenderGoldenTest, StoryOnKubernetes132) {
+  std::vector<std::string> args = StoryArgs("config/samples/fleet-v1beta1");
+  args.insert(args.end(), {"--kube-version", "1.32"});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("apiVersion: resource.k8s.io/v1beta1"));
+  ExpectGolden("test/testdata/render/story-1.32.yaml", r.out);
+}
+
+TEST(RenderGoldenTest, StoryOnKubernetes134) {
+  std::vector<std::string> args = StoryArgs("config/samples/fleet");
+  args.insert(args.end(), {"--kube-version", "1.34"});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("apiVersion: resource.k8s.io/v1\n"));
+  ExpectGolden("test/testdata/render/story-1.34.yaml", r.out);
+}
+
+TEST(RenderTest, OutputIsTheSameWhateverTheInputOrder) {
+  Result forward = Render(StoryArgs("config/samples/fleet"));
+  Result backward = Render(
+      {"-f", Src("config/samples/fleet"), "-f", Src("config/samples/namespaces.yaml"), "-f",
+       Src("config/samples/profiles/recent-driver.yaml"), "-f", Src("config/samples/profiles")});
+  ASSERT_EQ(forward.code, 0) << forward.err;
+  ASSERT_EQ(backward.code, 0) << backward.err;
+  EXPECT_EQ(forward.out, backward.out);
+}
+
+TEST(RenderTest, JsonAndYamlCarryTheSameObjectsInTheSameOrder) {
+  std::vector<std::string> args = StoryArgs("config/samples/fleet");
+  Result yaml = Render(args);
+  args.insert(args.end(), {"-o", "json"});
+  Result json = Render(args);
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json list = nlohmann::json::parse(json.out);
+  EXPECT_EQ(list["kind"], "List");
+  absl::StatusOr<std::vector<dra::ManifestObject>> docs =
+      dra::ParseManifests(yaml.out, "render.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_EQ(docs->size(), list["items"].size());
+  for (size_t i = 0; i < docs->size(); ++i) {
+    EXPECT_EQ((*docs)[i].object, list["items"][i]) << "object " << i;
+  }
+  // Kinds in the stated order.
+  std::vector<std::string> kinds;
+  for (const auto& item : list["items"]) {
+    if (kinds.empty() || kinds.back() != item["kind"]) kinds.push_back(item["kind"]);
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"GpuNodeGroup", "DeviceClass", "ResourceClaimTemplate",
+                                             "GpuProfile"}));
+}
+
+// Every generated DeviceClass and ResourceClaimTemplate validates against the official schema
+// of its release and version (1.35+ use 1.34's v1), for a profile set using every term.
+TEST(RenderSchemaTest, EveryGeneratedObjectValidatesForEveryReleaseAndVersion) {
+  if (std::system("python3 -c 'import jsonschema, yaml' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-jsonschema / python3-yaml not installed (scripts/install-deps.sh)";
+  }
+  const std::vector<std::string> inputs = {"-f", Src("config/samples/profiles"),
+                                           "-f", Src("config/samples/namespaces.yaml"),
+                                           "-f", Src("test/testdata/api/any-gpu.yaml"),
+                                                                                "-f", Src("test/testdata/api/mig-small.yaml"),
+                                           "-f", Src("test/testdata/api/whole-node.yaml"),
+                                           "-f", Src("test/testdata/profile/mixed-fleet.yaml")};
+  const std::vector<std::pair<std::string, std::vector<std::string>>> matrix = {
+      {"1.32", {"v1beta1"}},
+      {"1.33", {"v1beta1", "v1beta2"}},
+      {"1.34", {"v1beta1", "v1beta2", "v1"}},
+      {"1.35", {"v1"}},
+      {"1.36", {"v1"}}};
+  int validated_runs = 0;
+  for (const auto& [kube, versions] : matrix) {
+    for (const std::string& version : versions) {
+      std::vector<std::string> args = inputs;
+      args.insert(args.end(), {"--kube-version", kube, "--api-version", version});
+      Result r = Render(args);
+      ASSERT_EQ(r.code, 0) << kube << " " << version << ": " << r.err;
+      ASSERT_THAT(r.out, HasSubstr("kind: ResourceClaimTemplate"));
+      const std::string file =
+          absl::StrCat(::testing::TempDir(), "/render-", kube, "-", version, ".yaml");
+      WriteFile(file, r.out);
+      const std::string command =
+          absl::StrCat("python3 ", Src("tools/schema/validate.py"), " --kube-version ", kube, " ",
+                       file, " > ", file, ".log 2>&1");
+      EXPECT_EQ(std::system(command.c_str()), 0) << kube << " " << version << ":\n"
+                                                 << ReadFile(file + ".log");
+      ++validated_runs;
+    }
+  }
+  EXPECT_EQ(validated_runs, 8);
+}
+
+TEST(RenderSchemaTest, TheValidatorRejectsAWrongVersionShape) {
+  if (std::system("python3 -c 'import jsonschema, yaml' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-jsonschema / python3-yaml not installed";
+  }
+  // v1 templates (`exactly` wrapper) relabelled as v1beta1 must fail the v1beta1 schema, so the
+  // test above can fail.
+  Result r = Render({"-f", Src("config/samples/profiles"), "-f",
+                     Src("config/samples/namespaces.yaml"), "--kube-version", "1.34"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string text = r.out;
+  for (size_t at = text.find("resource.k8s.io/v1\n"); at != std::string::npos;
+       at = text.find("resource.k8s.io/v1\n", at)) {
+    text.replace(at, 19, "resource.k8s.io/v1beta1\n");
+  }
+  const std::string file = ::testing::TempDir() + "/render-wrong-shape.yaml";
+  WriteFile(file, text);
+  const std::string command = absl::StrCat("python3 ", Src("tools/schema/validate.py"),
+                                           " --kube-version 1.34 ", file, " > /dev/null 2>&1");
+  EXPECT_NE(std::system(command.c_str()), 0);
+}
+
+TEST(RenderErrorsTest, InvalidProfileExitsOneListingEveryProblemAndPrintsNothing) {
+  Result r = Render({"-f", Src("test/testdata/api/invalid.yaml"), "-f",
+                     Src("config/samples/profiles"), "-f", Src("config/samples/fleet")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr("invalid.yaml (document 1): GpuProfile \"broken\": "
+                               "spec.selector.memory.min"));
+  EXPECT_THAT(r.err, HasSubstr("GpuProfile \"broken\": spec.count"));
+}
+
+TEST(RenderErrorsTest, ATermTheDriverCannotExpressIsAnError) {
+  const std::string file = ::testing::TempDir() + "/amd.yaml";
+  WriteFile(file, R"(apiVersion: gpuprofile.io/v1alpha1
+kind: GpuProfile
+metadata: {name: amd-cc}
+spec:
+  driver: gpu.amd.com
+  selector:
+    computeCapability: {min: "8.0"}
+)");
+  Result r = Render({"-f", file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr("amd.yaml (document 1): GpuProfile \"amd-cc\": "
+                               "spec.selector.computeCapability: driver gpu.amd.com publishes no "
+                               "attribute for computeCapability"));
+}
+
+TEST(RenderErrorsTest, UnreadableInputsExitOne) {
+  const std::string bad = ::testing::TempDir() + "/bad.yaml";
+  WriteFile(bad, "apiVersion: v1\nkind: [unclosed\n");
+  Result r = Render({"-f", bad});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr("bad.yaml"));
+
+  r = Render({"-f", ::testing::TempDir() + "/does-not-exist"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does-not-exist: no such file or directory"));
+
+  const std::string slice = ::testing::TempDir() + "/slice.yaml";
+  WriteFile(slice, R"(apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec: {driver: gpu.nvidia.com, nodeName: n, pool: {name: n, generation: "one", resourceSliceCount: 1}}
+)");
+  r = Render({"-f", slice, "-f", Src("config/samples/profiles")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr("spec.pool.generation"));
+}
+
+TEST(RenderErrorsTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Render({}).code, 2);
+  EXPECT_EQ(Render({"-f", Src("config/samples/profiles"), "-o", "xml"}).code, 2);
+  EXPECT_EQ(Render({"-f", Src("config/samples/profiles"), "--kube-version", "1.31"}).code, 2);
+  Result r = Render({"-f", Src("config/samples/profiles"), "--kube-version", "1.33",
+                     "--api-version", "resource.k8s.io/v1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--api-version"));
+  EXPECT_EQ(Render({"-f", Src("config/samples/profiles"), "stray"}).code, 2);
+}
+
+TEST(RenderTest, PatchVersionsAreAcceptedAndOtherKindsIgnored) {
+  const std::string extra = ::testing::TempDir() + "/deployment.yaml";
+  WriteFile(extra, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n");
+  std::vector<std::string> args = StoryArgs("config/samples/fleet-v1beta1");
+  args.insert(args.end(), {"-f", extra, "--kube-version", "1.32.1"});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ignored objects of kinds it does not read: 1 Deployment"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Deployment")));
+}
+
+}  // namespace
+}  // namespace gpuprofile::cmd
