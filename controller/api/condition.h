@@ -1,5 +1,5 @@
 // File: controller/api/condition.h
-// metav1.Condition, and the condition types and reasons GpuProfile uses (DESIGN.md §3).
+// metav1.Condition, and the condition types and reasons GpuProfile uses (docs/design.md §3).
 // Pure value types; thread-compatible.
 #pragma once
 

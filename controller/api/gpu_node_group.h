@@ -1,6 +1,6 @@
 // File: controller/api/gpu_node_group.h
 // GpuNodeGroup (gpuprofile.io/v1alpha1, cluster-scoped, status only): one per distinct device
-// signature in the cluster (DESIGN.md §3). Written only by the operator.
+// signature in the cluster (docs/design.md §3). Written only by the operator.
 // Pure value types; thread-compatible.
 #pragma once
 

@@ -1,5 +1,5 @@
 // File: controller/api/gpu_profile.h
-// GpuProfile (gpuprofile.io/v1alpha1, cluster-scoped): the C++ model of DESIGN.md §3.
+// GpuProfile (gpuprofile.io/v1alpha1, cluster-scoped): the C++ model of docs/design.md §3.
 // Decoding (strict, with field paths) is in gpu_profile_codec.h; what a profile means for a given
 // driver (which terms exist, which CEL they compile to) is the profile engine's business
 // (controller/profile/), not this type's.

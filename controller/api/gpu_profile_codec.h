@@ -1,6 +1,6 @@
 // File: controller/api/gpu_profile_codec.h
 // JSON decoding (strict, every problem with its field path) and encoding of GpuProfile
-// (gpuprofile.io/v1alpha1, DESIGN.md §3).
+// (gpuprofile.io/v1alpha1, docs/design.md §3).
 //
 // Decoding
 // - apiVersion must be gpuprofile.io/v1alpha1 and kind GpuProfile; metadata.name is required and a

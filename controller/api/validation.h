@@ -18,7 +18,7 @@ inline constexpr int kDnsLabelMaxLength = 63;
 inline constexpr int kDnsSubdomainMaxLength = 253;
 inline constexpr int kLabelValueMaxLength = 63;
 inline constexpr int kQualifiedNameMaxLength = 63;  // the name part of a qualified name
-// DRA limits (reference/dra.md §3.1).
+// DRA limits (docs/dra-reference.md §3.1).
 inline constexpr int kDraDriverNameMaxLength = 63;      // also the domain of a qualified name
 inline constexpr int kDraIdentifierMaxLength = 32;      // C identifier part of an attribute name
 inline constexpr int kDraAttributeValueMaxLength = 64;  // string and version attribute values

@@ -43,7 +43,7 @@ std::shared_ptr<const FunctionRegistry> AllFunctions() {
 Environment::Environment(Options options)
     : options_(std::move(options)), functions_(AllFunctions()) {
   const int env_minor = EnvironmentMinor(options_);
-  // Parser features follow the same gates as functions (reference/dra.md §4.2).
+  // Parser features follow the same gates as functions (docs/dra-reference.md §4.2).
   parser_options_.enable_optional_syntax = env_minor >= 28;
   parser_options_.enable_bind_macro = env_minor >= 31;
   parser_options_.enable_two_var_macros = env_minor >= 32;

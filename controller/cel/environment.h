@@ -4,7 +4,7 @@
 //
 // Kubernetes compiles a *new or changed* selector with the environment of its compatibility
 // version (one minor below the server), and a stored, unchanged one with everything the binary
-// knows (reference/dra.md §4.2). ExpressionMode picks which; the device-selector environment
+// knows (docs/dra-reference.md §4.2). ExpressionMode picks which; the device-selector environment
 // also models the 1.32.0-1.32.2 cost-estimator bug for string functions.
 // Thread-safety: immutable after construction; share as std::shared_ptr<const Environment>.
 #pragma once

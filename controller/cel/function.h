@@ -27,7 +27,7 @@ using FunctionImpl = std::function<Value(absl::Span<const Value> args)>;
 // When an overload becomes part of the CEL environment, in Kubernetes' own terms: the
 // environment version (Kubernetes minor) that introduced it. New expressions on minor N may use
 // overloads introduced at N-1 or earlier; stored expressions (and the scheduler) may use all
-// (reference/dra.md §4.2).
+// (docs/dra-reference.md §4.2).
 struct Gate {
   int introduced_minor = 0;  // 0: part of CEL's base environment everywhere
   // The library's name as users know it, for messages ("semver(string, bool)", "ext.Lists").

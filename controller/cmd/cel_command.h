@@ -1,5 +1,5 @@
 // File: controller/cmd/cel_command.h
-// `gpu-profile-controller cel check|match` (DESIGN.md §6): the CEL engine as a tool.
+// `gpu-profile-controller cel check|match` (docs/design.md §6): the CEL engine as a tool.
 //   cel check [--kube-version V] EXPR...
 //       0: Kubernetes V accepts every expression in a new DeviceClass; 1: one is rejected (reason
 //       and position on stderr); 3: one uses a feature this engine does not implement.

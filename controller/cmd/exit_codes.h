@@ -1,5 +1,5 @@
 // File: controller/cmd/exit_codes.h
-// Process exit codes shared by the subcommands (DESIGN.md §5-§6).
+// Process exit codes shared by the subcommands (docs/design.md §5-§6).
 #pragma once
 
 namespace gpuprofile::cmd {

@@ -1,5 +1,5 @@
 // File: controller/cmd/render_command.h
-// `gpu-profile-controller render` (DESIGN.md §5): the operator's computation offline, for GitOps
+// `gpu-profile-controller render` (docs/design.md §5): the operator's computation offline, for GitOps
 // previews and CI.
 //   render -f PATH [-f PATH]... [--kube-version V] [--api-version resource.k8s.io/vX]
 //          [-o yaml|json]

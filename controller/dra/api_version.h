@@ -2,7 +2,7 @@
 // The resource.k8s.io API versions the operator reads and writes (v1beta1, v1beta2, v1), which
 // Kubernetes releases have them, and which one a release uses by default.
 //
-// Release matrix (docs: /work/shared/reference/dra.md §1, from the API lifecycle of k8s.io/api):
+// Release matrix (docs: docs/dra-reference.md §1, from the API lifecycle of k8s.io/api):
 //   v1beta1  introduced 1.32, removed 1.38
 //   v1beta2  introduced 1.33, removed 1.39
 //   v1       introduced 1.34 (GA; the only DRA version a 1.34+ server serves by default)

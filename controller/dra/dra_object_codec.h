@@ -3,7 +3,7 @@
 // decoding of the same objects read back from a server or from files, and the comparison that
 // drift detection uses.
 //
-// Shapes (dra.md §2):
+// Shapes (docs/dra-reference.md §2):
 // - DeviceClass: spec.selectors[{cel:{expression}}], spec.config[{opaque:{driver, parameters}}],
 //   spec.extendedResourceName (only in the 1.34+ schemas of every version).
 // - ResourceClaimTemplate: spec.metadata{labels, annotations}, spec.spec.devices{requests, config}.

@@ -1,6 +1,6 @@
 // File: controller/profile/driver_terms.cc
-// Attribute names come from each driver's published device attributes (see
-// reference notes in the README's "Drivers" section):
+// Attribute names come from each driver's published device attributes
+// (docs/dra-reference.md §5-§6):
 // - gpu.nvidia.com: type, productName, architecture, cudaComputeCapability (version),
 //   driverVersion (version), cudaDriverVersion (version); capacity memory.
 // - gpu.amd.com: type (amdgpu | amdgpu-partition), productName, driverVersion (version);

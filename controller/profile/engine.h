@@ -1,7 +1,7 @@
 // File: controller/profile/engine.h
 // The profile engine: from GpuProfiles, the device inventory, namespaces and (optionally) the
 // DeviceClasses and ResourceClaimTemplates that already exist, the desired state of everything
-// the operator owns, plus every profile's status (DESIGN.md §3–§5). `render` prints it; `run`
+// the operator owns, plus every profile's status (docs/design.md §3–§5). `render` prints it; `run`
 // reconciles the cluster towards it. Pure: no I/O, no clock (condition timestamps are the
 // caller's business).
 //

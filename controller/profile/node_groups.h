@@ -1,5 +1,5 @@
 // File: controller/profile/node_groups.h
-// GpuNodeGroups from the inventory (DESIGN.md §3): one group per distinct device signature
+// GpuNodeGroups from the inventory (docs/design.md §3): one group per distinct device signature
 // (driver, device type, product, memory, driver version; architecture, compute capability and
 // CUDA version come with them). Named by the lowercase slug of product and driver version
 // (`nvidia-a100-sxm4-40gb-535.161.8`); when that is longer than 63 characters, or when two

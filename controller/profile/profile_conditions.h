@@ -1,5 +1,5 @@
 // File: controller/profile/profile_conditions.h
-// A GpuProfile's conditions (DESIGN.md §3), kstatus-compatible, from what the engine found.
+// A GpuProfile's conditions (docs/design.md §3), kstatus-compatible, from what the engine found.
 // Always all five types, in the order Ready, Reconciling, Stalled, Satisfiable, Conflict, each
 // with observedGeneration; lastTransitionTime is left empty (the operator carries it over from
 // the previous status or stamps it from its clock; `render` prints none).

@@ -1,6 +1,6 @@
 // File: controller/profile/selector_compiler.h
 // Compiles a GpuProfile's selector terms to the CEL selectors of its DeviceClass, for one
-// Kubernetes version (DESIGN.md §4 "CEL"):
+// Kubernetes version (docs/design.md §4 "CEL"):
 // - one expression per term, in a fixed order: the driver-and-type guard first
 //   (`device.driver == 'gpu.nvidia.com' && ... .type == 'gpu'`), so the scheduler stops at the
 //   first false and no later selector reads an attribute another driver lacks; then memory,

@@ -32,7 +32,7 @@ except ImportError as e:  # pragma: no cover - depends on the host
 
 GROUP = "resource.k8s.io"
 KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceSlice")
-# Kubernetes minor in which each version appears (dra.md §1); newer releases use 1.34's schemas.
+# Kubernetes minor in which each version appears (docs/dra-reference.md §1); newer releases use 1.34's schemas.
 INTRODUCED = {"v1beta1": 32, "v1beta2": 33, "v1": 34}
 OLDEST_MINOR = 32
 NEWEST_SCHEMA_MINOR = 34
