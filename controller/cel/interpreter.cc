@@ -125,7 +125,20 @@ class SelectStep final : public Step {
   SelectStep(StepPtr operand, std::string field, bool test_only)
       : operand_(std::move(operand)), field_(std::move(field)), test_only_(test_only) {}
   Value Evaluate(Frame& frame) const override {
+    if (const Value* operand = operand_->EvaluateRef(frame)) {
+      if (!test_only_ && operand->kind() == ValueKind::kMap) {
+        if (const Value* v = operand->map_value().FindStringRef(field_)) return *v;
+      }
+      return SelectField(*operand, field_, test_only_);
+    }
     return SelectField(operand_->Evaluate(frame), field_, test_only_);
+  }
+  // A field of a borrowed map is borrowed too.
+  const Value* EvaluateRef(Frame& frame) const override {
+    if (test_only_) return nullptr;
+    const Value* operand = operand_->EvaluateRef(frame);
+    if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
+    return operand->map_value().FindStringRef(field_);
   }
 
  private:
@@ -201,6 +214,9 @@ class CallStep final : public Step {
     return Invoke(args);
   }
 
+  const std::vector<StepPtr>& args() const { return args_; }
+  const std::vector<const Overload*>& candidates() const { return candidates_; }
+
   // True when every argument is a constant (then the call can be folded at plan time).
   bool HasConstantArgs() const {
     for (const StepPtr& a : args_) {
@@ -234,6 +250,56 @@ class CallStep final : public Step {
   std::vector<const Overload*> candidates_;
   std::vector<StepPtr> args_;
   bool all_non_strict_ = true;
+};
+
+// `x['key']` with a constant string key, where the overload that dispatch picks for a map and a
+// string is the standard `index_map`. A map that stores its values (device maps) is read in
+// place, so the result can be borrowed; everything else (absent keys, other maps, lists,
+// optionals, errors) goes through the call as before.
+class IndexConstStep final : public Step {
+ public:
+  explicit IndexConstStep(std::unique_ptr<CallStep> call)
+      : call_(std::move(call)),
+        operand_(call_->args()[0].get()),
+        key_(*call_->args()[1]->constant()) {}
+
+  // Whether `call` qualifies: `_[_]` with a constant string key whose first overload accepting
+  // (map, string) is `index_map` (map.Find(key), "no such key" when absent).
+  static bool Applies(const CallStep& call) {
+    if (call.args().size() != 2 || call.args()[0]->constant() != nullptr) return false;
+    const Value* key = call.args()[1]->constant();
+    if (key == nullptr || key->kind() != ValueKind::kString) return false;
+    auto accepts = [](const Type& t, Type::Kind kind) {
+      return t.kind() == Type::Kind::kDyn || t.kind() == Type::Kind::kTypeParam ||
+             t.kind() == kind;
+    };
+    for (const Overload* o : call.candidates()) {
+      if (o->params.size() == 2 && accepts(o->params[0], Type::Kind::kMap) &&
+          accepts(o->params[1], Type::Kind::kString)) {
+        return o->id == "index_map" && !o->non_strict;
+      }
+    }
+    return false;
+  }
+
+  Value Evaluate(Frame& frame) const override {
+    const Value* operand = operand_->EvaluateRef(frame);
+    if (operand != nullptr && operand->kind() == ValueKind::kMap) {
+      if (const Value* v = operand->map_value().FindStringRef(key_.string_ref())) return *v;
+    }
+    const Value args[2] = {operand != nullptr ? *operand : operand_->Evaluate(frame), key_};
+    return call_->Invoke(args);
+  }
+  const Value* EvaluateRef(Frame& frame) const override {
+    const Value* operand = operand_->EvaluateRef(frame);
+    if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
+    return operand->map_value().FindStringRef(key_.string_ref());
+  }
+
+ private:
+  std::unique_ptr<CallStep> call_;
+  const Step* operand_;  // call_'s first argument
+  Value key_;
 };
 
 // `x op c` for ==, !=, <, <=, >, >= where c is a constant, without overload dispatch: the same
@@ -304,7 +370,17 @@ class CompareConstStep final : public Step {
 class InStep final : public Step {
  public:
   InStep(StepPtr element, StepPtr container)
-      : element_(std::move(element)), container_(std::move(container)) {}
+      : element_(std::move(element)), container_(std::move(container)) {
+    const Value* c = container_->constant();
+    if (c != nullptr && c->kind() == ValueKind::kList) {
+      constant_list_ = true;
+      const ListValue& list = c->list_value();
+      for (size_t i = 0; i < list.size(); ++i) {
+        Value e = list.Get(i);
+        if (e.kind() == ValueKind::kString) constant_strings_.push_back(e.string_ref());
+      }
+    }
+  }
   Value Evaluate(Frame& frame) const override {
     Value x_owned, c_owned;
     const Value* xr = element_->EvaluateRef(frame);
@@ -328,6 +404,12 @@ class InStep final : public Step {
     if (x.kind() == ValueKind::kString) {
       // Strings equal only strings: compare bytes directly.
       const std::string& s = x.string_ref();
+      if (constant_list_) {
+        for (const std::string& e : constant_strings_) {
+          if (e == s) return Value::Bool(true);
+        }
+        return Value::Bool(false);
+      }
       for (size_t i = 0; i < n; ++i) {
         Value e = list.Get(i);
         if (e.kind() == ValueKind::kString && e.string_ref() == s) return Value::Bool(true);
@@ -342,10 +424,26 @@ class InStep final : public Step {
 
  private:
   StepPtr element_, container_;
+  // When the container is a constant list: its string elements, for string membership.
+  bool constant_list_ = false;
+  std::vector<std::string> constant_strings_;
 };
 
-class ListStep final : public Step {
+// List and map literals.
+class LiteralStep : public Step {
  public:
+  // True when every element (key and value) is a constant.
+  virtual bool AllConstant() const = 0;
+};
+
+class ListStep final : public LiteralStep {
+ public:
+  bool AllConstant() const override {
+    for (const StepPtr& e : elements_) {
+      if (e->constant() == nullptr) return false;
+    }
+    return true;
+  }
   ListStep(std::vector<StepPtr> elements, std::vector<bool> optional)
       : elements_(std::move(elements)), optional_(std::move(optional)) {}
   Value Evaluate(Frame& frame) const override {
@@ -370,13 +468,19 @@ class ListStep final : public Step {
   std::vector<bool> optional_;
 };
 
-class MapStep final : public Step {
+class MapStep final : public LiteralStep {
  public:
   struct Entry {
     StepPtr key, value;
     bool optional;
   };
   explicit MapStep(std::vector<Entry> entries) : entries_(std::move(entries)) {}
+  bool AllConstant() const override {
+    for (const Entry& e : entries_) {
+      if (e.key->constant() == nullptr || e.value->constant() == nullptr) return false;
+    }
+    return true;
+  }
   Value Evaluate(Frame& frame) const override {
     auto map = std::make_shared<HashMapValue>();
     for (const Entry& e : entries_) {
@@ -473,9 +577,15 @@ class CachedStep final : public Step {
   CachedStep(StepPtr inner, int slot) : inner_(std::move(inner)), slot_(slot) {}
   Value Evaluate(Frame& frame) const override { return *EvaluateRef(frame); }
   const Value* EvaluateRef(Frame& frame) const override {
-    std::optional<Value>& cached = frame.cache[slot_];
-    if (!cached.has_value()) cached = inner_->Evaluate(frame);
-    return &*cached;
+    CacheSlot& slot = frame.cache[slot_];
+    if (slot.ref == nullptr) {
+      slot.ref = inner_->EvaluateRef(frame);  // valid until the evaluation ends
+      if (slot.ref == nullptr) {
+        slot.owned = inner_->Evaluate(frame);
+        slot.ref = &slot.owned;
+      }
+    }
+    return slot.ref;
   }
 
  private:
@@ -561,7 +671,7 @@ class Planner {
           if (!s.ok()) return s.status();
           elems.push_back(std::move(*s));
         }
-        return StepPtr(new ListStep(std::move(elems), std::move(optional)));
+        return FoldLiteral(std::make_unique<ListStep>(std::move(elems), std::move(optional)));
       }
       case Expr::Kind::kMap: {
         std::vector<MapStep::Entry> entries;
@@ -572,7 +682,7 @@ class Planner {
           if (!v.ok()) return v.status();
           entries.push_back({std::move(*k), std::move(*v), ce.optional});
         }
-        return StepPtr(new MapStep(std::move(entries)));
+        return FoldLiteral(std::make_unique<MapStep>(std::move(entries)));
       }
       case Expr::Kind::kMessage:
         return absl::UnimplementedError(absl::StrCat(
@@ -789,7 +899,19 @@ class Planner {
       }
     }
     auto call = std::make_unique<CallStep>(name, std::move(candidates), std::move(args));
+    if (name == op::kIndex && receiver == nullptr && IndexConstStep::Applies(*call)) {
+      return StepPtr(new IndexConstStep(std::move(call)));
+    }
     return Fold(std::move(call), e);
+  }
+
+  // A list or map literal whose elements are all constants is built once, now (its value is
+  // immutable, so every evaluation may share it).
+  static StepPtr FoldLiteral(std::unique_ptr<LiteralStep> literal) {
+    if (!literal->AllConstant()) return literal;
+    Frame frame;
+    frame.iterations_left = kFoldIterations;
+    return StepPtr(new ConstStep(literal->Evaluate(frame)));
   }
 
   // Calls whose arguments are all constants are evaluated once, now. Library functions are

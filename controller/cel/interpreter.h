@@ -23,12 +23,19 @@ namespace gpuprofile::cel {
 
 class Activation;
 
+// One repeated attribute path of one evaluation (see CachedStep): null until first evaluated,
+// then the borrowed value, or `owned` when the path had to build a new value.
+struct CacheSlot {
+  const Value* ref = nullptr;
+  Value owned;
+};
+
 // Mutable state of one evaluation.
 struct Frame {
   absl::Span<const Value> variables;   // declared variables, in Environment order
   const Activation* activation = nullptr;  // for names not declared (unchecked mode)
   Value* locals = nullptr;              // comprehension variables, by slot
-  std::optional<Value>* cache = nullptr;  // repeated attribute paths, by cache slot
+  CacheSlot* cache = nullptr;           // repeated attribute paths, by cache slot
   // Comprehension iterations left before evaluation stops with an error, so that no expression
   // can run unbounded (the scheduler enforces a runtime cost limit the same way).
   uint64_t iterations_left = 0;

@@ -40,7 +40,7 @@ class ProgramImpl final : public Program {
  private:
   Value Run(absl::Span<const Value> variables, const Activation* activation) const {
     absl::InlinedVector<Value, 8> locals(static_cast<size_t>(plan_.num_locals));
-    absl::InlinedVector<std::optional<Value>, 4> cache(static_cast<size_t>(plan_.num_cache_slots));
+    absl::InlinedVector<CacheSlot, 4> cache(static_cast<size_t>(plan_.num_cache_slots));
     Frame frame;
     frame.variables = variables;
     frame.activation = activation;
