@@ -95,10 +95,13 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
       if (inserted) representative.push_back(d);
       device_class[d] = it->second;
     }
+    std::vector<cel::Value> class_values;
+    class_values.reserve(representative.size());
+    for (size_t d : representative) class_values.push_back(values.Build(devices[d]));
     std::vector<Outcome> outcomes(representative.size());
     for (size_t p : shared) {
       for (size_t c = 0; c < representative.size(); ++c) {
-        outcomes[c] = Evaluate(*profiles[p], values.Build(devices[representative[c]]));
+        outcomes[c] = Evaluate(*profiles[p], class_values[c]);
       }
       for (size_t d = 0; d < devices.size(); ++d) {
         Record(outcomes[device_class[d]], devices[d], d, &results[p]);
