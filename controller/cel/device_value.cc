@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -152,17 +153,24 @@ struct ChunkAllocator {
   std::shared_ptr<Chunk> chunk;
 };
 
-// One device's new maps and their values, in one piece of a chunk: [Block][maps][values]. Values
-// that point to maps of the block share the block's reference count (aliasing shared_ptr).
+// One device's new maps and their values, in one piece of a chunk: the block header, the
+// shared_ptr control block, then each map followed by its values, in the order evaluation reads
+// them (a map before the maps it contains). Values that point to maps of the block share the
+// block's reference count (aliasing shared_ptr).
 struct Block {
-  StringMap* maps = nullptr;
+  char* data = nullptr;  // the first map
   size_t num_maps = 0;
-  Value* values = nullptr;
-  size_t num_values = 0;
 
   ~Block() {
-    for (size_t i = 0; i < num_values; ++i) values[i].~Value();
-    for (size_t i = 0; i < num_maps; ++i) maps[i].~StringMap();
+    char* p = data;
+    for (size_t i = 0; i < num_maps; ++i) {
+      auto* map = reinterpret_cast<StringMap*>(p);
+      auto* values = reinterpret_cast<Value*>(p + sizeof(StringMap));
+      const size_t n = map->size();
+      for (size_t k = 0; k < n; ++k) values[k].~Value();
+      map->~StringMap();
+      p += sizeof(StringMap) + n * sizeof(Value);
+    }
   }
 };
 
@@ -325,38 +333,50 @@ struct DeviceValueBuilder::Caches {
 
   // Lays out the pending maps in one block; returns the value of pending map `root`.
   Value Place(int root) {
-    size_t num_values = 0;
-    for (const PendingMap& m : pending) num_values += m.entries.size();
-    const size_t bytes = sizeof(Block) + pending.size() * sizeof(StringMap) +
-                         num_values * sizeof(Value) + kControlBlockRoom;
-    Chunk& c = ChunkFor(bytes);
-    static_assert(alignof(Block) <= alignof(std::max_align_t), "");
-    static_assert(sizeof(Block) % alignof(StringMap) == 0, "");
-    static_assert(sizeof(StringMap) % alignof(Value) == 0, "");
-    char* p = static_cast<char*>(c.TryAllocate(
-        sizeof(Block) + pending.size() * sizeof(StringMap) + num_values * sizeof(Value),
-        alignof(std::max_align_t)));
-    auto* block = new (p) Block();
-    block->maps = reinterpret_cast<StringMap*>(p + sizeof(Block));
-    block->values = reinterpret_cast<Value*>(p + sizeof(Block) + pending.size() * sizeof(StringMap));
-    for (size_t i = 0; i < num_values; ++i) new (&block->values[i]) Value();
-    block->num_values = num_values;
-    size_t offset = 0;
-    for (const PendingMap& m : pending) {
-      c.Keep(m.shape);
-      new (&block->maps[block->num_maps++])
-          StringMap(m.shape.get(), &block->values[offset], m.domains);
-      offset += m.entries.size();
-    }
-    std::shared_ptr<Block> owner(block, BlockDeleter(), ChunkAllocator<Block>(chunk));
-    auto map_value = [&](int i) {
-      return Value::Map(std::shared_ptr<const MapValue>(owner, &block->maps[i]));
-    };
-    offset = 0;
-    for (PendingMap& m : pending) {
-      for (Entry& e : m.entries) {
-        block->values[offset++] = e.child >= 0 ? map_value(e.child) : std::move(e.value);
+    std::vector<int> order;  // preorder from the root: the order evaluation reads them
+    std::vector<bool> seen(pending.size(), false);
+    std::function<void(int)> visit = [&](int i) {
+      if (seen[static_cast<size_t>(i)]) return;
+      seen[static_cast<size_t>(i)] = true;
+      order.push_back(i);
+      for (const Entry& e : pending[static_cast<size_t>(i)].entries) {
+        if (e.child >= 0) visit(e.child);
       }
+    };
+    visit(root);
+    for (size_t i = 0; i < pending.size(); ++i) visit(static_cast<int>(i));
+
+    static_assert(sizeof(StringMap) % alignof(Value) == 0, "");
+    static_assert(alignof(StringMap) == alignof(Value), "");
+    size_t data_size = 0;
+    for (const PendingMap& m : pending) {
+      data_size += sizeof(StringMap) + m.entries.size() * sizeof(Value);
+    }
+    Chunk& c = ChunkFor(sizeof(Block) + kControlBlockRoom + data_size);
+    auto* block = new (c.TryAllocate(sizeof(Block), alignof(std::max_align_t))) Block();
+    // The control block lands right after the header, next to the device's own map.
+    std::shared_ptr<Block> owner(block, BlockDeleter(), ChunkAllocator<Block>(chunk));
+    char* p = static_cast<char*>(c.TryAllocate(data_size, alignof(StringMap)));
+    if (p == nullptr) std::abort();  // ChunkFor reserved the room
+    block->data = p;
+    std::vector<StringMap*> placed(pending.size());
+    std::vector<Value*> values(pending.size());
+    for (int i : order) {
+      const PendingMap& m = pending[static_cast<size_t>(i)];
+      c.Keep(m.shape);
+      Value* v = reinterpret_cast<Value*>(p + sizeof(StringMap));
+      for (size_t k = 0; k < m.entries.size(); ++k) new (&v[k]) Value();
+      placed[static_cast<size_t>(i)] = new (p) StringMap(m.shape.get(), v, m.domains);
+      values[static_cast<size_t>(i)] = v;
+      ++block->num_maps;
+      p += sizeof(StringMap) + m.entries.size() * sizeof(Value);
+    }
+    auto map_value = [&](int i) {
+      return Value::Map(std::shared_ptr<const MapValue>(owner, placed[static_cast<size_t>(i)]));
+    };
+    for (size_t i = 0; i < pending.size(); ++i) {
+      Value* v = values[i];
+      for (Entry& e : pending[i].entries) *v++ = e.child >= 0 ? map_value(e.child) : std::move(e.value);
     }
     for (size_t i = 0; i < pending.size(); ++i) {
       if (!pending[i].cache_key.empty()) {
