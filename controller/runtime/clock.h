@@ -26,8 +26,8 @@ class Clock {
   // waits for the condition only) and returns with `mu` held; returns whether `cond` held at
   // return. `mu` may be released while waiting, as with absl::Mutex::AwaitWithDeadline; callers
   // re-check their state after the call.
-  virtual bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
-                                 absl::Time deadline) = 0;
+  virtual bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond, absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) = 0;
 
   // Blocks until Now() >= `deadline`. Not interruptible: use AwaitWithDeadline with a stop flag
   // when the wait must end early.
@@ -38,8 +38,8 @@ class Clock {
 class RealClock final : public Clock {
  public:
   absl::Time Now() const override;
-  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
-                         absl::Time deadline) override;
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond, absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) override;
 
   // A process-wide instance, never destroyed.
   static RealClock* Default();

@@ -66,22 +66,18 @@ void WorkQueue::Forget(const std::string& key) { rate_limiter_->Forget(key); }
 
 int WorkQueue::NumRequeues(const std::string& key) { return rate_limiter_->NumRequeues(key); }
 
+bool WorkQueue::ShouldWake(WakeArg* arg) {
+  const WorkQueue& q = *arg->queue;
+  return !q.queue_.empty() || q.shutting_down_ || q.waiting_generation_ != arg->generation;
+}
+
 std::optional<std::string> WorkQueue::Get() {
   absl::MutexLock lock(&mu_);
   while (true) {
     PromoteDueLocked();
     if (!queue_.empty() || shutting_down_) break;
-    struct WakeArg {
-      WorkQueue* queue;
-      uint64_t generation;
-    };
     WakeArg arg{this, waiting_generation_};
-    const absl::Condition wake(
-        +[](WakeArg* a) {
-          return !a->queue->queue_.empty() || a->queue->shutting_down_ ||
-                 a->queue->waiting_generation_ != a->generation;
-        },
-        &arg);
+    const absl::Condition wake(&WorkQueue::ShouldWake, &arg);
     const absl::Time deadline = waiting_.empty() ? absl::InfiniteFuture() : waiting_.begin()->first;
     clock_->AwaitWithDeadline(&mu_, wake, deadline);
   }

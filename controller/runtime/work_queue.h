@@ -88,6 +88,14 @@ class WorkQueue {
   void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateDepthLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // What a waiting Get() wakes up for: a ready key, shutdown, or an earlier delayed key.
+  struct WakeArg {
+    WorkQueue* queue;
+    uint64_t generation;
+  };
+  // An absl::Condition callback: absl evaluates it with mu_ held, which the analysis cannot see.
+  static bool ShouldWake(WakeArg* arg) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+
   const std::string name_;
   Clock* const clock_;
   const std::unique_ptr<RateLimiter> rate_limiter_;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "controller/runtime/testing/fake_clock.h"
 #include "controller/runtime/testing/fake_lease_client.h"
 #include "gmock/gmock.h"

@@ -1,6 +1,7 @@
 // File: test/runtime/store_test.cc
 #include "controller/runtime/store.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>

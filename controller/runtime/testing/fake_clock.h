@@ -32,8 +32,9 @@ class FakeClock final : public Clock {
 
   absl::Time Now() const override { return absl::FromUnixNanos(now_ns_.load()); }
 
-  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
-                         absl::Time deadline) override {
+  // Releases and re-takes `mu` around registering, which the analysis cannot follow.
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond, absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) ABSL_NO_THREAD_SAFETY_ANALYSIS override {
     if (cond.Eval()) return true;
     if (Now() >= deadline) return false;
     mu->Unlock();
