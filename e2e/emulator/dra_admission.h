@@ -1,0 +1,48 @@
+// File: e2e/emulator/dra_admission.h
+// What kube-apiserver's resource.k8s.io strategy and validation do to DeviceClass,
+// ResourceClaimTemplate, ResourceClaim and ResourceSlice writes of one release
+// (docs/dra-reference.md §1-§4): defaulting (allocationMode ExactCount, count 1), dropping the
+// fields of disabled feature gates on create (and on update when the old object did not use
+// them), immutability (template and claim spec; slice driver, pool name, node name), name, size,
+// count and length limits, and compiling every new or changed CEL selector with the project's
+// CEL engine for that release ("compilation failed: ..."; "too complex" as Forbidden).
+// Objects are in the storage (v1) shape. Pure; thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "controller/core/kube_version.h"
+#include "e2e/emulator/api_error.h"
+#include "e2e/emulator/resource_registry.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::e2e {
+
+class FeatureGates {
+ public:
+  FeatureGates() = default;
+  FeatureGates(KubeVersion kube, std::map<std::string, bool> overrides)
+      : kube_(kube), overrides_(std::move(overrides)) {}
+  // The gate's default for the release unless --feature-gates set it.
+  bool Enabled(const std::string& gate) const;
+  // InvalidArgument-style text for gates this emulator does not know; "" when all are known.
+  std::string UnknownGates() const;
+
+ private:
+  KubeVersion kube_;
+  std::map<std::string, bool> overrides_;
+};
+
+// Defaulting and dropping of disabled fields; `old` is the stored object on update.
+void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,
+                const nlohmann::json* old);
+
+// Validation; empty when the object may be stored. `v1beta1_paths` reports request fields
+// without the `exactly` segment (the 1.32 internal shape).
+std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion& kube,
+                                     const FeatureGates& gates, const nlohmann::json& object,
+                                     const nlohmann::json* old);
+
+}  // namespace gpuprofile::e2e

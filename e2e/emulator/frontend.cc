@@ -1,0 +1,217 @@
+// File: e2e/emulator/frontend.cc
+#include "e2e/emulator/frontend.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "e2e/emulator/api_error.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::e2e {
+
+absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec) {
+  FaultConfig config;
+  for (absl::string_view part : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
+    std::vector<std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+    if (kv.size() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat("--faults: expected key=value, got \"",
+                                                     std::string(part), "\""));
+    }
+    const std::string& key = kv[0];
+    const std::string& value = kv[1];
+    bool ok = true;
+    if (key == "error-rate") {
+      ok = absl::SimpleAtod(value, &config.error_fraction) && config.error_fraction >= 0 &&
+           config.error_fraction <= 1;
+    } else if (key == "error-code") {
+      ok = absl::SimpleAtoi(value, &config.error_code) &&
+           (config.error_code == 500 || config.error_code == 429 || config.error_code == 409);
+    } else if (key == "retry-after") {
+      ok = absl::SimpleAtoi(value, &config.retry_after_seconds) && config.retry_after_seconds > 0;
+    } else if (key == "latency") {
+      ok = absl::ParseDuration(value, &config.latency);
+    } else if (key == "drop-watches-every") {
+      ok = absl::ParseDuration(value, &config.drop_watches_every);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--faults: unknown key \"", key,
+          "\" (known: error-rate, error-code, retry-after, latency, drop-watches-every)"));
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--faults: invalid value for ", key, ": \"", value, "\""));
+    }
+  }
+  return config;
+}
+
+std::string RequestVerb(const HttpRequest& request) {
+  std::vector<std::string> parts = absl::StrSplit(request.path, '/', absl::SkipEmpty());
+  size_t skip = 0;
+  if (parts.size() >= 2 && parts[0] == "api") skip = 2;
+  if (parts.size() >= 3 && parts[0] == "apis") skip = 3;
+  std::string method = request.method;
+  for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (skip == 0 || parts.size() <= skip) return method;
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(skip), parts.end());
+  if (rest[0] == "namespaces" && rest.size() >= 3 && rest[2] != "status" &&
+      rest[2] != "finalize") {
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  bool named = rest.size() >= 2;
+  if (request.method == "GET") {
+    if (named) return "get";
+    std::string w = request.Query("watch");
+    return (w == "true" || w == "1" || w == "True" || w == "t") ? "watch" : "list";
+  }
+  if (request.method == "POST") return "create";
+  if (request.method == "PUT") return "update";
+  if (request.method == "PATCH") return "patch";
+  if (request.method == "DELETE") return named ? "delete" : "deletecollection";
+  return method;
+}
+
+Frontend::Frontend(ApiServer* server, FaultConfig faults, std::string audit_path,
+                   std::string state_path)
+    : server_(server),
+      audit_path_(std::move(audit_path)),
+      state_path_(std::move(state_path)),
+      faults_(faults) {}
+
+Frontend::~Frontend() {
+  if (audit_) std::fclose(audit_);
+}
+
+absl::Status Frontend::Open() {
+  if (audit_path_.empty()) return absl::OkStatus();
+  audit_ = std::fopen(audit_path_.c_str(), "a");
+  if (!audit_) {
+    return absl::UnavailableError(
+        absl::StrCat("--audit-log ", audit_path_, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Frontend::SaveState() {
+  if (state_path_.empty()) return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(state_mu_);
+  std::string text = server_->Snapshot().dump();
+  std::string tmp = state_path_ + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat(tmp, ": ", std::strerror(errno)));
+  size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n <= 0) {
+      ::close(fd);
+      return absl::UnavailableError(absl::StrCat(tmp, ": ", std::strerror(errno)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), state_path_.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat(state_path_, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+HttpResponse Frontend::Admin(const HttpRequest& request) {
+  if (request.method != "POST" && request.method != "GET") {
+    return ErrorResponse(MethodNotSupported({}, request.method));
+  }
+  if (request.path == "/emulator/watches/drop") {
+    server_->CloseAllWatches();
+  } else if (request.path == "/emulator/compact") {
+    server_->CompactHistory();
+  } else if (request.path == "/emulator/faults") {
+    if (request.method == "POST") {
+      absl::StatusOr<FaultConfig> parsed = ParseFaults(request.body);
+      if (!parsed.ok()) return ErrorResponse(BadRequest(std::string(parsed.status().message())));
+      std::lock_guard<std::mutex> lock(mu_);
+      faults_ = *parsed;
+      last_drop_ = absl::Now();
+    }
+  } else {
+    return ErrorResponse(PathNotFound());
+  }
+  return JsonResponse(200, {{"ok", true}});
+}
+
+HttpResponse Frontend::Handle(const HttpRequest& request) {
+  absl::Time start = absl::Now();
+  HttpResponse response;
+  bool api = request.path.rfind("/api", 0) == 0;
+  if (request.path.rfind("/emulator/", 0) == 0) {
+    response = Admin(request);
+  } else {
+    FaultConfig faults;
+    bool fail = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      faults = faults_;
+      if (api && faults.error_fraction > 0) {
+        fail = std::uniform_real_distribution<double>(0, 1)(random_) < faults.error_fraction;
+      }
+    }
+    if (api && faults.latency > absl::ZeroDuration()) {
+      std::this_thread::sleep_for(absl::ToChronoMicroseconds(faults.latency));
+    }
+    if (fail) {
+      if (faults.error_code == 429) {
+        response = ErrorResponse(TooManyRequests(faults.retry_after_seconds));
+      } else if (faults.error_code == 409) {
+        response = ErrorResponse(Conflict({"", "objects"}, "injected",
+                                          "the object has been modified; please apply your "
+                                          "changes to the latest version and try again"));
+      } else {
+        response = ErrorResponse(InternalError("injected fault"));
+      }
+    } else {
+      response = server_->Handle(request);
+      bool write = request.method == "POST" || request.method == "PUT" ||
+                   request.method == "PATCH" || request.method == "DELETE";
+      if (write && response.status < 300 && !request.HasQuery("dryRun")) {
+        if (absl::Status saved = SaveState(); !saved.ok()) {
+          response = ErrorResponse(InternalError(std::string(saved.message())));
+        }
+      }
+    }
+  }
+  if (audit_) {
+    nlohmann::json line = {{"verb", RequestVerb(request)},
+                           {"path", request.path},
+                           {"user", "admin"},
+                           {"code", response.status},
+                           {"latencyMs", absl::ToDoubleMilliseconds(absl::Now() - start)}};
+    std::lock_guard<std::mutex> lock(mu_);
+    std::fputs((line.dump() + "\n").c_str(), audit_);
+    std::fflush(audit_);
+  }
+  return response;
+}
+
+void Frontend::Tick() {
+  bool drop = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (faults_.drop_watches_every > absl::ZeroDuration() &&
+        absl::Now() - last_drop_ >= faults_.drop_watches_every) {
+      last_drop_ = absl::Now();
+      drop = true;
+    }
+  }
+  if (drop) server_->CloseAllWatches();
+}
+
+}  // namespace gpuprofile::e2e

@@ -1,0 +1,62 @@
+// File: e2e/emulator/frontend.h
+// What sits in front of the API server: the admin endpoints tests call (/emulator/...), fault
+// injection (errors, latency, dropped watches), the audit log (one JSON line per request,
+// flushed when the request completes) and --state persistence (the state file is rewritten,
+// atomically, before a successful write is answered, so an acknowledged write is never lost).
+// Thread-safety: Handle and Tick may be called concurrently.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "e2e/emulator/api_server.h"
+#include "e2e/emulator/http_types.h"
+
+namespace gpuprofile::e2e {
+
+struct FaultConfig {
+  double error_fraction = 0;      // of API requests (not /emulator, /version, discovery)
+  int error_code = 500;           // 500, 429 (with Retry-After) or 409
+  int retry_after_seconds = 1;
+  absl::Duration latency;         // added to every API request
+  absl::Duration drop_watches_every;  // 0: never
+};
+
+// "error-rate=0.2,error-code=429,retry-after=2,latency=50ms,drop-watches-every=5s".
+absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec);
+
+// The Kubernetes verb of a request: get, list, watch, create, update, patch, delete,
+// deletecollection (non-resource paths: the lower-case method).
+std::string RequestVerb(const HttpRequest& request);
+
+class Frontend {
+ public:
+  Frontend(ApiServer* server, FaultConfig faults, std::string audit_path, std::string state_path);
+  ~Frontend();
+  absl::Status Open();  // opens the audit log
+
+  HttpResponse Handle(const HttpRequest& request);
+  void Tick();  // periodic watch drops
+  absl::Status SaveState();
+
+ private:
+  HttpResponse Admin(const HttpRequest& request);
+
+  ApiServer* server_;
+  std::string audit_path_;
+  std::string state_path_;
+  std::mutex mu_;  // faults_, random_, audit_, last_drop_
+  FaultConfig faults_;
+  std::mt19937_64 random_{std::random_device{}()};
+  std::FILE* audit_ = nullptr;
+  absl::Time last_drop_ = absl::Now();
+  std::mutex state_mu_;
+};
+
+}  // namespace gpuprofile::e2e

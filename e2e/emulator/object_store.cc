@@ -1,0 +1,124 @@
+// File: e2e/emulator/object_store.cc
+#include "e2e/emulator/object_store.h"
+
+#include <utility>
+
+namespace gpuprofile::e2e {
+
+std::string NamespaceOf(const nlohmann::json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return "";
+  auto n = m->find("namespace");
+  return n != m->end() && n->is_string() ? n->get<std::string>() : "";
+}
+
+std::string NameOf(const nlohmann::json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return "";
+  auto n = m->find("name");
+  return n != m->end() && n->is_string() ? n->get<std::string>() : "";
+}
+
+ObjectPtr ObjectStore::Get(const std::string& key, const std::string& ns,
+                           const std::string& name) const {
+  auto b = objects_.find(key);
+  if (b == objects_.end()) return nullptr;
+  auto it = b->second.find({ns, name});
+  return it == b->second.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> ObjectStore::List(const std::string& key, const std::string& ns) const {
+  std::vector<ObjectPtr> out;
+  auto b = objects_.find(key);
+  if (b == objects_.end()) return out;
+  if (ns.empty()) {
+    for (const auto& [k, v] : b->second) out.push_back(v);
+  } else {
+    for (auto it = b->second.lower_bound({ns, ""}); it != b->second.end() && it->first.first == ns;
+         ++it) {
+      out.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, ObjectPtr>> ObjectStore::All() const {
+  std::vector<std::pair<std::string, ObjectPtr>> out;
+  for (const auto& [key, bucket] : objects_) {
+    for (const auto& [k, v] : bucket) out.emplace_back(key, v);
+  }
+  return out;
+}
+
+ObjectPtr ObjectStore::Create(const std::string& key, nlohmann::json object) {
+  uint64_t rv = ++rv_;
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
+  objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}] = ptr;
+  Record(StoreEvent{rv, "ADDED", key, ptr, nullptr});
+  return ptr;
+}
+
+ObjectPtr ObjectStore::Update(const std::string& key, nlohmann::json object) {
+  uint64_t rv = ++rv_;
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
+  ObjectPtr& slot = objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}];
+  ObjectPtr previous = slot;
+  slot = ptr;
+  Record(StoreEvent{rv, "MODIFIED", key, ptr, previous});
+  return ptr;
+}
+
+ObjectPtr ObjectStore::Remove(const std::string& key, const std::string& ns,
+                              const std::string& name) {
+  auto b = objects_.find(key);
+  if (b == objects_.end()) return nullptr;
+  auto it = b->second.find({ns, name});
+  if (it == b->second.end()) return nullptr;
+  ObjectPtr previous = it->second;
+  b->second.erase(it);
+  uint64_t rv = ++rv_;
+  nlohmann::json last = *previous;
+  last["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto ptr = std::make_shared<const nlohmann::json>(std::move(last));
+  Record(StoreEvent{rv, "DELETED", key, ptr, previous});
+  return ptr;
+}
+
+void ObjectStore::Record(StoreEvent event) {
+  history_.push_back(event);
+  while (history_.size() > history_capacity_) {
+    compacted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+  if (listener_) listener_(event);
+}
+
+std::vector<StoreEvent> ObjectStore::EventsSince(const std::string& key, uint64_t after) const {
+  std::vector<StoreEvent> out;
+  for (const StoreEvent& e : history_) {
+    if (e.rv > after && (key.empty() || e.storage_key == key)) out.push_back(e);
+  }
+  return out;
+}
+
+void ObjectStore::Compact() {
+  // A new revision marks the compaction, so that every version handed out before it is too
+  // old while a list made afterwards can still be watched from.
+  history_.clear();
+  compacted_rv_ = ++rv_;
+}
+
+void ObjectStore::Restore(uint64_t rv, std::vector<std::pair<std::string, nlohmann::json>> objects) {
+  objects_.clear();
+  history_.clear();
+  for (auto& [key, object] : objects) {
+    auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
+    objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}] = ptr;
+  }
+  rv_ = rv;
+  compacted_rv_ = rv;
+}
+
+}  // namespace gpuprofile::e2e

@@ -1,0 +1,100 @@
+// File: e2e/emulator/watch_hub.cc
+#include "e2e/emulator/watch_hub.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "e2e/emulator/conversion.h"
+
+namespace gpuprofile::e2e {
+
+bool WatchHub::Matches(const Watcher& w, const nlohmann::json& wire) const {
+  if (!w.spec.ns.empty() && NamespaceOf(wire) != w.spec.ns) return false;
+  return MatchesLabels(w.spec.labels, wire) && MatchesFields(w.spec.fields, wire);
+}
+
+void WatchHub::Send(Watcher& w, const char* type, const nlohmann::json& object) {
+  nlohmann::json event = {{"type", type}, {"object", object}};
+  std::string line = event.dump();
+  line += '\n';
+  if (!w.sink->Write(line)) w.sink->Close();
+}
+
+void WatchHub::Fail(const std::shared_ptr<StreamSink>& sink, const nlohmann::json& status) {
+  nlohmann::json event = {{"type", "ERROR"}, {"object", status}};
+  sink->Write(event.dump() + "\n");
+  sink->Close();
+}
+
+void WatchHub::Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
+                    const std::vector<StoreEvent>& replay, const std::vector<ObjectPtr>& initial,
+                    absl::Time now) {
+  auto w = std::make_unique<Watcher>();
+  w->spec = std::move(spec);
+  w->sink = std::move(sink);
+  w->next_bookmark = now + bookmark_interval_;
+  for (const ObjectPtr& o : initial) {
+    nlohmann::json wire = FromStorage(w->spec.type, w->spec.version, *o);
+    if (Matches(*w, wire)) Send(*w, "ADDED", wire);
+  }
+  watchers_.push_back(std::move(w));
+  Watcher& added = *watchers_.back();
+  for (const StoreEvent& e : replay) {
+    if (e.storage_key == added.spec.type.storage_key) Deliver(added, e);
+  }
+}
+
+void WatchHub::Deliver(Watcher& w, const StoreEvent& e) {
+  nlohmann::json wire = FromStorage(w.spec.type, w.spec.version, *e.object);
+  bool now_matches = Matches(w, wire);
+  bool before = false;
+  if (e.previous) {
+    before = Matches(w, FromStorage(w.spec.type, w.spec.version, *e.previous));
+  }
+  if (e.type == "ADDED" && now_matches) Send(w, "ADDED", wire);
+  if (e.type == "DELETED" && before) Send(w, "DELETED", wire);
+  if (e.type == "MODIFIED") {
+    if (before && now_matches) Send(w, "MODIFIED", wire);
+    if (before && !now_matches) Send(w, "DELETED", wire);
+    if (!before && now_matches) Send(w, "ADDED", wire);
+  }
+}
+
+void WatchHub::Dispatch(const StoreEvent& e) {
+  for (auto& w : watchers_) {
+    if (e.storage_key != w->spec.type.storage_key || !w->sink->alive()) continue;
+    Deliver(*w, e);
+  }
+}
+
+void WatchHub::Tick(absl::Time now, uint64_t current_rv) {
+  for (auto& w : watchers_) {
+    if (!w->sink->alive()) continue;
+    if (now >= w->spec.deadline) {
+      w->sink->Close();
+      continue;
+    }
+    if (w->spec.bookmarks && now >= w->next_bookmark) {
+      w->next_bookmark = now + bookmark_interval_;
+      Send(*w, "BOOKMARK",
+           {{"kind", w->spec.type.kind},
+            {"apiVersion", w->spec.type.ApiVersion(w->spec.version)},
+            {"metadata",
+             {{"resourceVersion", std::to_string(current_rv)}, {"creationTimestamp", nullptr}}}});
+    }
+  }
+  watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
+                                 [](const auto& w) {
+                                   if (w->sink->alive()) return false;
+                                   w->sink->Close();
+                                   return true;
+                                 }),
+                  watchers_.end());
+}
+
+void WatchHub::CloseAll() {
+  for (auto& w : watchers_) w->sink->Close();
+  watchers_.clear();
+}
+
+}  // namespace gpuprofile::e2e

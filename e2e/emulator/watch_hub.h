@@ -1,0 +1,66 @@
+// File: e2e/emulator/watch_hub.h
+// Open watches: each gets the store's events for its resource, converted to the version it asked
+// for and filtered by namespace, label and field selector (an object that stops matching is sent
+// as DELETED, one that starts matching as ADDED, as the watch cache does), plus BOOKMARK events
+// when asked, and is closed at its timeoutSeconds, when the client goes away, or on demand.
+// Thread-compatible: the API server calls it under its lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "e2e/emulator/http_types.h"
+#include "e2e/emulator/object_store.h"
+#include "e2e/emulator/resource_registry.h"
+#include "e2e/emulator/selectors.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::e2e {
+
+struct WatchSpec {
+  ResourceType type;  // a copy: the registry may change while the watch is open
+  std::string version;
+  std::string ns;  // empty: all namespaces
+  std::vector<LabelRequirement> labels;
+  std::vector<FieldRequirement> fields;
+  bool bookmarks = false;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+class WatchHub {
+ public:
+  explicit WatchHub(absl::Duration bookmark_interval) : bookmark_interval_(bookmark_interval) {}
+
+  // Opens a watch on `sink`: sends `initial` (already in the watch's version: ADDED events or a
+  // replay), then every matching future event.
+  void Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
+            const std::vector<StoreEvent>& replay, const std::vector<ObjectPtr>& initial,
+            absl::Time now);
+  // Sends one ERROR event with `status` and closes the stream (410 for compacted versions).
+  static void Fail(const std::shared_ptr<StreamSink>& sink, const nlohmann::json& status);
+
+  void Dispatch(const StoreEvent& event);
+  // Bookmarks, timeouts and dead clients.
+  void Tick(absl::Time now, uint64_t current_rv);
+  // Ends every open watch (the client sees the stream end and must re-watch).
+  void CloseAll();
+  size_t size() const { return watchers_.size(); }
+
+ private:
+  struct Watcher {
+    WatchSpec spec;
+    std::shared_ptr<StreamSink> sink;
+    absl::Time next_bookmark;
+  };
+  bool Matches(const Watcher& w, const nlohmann::json& wire) const;
+  void Send(Watcher& w, const char* type, const nlohmann::json& object);
+  void Deliver(Watcher& w, const StoreEvent& event);
+
+  absl::Duration bookmark_interval_;
+  std::vector<std::unique_ptr<Watcher>> watchers_;
+};
+
+}  // namespace gpuprofile::e2e

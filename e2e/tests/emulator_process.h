@@ -1,0 +1,68 @@
+// File: e2e/tests/emulator_process.h
+// Starts kube-emulator as a child process on 127.0.0.1:0, reads the URL it prints, and stops
+// it (SIGTERM, then SIGKILL after a deadline) when destroyed. Also: a scratch directory per
+// test and a runner for external commands (kubectl) with a deadline.
+// Thread-compatible.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace gpuprofile::e2e::testing {
+
+class EmulatorProcess {
+ public:
+  // `args` are extra flags (e.g. {"--kube-version", "1.32"}).
+  explicit EmulatorProcess(std::vector<std::string> args);
+  ~EmulatorProcess();
+  EmulatorProcess(const EmulatorProcess&) = delete;
+  EmulatorProcess& operator=(const EmulatorProcess&) = delete;
+
+  bool ok() const { return !url_.empty(); }
+  const std::string& url() const { return url_; }
+  // What the emulator wrote to stderr so far (for failure messages).
+  std::string Stderr() const;
+  // Sends SIGTERM and waits (deadline 10 s); returns the exit status (-1 on timeout).
+  int Stop();
+
+ private:
+  pid_t pid_ = -1;
+  std::string url_;
+  std::string stderr_path_;
+};
+
+// A fresh directory under $TMPDIR, removed with its contents on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  void Write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // -1: killed at the deadline or could not start
+  std::string out;     // stdout and stderr, interleaved
+};
+
+// Runs argv with a deadline; kills the process group when it passes.
+CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration deadline);
+
+// Starts argv in the background (output to `log_path`); returns its pid.
+pid_t StartBackground(const std::vector<std::string>& argv, const std::string& log_path);
+// Waits for a background process until the deadline, then kills it; returns its exit code
+// (-1 when killed).
+int WaitBackground(pid_t pid, absl::Duration deadline);
+
+std::string ReadFile(const std::string& path);
+
+}  // namespace gpuprofile::e2e::testing
