@@ -153,24 +153,21 @@ struct ChunkAllocator {
   std::shared_ptr<Chunk> chunk;
 };
 
-// One device's new maps and their values, in one piece of a chunk: the block header, the
-// shared_ptr control block, then each map followed by its values, in the order evaluation reads
-// them (a map before the maps it contains). Values that point to maps of the block share the
-// block's reference count (aliasing shared_ptr).
+// One map and its values, placed in a chunk right after the control block of the shared_ptr
+// that owns it. A device's new maps are placed one after the other, in the order evaluation reads
+// them (a map before the maps it contains), so one device still sits in a few adjacent cache
+// lines. Each map has its own reference count: a parent map holds its children the way any
+// value does, and references only ever point from a map to maps placed before it or cached from
+// earlier devices, so ownership has no cycles and every block is freed with its last user.
 struct Block {
-  char* data = nullptr;  // the first map
-  size_t num_maps = 0;
+  StringMap* map = nullptr;
 
   ~Block() {
-    char* p = data;
-    for (size_t i = 0; i < num_maps; ++i) {
-      auto* map = reinterpret_cast<StringMap*>(p);
-      auto* values = reinterpret_cast<Value*>(p + sizeof(StringMap));
-      const size_t n = map->size();
-      for (size_t k = 0; k < n; ++k) values[k].~Value();
-      map->~StringMap();
-      p += sizeof(StringMap) + n * sizeof(Value);
-    }
+    if (map == nullptr) return;
+    auto* values = reinterpret_cast<Value*>(reinterpret_cast<char*>(map) + sizeof(StringMap));
+    const size_t n = map->size();
+    for (size_t k = 0; k < n; ++k) values[k].~Value();
+    map->~StringMap();
   }
 };
 
@@ -178,7 +175,8 @@ struct BlockDeleter {
   void operator()(Block* b) const { b->~Block(); }  // the chunk owns the memory
 };
 
-// Room for the control block of shared_ptr<Block> placed after the block's data.
+// Room reserved per map for the control block of its shared_ptr<Block> (placed right after the
+// block header).
 constexpr size_t kControlBlockRoom = 128;
 // Chunks grow from one device's size up to this, so that a single device (MakeDeviceValue)
 // costs no more than its size and a long-lived device pins at most this much.
@@ -348,35 +346,35 @@ struct DeviceValueBuilder::Caches {
 
     static_assert(sizeof(StringMap) % alignof(Value) == 0, "");
     static_assert(alignof(StringMap) == alignof(Value), "");
-    size_t data_size = 0;
+    size_t size = 0;
     for (const PendingMap& m : pending) {
-      data_size += sizeof(StringMap) + m.entries.size() * sizeof(Value);
+      size += sizeof(Block) + kControlBlockRoom + sizeof(StringMap) +
+              m.entries.size() * sizeof(Value) + alignof(std::max_align_t);
     }
-    Chunk& c = ChunkFor(sizeof(Block) + kControlBlockRoom + data_size);
-    auto* block = new (c.TryAllocate(sizeof(Block), alignof(std::max_align_t))) Block();
-    // The control block lands right after the header, next to the device's own map.
-    std::shared_ptr<Block> owner(block, BlockDeleter(), ChunkAllocator<Block>(chunk));
-    char* p = static_cast<char*>(c.TryAllocate(data_size, alignof(StringMap)));
-    if (p == nullptr) std::abort();  // ChunkFor reserved the room
-    block->data = p;
-    std::vector<StringMap*> placed(pending.size());
+    Chunk& c = ChunkFor(size);
+    std::vector<std::shared_ptr<const MapValue>> placed(pending.size());
     std::vector<Value*> values(pending.size());
     for (int i : order) {
       const PendingMap& m = pending[static_cast<size_t>(i)];
       c.Keep(m.shape);
+      auto* block = new (c.TryAllocate(sizeof(Block), alignof(std::max_align_t))) Block();
+      // The control block lands right after the header, next to the map it counts.
+      std::shared_ptr<Block> owner(block, BlockDeleter(), ChunkAllocator<Block>(chunk));
+      char* p = static_cast<char*>(
+          c.TryAllocate(sizeof(StringMap) + m.entries.size() * sizeof(Value), alignof(StringMap)));
+      if (p == nullptr) std::abort();  // ChunkFor reserved the room
       Value* v = reinterpret_cast<Value*>(p + sizeof(StringMap));
       for (size_t k = 0; k < m.entries.size(); ++k) new (&v[k]) Value();
-      placed[static_cast<size_t>(i)] = new (p) StringMap(m.shape.get(), v, m.domains);
+      block->map = new (p) StringMap(m.shape.get(), v, m.domains);
+      placed[static_cast<size_t>(i)] = std::shared_ptr<const MapValue>(owner, block->map);
       values[static_cast<size_t>(i)] = v;
-      ++block->num_maps;
-      p += sizeof(StringMap) + m.entries.size() * sizeof(Value);
     }
-    auto map_value = [&](int i) {
-      return Value::Map(std::shared_ptr<const MapValue>(owner, placed[static_cast<size_t>(i)]));
-    };
+    auto map_value = [&](int i) { return Value::Map(placed[static_cast<size_t>(i)]); };
     for (size_t i = 0; i < pending.size(); ++i) {
       Value* v = values[i];
-      for (Entry& e : pending[i].entries) *v++ = e.child >= 0 ? map_value(e.child) : std::move(e.value);
+      for (Entry& e : pending[i].entries) {
+        *v++ = e.child >= 0 ? map_value(e.child) : std::move(e.value);
+      }
     }
     for (size_t i = 0; i < pending.size(); ++i) {
       if (!pending[i].cache_key.empty()) {

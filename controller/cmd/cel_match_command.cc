@@ -52,7 +52,8 @@ void PrintJson(const std::vector<MatchRow>& rows, std::ostream& out) {
     o["error"] = r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
     list.push_back(std::move(o));
   }
-  out << list.dump(2) << "\n";
+  // Device names come from input files: never throw on bytes that are not UTF-8.
+  out << list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 void PrintText(const std::vector<MatchRow>& rows, const KubeVersion& version,
