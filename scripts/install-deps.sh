@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libabsl-dev libre2-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcpprest-dev libssl-dev
+  libsimdjson-dev                # the fast path for large ResourceSlice lists
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev       # the libFuzzer target
   nodejs npm                     # the CEL conformance data and the differential evaluator

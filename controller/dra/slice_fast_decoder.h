@@ -1,0 +1,54 @@
+// File: controller/dra/slice_fast_decoder.h
+// A fast path for JSON files of ResourceSlices (`kubectl get resourceslices -o json`, an API
+// server's ResourceSliceList, or one slice): parses the file with simdjson and decodes the slices
+// straight into ResourceSlice values, without building an nlohmann::json document of the file.
+//
+// It is all-or-nothing per file, and it never words an error: it either returns exactly the
+// slices that ParseManifests + DecodeSlice would produce for the file, or says "not handled", and
+// the caller reads the file the strict way (which then reports every problem with its path).
+// "Not handled" covers: invalid JSON; JSON that simdjson rejects although nlohmann accepts it
+// (integers beyond 64 bits, a byte-order mark); a document that is not one object; a list that
+// holds anything but ResourceSlices, or lists; a slice DecodeSlice would reject; and inputs
+// where the two parsers could disagree (a member this decoder reads appearing twice in one
+// object, numbers where a string is expected, floating-point numbers where an integer or a
+// quantity is read).
+//
+// Memory: the file's text is released as soon as simdjson has parsed it (when the file looks
+// like ResourceSlices), so that the text, the parsed document and the decoded devices are never
+// all alive at once.
+// Pure (no I/O); thread-safe (no shared state).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "controller/dra/resource_slice.h"
+
+namespace gpuprofile::dra {
+
+// Bytes simdjson may read past the end of the text. A caller that reserves this much spare
+// capacity in its std::string spares the decoder a copy of the text.
+inline constexpr size_t kFastDecoderPadding = 64;
+
+struct FastDecodedSlice {
+  ResourceSlice slice;
+  // 0-based index in the file's list (`items`), or -1 when the file is one ResourceSlice; as
+  // ManifestObject::item_index.
+  int item_index = -1;
+};
+
+struct FastDecodeResult {
+  // True when `slices` is the whole content of the file (possibly none: an empty list).
+  bool handled = false;
+  std::vector<FastDecodedSlice> slices;  // in file order; empty unless handled
+  // True when the decoder released the caller's text (it does so once the file is parsed and
+  // looks like ResourceSlices). A caller that falls back then has to read the file again.
+  bool text_released = false;
+};
+
+// Decodes a whole JSON file. `*text` is the file's content; on return it is either unchanged or
+// empty with its memory released (see text_released).
+FastDecodeResult FastDecodeSliceJson(std::string* text);
+
+}  // namespace gpuprofile::dra

@@ -1,0 +1,366 @@
+// File: test/dra/slice_fast_decoder_test.cc
+// The fast path must give exactly what the strict path (ParseManifests + DecodeSlice) gives on
+// every input it handles, and hand everything else back.
+#include "controller/dra/slice_fast_decoder.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "controller/dra/manifest_reader.h"
+#include "controller/dra/resource_slice.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using json = nlohmann::json;
+
+const char* KindName(AttributeValue::Kind kind) {
+  switch (kind) {
+    case AttributeValue::Kind::kInt:
+      return "int";
+    case AttributeValue::Kind::kBool:
+      return "bool";
+    case AttributeValue::Kind::kString:
+      return "string";
+    case AttributeValue::Kind::kVersion:
+      return "version";
+  }
+  return "?";
+}
+
+// Every field of a slice and its devices, one per line, so that a mismatch names the field.
+std::string Dump(const ResourceSlice& s, int item_index) {
+  std::string out =
+      absl::StrCat("item ", item_index, " name=", s.name, " apiVersion=", s.api_version,
+                   " driver=", s.driver, " pool=", s.pool, " generation=", s.pool_generation,
+                   " count=", s.resource_slice_count, " node=", s.node_name, "\n");
+  for (const Device& d : s.devices) {
+    absl::StrAppend(&out, "  device ", d.name, " driver=", d.driver, " pool=", d.pool,
+                    " generation=", d.pool_generation, " slice=", d.slice_name, " node=", d.node,
+                    "\n");
+    for (const auto& [name, a] : d.attributes) {
+      absl::StrAppend(&out, "    attribute ", name, " kind=", KindName(a.kind),
+                      " int=", a.int_value, " bool=", a.bool_value, " string=", a.string_value,
+                      " version=", a.version ? a.version->ToString() : "none", "\n");
+    }
+    for (const auto& [name, q] : d.capacity) {
+      absl::StrAppend(&out, "    capacity ", name, "=", q.ToString(),
+                      " format=", static_cast<int>(q.format()), "\n");
+    }
+  }
+  return out;
+}
+
+// The strict path: the file's ResourceSlices, or nullopt when the file or one of them does not
+// decode.
+std::optional<std::string> Strict(const std::string& text) {
+  absl::StatusOr<std::vector<ManifestObject>> objects = ParseManifests(text, "slices.json");
+  if (!objects.ok()) return std::nullopt;
+  std::string out;
+  for (const ManifestObject& o : *objects) {
+    if (!IsResourceSlice(o.object)) continue;
+    absl::StatusOr<ResourceSlice> slice = DecodeSlice(o.object);
+    if (!slice.ok()) return std::nullopt;
+    out += Dump(*slice, o.item_index);
+  }
+  return out;
+}
+
+std::optional<std::string> Fast(const std::string& text) {
+  std::string copy = text;
+  FastDecodeResult result = FastDecodeSliceJson(&copy);
+  if (!result.handled) {
+    EXPECT_TRUE(result.slices.empty());
+    if (!result.text_released) {
+      EXPECT_EQ(copy, text) << "the text must be left as it was";
+    }
+    return std::nullopt;
+  }
+  EXPECT_TRUE(copy.empty());
+  std::string out;
+  for (const FastDecodedSlice& s : result.slices) out += Dump(s.slice, s.item_index);
+  return out;
+}
+
+// Both paths agree and the fast path handled the text.
+void ExpectSame(const std::string& text) {
+  std::optional<std::string> strict = Strict(text);
+  ASSERT_TRUE(strict.has_value()) << "strict path rejects:\n" << text;
+  std::optional<std::string> fast = Fast(text);
+  ASSERT_TRUE(fast.has_value()) << "fast path declines:\n" << text;
+  EXPECT_EQ(*fast, *strict);
+}
+
+// The fast path declines; the strict path decides (`strict_ok`: whether it accepts).
+void ExpectDeclined(const std::string& text, bool strict_ok) {
+  EXPECT_FALSE(Fast(text).has_value()) << text;
+  EXPECT_EQ(Strict(text).has_value(), strict_ok) << text;
+}
+
+std::vector<json> SliceObjects(const std::string& path) {
+  absl::StatusOr<std::vector<ManifestObject>> objects =
+      ReadManifests({::gpuprofile::testing::SourceDir() + "/" + path});
+  EXPECT_OK(objects);
+  std::vector<json> out;
+  if (!objects.ok()) return out;
+  for (const ManifestObject& o : *objects) {
+    if (IsResourceSlice(o.object)) out.push_back(o.object);
+  }
+  return out;
+}
+
+json List(const std::vector<json>& items) {
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
+}
+
+TEST(SliceFastDecoderTest, AgreesOnTheRepositorysSlices) {
+  for (const char* path :
+       {"test/testdata/dra", "config/samples/fleet", "config/samples/fleet-v1beta1",
+        "test/testdata/profile/mixed-fleet.yaml"}) {
+    SCOPED_TRACE(path);
+    const std::vector<json> slices = SliceObjects(path);
+    ASSERT_FALSE(slices.empty());
+    ExpectSame(List(slices).dump(4));  // as kubectl prints it
+    ExpectSame(List(slices).dump());
+    for (const json& slice : slices) ExpectSame(slice.dump(2));
+    // A typed list from the API server: items without kind and apiVersion, per version.
+    std::map<std::string, std::vector<json>> by_version;
+    for (json slice : slices) {
+      const std::string api_version = slice["apiVersion"].get<std::string>();
+      slice.erase("apiVersion");
+      slice.erase("kind");
+      by_version[api_version].push_back(slice);
+    }
+    for (const auto& [api_version, items] : by_version) {
+      ExpectSame(json{
+          {"kind", "ResourceSliceList"},
+          {"apiVersion", api_version},
+          {"metadata", {{"resourceVersion", "1"}}},
+          {"items",
+           items}}.dump());
+    }
+  }
+}
+
+// A deterministic random fleet exercising every attribute type, node modes and versions.
+json GeneratedSlice(std::mt19937& rng, int index, const std::string& api_version) {
+  const bool v1beta1 = api_version == "resource.k8s.io/v1beta1";
+  json devices = json::array();
+  const int count = static_cast<int>(rng() % 5);
+  for (int d = 0; d < count; ++d) {
+    json attributes = {
+        {"index", {{"int", static_cast<int64_t>(rng() % 1000) - 500}}},
+        {"sriov", {{"bool", rng() % 2 == 0}}},
+        {"productName", {{"string", absl::StrCat("GPU \"model\" \\ é ", rng() % 7)}}},
+        {"driverVersion",
+         {{"version", absl::StrCat(rng() % 600, ".", rng() % 200, ".", rng() % 9)}}},
+        {"cudaVersion", {{"version", absl::StrCat(rng() % 13, ".", rng() % 9)}}},  // not semver
+        {"resource.kubernetes.io/pcieRoot", {{"string", absl::StrCat("pci0000:", rng() % 4)}}},
+    };
+    json capacity = {
+        {"memory", {{"value", rng() % 2 == 0 ? json("40Gi") : json(int64_t{42949672960})}}},
+        {"cores", {{"value", absl::StrCat(rng() % 64, "m")}}},
+    };
+    json body = {{"attributes", attributes}, {"capacity", capacity}};
+    if (rng() % 4 == 0) body["nodeName"] = absl::StrCat("node-", rng() % 10);
+    json device = {{"name", absl::StrCat("dev-", d)}};
+    if (v1beta1) {
+      device["basic"] = body;
+    } else {
+      device.update(body);
+    }
+    devices.push_back(device);
+  }
+  json spec = {{"driver", "gpu.example.com"},
+               {"pool",
+                {{"name", absl::StrCat("pool-", index % 7)},
+                 {"generation", static_cast<int64_t>(rng() % 3)},
+                 {"resourceSliceCount", 1 + static_cast<int64_t>(rng() % 3)}}},
+               {"devices", devices}};
+  switch (rng() % 3) {
+    case 0:
+      spec["nodeName"] = absl::StrCat("node-", index);
+      break;
+    case 1:
+      spec["allNodes"] = true;
+      break;
+    default:
+      spec["nodeSelector"] = {{"nodeSelectorTerms", json::array()}};
+      break;
+  }
+  return {{"apiVersion", api_version},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", absl::StrCat("slice-", index)}, {"uid", "x"}}},
+          {"spec", spec}};
+}
+
+TEST(SliceFastDecoderTest, AgreesOnGeneratedLists) {
+  std::mt19937 rng(7);
+  for (const char* version :
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}) {
+    std::vector<json> slices;
+    for (int i = 0; i < 200; ++i) slices.push_back(GeneratedSlice(rng, i, version));
+    ExpectSame(List(slices).dump(4));
+  }
+}
+
+TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {
+  const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
+    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, DEVICES}})";
+  auto with = [&](const std::string& devices) {
+    return absl::StrReplaceAll(base, {{"DEVICES", devices}});
+  };
+  // Quantities as JSON numbers, signed and unsigned.
+  ExpectSame(with(R"("nodeName": "n", "devices": [{"name": "a", "capacity": {"m": {"value": 8},
+      "n": {"value": -3}, "big": {"value": 18446744073709551615}}}])"));
+  // No devices, devices null, devices empty, a device with nothing but a name.
+  ExpectSame(with(R"("nodeName": "n")"));
+  ExpectSame(with(R"("nodeName": "n", "devices": null)"));
+  ExpectSame(with(R"("allNodes": true, "devices": [])"));
+  ExpectSame(with(R"("allNodes": true, "devices": [{"name": "a"}])"));
+  // Optional members set to null count as absent.
+  ExpectSame(with(R"("nodeName": null, "devices": [{"name": "a", "attributes": null,
+      "capacity": null, "nodeName": null, "basic": null}])"));
+  ExpectSame(with(R"("devices": [{"name": "a", "attributes": {"x": {"int": 1, "bool": null}}}])"));
+  // Empty nodeName on the slice: the device's own wins.
+  ExpectSame(with(R"("nodeName": "", "devices": [{"name": "a", "nodeName": "n1"}])"));
+  // Per-device nodeName, with and without the slice's.
+  ExpectSame(with(R"("perDeviceNodeSelection": true, "devices": [{"name": "a", "nodeName": "n1"},
+      {"name": "b", "nodeName": "n2"}, {"name": "c"}])"));
+  ExpectSame(with(R"("nodeName": "n", "devices": [{"name": "a", "nodeName": "other"}])"));
+  // Unknown members everywhere (newer servers), including in attribute and capacity values.
+  ExpectSame(with(R"("nodeName": "n", "sharedCounters": [{"name": "c"}], "devices": [{"name": "a",
+      "consumesCounters": [], "attributes": {"x": {"string": "s", "future": [1, {"a": null}]}},
+      "capacity": {"m": {"value": "1Gi", "requestPolicy": {"default": "1"}}}, "taints": []}])"));
+  // Escaped strings, in keys and values; a key that unescapes to a known member name.
+  ExpectSame(with(R"("nodeName": "n\u00e9", "devices": [{"n\u0061me": "a\"b",
+      "attributes": {"k\/ey": {"string": "tab\there \ud83d\ude00 \\ \u0041"},
+      "resource.kubernetes.io/x": {"version": "1.2.3-rc.1+build"}}}])"));
+  // Integers at the int64 limits; negative generation.
+  ExpectSame(absl::StrReplaceAll(with(R"("devices": [{"name": "a", "attributes": {
+      "max": {"int": 9223372036854775807}, "min": {"int": -9223372036854775808}}}])"),
+                                 {{"\"generation\": 1", "\"generation\": -4"}}));
+  // Member order: devices before driver and pool, kind after spec, trailing whitespace.
+  ExpectSame(R"({"spec": {"devices": [{"name": "a", "attributes": {"x": {"int": 1}}}],
+      "driver": "d", "nodeName": "n", "pool": {"resourceSliceCount": 2, "generation": 3,
+      "name": "p"}}, "metadata": {"name": "s"}, "kind": "ResourceSlice",
+      "apiVersion": "resource.k8s.io/v1beta2"}   )"
+             "\n\n");
+  // A typed list whose items carry their own kind/apiVersion, and an empty list.
+  ExpectSame(absl::StrCat(R"({"apiVersion": "resource.k8s.io/v1beta2", "kind": "ResourceSliceList",
+      "items": [)",
+                          with(R"("nodeName": "n")"), "]}"));
+  ExpectSame(R"({"apiVersion": "v1", "kind": "List", "items": []})");
+  ExpectSame(R"({"apiVersion": "v1", "kind": "List", "items": null})");
+  ExpectSame(R"({"apiVersion": "v1", "kind": "List"})");
+  ExpectSame(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "items": []})");
+}
+
+TEST(SliceFastDecoderTest, InvalidInputIsLeftToTheStrictPath) {
+  const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
+    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [DEVICE]}})";
+  auto with = [&](const std::string& device) {
+    return absl::StrReplaceAll(base, {{"DEVICE", device}});
+  };
+  for (const std::string& text : std::vector<std::string>{
+           // Invalid JSON.
+           std::string(R"({"apiVersion": "resource.k8s.io/v1", "kind": )"),
+           with(R"({"name": "a",})"),
+           with(R"({"name": "a\x"})"),
+           with(R"({"name": tru})"),
+           base + " {}",
+           // Valid JSON, invalid slices.
+           with(R"({"name": ""})"),
+           with(R"({"name": 1})"),
+           with(R"({})"),
+           with(R"({"name": "a"}, {"name": "a"})"),
+           with(R"({"name": "a", "basic": {}})"),
+           with(R"({"name": "a", "attributes": {"": {"int": 1}}})"),
+           with(R"({"name": "a", "attributes": {"x": {"int": 1, "bool": true}}})"),
+           with(R"({"name": "a", "attributes": {"x": {}}})"),
+           with(R"({"name": "a", "attributes": {"x": {"int": "1"}}})"),
+           with(R"({"name": "a", "attributes": {"x": {"int": 9223372036854775808}}})"),
+           with(R"({"name": "a", "attributes": {"x": {"version": 12.4}}})"),
+           with(R"({"name": "a", "attributes": []})"),
+           with(R"({"name": "a", "capacity": {"m": {"value": "lots"}}})"),
+           with(R"({"name": "a", "capacity": {"m": {}}})"),
+           with(R"({"name": "a", "capacity": {"m": "1Gi"}})"),
+           with(R"({"name": "a", "nodeName": 7})"),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"resource.k8s.io/v1", "resource.k8s.io/v2"}}),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"\"resourceSliceCount\": 1", "\"resourceSliceCount\": 0"}}),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"\"generation\": 1", "\"generation\": 1.5"}}),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"\"driver\": \"d.example.com\"", "\"driver\": \"\""}}),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"resource.k8s.io/v1", "resource.k8s.io/v1beta1"}}),
+           // A list holding nothing valid.
+           R"({"apiVersion": "v1", "kind": "List", "items": [{"kind": "ResourceSlice"}]})",
+           R"({"apiVersion": "v1", "kind": "List", "items": [7]})",
+           R"({"apiVersion": "v1", "kind": "List", "items": {}})",
+       }) {
+    ExpectDeclined(text, /*strict_ok=*/false);
+  }
+}
+
+TEST(SliceFastDecoderTest, ValidInputItDoesNotReadIsLeftToTheStrictPath) {
+  const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
+    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [DEVICE]}})";
+  auto with = [&](const std::string& device) {
+    return absl::StrReplaceAll(base, {{"DEVICE", device}});
+  };
+  for (
+      const std::string& text : std::vector<std::string>{
+          // Quantities as floating-point numbers (nlohmann prints them its own way).
+          with(R"({"name": "a", "capacity": {"m": {"value": 1.5}}})"),
+          // Integers beyond 64 bits, which nlohmann reads as floating point.
+          with(R"({"name": "a", "unknown": 123456789012345678901234567890})"),
+          // A known member twice (nlohmann keeps the last).
+          with(R"({"name": "b", "name": "a"})"),
+          with(R"({"name": "a", "attributes": {"x": {"int": 1}, "x": {"int": 2}}})"),
+          // A byte-order mark.
+          "\xEF\xBB\xBF" + with(R"({"name": "a"})"),
+          // Nested lists, other kinds, documents that are not one object.
+          R"({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "List",
+               "items": []}]})",
+          R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}})",
+          R"({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace",
+               "metadata": {"name": "ml"}}]})",
+          "null",
+          "",
+      }) {
+    ExpectDeclined(text, /*strict_ok=*/true);
+  }
+}
+
+TEST(SliceFastDecoderTest, TextIsKeptUntilItLooksLikeSlices) {
+  std::string profile = R"({"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile"})";
+  FastDecodeResult result = FastDecodeSliceJson(&profile);
+  EXPECT_FALSE(result.handled);
+  EXPECT_FALSE(result.text_released);
+  EXPECT_FALSE(profile.empty());
+
+  std::string bad_slice = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice"})";
+  result = FastDecodeSliceJson(&bad_slice);
+  EXPECT_FALSE(result.handled);
+  EXPECT_TRUE(result.text_released);
+  EXPECT_TRUE(bad_slice.empty());
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
