@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -36,6 +37,10 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
   }
 
   Inventory inventory;
+  std::vector<Device> devices;
+  size_t device_count = 0;
+  for (const auto& [name, slice] : by_name) device_count += slice.devices.size();
+  devices.reserve(device_count);
   std::map<PoolKey, PoolInfo> pools;
   for (auto& [name, slice] : by_name) {
     const PoolKey key{slice.driver, slice.pool};
@@ -51,14 +56,23 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
     ++pool.slice_count_seen;
     pool.resource_slice_count = std::max(pool.resource_slice_count, slice.resource_slice_count);
     pool.device_count += static_cast<int64_t>(slice.devices.size());
-    for (Device& device : slice.devices) inventory.devices_.push_back(std::move(device));
+    for (Device& device : slice.devices) devices.push_back(std::move(device));
+    std::vector<Device>().swap(slice.devices);
   }
   for (auto& [key, pool] : pools) {
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
     inventory.pools_.push_back(std::move(pool));
   }
-  std::sort(inventory.devices_.begin(), inventory.devices_.end(), DeviceLess);
+  std::sort(devices.begin(), devices.end(), DeviceLess);
+  if (!devices.empty()) {
+    inventory.devices_ = std::make_shared<const std::vector<Device>>(std::move(devices));
+  }
   return inventory;
+}
+
+const std::vector<Device>& Inventory::devices() const {
+  static const std::vector<Device>* const kNone = new std::vector<Device>();
+  return devices_ != nullptr ? *devices_ : *kNone;
 }
 
 std::vector<PoolInfo> Inventory::IncompletePools() const {
@@ -69,31 +83,71 @@ std::vector<PoolInfo> Inventory::IncompletePools() const {
   return out;
 }
 
-absl::StatusOr<Inventory> BuildInventory(const std::vector<ManifestObject>& objects) {
-  std::vector<std::string> errors;
-  std::vector<ResourceSlice> slices;
-  std::map<std::string, const ManifestObject*> first_by_name;
+namespace {
+
+// Decodes the ResourceSlices among `objects` into `slices`, with BuildInventory's errors; records
+// where each name was first read.
+void DecodeObjects(const std::vector<ManifestObject>& objects, std::vector<ResourceSlice>* slices,
+                   std::map<std::string, const ManifestObject*>* first_by_name,
+                   std::vector<std::string>* errors) {
   for (const ManifestObject& object : objects) {
     if (!IsResourceSlice(object.object)) continue;
     absl::StatusOr<ResourceSlice> slice = DecodeSlice(object.object);
     if (!slice.ok()) {
       for (absl::string_view line : absl::StrSplit(slice.status().message(), '\n')) {
-        errors.push_back(absl::StrCat(object.Location(), ": ", line));
+        errors->push_back(absl::StrCat(object.Location(), ": ", line));
       }
       continue;
     }
-    auto [it, inserted] = first_by_name.emplace(slice->name, &object);
+    auto [it, inserted] = first_by_name->emplace(slice->name, &object);
     if (!inserted) {
       if (it->second->object == object.object) continue;  // the same object read twice
-      errors.push_back(absl::StrCat(object.Location(), ": ", object.Describe(),
-                                    ": metadata.name: another, different ResourceSlice with this "
-                                    "name was read from ",
-                                    it->second->Location()));
+      errors->push_back(absl::StrCat(object.Location(), ": ", object.Describe(),
+                                     ": metadata.name: another, different ResourceSlice with this "
+                                     "name was read from ",
+                                     it->second->Location()));
       continue;
     }
-    slices.push_back(*std::move(slice));
+    slices->push_back(*std::move(slice));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Inventory> BuildInventory(const std::vector<ManifestObject>& objects) {
+  std::vector<std::string> errors;
+  std::vector<ResourceSlice> slices;
+  std::map<std::string, const ManifestObject*> first_by_name;
+  DecodeObjects(objects, &slices, &first_by_name, &errors);
+  if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
+  return Inventory::FromSlices(std::move(slices));
+}
+
+absl::StatusOr<Inventory> BuildInventory(std::vector<LoadedSlice> loaded,
+                                         const std::vector<ManifestObject>& objects) {
+  std::vector<std::string> errors;
+  std::vector<ResourceSlice> slices;
+  std::map<std::string, const ManifestObject*> first_by_name;
+  DecodeObjects(objects, &slices, &first_by_name, &errors);
+  std::map<std::string, const LoadedSlice*> loaded_by_name;
+  for (const LoadedSlice& s : loaded) {
+    std::string other;
+    if (auto it = first_by_name.find(s.slice.name); it != first_by_name.end()) {
+      other = it->second->Location();
+    } else if (auto [at, inserted] = loaded_by_name.emplace(s.slice.name, &s); !inserted) {
+      other = at->second->Location();
+    }
+    if (!other.empty()) {
+      errors.push_back(absl::StrCat(s.Location(), ": ResourceSlice \"", s.slice.name,
+                                    "\": metadata.name: another, different ResourceSlice with "
+                                    "this name was read from ",
+                                    other));
+    }
   }
   if (!errors.empty()) return absl::InvalidArgumentError(absl::StrJoin(errors, "\n"));
+  slices.reserve(slices.size() + loaded.size());
+  for (LoadedSlice& s : loaded) slices.push_back(std::move(s.slice));
+  std::vector<LoadedSlice>().swap(loaded);
   return Inventory::FromSlices(std::move(slices));
 }
 

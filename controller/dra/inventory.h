@@ -9,15 +9,18 @@
 //   its devices still count, and the pool is reported.
 // Slices are identified by name (they are cluster-scoped); when the same name appears twice, the
 // later one replaces the earlier, as applying both would.
-// Inventory is an immutable value once built; thread-safe for concurrent readers.
+// Inventory is an immutable value once built; thread-safe for concurrent readers. Copies share
+// the devices (copying an inventory is cheap).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "controller/dra/device.h"
+#include "controller/dra/manifest_loader.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 
@@ -42,7 +45,7 @@ class Inventory {
 
   // Devices of every pool's newest generation, sorted by node, pool, device name, then driver
   // (and slice name, so that the order is total).
-  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<Device>& devices() const;
   // Pools sorted by driver, then name.
   const std::vector<PoolInfo>& pools() const { return pools_; }
   // Slices ignored because their pool has a newer generation.
@@ -51,7 +54,7 @@ class Inventory {
   std::vector<PoolInfo> IncompletePools() const;
 
  private:
-  std::vector<Device> devices_;
+  std::shared_ptr<const std::vector<Device>> devices_;  // null when empty
   std::vector<PoolInfo> pools_;
   int stale_slices_ignored_ = 0;
 };
@@ -63,5 +66,11 @@ class Inventory {
 //   spec.pool.generation: must be an integer, got string
 // Two different objects with the same slice name are an error too (identical copies are not).
 absl::StatusOr<Inventory> BuildInventory(const std::vector<ManifestObject>& objects);
+
+// The same for what LoadManifests returned: the slices it decoded, plus the ResourceSlices among
+// `objects` (decoded here, with the same errors as above). A decoded slice whose name is read
+// again is reported as a conflict (LoadManifests never returns one).
+absl::StatusOr<Inventory> BuildInventory(std::vector<LoadedSlice> slices,
+                                         const std::vector<ManifestObject>& objects);
 
 }  // namespace gpuprofile::dra

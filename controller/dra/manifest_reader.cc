@@ -4,13 +4,15 @@
 // go-yaml v2's rules so that the result equals what Kubernetes' YAML→JSON conversion produces.
 #include "controller/dra/manifest_reader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -457,15 +459,6 @@ bool IsManifestFile(const std::filesystem::path& path) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot open"));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot read"));
-  return contents.str();
-}
-
 }  // namespace
 
 std::string ManifestObject::Location() const {
@@ -517,29 +510,10 @@ absl::StatusOr<std::vector<ManifestObject>> ReadManifests(const std::vector<std:
     errors.emplace_back(status.message());
   };
   for (const std::string& path : paths) {
-    std::error_code ec;
-    const std::filesystem::file_status st = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(st)) {
-      io_error(absl::NotFoundError(absl::StrCat(path, ": no such file or directory")));
-      continue;
-    }
     std::vector<std::string> files;
-    if (std::filesystem::is_directory(st)) {
-      std::filesystem::recursive_directory_iterator it(path, ec), end;
-      for (; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && IsManifestFile(it->path())) {
-          files.push_back(it->path().string());
-        }
-      }
-      if (ec) {
-        io_error(absl::ErrnoToStatus(ec.value(), absl::StrCat(path, ": cannot list directory")));
-      }
-      std::sort(files.begin(), files.end());
-    } else {
-      files.push_back(path);
-    }
+    if (absl::Status listed = ListManifestFiles(path, &files); !listed.ok()) io_error(listed);
     for (const std::string& file : files) {
-      absl::StatusOr<std::string> text = ReadFile(file);
+      absl::StatusOr<std::string> text = ReadManifestFile(file);
       if (!text.ok()) {
         io_error(text.status());
         continue;
@@ -553,6 +527,63 @@ absl::StatusOr<std::vector<ManifestObject>> ReadManifests(const std::vector<std:
   }
   if (!errors.empty()) return JoinErrors(code, errors);
   return out;
+}
+
+absl::Status ListManifestFiles(const std::string& path, std::vector<std::string>* files) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such file or directory"));
+  }
+  if (!std::filesystem::is_directory(st)) {
+    files->push_back(path);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> found;
+  std::filesystem::recursive_directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && IsManifestFile(it->path())) {
+      found.push_back(it->path().string());
+    }
+  }
+  absl::Status status;
+  if (ec) {
+    status = absl::ErrnoToStatus(ec.value(), absl::StrCat(path, ": cannot list directory"));
+  }
+  std::sort(found.begin(), found.end());
+  files->insert(files->end(), found.begin(), found.end());
+  return status;
+}
+
+absl::StatusOr<std::string> ReadManifestFile(const std::string& path, size_t spare_capacity) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot open"));
+  // One buffer of the file's size (plus the spare capacity) when the size is known; files
+  // without one (pipes) grow as they are read.
+  std::string contents;
+  struct stat st;
+  if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    contents.reserve(static_cast<size_t>(st.st_size) + spare_capacity);
+  }
+  char chunk[65536];
+  while (true) {
+    const size_t n = std::fread(chunk, 1, sizeof(chunk), f);
+    contents.append(chunk, n);
+    if (n < sizeof(chunk)) break;
+  }
+  const bool failed = std::ferror(f) != 0;
+  const int read_errno = errno;
+  std::fclose(f);
+  if (failed) return absl::ErrnoToStatus(read_errno, absl::StrCat(path, ": cannot read"));
+  if (contents.capacity() < contents.size() + spare_capacity) {
+    contents.reserve(contents.size() + spare_capacity);
+  }
+  return contents;
+}
+
+void AppendManifests(std::string_view text, const std::string& name,
+                     std::vector<ManifestObject>* out, std::vector<std::string>* errors) {
+  ParseInto(absl::string_view(text.data(), text.size()), name, *out, *errors);
 }
 
 }  // namespace gpuprofile::dra

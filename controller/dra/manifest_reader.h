@@ -19,6 +19,7 @@
 // `cel match` use). Thread-compatible: no shared state.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,5 +58,24 @@ absl::StatusOr<std::vector<ManifestObject>> ParseManifests(std::string_view text
 // recursively, taking `.yaml`, `.yml` and `.json` files sorted by path. Returns all objects in
 // input order, or one status listing every problem.
 absl::StatusOr<std::vector<ManifestObject>> ReadManifests(const std::vector<std::string>& paths);
+
+// The steps of ReadManifests, for loaders that treat some files differently (manifest_loader.h).
+// ReadManifests is, for each path: ListManifestFiles, then ReadManifestFile and AppendManifests
+// for each file; a loader doing the same gets the same objects and the same messages.
+
+// Appends the files ReadManifests reads for `path`: the path itself when it is not a directory,
+// else the `.yaml`/`.yml`/`.json` files under it, sorted. NotFound when the path does not exist;
+// when listing a directory fails part-way, the files found so far are appended and the error is
+// returned.
+absl::Status ListManifestFiles(const std::string& path, std::vector<std::string>* files);
+
+// Reads a whole file, reserving `spare_capacity` bytes beyond its end (for parsers that read
+// past the end). Errors: the mapped errno, with the path in the message.
+absl::StatusOr<std::string> ReadManifestFile(const std::string& path, size_t spare_capacity = 0);
+
+// Parses `text` as ParseManifests does, appending the objects to `out` and one message per
+// problem to `errors` (each naming `name`).
+void AppendManifests(std::string_view text, const std::string& name,
+                     std::vector<ManifestObject>* out, std::vector<std::string>* errors);
 
 }  // namespace gpuprofile::dra

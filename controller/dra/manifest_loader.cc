@@ -1,0 +1,149 @@
+// File: controller/dra/manifest_loader.cc
+#include "controller/dra/manifest_loader.h"
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/dra/slice_fast_decoder.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+// What one file gave: decoded slices (fast path) or objects (strict path).
+struct FileResult {
+  std::string name;
+  bool fast = false;
+  std::vector<LoadedSlice> slices;
+  std::vector<ManifestObject> objects;
+};
+
+// Files whose text may be JSON, as ParseManifests decides: `.json`, or any extension but
+// `.yaml`/`.yml` when the text starts with `{`.
+bool MayBeJson(const std::string& file, const std::string& text) {
+  const std::string ext = absl::AsciiStrToLower(std::filesystem::path(file).extension().string());
+  if (ext == ".json") return true;
+  if (ext == ".yaml" || ext == ".yml") return false;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{';
+}
+
+std::string SliceName(const ManifestObject& object) {
+  if (!IsResourceSlice(object.object)) return "";
+  auto meta = object.object.find("metadata");
+  if (meta == object.object.end() || !meta->is_object()) return "";
+  auto name = meta->find("name");
+  return name != meta->end() && name->is_string() ? name->get<std::string>() : "";
+}
+
+class Loader {
+ public:
+  void Load(const std::string& path) {
+    std::vector<std::string> files;
+    if (absl::Status listed = ListManifestFiles(path, &files); !listed.ok()) IoError(listed);
+    for (const std::string& file : files) LoadFile(file);
+  }
+
+  absl::StatusOr<LoadedManifests> Finish() {
+    if (errors_.empty()) StrictIfNameShared();
+    if (!errors_.empty()) return absl::Status(code_, absl::StrJoin(errors_, "\n"));
+    LoadedManifests out;
+    for (FileResult& result : results_) {
+      for (LoadedSlice& s : result.slices) out.slices.push_back(std::move(s));
+      for (ManifestObject& o : result.objects) out.objects.push_back(std::move(o));
+    }
+    return out;
+  }
+
+ private:
+  void IoError(const absl::Status& status) {
+    if (code_ == absl::StatusCode::kOk) code_ = status.code();
+    errors_.emplace_back(status.message());
+  }
+
+  void LoadFile(const std::string& file) {
+    absl::StatusOr<std::string> text = ReadManifestFile(file, kFastDecoderPadding);
+    if (!text.ok()) return IoError(text.status());
+    FileResult result;
+    result.name = file;
+    if (MayBeJson(file, *text)) {
+      FastDecodeResult decoded = FastDecodeSliceJson(&*text);
+      if (decoded.handled) {
+        result.fast = true;
+        for (FastDecodedSlice& d : decoded.slices) {
+          result.slices.push_back({file, 0, d.item_index, std::move(d.slice)});
+        }
+        results_.push_back(std::move(result));
+        return;
+      }
+      if (decoded.text_released) {
+        text = ReadManifestFile(file);
+        if (!text.ok()) return IoError(text.status());
+      }
+    }
+    Strict(*text, &result);
+    results_.push_back(std::move(result));
+  }
+
+  void Strict(const std::string& text, FileResult* result) {
+    const size_t before = errors_.size();
+    AppendManifests(text, result->name, &result->objects, &errors_);
+    if (errors_.size() != before && code_ == absl::StatusCode::kOk) {
+      code_ = absl::StatusCode::kInvalidArgument;
+    }
+  }
+
+  // A fast-decoded slice whose name is read again (same file or another) is read the strict
+  // way, so that BuildInventory compares the objects as it always has.
+  void StrictIfNameShared() {
+    std::map<std::string, int> count;
+    for (const FileResult& result : results_) {
+      for (const LoadedSlice& s : result.slices) ++count[s.slice.name];
+      for (const ManifestObject& o : result.objects) {
+        if (std::string name = SliceName(o); !name.empty()) ++count[name];
+      }
+    }
+    for (FileResult& result : results_) {
+      if (!result.fast) continue;
+      bool shared = false;
+      for (const LoadedSlice& s : result.slices) shared = shared || count[s.slice.name] > 1;
+      if (!shared) continue;
+      absl::StatusOr<std::string> text = ReadManifestFile(result.name);
+      if (!text.ok()) {
+        IoError(text.status());
+        continue;
+      }
+      result.fast = false;
+      result.slices.clear();
+      Strict(*text, &result);
+    }
+  }
+
+  std::vector<FileResult> results_;
+  std::vector<std::string> errors_;
+  absl::StatusCode code_ = absl::StatusCode::kOk;
+};
+
+}  // namespace
+
+std::string LoadedSlice::Location() const {
+  std::string location = absl::StrCat(file, " (document ", document_index + 1);
+  if (item_index >= 0) absl::StrAppend(&location, ", items[", item_index, "]");
+  location += ")";
+  return location;
+}
+
+absl::StatusOr<LoadedManifests> LoadManifests(const std::vector<std::string>& paths) {
+  Loader loader;
+  for (const std::string& path : paths) loader.Load(path);
+  return loader.Finish();
+}
+
+}  // namespace gpuprofile::dra

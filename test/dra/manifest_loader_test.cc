@@ -1,0 +1,204 @@
+// File: test/dra/manifest_loader_test.cc
+// LoadManifests + BuildInventory(slices, objects) must give what ReadManifests +
+// BuildInventory(objects) gives: the same inventory, the same other objects, the same errors.
+#include "controller/dra/manifest_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/manifest_reader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+
+std::string Dump(const Inventory& inventory) {
+  std::string out = absl::StrCat("stale=", inventory.stale_slices_ignored(), "\n");
+  for (const PoolInfo& p : inventory.pools()) {
+    absl::StrAppend(&out, "pool ", p.driver, "/", p.name, " gen=", p.generation,
+                    " seen=", p.slice_count_seen, " count=", p.resource_slice_count,
+                    " incomplete=", p.incomplete, " devices=", p.device_count, "\n");
+  }
+  for (const Device& d : inventory.devices()) {
+    absl::StrAppend(&out, "device ", d.driver, "/", d.pool, "/", d.name, " gen=", d.pool_generation,
+                    " slice=", d.slice_name, " node=", d.node, "\n");
+    for (const auto& [name, a] : d.attributes) {
+      absl::StrAppend(&out, "  ", name, " ", static_cast<int>(a.kind), " ", a.int_value, " ",
+                      a.bool_value, " ", a.string_value, " ",
+                      a.version ? a.version->ToString() : "-", "\n");
+    }
+    for (const auto& [name, q] : d.capacity)
+      absl::StrAppend(&out, "  ", name, "=", q.ToString(), "\n");
+  }
+  return out;
+}
+
+class ManifestLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(::testing::TempDir()) /
+            absl::StrCat("manifest_loader_test_",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::filesystem::path path = root_ / name;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+
+  // Both ways of reading `paths` agree; returns what LoadManifests returned.
+  LoadedManifests ExpectSameAsReadManifests(const std::vector<std::string>& paths) {
+    absl::StatusOr<std::vector<ManifestObject>> objects = ReadManifests(paths);
+    absl::StatusOr<LoadedManifests> loaded = LoadManifests(paths);
+    EXPECT_EQ(objects.status(), loaded.status());
+    if (!objects.ok() || !loaded.ok()) return {};
+    // The loader's objects are ReadManifests' objects minus the fast-decoded slices.
+    std::vector<std::string> expected, actual;
+    for (const ManifestObject& o : *objects) {
+      expected.push_back(absl::StrCat(o.Location(), " ", o.object.dump()));
+    }
+    for (const ManifestObject& o : loaded->objects) {
+      actual.push_back(absl::StrCat(o.Location(), " ", o.object.dump()));
+    }
+    for (const LoadedSlice& s : loaded->slices) {
+      auto it = std::find_if(expected.begin(), expected.end(), [&](const std::string& e) {
+        return absl::StartsWith(e, s.Location() + " ");
+      });
+      EXPECT_NE(it, expected.end()) << s.Location();
+      if (it != expected.end()) expected.erase(it);
+    }
+    EXPECT_EQ(actual, expected);
+    absl::StatusOr<Inventory> strict = BuildInventory(*objects);
+    absl::StatusOr<Inventory> fast = BuildInventory(loaded->slices, loaded->objects);
+    EXPECT_EQ(strict.status(), fast.status());
+    if (strict.ok() && fast.ok()) {
+      EXPECT_EQ(Dump(*fast), Dump(*strict));
+    }
+    return *std::move(loaded);
+  }
+
+  std::filesystem::path root_;
+};
+
+json SliceJson(const std::string& name, const std::string& node, int devices) {
+  json list = json::array();
+  for (int i = 0; i < devices; ++i) {
+    list.push_back({{"name", absl::StrCat("gpu-", i)},
+                    {"attributes",
+                     {{"productName", {{"string", "NVIDIA L4"}}},
+                      {"driverVersion", {{"version", "570.133.20"}}}}},
+                    {"capacity", {{"memory", {{"value", "23034Mi"}}}}}});
+  }
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"driver", "gpu.nvidia.com"},
+            {"nodeName", node},
+            {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices", list}}}};
+}
+
+json ListJson(const std::vector<json>& items) {
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+}
+
+TEST_F(ManifestLoaderTest, DecodesJsonSliceListsAndKeepsEverythingElse) {
+  Write("fleet/slices.json",
+        ListJson({SliceJson("a", "node-a", 2), SliceJson("b", "node-b", 3)}).dump(4));
+  Write("fleet/one.json", SliceJson("c", "node-c", 1).dump());
+  Write("fleet/profile.json", R"({"apiVersion": "v1", "kind": "Namespace",
+      "metadata": {"name": "ml"}})");
+  Write("fleet/more.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml2}\n");
+  const std::string samples = ::gpuprofile::testing::SourceDir() + "/config/samples/fleet";
+  LoadedManifests loaded = ExpectSameAsReadManifests({(root_ / "fleet").string(), samples});
+  ASSERT_EQ(loaded.slices.size(), 3u);
+  EXPECT_EQ(loaded.slices[0].Location(), (root_ / "fleet/one.json").string() + " (document 1)");
+  EXPECT_EQ(loaded.slices[2].Location(),
+            (root_ / "fleet/slices.json").string() + " (document 1, items[1])");
+  EXPECT_EQ(loaded.slices[2].slice.devices.size(), 3u);
+}
+
+TEST_F(ManifestLoaderTest, AgreesOnTheRepositorysFleets) {
+  for (const char* dir : {"config/samples/fleet", "config/samples/fleet-v1beta1",
+                          "test/testdata/profile/mixed-fleet.yaml"}) {
+    absl::StatusOr<std::vector<ManifestObject>> objects =
+        ReadManifests({::gpuprofile::testing::SourceDir() + "/" + dir});
+    ASSERT_OK(objects);
+    std::vector<json> items;
+    for (const ManifestObject& o : *objects) items.push_back(o.object);
+    const std::string path =
+        Write(absl::StrCat("fleet-", items.size(), ".json"), ListJson(items).dump(4));
+    ExpectSameAsReadManifests({path});
+  }
+}
+
+TEST_F(ManifestLoaderTest, InvalidSliceFilesGiveTheStrictErrors) {
+  json bad = SliceJson("a", "node-a", 1);
+  bad["spec"]["pool"]["generation"] = "one";
+  const std::string path = Write("bad.json", ListJson({SliceJson("ok", "n", 1), bad}).dump());
+  ExpectSameAsReadManifests({path});
+  ASSERT_OK_AND_ASSIGN(LoadedManifests loaded, LoadManifests({path}));
+  EXPECT_TRUE(loaded.slices.empty());
+  absl::StatusOr<Inventory> inventory = BuildInventory(loaded.slices, loaded.objects);
+  EXPECT_THAT(inventory.status().message(),
+              HasSubstr("bad.json (document 1, items[1]): ResourceSlice \"a\": "
+                        "spec.pool.generation: must be an integer, got string"));
+
+  ExpectSameAsReadManifests({Write("broken.json", R"({"apiVersion": "v1", "kind": )")});
+  ExpectSameAsReadManifests({(root_ / "missing.json").string()});
+}
+
+TEST_F(ManifestLoaderTest, SliceNamesReadTwiceAreComparedAsBefore) {
+  const json slice = SliceJson("a", "node-a", 2);
+  const std::string one = Write("one.json", slice.dump());
+  const std::string copy = Write("copy.json", ListJson({slice}).dump(2));
+  LoadedManifests same = ExpectSameAsReadManifests({one, copy});
+  EXPECT_TRUE(same.slices.empty());  // read the strict way, so that copies are recognised
+  ASSERT_OK_AND_ASSIGN(Inventory inventory, BuildInventory(same.slices, same.objects));
+  EXPECT_EQ(inventory.devices().size(), 2u);
+
+  json other = slice;
+  other["spec"]["nodeName"] = "node-b";
+  const std::string conflict = Write("conflict.json", other.dump());
+  const std::string unrelated = Write("unrelated.json", SliceJson("z", "node-z", 1).dump());
+  LoadedManifests loaded = ExpectSameAsReadManifests({one, unrelated, conflict});
+  ASSERT_EQ(loaded.slices.size(), 1u);  // only the unrelated file stays on the fast path
+  absl::StatusOr<Inventory> result = BuildInventory(loaded.slices, loaded.objects);
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("another, different ResourceSlice with this name was read from"));
+}
+
+TEST(InventoryCopyTest, CopiesShareTheDevices) {
+  std::vector<ResourceSlice> slices(1);
+  slices[0].name = "s";
+  slices[0].driver = "d";
+  slices[0].pool = "p";
+  slices[0].resource_slice_count = 1;
+  slices[0].devices.resize(2);
+  const Inventory inventory = Inventory::FromSlices(slices);
+  const Inventory copy = inventory;  // NOLINT(performance-unnecessary-copy-initialization)
+  EXPECT_EQ(&copy.devices(), &inventory.devices());
+  EXPECT_EQ(copy.devices().size(), 2u);
+  EXPECT_TRUE(Inventory().devices().empty());
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
