@@ -18,6 +18,7 @@
 #include "controller/dra/api_version.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/dra/inventory.h"
+#include "controller/dra/manifest_loader.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/profile/engine.h"
@@ -148,14 +149,16 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     api_version = *v;
   }
 
-  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests(paths);
-  if (!objects.ok()) {
-    err << objects.status().message() << "\n";
+  // JSON files of ResourceSlices are decoded as they are read (no JSON document per slice).
+  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(paths);
+  if (!loaded.ok()) {
+    err << loaded.status().message() << "\n";
     return kExitFailure;
   }
   std::vector<std::string> problems;
-  Inputs in = Classify(*objects, &problems);
-  absl::StatusOr<dra::Inventory> inventory = dra::BuildInventory(in.slices);
+  Inputs in = Classify(loaded->objects, &problems);
+  absl::StatusOr<dra::Inventory> inventory =
+      dra::BuildInventory(std::move(loaded->slices), in.slices);
   if (!inventory.ok()) problems.push_back(std::string(inventory.status().message()));
 
   profile::EngineInput input;
