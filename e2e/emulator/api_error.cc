@@ -20,9 +20,10 @@ ApiError MakeError(int code, std::string reason, std::string message) {
 }  // namespace
 
 nlohmann::json ApiError::ToJson() const {
-  nlohmann::json body = {{"kind", "Status"},     {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-                         {"status", "Failure"},  {"message", message}, {"reason", reason},
-                         {"code", code}};
+  nlohmann::json body = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", reason},
+      {"code", code}};
   nlohmann::json details = nlohmann::json::object();
   if (!name.empty()) details["name"] = name;
   if (!group.empty()) details["group"] = group;
@@ -50,7 +51,8 @@ ApiError NotFound(const GroupResource& gr, const std::string& name) {
 }
 
 ApiError AlreadyExists(const GroupResource& gr, const std::string& name) {
-  ApiError e = MakeError(409, "AlreadyExists", absl::StrCat(gr.ToString(), " \"", name, "\" already exists"));
+  ApiError e = MakeError(409, "AlreadyExists",
+                         absl::StrCat(gr.ToString(), " \"", name, "\" already exists"));
   e.name = name;
   e.group = gr.group;
   e.kind = gr.resource;
@@ -59,8 +61,8 @@ ApiError AlreadyExists(const GroupResource& gr, const std::string& name) {
 
 ApiError Conflict(const GroupResource& gr, const std::string& name, const std::string& detail) {
   ApiError e = MakeError(409, "Conflict",
-             absl::StrCat("Operation cannot be fulfilled on ", gr.ToString(), " \"", name,
-                          "\": ", detail));
+                         absl::StrCat("Operation cannot be fulfilled on ", gr.ToString(), " \"",
+                                      name, "\": ", detail));
   e.name = name;
   e.group = gr.group;
   e.kind = gr.resource;
@@ -82,7 +84,8 @@ ApiError Invalid(const std::string& kind, const std::string& group, const std::s
   std::string qualified = group.empty() ? kind : absl::StrCat(kind, ".", group);
   std::string joined = absl::StrJoin(parts, ", ");
   if (parts.size() > 1) joined = absl::StrCat("[", joined, "]");
-  ApiError e = MakeError(422, "Invalid", absl::StrCat(qualified, " \"", name, "\" is invalid: ", joined));
+  ApiError e =
+      MakeError(422, "Invalid", absl::StrCat(qualified, " \"", name, "\" is invalid: ", joined));
   e.name = name;
   e.group = group;
   e.kind = kind;
@@ -95,9 +98,9 @@ ApiError BadRequest(const std::string& message) { return MakeError(400, "BadRequ
 ApiError Gone(const std::string& message) { return MakeError(410, "Expired", message); }
 
 ApiError MethodNotSupported(const GroupResource& gr, const std::string& action) {
-  ApiError e = MakeError(405, "MethodNotAllowed",
-             absl::StrCat(action, " is not supported on resources of kind \"", gr.ToString(),
-                          "\""));
+  ApiError e = MakeError(
+      405, "MethodNotAllowed",
+      absl::StrCat(action, " is not supported on resources of kind \"", gr.ToString(), "\""));
   e.group = gr.group;
   e.kind = gr.resource;
   return e;
@@ -105,7 +108,7 @@ ApiError MethodNotSupported(const GroupResource& gr, const std::string& action) 
 
 ApiError Forbidden(const GroupResource& gr, const std::string& name, const std::string& detail) {
   ApiError e = MakeError(403, "Forbidden",
-             absl::StrCat(gr.ToString(), " \"", name, "\" is forbidden: ", detail));
+                         absl::StrCat(gr.ToString(), " \"", name, "\" is forbidden: ", detail));
   e.name = name;
   e.group = gr.group;
   e.kind = gr.resource;
@@ -114,16 +117,16 @@ ApiError Forbidden(const GroupResource& gr, const std::string& name, const std::
 
 ApiError UnsupportedMediaType(const std::string& content_type) {
   return MakeError(415, "UnsupportedMediaType",
-                  absl::StrCat("the body of the request was in an unknown format - accepted "
-                               "media types include: application/json-patch+json, "
-                               "application/merge-patch+json (got ",
-                               content_type, ")"));
+                   absl::StrCat("the body of the request was in an unknown format - accepted "
+                                "media types include: application/json-patch+json, "
+                                "application/merge-patch+json (got ",
+                                content_type, ")"));
 }
 
 ApiError NotAcceptable() {
   return MakeError(406, "NotAcceptable",
-                  "only the following media types are accepted: application/json, "
-                  "application/json;as=Table;v=v1;g=meta.k8s.io");
+                   "only the following media types are accepted: application/json, "
+                   "application/json;as=Table;v=v1;g=meta.k8s.io");
 }
 
 ApiError TooManyRequests(int retry_after_seconds) {
@@ -133,8 +136,7 @@ ApiError TooManyRequests(int retry_after_seconds) {
 }
 
 ApiError InternalError(const std::string& message) {
-  return MakeError(500, "InternalError",
-                  absl::StrCat("Internal error occurred: ", message));
+  return MakeError(500, "InternalError", absl::StrCat("Internal error occurred: ", message));
 }
 
 ApiError PathNotFound() {
@@ -150,8 +152,7 @@ std::string Render(const nlohmann::json& value) {
 
 StatusCause FieldInvalid(const std::string& field, const nlohmann::json& value,
                          const std::string& detail) {
-  return {"FieldValueInvalid", absl::StrCat("Invalid value: ", Render(value), ": ", detail),
-          field};
+  return {"FieldValueInvalid", absl::StrCat("Invalid value: ", Render(value), ": ", detail), field};
 }
 
 StatusCause FieldRequired(const std::string& field, const std::string& detail) {
@@ -197,8 +198,7 @@ HttpResponse ErrorResponse(const ApiError& error) {
   return r;
 }
 
-HttpResponse JsonResponse(int status, const nlohmann::json& body,
-                          const std::string& content_type) {
+HttpResponse JsonResponse(int status, const nlohmann::json& body, const std::string& content_type) {
   HttpResponse r;
   r.status = status;
   r.content_type = content_type;

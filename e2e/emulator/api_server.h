@@ -59,8 +59,17 @@ class ApiServer {
   nlohmann::json Snapshot() const;
   absl::Status Restore(const nlohmann::json& snapshot);
 
-  // A parsed resource path (group, version, resource, namespace, name, subresource).
-  struct Route;
+  // A parsed resource path: /api/v1/... or /apis/<group>/<version>/..., then
+  // [namespaces/<ns>/]<resource>[/<name>[/<subresource>]].
+  struct Route {
+    std::string group;
+    std::string version;
+    std::string resource;
+    std::string ns;
+    std::string name;
+    std::string subresource;
+    bool namespaced_path = false;
+  };
 
  private:
   explicit ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> registry);
@@ -77,10 +86,10 @@ class ApiServer {
                             const ResourceType& type, const std::string& body)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse UpdateObject(const HttpRequest& request, const Route& route,
-                            const ResourceType& type, const std::string& body,
-                            bool is_patch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  HttpResponse PatchObject(const HttpRequest& request, const Route& route,
-                           const ResourceType& type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                            const ResourceType& type, const std::string& body, bool is_patch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  HttpResponse PatchObject(const HttpRequest& request, const Route& route, const ResourceType& type)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse DeleteObject(const HttpRequest& request, const Route& route,
                             const ResourceType& type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse DeleteCollection(const HttpRequest& request, const Route& route,

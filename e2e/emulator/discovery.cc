@@ -31,14 +31,18 @@ GroupMap Groups(const ResourceRegistry& registry) {
 
 int VersionPriority(const std::string& v) {
   // Kubernetes version priority: GA > beta > alpha, higher numbers first.
-  int level = v.find("alpha") != std::string::npos ? 0 : v.find("beta") != std::string::npos ? 1 : 2;
+  int level = v.find("alpha") != std::string::npos  ? 0
+              : v.find("beta") != std::string::npos ? 1
+                                                    : 2;
   int major = std::atoi(v.c_str() + 1);
   size_t pos = v.find_first_of("ab");
-  int minor = pos == std::string::npos ? 0 : std::atoi(v.c_str() + v.find_first_of("0123456789", pos));
+  int minor =
+      pos == std::string::npos ? 0 : std::atoi(v.c_str() + v.find_first_of("0123456789", pos));
   return level * 1000000 + major * 1000 + minor;
 }
 
-std::vector<std::string> SortedVersions(const std::map<std::string, std::vector<const ResourceType*>>& m) {
+std::vector<std::string> SortedVersions(
+    const std::map<std::string, std::vector<const ResourceType*>>& m) {
   std::vector<std::string> versions;
   for (const auto& [v, r] : m) versions.push_back(v);
   std::sort(versions.begin(), versions.end(), [](const std::string& a, const std::string& b) {
@@ -109,9 +113,10 @@ nlohmann::json LegacyGroup(const std::string& group,
   for (const std::string& v : sorted) {
     versions.push_back({{"groupVersion", group + "/" + v}, {"version", v}});
   }
-  return {{"name", group},
-          {"versions", versions},
-          {"preferredVersion", {{"groupVersion", group + "/" + sorted[0]}, {"version", sorted[0]}}}};
+  return {
+      {"name", group},
+      {"versions", versions},
+      {"preferredVersion", {{"groupVersion", group + "/" + sorted[0]}, {"version", sorted[0]}}}};
 }
 
 std::string Hash(const std::string& text) {
@@ -136,9 +141,8 @@ nlohmann::json OpenApiDocument(const std::string& group, const std::string& vers
                                      : prefix + "/" + t->resource;
     nlohmann::json ok = {{"200", {{"description", "OK"}}}};
     auto op = [&](const std::string& id, bool validation) {
-      nlohmann::json o = {{"operationId", id},
-                          {"x-kubernetes-group-version-kind", gvk},
-                          {"responses", ok}};
+      nlohmann::json o = {
+          {"operationId", id}, {"x-kubernetes-group-version-kind", gvk}, {"responses", ok}};
       if (validation) o["parameters"] = nlohmann::json::array({field_validation});
       return o;
     };

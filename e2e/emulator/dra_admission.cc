@@ -115,8 +115,8 @@ struct Validator {
         causes.push_back(FieldTooLong(p, kMaxExpressionLength));
         continue;
       }
-      auto env = cel::Environment::ForDeviceSelectors(
-          kube, cel::ExpressionMode::kNewExpression, gates.Enabled("DRAConsumableCapacity"));
+      auto env = cel::Environment::ForDeviceSelectors(kube, cel::ExpressionMode::kNewExpression,
+                                                      gates.Enabled("DRAConsumableCapacity"));
       cel::CompileOptions options;
       options.require_bool_result = true;
       auto program = cel::Compile(text, env, options);
@@ -127,9 +127,9 @@ struct Validator {
               p, text, absl::StrCat("compilation failed: ", program.status().message())));
           break;
         case absl::StatusCode::kResourceExhausted:
-          causes.push_back(FieldForbidden(
-              p, absl::StrCat("too complex, exceeds cost limit (",
-                              std::string(program.status().message()), ")")));
+          causes.push_back(
+              FieldForbidden(p, absl::StrCat("too complex, exceeds cost limit (",
+                                             std::string(program.status().message()), ")")));
           break;
         default:
           // Unimplemented: the engine cannot tell; kube-apiserver's verdict is unknown, so the
@@ -170,8 +170,7 @@ struct Validator {
     }
   }
 
-  void ExactRequest(const nlohmann::json& r, const std::string& path,
-                    const nlohmann::json* old_r) {
+  void ExactRequest(const nlohmann::json& r, const std::string& path, const nlohmann::json* old_r) {
     const nlohmann::json* cls = Field(r, "deviceClassName");
     if (!cls || !cls->is_string() || cls->get<std::string>().empty()) {
       causes.push_back(FieldRequired(path + ".deviceClassName"));
@@ -191,7 +190,8 @@ struct Validator {
       causes.push_back(FieldInvalid(path + ".count", *count, "must be greater than zero"));
     }
     if (m == "All" && count && !(count->is_number() && count->get<double>() == 0)) {
-      causes.push_back(FieldInvalid(path + ".count", *count, "must not be specified when allocationMode is 'All'"));
+      causes.push_back(FieldInvalid(path + ".count", *count,
+                                    "must not be specified when allocationMode is 'All'"));
     }
   }
 
@@ -215,10 +215,10 @@ struct Validator {
         for (size_t i = 0; i < requests->size(); ++i) {
           const nlohmann::json& r = (*requests)[i];
           std::string rpath = absl::StrCat(dpath, ".requests[", i, "]");
-          const nlohmann::json* old_r = old_requests && old_requests->is_array() &&
-                                                i < old_requests->size()
-                                            ? &(*old_requests)[i]
-                                            : nullptr;
+          const nlohmann::json* old_r =
+              old_requests && old_requests->is_array() && i < old_requests->size()
+                  ? &(*old_requests)[i]
+                  : nullptr;
           const nlohmann::json* name = Field(r, "name");
           if (!name || !name->is_string() || name->get<std::string>().empty()) {
             causes.push_back(FieldRequired(rpath + ".name"));
@@ -232,7 +232,8 @@ struct Validator {
           bool flat = kube.minor == 32;
           if (exactly && first) {
             causes.push_back(FieldInvalid(rpath, "<value omitted>",
-                                          "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"));
+                                          "exactly one of `exactly` or `firstAvailable` is "
+                                          "required, but multiple fields are set"));
           } else if (exactly) {
             ExactRequest(*exactly, flat ? rpath : rpath + ".exactly",
                          old_r ? Field(*old_r, "exactly") : nullptr);
@@ -293,8 +294,8 @@ struct Validator {
       }
       const nlohmann::json* gen = Field(*pool, "generation");
       if (gen && (!gen->is_number_integer() || gen->get<int64_t>() < 0)) {
-        causes.push_back(FieldInvalid("spec.pool.generation", *gen,
-                                      "must be greater than or equal to 0"));
+        causes.push_back(
+            FieldInvalid("spec.pool.generation", *gen, "must be greater than or equal to 0"));
       }
     }
     int selectors = 0;
@@ -306,9 +307,14 @@ struct Validator {
       }
     }
     if (selectors != 1) {
-      causes.push_back(selectors == 0
-                           ? FieldRequired("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
-                           : FieldInvalid("spec", "<value omitted>", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"));
+      causes.push_back(
+          selectors == 0
+              ? FieldRequired("spec",
+                              "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                              "`perDeviceNodeSelection` is required")
+              : FieldInvalid("spec", "<value omitted>",
+                             "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                             "`perDeviceNodeSelection` is required, but multiple fields are set"));
     }
     const nlohmann::json* devices = Field(*spec, "devices");
     if (devices && devices->is_array()) {

@@ -24,8 +24,8 @@ absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec) {
   for (absl::string_view part : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
     std::vector<std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
     if (kv.size() != 2) {
-      return absl::InvalidArgumentError(absl::StrCat("--faults: expected key=value, got \"",
-                                                     std::string(part), "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--faults: expected key=value, got \"", std::string(part), "\""));
     }
     const std::string& key = kv[0];
     const std::string& value = kv[1];
@@ -64,8 +64,7 @@ std::string RequestVerb(const HttpRequest& request) {
   for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (skip == 0 || parts.size() <= skip) return method;
   std::vector<std::string> rest(parts.begin() + static_cast<long>(skip), parts.end());
-  if (rest[0] == "namespaces" && rest.size() >= 3 && rest[2] != "status" &&
-      rest[2] != "finalize") {
+  if (rest[0] == "namespaces" && rest.size() >= 3 && rest[2] != "status" && rest[2] != "finalize") {
     rest.erase(rest.begin(), rest.begin() + 2);
   }
   bool named = rest.size() >= 2;

@@ -21,10 +21,10 @@
 namespace gpuprofile::e2e {
 
 struct FaultConfig {
-  double error_fraction = 0;      // of API requests (not /emulator, /version, discovery)
-  int error_code = 500;           // 500, 429 (with Retry-After) or 409
+  double error_fraction = 0;  // of API requests (not /emulator, /version, discovery)
+  int error_code = 500;       // 500, 429 (with Retry-After) or 409
   int retry_after_seconds = 1;
-  absl::Duration latency;         // added to every API request
+  absl::Duration latency;             // added to every API request
   absl::Duration drop_watches_every;  // 0: never
 };
 

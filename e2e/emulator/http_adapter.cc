@@ -3,6 +3,8 @@
 #include "e2e/emulator/http_adapter.h"
 
 #include <arpa/inet.h>
+#include <cpprest/http_listener.h>
+#include <cpprest/producerconsumerstream.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,9 +14,6 @@
 #include <exception>
 #include <mutex>
 #include <utility>
-
-#include <cpprest/http_listener.h>
-#include <cpprest/producerconsumerstream.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -48,8 +47,7 @@ std::string QueryUnescape(const std::string& s) {
 std::string PathUnescape(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
         std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
       out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
       i += 2;
@@ -112,8 +110,8 @@ HttpRequest Convert(const http::http_request& req) {
   size_t start = 0;
   while (start <= query.size() && !query.empty()) {
     size_t amp = query.find('&', start);
-    std::string part = query.substr(start, amp == std::string::npos ? std::string::npos
-                                                                     : amp - start);
+    std::string part =
+        query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
     if (!part.empty()) {
       size_t eq = part.find('=');
       std::string key = QueryUnescape(part.substr(0, eq));
@@ -138,8 +136,8 @@ std::string InternalErrorBody(const std::string& what) {
     if (static_cast<unsigned char>(c) >= 0x20) escaped += c;
   }
   return absl::StrCat(
-      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")",
-      escaped, R"(","reason":"InternalError","code":500})");
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")", escaped,
+      R"(","reason":"InternalError","code":500})");
 }
 
 int PickFreePort(const std::string& host) {

@@ -56,8 +56,8 @@ absl::Status ParseBoolMap(const std::string& flag, const std::string& value,
       } else if (kv[1] == "false") {
         enabled = false;
       } else {
-        return absl::InvalidArgumentError(absl::StrCat(flag, ": invalid value \"", kv[1],
-                                                       "\" for ", kv[0], " (true or false)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": invalid value \"", kv[1], "\" for ", kv[0], " (true or false)"));
       }
     }
     out[kv[0]] = enabled;
@@ -149,8 +149,8 @@ int Run(int argc, char** argv) {
   absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
   if (!flags.ok()) {
     bool help = flags.status().code() == absl::StatusCode::kCancelled;
-    (help ? std::cout : std::cerr) << (help ? "" : "kube-emulator: ") << flags.status().message()
-                                   << (help ? "" : "\n");
+    (help ? std::cout : std::cerr)
+        << (help ? "" : "kube-emulator: ") << flags.status().message() << (help ? "" : "\n");
     return help ? 0 : 2;
   }
   absl::StatusOr<KubeVersion> kube = KubeVersion::Parse(flags->kube_version);
@@ -191,8 +191,7 @@ int Run(int argc, char** argv) {
     }
   }
   if (!flags->manifests.empty()) {
-    absl::StatusOr<std::vector<dra::ManifestObject>> objects =
-        dra::ReadManifests(flags->manifests);
+    absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests(flags->manifests);
     if (!objects.ok()) {
       std::cerr << "kube-emulator: -f: " << objects.status().message() << "\n";
       return 1;
@@ -231,8 +230,8 @@ int Run(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
-  absl::StatusOr<std::unique_ptr<HttpServer>> http = StartHttpServer(
-      host, port, [&frontend](const HttpRequest& r) { return frontend.Handle(r); });
+  absl::StatusOr<std::unique_ptr<HttpServer>> http =
+      StartHttpServer(host, port, [&frontend](const HttpRequest& r) { return frontend.Handle(r); });
   if (!http.ok()) {
     std::cerr << "kube-emulator: " << http.status().message() << "\n";
     return 1;

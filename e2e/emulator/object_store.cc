@@ -110,7 +110,8 @@ void ObjectStore::Compact() {
   compacted_rv_ = ++rv_;
 }
 
-void ObjectStore::Restore(uint64_t rv, std::vector<std::pair<std::string, nlohmann::json>> objects) {
+void ObjectStore::Restore(uint64_t rv,
+                          std::vector<std::pair<std::string, nlohmann::json>> objects) {
   objects_.clear();
   history_.clear();
   for (auto& [key, object] : objects) {

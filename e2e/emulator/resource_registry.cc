@@ -87,9 +87,9 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
     const RegistryOptions& options) {
   for (const auto& [key, enabled] : options.runtime_config) {
     if (key.rfind("resource.k8s.io/", 0) != 0 && key != "api/all") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--runtime-config: unknown or unsupported API \"", key,
-          "\" (this emulator only switches resource.k8s.io versions)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--runtime-config: unknown or unsupported API \"", key,
+                       "\" (this emulator only switches resource.k8s.io versions)"));
     }
   }
   absl::StatusOr<std::vector<std::string>> dra_versions = DraVersions(options);
@@ -122,21 +122,25 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   event->short_names = {"ev"};
   event->columns = {Path("Type", ".type"), Path("Reason", ".reason"),
                     Computed("Object", EventObject), Path("Message", ".message")};
-  event->field_labels = {"involvedObject.kind",       "involvedObject.namespace",
-                         "involvedObject.name",       "involvedObject.uid",
-                         "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                         "involvedObject.fieldPath",  "reason",
-                         "reportingComponent",        "source",
+  event->field_labels = {"involvedObject.kind",
+                         "involvedObject.namespace",
+                         "involvedObject.name",
+                         "involvedObject.uid",
+                         "involvedObject.apiVersion",
+                         "involvedObject.resourceVersion",
+                         "involvedObject.fieldPath",
+                         "reason",
+                         "reportingComponent",
+                         "source",
                          "type"};
   t.push_back(event);
 
   auto event2 = Make("events.k8s.io", "v1", "events", "Event", true);
   event2->storage_key = "events";  // the same objects as core v1 Events
   event2->short_names = {"ev"};
-  event2->columns = {Path("Type", ".type"), Path("Reason", ".reason"),
-                     Path("Note", ".note")};
-  event2->field_labels = {"regarding.kind", "regarding.name", "regarding.namespace",
-                          "regarding.uid",  "reason",         "type",
+  event2->columns = {Path("Type", ".type"), Path("Reason", ".reason"), Path("Note", ".note")};
+  event2->field_labels = {"regarding.kind",     "regarding.name", "regarding.namespace",
+                          "regarding.uid",      "reason",         "type",
                           "reportingController"};
   t.push_back(event2);
 
@@ -152,8 +156,7 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   lease->columns = {Path("Holder", ".spec.holderIdentity")};
   t.push_back(lease);
 
-  for (auto [resource, kind, namespaced] :
-       std::vector<std::tuple<std::string, std::string, bool>>{
+  for (auto [resource, kind, namespaced] : std::vector<std::tuple<std::string, std::string, bool>>{
            {"roles", "Role", true},
            {"rolebindings", "RoleBinding", true},
            {"clusterroles", "ClusterRole", false},

@@ -57,8 +57,8 @@ absl::StatusOr<std::vector<LabelRequirement>> ParseLabelSelector(const std::stri
     if (part[0] == '!') {
       req.key = Trim(part.substr(1));
       req.op = LabelRequirement::Op::kDoesNotExist;
-    } else if (size_t p = part.find(" notin "); p != std::string::npos ||
-                                                 part.find(" notin(") != std::string::npos) {
+    } else if (size_t p = part.find(" notin ");
+               p != std::string::npos || part.find(" notin(") != std::string::npos) {
       if (p == std::string::npos) p = part.find(" notin(");
       req.key = Trim(part.substr(0, p));
       req.op = LabelRequirement::Op::kNotIn;
@@ -70,8 +70,8 @@ absl::StatusOr<std::vector<LabelRequirement>> ParseLabelSelector(const std::stri
       for (absl::string_view v : absl::StrSplit(rest.substr(1, rest.size() - 2), ',')) {
         req.values.push_back(Trim(std::string(v)));
       }
-    } else if (size_t q = part.find(" in "); q != std::string::npos ||
-                                              part.find(" in(") != std::string::npos) {
+    } else if (size_t q = part.find(" in ");
+               q != std::string::npos || part.find(" in(") != std::string::npos) {
       if (q == std::string::npos) q = part.find(" in(");
       req.key = Trim(part.substr(0, q));
       req.op = LabelRequirement::Op::kIn;
@@ -97,14 +97,14 @@ absl::StatusOr<std::vector<LabelRequirement>> ParseLabelSelector(const std::stri
       req.op = LabelRequirement::Op::kExists;
     }
     if (req.key.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unable to parse requirement: found '", part, "', expected: identifier"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unable to parse requirement: found '", part, "', expected: identifier"));
     }
     for (char c : req.key) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
             c == '/')) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unable to parse requirement: invalid label key \"", req.key, "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unable to parse requirement: invalid label key \"", req.key, "\""));
       }
     }
     out.push_back(std::move(req));
@@ -205,8 +205,8 @@ void Walk(const nlohmann::json& node, const std::string& path, size_t pos,
   }
   if (path[pos] == '.') {
     size_t end = path.find_first_of(".[", pos + 1);
-    std::string key = path.substr(pos + 1, end == std::string::npos ? std::string::npos
-                                                                    : end - pos - 1);
+    std::string key =
+        path.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
     if (key.empty()) {
       Walk(node, path, end == std::string::npos ? path.size() : end, out);
       return;

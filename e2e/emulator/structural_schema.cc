@@ -60,10 +60,10 @@ class Walker {
     std::string type = schema.value("type", "");
     if (int_or_string) {
       if (!value.is_string() && !value.is_number_integer() && !value.is_number_unsigned()) {
-        outcome.errors.push_back(FieldInvalid(
-            path, value,
-            absl::StrCat(path, " in body must be of type integer,string: \"", TypeOf(value),
-                         "\"")));
+        outcome.errors.push_back(
+            FieldInvalid(path, value,
+                         absl::StrCat(path, " in body must be of type integer,string: \"",
+                                      TypeOf(value), "\"")));
         return;
       }
     } else if (!TypeMatches(type, value)) {
@@ -85,10 +85,10 @@ class Walker {
     if (auto a = schema.find("additionalProperties"); a != schema.end() && a->is_object()) {
       additional = &*a;
     }
-    bool preserve = schema.value("x-kubernetes-preserve-unknown-fields", false) ||
-                    (schema.contains("additionalProperties") &&
-                     schema["additionalProperties"].is_boolean() &&
-                     schema["additionalProperties"].get<bool>());
+    bool preserve =
+        schema.value("x-kubernetes-preserve-unknown-fields", false) ||
+        (schema.contains("additionalProperties") && schema["additionalProperties"].is_boolean() &&
+         schema["additionalProperties"].get<bool>());
     // Defaults first (apiextensions defaults before it validates).
     if (props) {
       for (auto& [key, sub] : props->items()) {
@@ -116,12 +116,12 @@ class Walker {
         }
       }
     }
-    if (auto m = schema.find("maxProperties"); m != schema.end() && m->is_number() &&
-                                               value.size() > m->get<size_t>()) {
+    if (auto m = schema.find("maxProperties");
+        m != schema.end() && m->is_number() && value.size() > m->get<size_t>()) {
       outcome.errors.push_back(FieldTooMany(path, value.size(), m->get<size_t>()));
     }
-    if (auto m = schema.find("minProperties"); m != schema.end() && m->is_number() &&
-                                               value.size() < m->get<size_t>()) {
+    if (auto m = schema.find("minProperties");
+        m != schema.end() && m->is_number() && value.size() < m->get<size_t>()) {
       outcome.errors.push_back(FieldInvalid(
           path, value.size(),
           absl::StrCat(path, " in body should have at least ", m->get<size_t>(), " properties")));
@@ -134,12 +134,12 @@ class Walker {
         Apply(*items, value[i], absl::StrCat(path, "[", i, "]"));
       }
     }
-    if (auto m = schema.find("maxItems"); m != schema.end() && m->is_number() &&
-                                          value.size() > m->get<size_t>()) {
+    if (auto m = schema.find("maxItems");
+        m != schema.end() && m->is_number() && value.size() > m->get<size_t>()) {
       outcome.errors.push_back(FieldTooMany(path, value.size(), m->get<size_t>()));
     }
-    if (auto m = schema.find("minItems"); m != schema.end() && m->is_number() &&
-                                          value.size() < m->get<size_t>()) {
+    if (auto m = schema.find("minItems");
+        m != schema.end() && m->is_number() && value.size() < m->get<size_t>()) {
       outcome.errors.push_back(FieldInvalid(
           path, value.size(),
           absl::StrCat(path, " in body should have at least ", m->get<size_t>(), " items")));
@@ -170,12 +170,12 @@ class Walker {
           // An invalid pattern is the CRD's problem; kube-apiserver rejects such CRDs.
         }
       }
-      if (auto m = schema.find("maxLength"); m != schema.end() && m->is_number() &&
-                                             s.size() > m->get<size_t>()) {
+      if (auto m = schema.find("maxLength");
+          m != schema.end() && m->is_number() && s.size() > m->get<size_t>()) {
         outcome.errors.push_back(FieldTooLong(path, m->get<size_t>()));
       }
-      if (auto m = schema.find("minLength"); m != schema.end() && m->is_number() &&
-                                             s.size() < m->get<size_t>()) {
+      if (auto m = schema.find("minLength");
+          m != schema.end() && m->is_number() && s.size() < m->get<size_t>()) {
         outcome.errors.push_back(FieldInvalid(
             path, value,
             absl::StrCat(path, " in body should be at least ", m->get<size_t>(), " chars long")));
@@ -186,19 +186,19 @@ class Walker {
       if (auto m = schema.find("minimum"); m != schema.end() && m->is_number()) {
         bool exclusive = schema.value("exclusiveMinimum", false);
         if (exclusive ? v <= Number(*m) : v < Number(*m)) {
-          outcome.errors.push_back(FieldInvalid(
-              path, value,
-              absl::StrCat(path, " in body should be greater than ",
-                           exclusive ? "" : "or equal to ", Num(*m))));
+          outcome.errors.push_back(
+              FieldInvalid(path, value,
+                           absl::StrCat(path, " in body should be greater than ",
+                                        exclusive ? "" : "or equal to ", Num(*m))));
         }
       }
       if (auto m = schema.find("maximum"); m != schema.end() && m->is_number()) {
         bool exclusive = schema.value("exclusiveMaximum", false);
         if (exclusive ? v >= Number(*m) : v > Number(*m)) {
-          outcome.errors.push_back(FieldInvalid(
-              path, value,
-              absl::StrCat(path, " in body should be less than ", exclusive ? "" : "or equal to ",
-                           Num(*m))));
+          outcome.errors.push_back(
+              FieldInvalid(path, value,
+                           absl::StrCat(path, " in body should be less than ",
+                                        exclusive ? "" : "or equal to ", Num(*m))));
         }
       }
     }

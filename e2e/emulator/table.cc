@@ -38,9 +38,7 @@ nlohmann::json CellValue(const PrinterColumn& c, const nlohmann::json& object, a
 
 }  // namespace
 
-bool WantsTable(const std::string& accept) {
-  return accept.find("as=Table") != std::string::npos;
-}
+bool WantsTable(const std::string& accept) { return accept.find("as=Table") != std::string::npos; }
 
 std::string HumanDuration(absl::Duration d) {
   int64_t seconds = absl::ToInt64Seconds(d);

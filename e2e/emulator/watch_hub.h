@@ -36,9 +36,8 @@ class WatchHub {
 
   // Opens a watch on `sink`: sends `initial` (already in the watch's version: ADDED events or a
   // replay), then every matching future event.
-  void Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
-            const std::vector<StoreEvent>& replay, const std::vector<ObjectPtr>& initial,
-            absl::Time now);
+  void Open(WatchSpec spec, std::shared_ptr<StreamSink> sink, const std::vector<StoreEvent>& replay,
+            const std::vector<ObjectPtr>& initial, absl::Time now);
   // Sends one ERROR event with `status` and closes the stream (410 for compacted versions).
   static void Fail(const std::shared_ptr<StreamSink>& sink, const nlohmann::json& status);
 

@@ -100,8 +100,9 @@ class KubectlTest : public ::testing::TestWithParam<Mode> {
     if (::access(kubectl_.c_str(), X_OK) != 0) {
       GTEST_SKIP() << kubectl_ << " is not installed: the kubectl suite is skipped";
     }
-    emulator_ = std::make_unique<EmulatorProcess>(std::vector<std::string>{
-        "--kube-version", GetParam().kube_version, "--kubeconfig-out", scratch_.File("kubeconfig")});
+    emulator_ = std::make_unique<EmulatorProcess>(
+        std::vector<std::string>{"--kube-version", GetParam().kube_version, "--kubeconfig-out",
+                                 scratch_.File("kubeconfig")});
     ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
   }
 
@@ -135,8 +136,9 @@ bool WaitForText(const std::string& path, const std::string& text, absl::Duratio
 TEST_P(KubectlTest, CustomResourceLifecycle) {
   scratch_.Write("crd.yaml", kCrd);
   scratch_.Write("widget.yaml", kWidget);
-  EXPECT_THAT(Run({"apply", "-f", scratch_.File("crd.yaml")}).out,
-              HasSubstr("customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"));
+  EXPECT_THAT(
+      Run({"apply", "-f", scratch_.File("crd.yaml")}).out,
+      HasSubstr("customresourcedefinition.apiextensions.k8s.io/widgets.example.com created"));
   Run({"wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s"});
   EXPECT_THAT(Run({"apply", "-f", scratch_.File("widget.yaml")}).out,
               HasSubstr("widget.example.com/w created"));
@@ -153,9 +155,9 @@ TEST_P(KubectlTest, CustomResourceLifecycle) {
                                   scratch_.File("watch.log"));
   ASSERT_TRUE(WaitForText(scratch_.File("watch.log"), "ADDED", absl::Seconds(30)))
       << ReadFile(scratch_.File("watch.log"));
-  pid_t waiter = StartBackground(
-      Kubectl({"wait", "--for=condition=Ready", "widget/w", "--timeout=60s"}),
-      scratch_.File("wait.log"));
+  pid_t waiter =
+      StartBackground(Kubectl({"wait", "--for=condition=Ready", "widget/w", "--timeout=60s"}),
+                      scratch_.File("wait.log"));
   EXPECT_THAT(Run({"patch", "widget", "w", "--subresource=status", "--type=merge", "-p",
                    R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"})
                   .out,
@@ -192,11 +194,12 @@ spec:
   EXPECT_THAT(Run({"get", "deviceclass", "gpu.example.com", "-o", "yaml"}).out,
               HasSubstr("apiVersion: resource.k8s.io/" + GetParam().dra_version));
 
-  scratch_.Write("bad.yaml", absl::StrCat("apiVersion: resource.k8s.io/", GetParam().dra_version,
-                                          "\nkind: DeviceClass\nmetadata:\n  name: bad\nspec:\n"
-                                          "  selectors:\n  - cel:\n      expression: 'device.nope'\n"));
-  CommandResult rejected = RunCommand(Kubectl({"apply", "-f", scratch_.File("bad.yaml")}),
-                                      kCommandDeadline);
+  scratch_.Write("bad.yaml",
+                 absl::StrCat("apiVersion: resource.k8s.io/", GetParam().dra_version,
+                              "\nkind: DeviceClass\nmetadata:\n  name: bad\nspec:\n"
+                              "  selectors:\n  - cel:\n      expression: 'device.nope'\n"));
+  CommandResult rejected =
+      RunCommand(Kubectl({"apply", "-f", scratch_.File("bad.yaml")}), kCommandDeadline);
   EXPECT_NE(rejected.exit_code, 0);
   EXPECT_THAT(rejected.out, HasSubstr("compilation failed"));
   EXPECT_THAT(Run({"delete", "deviceclass", "gpu.example.com"}).out, HasSubstr("deleted"));

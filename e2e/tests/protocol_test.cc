@@ -24,7 +24,8 @@ class Emulator {
  public:
   explicit Emulator(std::vector<std::string> args = {}) : process_(std::move(args)) {
     EXPECT_TRUE(process_.ok()) << process_.Stderr();
-    client_ = std::make_unique<RawHttpClient>(process_.ok() ? process_.url() : "http://127.0.0.1:1");
+    client_ =
+        std::make_unique<RawHttpClient>(process_.ok() ? process_.url() : "http://127.0.0.1:1");
   }
   RawHttpClient& http() { return *client_; }
   EmulatorProcess& process() { return process_; }
@@ -151,25 +152,24 @@ TEST(ProtocolTest, CreateGetUpdateConflictsAndNotFound) {
 TEST(ProtocolTest, MergeAndJsonPatch) {
   Emulator emu;
   ASSERT_EQ(emu.http().Post(kCms, ConfigMap("p")).status, 201);
-  RawResponse merged = emu.http().MergePatch(absl::StrCat(kCms, "/p"),
-                                             {{"data", {{"k", nullptr}, {"x", "1"}}}});
+  RawResponse merged =
+      emu.http().MergePatch(absl::StrCat(kCms, "/p"), {{"data", {{"k", nullptr}, {"x", "1"}}}});
   ASSERT_EQ(merged.status, 200) << merged.body;
   EXPECT_EQ(merged.Json()["data"], json({{"x", "1"}}));
-  RawResponse patched =
-      emu.http().Request("PATCH", absl::StrCat(kCms, "/p"),
-                         R"([{"op":"add","path":"/data/y","value":"2"}])",
-                         "application/json-patch+json");
+  RawResponse patched = emu.http().Request("PATCH", absl::StrCat(kCms, "/p"),
+                                           R"([{"op":"add","path":"/data/y","value":"2"}])",
+                                           "application/json-patch+json");
   ASSERT_EQ(patched.status, 200) << patched.body;
   EXPECT_EQ(patched.Json()["data"]["y"], "2");
-  RawResponse unsupported = emu.http().Request("PATCH", absl::StrCat(kCms, "/p"), "{}",
-                                               "application/apply-patch+yaml");
+  RawResponse unsupported =
+      emu.http().Request("PATCH", absl::StrCat(kCms, "/p"), "{}", "application/apply-patch+yaml");
   EXPECT_EQ(unsupported.status, 415);
 }
 
 TEST(ProtocolTest, ProtobufBodiesAreRefusedWith415) {
   Emulator emu;
-  RawResponse r = emu.http().Request("POST", kCms, "\x6b\x38\x73\x00",
-                                     "application/vnd.kubernetes.protobuf");
+  RawResponse r =
+      emu.http().Request("POST", kCms, "\x6b\x38\x73\x00", "application/vnd.kubernetes.protobuf");
   EXPECT_EQ(r.status, 415);
   EXPECT_EQ(r.Json()["reason"], "UnsupportedMediaType");
 }
@@ -190,19 +190,21 @@ TEST(ProtocolTest, GenerationBumpsOnSpecChangesOnly) {
   EXPECT_NE(Rv(labelled.Json()), Rv(created.Json()));
   RawResponse changed = emu.http().MergePatch(
       path + "/gpu",
-      {{"spec", {{"selectors", {{{"cel", {{"expression", "device.driver == 'x.example.com'"}}}}}}}}});
+      {{"spec",
+        {{"selectors", {{{"cel", {{"expression", "device.driver == 'x.example.com'"}}}}}}}}});
   ASSERT_EQ(changed.status, 200) << changed.body;
   EXPECT_EQ(changed.Json()["metadata"]["generation"], 2);
   // A patch that changes nothing writes nothing.
-  RawResponse noop = emu.http().MergePatch(path + "/gpu", {{"metadata", {{"labels", {{"a", "b"}}}}}});
+  RawResponse noop =
+      emu.http().MergePatch(path + "/gpu", {{"metadata", {{"labels", {{"a", "b"}}}}}});
   EXPECT_EQ(Rv(noop.Json()), Rv(changed.Json()));
 }
 
 TEST(ProtocolTest, WatchStreamsEventsAndBookmarks) {
   Emulator emu({"--bookmark-interval", "200ms"});
   json list = emu.http().Get(kCms).Json();
-  std::unique_ptr<LineStream> watch = emu.http().Stream(absl::StrCat(
-      kCms, "?watch=true&allowWatchBookmarks=true&resourceVersion=", Rv(list)));
+  std::unique_ptr<LineStream> watch = emu.http().Stream(
+      absl::StrCat(kCms, "?watch=true&allowWatchBookmarks=true&resourceVersion=", Rv(list)));
   ASSERT_NE(watch, nullptr);
   EXPECT_EQ(watch->status(), 200);
   ASSERT_EQ(emu.http().Post(kCms, ConfigMap("w")).status, 201);
@@ -225,8 +227,8 @@ TEST(ProtocolTest, WatchReplaysFromAResourceVersionAndSendsInitialState) {
   Emulator emu;
   RawResponse first = emu.http().Post(kCms, ConfigMap("one"));
   ASSERT_EQ(emu.http().Post(kCms, ConfigMap("two")).status, 201);
-  std::unique_ptr<LineStream> replay = emu.http().Stream(
-      absl::StrCat(kCms, "?watch=1&resourceVersion=", Rv(first.Json())));
+  std::unique_ptr<LineStream> replay =
+      emu.http().Stream(absl::StrCat(kCms, "?watch=1&resourceVersion=", Rv(first.Json())));
   std::optional<json> e = replay->NextEvent(kEventDeadline);
   ASSERT_TRUE(e);
   EXPECT_EQ((*e)["type"], "ADDED");
@@ -255,8 +257,8 @@ TEST(ProtocolTest, WatchFromACompactedVersionIsGone) {
   for (int i = 1; i < 6; ++i) {
     ASSERT_EQ(emu.http().Post(kCms, ConfigMap(absl::StrCat("c", i))).status, 201);
   }
-  std::unique_ptr<LineStream> watch = emu.http().Stream(
-      absl::StrCat(kCms, "?watch=true&resourceVersion=", Rv(first.Json())));
+  std::unique_ptr<LineStream> watch =
+      emu.http().Stream(absl::StrCat(kCms, "?watch=true&resourceVersion=", Rv(first.Json())));
   std::optional<json> e = watch->NextEvent(kEventDeadline);
   ASSERT_TRUE(e);
   EXPECT_EQ((*e)["type"], "ERROR");
@@ -380,7 +382,8 @@ TEST(ProtocolTest, DeletePreconditionsAndFinalizers) {
   ASSERT_EQ(deleting.status, 200);
   EXPECT_TRUE(deleting.Json()["metadata"].contains("deletionTimestamp"));
   EXPECT_EQ(emu.http().Get(absl::StrCat(kCms, "/f")).status, 200);
-  ASSERT_EQ(emu.http().MergePatch(absl::StrCat(kCms, "/f"), {{"metadata", {{"finalizers", nullptr}}}})
+  ASSERT_EQ(emu.http()
+                .MergePatch(absl::StrCat(kCms, "/f"), {{"metadata", {{"finalizers", nullptr}}}})
                 .status,
             200);
   EXPECT_EQ(emu.http().Get(absl::StrCat(kCms, "/f")).status, 404);
@@ -434,13 +437,13 @@ TEST(ProtocolTest, GarbageCollectionBackgroundForegroundOrphan) {
   json dep2 = Owned("dep2", owner2, true);
   dep2["metadata"]["finalizers"] = {"example.com/keep"};
   ASSERT_EQ(emu.http().Post(kCms, dep2).status, 201);
-  RawResponse fg = emu.http().Delete(absl::StrCat(kCms, "/owner2"),
-                                     {{"propagationPolicy", "Foreground"}});
+  RawResponse fg =
+      emu.http().Delete(absl::StrCat(kCms, "/owner2"), {{"propagationPolicy", "Foreground"}});
   ASSERT_EQ(fg.status, 200);
   json waiting = emu.http().Get(absl::StrCat(kCms, "/owner2")).Json();
   EXPECT_THAT(waiting["metadata"]["finalizers"].dump(), HasSubstr("foregroundDeletion"));
-  EXPECT_TRUE(emu.http().Get(absl::StrCat(kCms, "/dep2")).Json()["metadata"].contains(
-      "deletionTimestamp"));
+  EXPECT_TRUE(
+      emu.http().Get(absl::StrCat(kCms, "/dep2")).Json()["metadata"].contains("deletionTimestamp"));
   ASSERT_EQ(emu.http()
                 .MergePatch(absl::StrCat(kCms, "/dep2"), {{"metadata", {{"finalizers", nullptr}}}})
                 .status,
@@ -450,9 +453,9 @@ TEST(ProtocolTest, GarbageCollectionBackgroundForegroundOrphan) {
 
   json owner3 = emu.http().Post(kCms, ConfigMap("owner3")).Json();
   ASSERT_EQ(emu.http().Post(kCms, Owned("dep3", owner3, false)).status, 201);
-  ASSERT_EQ(emu.http().Delete(absl::StrCat(kCms, "/owner3"), {{"propagationPolicy", "Orphan"}})
-                .status,
-            200);
+  ASSERT_EQ(
+      emu.http().Delete(absl::StrCat(kCms, "/owner3"), {{"propagationPolicy", "Orphan"}}).status,
+      200);
   EXPECT_EQ(emu.http().Get(absl::StrCat(kCms, "/owner3")).status, 404);
   json orphan = emu.http().Get(absl::StrCat(kCms, "/dep3")).Json();
   EXPECT_FALSE(orphan["metadata"].contains("ownerReferences")) << orphan.dump();
@@ -468,7 +471,8 @@ TEST(ProtocolTest, DraVersionsServedPerRelease) {
   Emulator both({"--kube-version", "1.34", "--runtime-config", "resource.k8s.io/v1beta1=true"});
   EXPECT_EQ(both.http().Get("/apis/resource.k8s.io/v1beta1/deviceclasses").status, 200);
   EXPECT_EQ(both.http().Get("/apis/resource.k8s.io/v1/deviceclasses").status, 200);
-  EmulatorProcess refused({"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1=true"});
+  EmulatorProcess refused(
+      {"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1=true"});
   EXPECT_FALSE(refused.ok());
   EXPECT_THAT(refused.Stderr(), HasSubstr("does not exist in Kubernetes 1.32"));
 }
@@ -482,14 +486,16 @@ TEST(ProtocolTest, DraObjectsAreStoredOnceAndConvertedBetweenVersions) {
                {{"spec",
                  {{"devices",
                    {{"requests", {{{"name", "gpu"}, {"deviceClassName", "gpu.nvidia.com"}}}}}}}}}}};
-  RawResponse created =
-      emu.http().Post("/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaimtemplates", rct);
+  RawResponse created = emu.http().Post(
+      "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaimtemplates", rct);
   ASSERT_EQ(created.status, 201) << created.body;
   json flat = created.Json()["spec"]["spec"]["devices"]["requests"][0];
   EXPECT_EQ(flat["allocationMode"], "ExactCount");
   EXPECT_EQ(flat["count"], 1);
   json v1beta2 =
-      emu.http().Get("/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaimtemplates/t").Json();
+      emu.http()
+          .Get("/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaimtemplates/t")
+          .Json();
   EXPECT_EQ(v1beta2["apiVersion"], "resource.k8s.io/v1beta2");
   json nested = v1beta2["spec"]["spec"]["devices"]["requests"][0];
   EXPECT_EQ(nested["name"], "gpu");
@@ -524,7 +530,8 @@ TEST(ProtocolTest, DraAdmission) {
   ASSERT_EQ(rejected.status, 422) << rejected.body;
   json cause = rejected.Json()["details"]["causes"][0];
   EXPECT_EQ(cause["field"], "spec.selectors[0].cel.expression");
-  EXPECT_THAT(cause["message"].get<std::string>(), HasSubstr("compilation failed: ERROR: <input>:1:"));
+  EXPECT_THAT(cause["message"].get<std::string>(),
+              HasSubstr("compilation failed: ERROR: <input>:1:"));
   EXPECT_THAT(rejected.Json()["message"].get<std::string>(),
               HasSubstr("DeviceClass.resource.k8s.io \"gpu\" is invalid"));
 
@@ -539,19 +546,20 @@ TEST(ProtocolTest, DraAdmission) {
   EXPECT_EQ(too_many.status, 422);
   EXPECT_THAT(too_many.body, HasSubstr("Too many: 33: must have at most 32 items"));
 
-  json rct = {{"apiVersion", "resource.k8s.io/v1beta1"},
-              {"kind", "ResourceClaimTemplate"},
-              {"metadata", {{"name", "t"}}},
-              {"spec",
-               {{"spec",
-                 {{"devices",
-                   {{"requests", {{{"name", "gpu"}, {"deviceClassName", "gpu"}}}}}}}}}}};
+  json rct = {
+      {"apiVersion", "resource.k8s.io/v1beta1"},
+      {"kind", "ResourceClaimTemplate"},
+      {"metadata", {{"name", "t"}}},
+      {"spec",
+       {{"spec", {{"devices", {{"requests", {{{"name", "gpu"}, {"deviceClassName", "gpu"}}}}}}}}}}};
   const std::string templates =
       "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaimtemplates";
   ASSERT_EQ(emu.http().Post(templates, rct).status, 201);
   RawResponse immutable = emu.http().MergePatch(
       templates + "/t",
-      {{"spec", {{"spec", {{"devices", {{"requests", {{{"name", "gpu"}, {"deviceClassName", "other"}}}}}}}}}}});
+      {{"spec",
+        {{"spec",
+          {{"devices", {{"requests", {{{"name", "gpu"}, {"deviceClassName", "other"}}}}}}}}}}});
   EXPECT_EQ(immutable.status, 422);
   EXPECT_THAT(immutable.body, HasSubstr("field is immutable"));
   RawResponse labels_ok =
@@ -608,8 +616,8 @@ json Widget(const std::string& name, json spec) {
 
 TEST(ProtocolTest, CustomResourceDefinitions) {
   Emulator emu;
-  RawResponse crd = emu.http().Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                                    json::parse(kCrd));
+  RawResponse crd =
+      emu.http().Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json::parse(kCrd));
   ASSERT_EQ(crd.status, 201) << crd.body;
   EXPECT_THAT(crd.Json()["status"]["conditions"].dump(), HasSubstr("Established"));
   EXPECT_THAT(emu.http().Get("/apis/example.com/v1").body, HasSubstr("\"widgets/status\""));
@@ -626,7 +634,8 @@ TEST(ProtocolTest, CustomResourceDefinitions) {
   std::string message = invalid.Json()["message"];
   EXPECT_THAT(message, HasSubstr("Widget.example.com \"bad\" is invalid"));
   EXPECT_THAT(message, HasSubstr("spec.size in body must be of type integer: \"string\""));
-  EXPECT_THAT(message, HasSubstr("Unsupported value: \"medium\": supported values: \"fast\", \"slow\""));
+  EXPECT_THAT(message,
+              HasSubstr("Unsupported value: \"medium\": supported values: \"fast\", \"slow\""));
   EXPECT_THAT(message, HasSubstr("spec.name in body should match '^[a-z]+$'"));
   RawResponse big = emu.http().Post(widgets, Widget("big", {{"size", 11}}));
   EXPECT_THAT(big.body, HasSubstr("should be less than or equal to 10"));
@@ -648,7 +657,8 @@ TEST(ProtocolTest, CustomResourceDefinitions) {
   ASSERT_EQ(main_put.status, 200) << main_put.body;
   EXPECT_FALSE(main_put.Json().contains("status"));
   RawResponse status_patch = emu.http().MergePatch(
-      widgets + "/w/status", {{"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+      widgets + "/w/status",
+      {{"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
   ASSERT_EQ(status_patch.status, 200) << status_patch.body;
   EXPECT_EQ(status_patch.Json()["status"]["conditions"][0]["status"], "True");
   EXPECT_EQ(status_patch.Json()["metadata"]["generation"], 1);
@@ -663,9 +673,16 @@ TEST(ProtocolTest, CustomResourceDefinitions) {
   EXPECT_EQ(t["rows"][1]["cells"][2], "True");
 
   // Deleting the CRD deletes its objects and removes the resource.
-  ASSERT_EQ(emu.http().Delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").status, 200);
+  ASSERT_EQ(
+      emu.http()
+          .Delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
+          .status,
+      200);
   EXPECT_EQ(emu.http().Get(widgets).status, 404);
-  EXPECT_EQ(emu.http().Get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").status, 404);
+  EXPECT_EQ(emu.http()
+                .Get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
+                .status,
+            404);
 }
 
 TEST(ProtocolTest, EventsAreServedByBothGroups) {
@@ -682,14 +699,17 @@ TEST(ProtocolTest, EventsAreServedByBothGroups) {
   EXPECT_EQ(v["note"], "hello");
   EXPECT_EQ(v["regarding"]["name"], "n1");
   json filtered =
-      emu.http().Get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dn1").Json();
+      emu.http()
+          .Get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dn1")
+          .Json();
   EXPECT_EQ(filtered["items"].size(), 1u);
 }
 
 TEST(ProtocolTest, FaultsAndAuditLog) {
   ScratchDir dir;
   Emulator emu({"--audit-log", dir.File("audit.log")});
-  ASSERT_EQ(emu.http().Request("POST", "/emulator/faults", "error-rate=1,error-code=429,retry-after=3")
+  ASSERT_EQ(emu.http()
+                .Request("POST", "/emulator/faults", "error-rate=1,error-code=429,retry-after=3")
                 .status,
             200);
   RawResponse throttled = emu.http().Get(kCms);

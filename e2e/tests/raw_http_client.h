@@ -18,7 +18,7 @@
 namespace gpuprofile::e2e::testing {
 
 struct RawResponse {
-  int status = 0;  // 0: connection failed
+  int status = 0;                              // 0: connection failed
   std::map<std::string, std::string> headers;  // lower-case names (last one wins)
   std::string body;
   nlohmann::json Json() const;  // discarded value when the body is not JSON
