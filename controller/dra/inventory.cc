@@ -2,6 +2,7 @@
 #include "controller/dra/inventory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,9 +64,17 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
     inventory.pools_.push_back(std::move(pool));
   }
-  std::sort(devices.begin(), devices.end(), DeviceLess);
+  // Sort positions rather than devices (a device is many strings and two maps), then move each
+  // device once into its place.
+  std::vector<uint32_t> order(devices.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return DeviceLess(devices[a], devices[b]); });
   if (!devices.empty()) {
-    inventory.devices_ = std::make_shared<const std::vector<Device>>(std::move(devices));
+    auto sorted = std::make_shared<std::vector<Device>>();
+    sorted->reserve(devices.size());
+    for (uint32_t i : order) sorted->push_back(std::move(devices[i]));
+    inventory.devices_ = std::move(sorted);
   }
   return inventory;
 }

@@ -558,18 +558,20 @@ absl::Status ListManifestFiles(const std::string& path, std::vector<std::string>
 absl::StatusOr<std::string> ReadManifestFile(const std::string& path, size_t spare_capacity) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot open"));
-  // One buffer of the file's size (plus the spare capacity) when the size is known; files
-  // without one (pipes) grow as they are read.
+  // Read straight into one buffer of the file's size (plus the spare capacity) when the size is
+  // known; files without one (pipes), or that grow meanwhile, are read on in chunks.
   std::string contents;
   struct stat st;
   if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    contents.reserve(static_cast<size_t>(st.st_size) + spare_capacity);
+    const size_t size = static_cast<size_t>(st.st_size);
+    contents.reserve(size + spare_capacity);
+    contents.resize(size);
+    contents.resize(std::fread(contents.data(), 1, size, f));
   }
   char chunk[65536];
-  while (true) {
+  while (!std::feof(f) && !std::ferror(f)) {
     const size_t n = std::fread(chunk, 1, sizeof(chunk), f);
     contents.append(chunk, n);
-    if (n < sizeof(chunk)) break;
   }
   const bool failed = std::ferror(f) != 0;
   const int read_errno = errno;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -208,7 +209,7 @@ class SliceDecoder {
     return true;
   }
 
-  static bool DecodeAttribute(const sj::element& value, AttributeValue* out) {
+  bool DecodeAttribute(const sj::element& value, AttributeValue* out) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
     std::array<std::optional<sj::element>, 4> kinds;
@@ -234,12 +235,28 @@ class SliceDecoder {
     out->kind = AttributeValue::Kind::kVersion;
     if (!GetString(*Set(kinds[3]), &text)) return false;
     out->string_value = std::string(text);
-    absl::StatusOr<Semver> parsed = Semver::ParseStrict(ToAbsl(text));
-    if (parsed.ok()) out->version = *std::move(parsed);
+    out->version = ParseVersion(text);
     return true;
   }
 
-  static bool DecodeCapacity(const sj::element& value, std::optional<Quantity>* out) {
+  // Fleets repeat a few versions and quantities on every device: each distinct text is parsed
+  // once. Keys point into the parsed document, which outlives the decoder.
+  std::optional<Semver> ParseVersion(std::string_view text) {
+    if (auto it = versions_.find(text); it != versions_.end()) return it->second;
+    absl::StatusOr<Semver> parsed = Semver::ParseStrict(ToAbsl(text));
+    std::optional<Semver> version;
+    if (parsed.ok()) version = *std::move(parsed);
+    if (versions_.size() < kMaxCached) versions_.emplace(text, version);
+    return version;
+  }
+  absl::StatusOr<Quantity> ParseQuantity(std::string_view text) {
+    if (auto it = quantities_.find(text); it != quantities_.end()) return it->second;
+    absl::StatusOr<Quantity> parsed = Quantity::Parse(ToAbsl(text));
+    if (parsed.ok() && quantities_.size() < kMaxCached) quantities_.emplace(text, *parsed);
+    return parsed;
+  }
+
+  bool DecodeCapacity(const sj::element& value, std::optional<Quantity>* out) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
     std::array<std::optional<sj::element>, 1> fields;
@@ -251,7 +268,7 @@ class SliceDecoder {
       case sj::element_type::STRING: {
         std::string_view text;
         if (!GetString(*q, &text)) return false;
-        parsed = Quantity::Parse(ToAbsl(text));
+        parsed = ParseQuantity(text);
         break;
       }
       // Integers print as nlohmann's dump() prints them; floating point is left to the strict
@@ -276,7 +293,10 @@ class SliceDecoder {
     return true;
   }
 
+  static constexpr size_t kMaxCached = 4096;
   absl::flat_hash_set<std::string_view> device_names_;
+  absl::flat_hash_map<std::string_view, std::optional<Semver>> versions_;
+  absl::flat_hash_map<std::string_view, Quantity> quantities_;
 };
 
 // The top level of a manifest object, as manifest_reader's AddObject checks it.
