@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The render benchmark: `render -o json` on a 5,000-node fleet against an nlohmann DOM parse.
+
+  python3 bench/render/run_benchmark.py [--build build] [--data build/bench-data] [--rounds 5]
+
+Generates the inputs if they are missing (generate_fleet.py: one v1 ResourceSliceList of
+40,000 GPUs as `kubectl get resourceslices -o json` prints it, 100 profiles, 207 namespaces), then
+runs, for each round, the baseline (json_parse_baseline: read the file, nlohmann::json::parse it)
+and `gpu-profile-controller render -o json -f DATA > /dev/null`, alternating, as whole processes.
+Measures wall time (time.monotonic) and peak RSS (wait4's ru_maxrss) of each process, and the
+parse time the baseline reports. Prints every round, the medians, and the targets:
+  render wall / baseline parse_seconds   <= 2     (the issue's definition)
+  render peak RSS / input file size      <= 3
+(render wall / baseline process wall is printed too.) Compare only figures of one run: the
+machine's load moves all of them. Exits 0 whatever the figures (it is a benchmark, not a test),
+1 when a process fails.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(argv, stdout):
+    """Runs argv; returns (wall seconds, peak RSS bytes, captured stdout or None)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    out = proc.stdout.read() if stdout == subprocess.PIPE else None
+    err = proc.stderr.read()
+    _, status, rusage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.stderr.write("%s failed (exit %d):\n%s\n" % (" ".join(argv), proc.returncode,
+                                                         err.decode(errors="replace")))
+        sys.exit(1)
+    return wall, rusage.ru_maxrss * 1024, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="build tree with gpu-profile-controller and bench/json_parse_baseline")
+    parser.add_argument("--data", default=None, help="input directory (default: BUILD/bench-data)")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    data = args.data or os.path.join(args.build, "bench-data")
+    slices = os.path.join(data, "resourceslices.json")
+    if not os.path.exists(slices):
+        print("generating the fleet into %s ..." % data, flush=True)
+        subprocess.check_call([sys.executable, os.path.join(ROOT, "bench/render/generate_fleet.py"),
+                               data])
+    controller = os.path.join(args.build, "gpu-profile-controller")
+    baseline = os.path.join(args.build, "bench", "json_parse_baseline")
+    for binary in (controller, baseline):
+        if not os.path.exists(binary):
+            sys.exit("missing %s: build it first (scripts/build.sh)" % binary)
+    file_bytes = os.path.getsize(slices)
+
+    rows = []
+    print("round  parse_s  baseline_wall_s  baseline_rss_MB  render_wall_s  render_rss_MB")
+    with open(os.devnull, "wb") as devnull:
+        for i in range(args.rounds):
+            b_wall, b_rss, out = run([baseline, slices], subprocess.PIPE)
+            fields = dict(kv.split("=", 1) for kv in out.decode().split())
+            parse = float(fields["parse_seconds"])
+            r_wall, r_rss, _ = run([controller, "render", "-o", "json", "-f", data], devnull)
+            rows.append((parse, b_wall, b_rss, r_wall, r_rss))
+            print("%5d  %7.3f  %15.3f  %15.1f  %13.3f  %13.1f" % (
+                i + 1, parse, b_wall, b_rss / 1e6, r_wall, r_rss / 1e6), flush=True)
+
+    med = [statistics.median(col) for col in zip(*rows)]
+    parse, b_wall, b_rss, r_wall, r_rss = med
+    print("median %7.3f  %15.3f  %15.1f  %13.3f  %13.1f" % (
+        parse, b_wall, b_rss / 1e6, r_wall, r_rss / 1e6))
+    print("input file: %.1f MB (%s)" % (file_bytes / 1e6, slices))
+    time_ratio = r_wall / parse
+    rss_ratio = r_rss / file_bytes
+    print("render wall / baseline parse   = %.2f  (target <= 2.00)  %s" % (
+        time_ratio, "PASS" if time_ratio <= 2.0 else "FAIL"))
+    print("render wall / baseline process = %.2f" % (r_wall / b_wall))
+    print("render peak RSS / file size    = %.2f  (target <= 3.00)  %s" % (
+        rss_ratio, "PASS" if rss_ratio <= 3.0 else "FAIL"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
