@@ -207,7 +207,8 @@ class JsonBuilder : public YAML::EventHandler {
   const absl::Status& status() const { return status_; }
   json& root() { return root_; }
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentStart(const YAML::Mark& mark) override { document_mark_ = mark; }
+  const YAML::Mark& document_mark() const { return document_mark_; }
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
@@ -328,6 +329,7 @@ class JsonBuilder : public YAML::EventHandler {
     top.value[top.key] = std::move(value);
   }
 
+  YAML::Mark document_mark_;
   absl::Status status_;
   json root_;
   std::vector<Frame> stack_;
@@ -411,9 +413,21 @@ void ParseYamlText(absl::string_view text, const std::string& name,
   int document = 0;
   try {
     YAML::Parser parser(in);
+    // yaml-cpp 0.7 can return the same empty document forever on some malformed input (a token
+    // no rule consumes, e.g. a stray ','): stop when a document starts where the previous one
+    // did, and never produce more documents than the text has bytes.
+    int previous_start = -1;
     while (true) {
       JsonBuilder builder;
       if (!parser.HandleNextDocument(builder)) break;
+      const YAML::Mark& start = builder.document_mark();
+      if ((start.pos == previous_start && builder.root().is_null()) ||
+          document > static_cast<int>(text.size())) {
+        errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
+                                      MarkLabel(start), "unexpected token"));
+        break;
+      }
+      previous_start = start.pos;
       if (!builder.status().ok()) {
         errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
                                       builder.status().message()));

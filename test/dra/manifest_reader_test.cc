@@ -321,3 +321,20 @@ TEST_F(ReadManifestsTest, EveryBrokenFileIsReportedByName) {
 
 }  // namespace
 }  // namespace gpuprofile::dra
+
+namespace gpuprofile::dra {
+namespace {
+
+// yaml-cpp 0.7 returns the same empty document forever for some malformed streams; the reader
+// must report them, not hang (found by fuzz/profile_fuzz).
+TEST(ManifestReaderMalformedYamlTest, InputsThatLoopTheYamlParserAreErrors) {
+  for (const char* text : {",\n", "\n,\n    ", "apiVersion: v1\n,\n",
+                           "a: [b\n", "{:", "[:"}) {
+    absl::StatusOr<std::vector<ManifestObject>> objects = ParseManifests(text, "bad.yaml");
+    EXPECT_FALSE(objects.ok()) << text;
+    EXPECT_THAT(objects.status().message(), ::testing::HasSubstr("bad.yaml")) << text;
+  }
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
