@@ -182,6 +182,30 @@ TEST(RenderSchemaTest, TheValidatorRejectsAWrongVersionShape) {
   EXPECT_NE(std::system(command.c_str()), 0);
 }
 
+// The CRDs in crds/ accept the samples and everything render prints for profiles and node
+// groups (status included; the schema test above validates render's output with them), and
+// reject what their schema can reject.
+TEST(RenderSchemaTest, CrdSchemasAcceptTheSamplesAndRejectAnInvalidProfile) {
+  if (std::system("python3 -c 'import jsonschema, yaml' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-jsonschema / python3-yaml not installed";
+  }
+  const std::string validate = absl::StrCat("python3 ", Src("tools/schema/validate.py"),
+                                            " --kube-version 1.34 ");
+  const std::string log = ::testing::TempDir() + "/crd-validate.log";
+  EXPECT_EQ(std::system(absl::StrCat(validate, Src("config/samples/profiles"), " ",
+                                     Src("test/testdata/api/mig-small.yaml"), " ",
+                                     Src("test/testdata/render"), " > ", log, " 2>&1")
+                            .c_str()),
+            0)
+      << ReadFile(log);
+  EXPECT_THAT(ReadFile(log), HasSubstr("skipped 0"));
+  EXPECT_NE(std::system(absl::StrCat(validate, Src("test/testdata/api/invalid.yaml"), " > ", log,
+                                     " 2>&1")
+                            .c_str()),
+            0);
+  EXPECT_THAT(ReadFile(log), HasSubstr("'colour' was unexpected"));
+}
+
 TEST(RenderErrorsTest, InvalidProfileExitsOneListingEveryProblemAndPrintsNothing) {
   Result r = Render({"-f", Src("test/testdata/api/invalid.yaml"), "-f",
                      Src("config/samples/profiles"), "-f", Src("config/samples/fleet")});

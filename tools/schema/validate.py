@@ -11,6 +11,12 @@ it: timestamps stay strings. Objects of the resource.k8s.io group are validated 
 1.34 schemas. Objects of other groups, and resource.k8s.io kinds without a schema here
 (ResourceClaim, ...), are skipped and counted.
 
+Custom resources whose CustomResourceDefinition is in `--crd-dir` (default: the repository's
+`crds/`) are validated against the CRD's openAPIV3Schema, read strictly: unknown fields are errors
+(as `kubectl apply` with server-side field validation reports them), `x-kubernetes-int-or-string`
+and `x-kubernetes-preserve-unknown-fields` are honoured, and `x-kubernetes-validations` (CEL rules)
+are not evaluated.
+
 Output: `validated N objects, skipped M` on stdout, or every problem on stderr, one per line, with
 the file, the object and the JSON path. Exit 0 when everything is valid, 1 on any invalid object
 or unreadable input, 2 on usage errors or when a needed schema file is missing.
@@ -39,6 +45,49 @@ NEWEST_SCHEMA_MINOR = 34
 DEFAULT_SCHEMA_DIR = os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "testdata",
                  "schemas"))
+
+
+DEFAULT_CRD_DIR = os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crds"))
+
+
+def strict_crd_schema(node):
+    """An openAPIV3Schema as a draft-7 JSON schema that rejects unknown fields."""
+    if isinstance(node, list):
+        return [strict_crd_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: strict_crd_schema(v) for k, v in node.items()
+           if not k.startswith("x-kubernetes-") and k not in ("default", "nullable", "format")}
+    if node.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if ("properties" in node and "additionalProperties" not in node
+            and not node.get("x-kubernetes-preserve-unknown-fields")):
+        out["additionalProperties"] = False
+    return out
+
+
+def load_crds(crd_dir):
+    """(group, version, kind) -> validator for every CRD under crd_dir."""
+    validators = {}
+    if not os.path.isdir(crd_dir):
+        return validators
+    for path in input_files([crd_dir]):
+        for _, crd in read_objects(path):
+            if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = crd.get("spec", {})
+            for version in spec.get("versions", []):
+                schema = version.get("schema", {}).get("openAPIV3Schema")
+                if schema is None:
+                    continue
+                schema = strict_crd_schema(schema)
+                # metadata is the server's; the CRD describes it as a bare object.
+                schema.setdefault("properties", {})["metadata"] = {"type": "object"}
+                key = (spec.get("group"), version.get("name"), spec.get("names", {}).get("kind"))
+                validators[key] = jsonschema.Draft7Validator(schema)
+    return validators
 
 
 class SchemaMissing(Exception):
@@ -128,7 +177,8 @@ def json_path(parts):
 
 
 class Validator:
-    def __init__(self, schema_dir, minor):
+    def __init__(self, schema_dir, minor, crds=None):
+        self.crds = crds or {}
         self.schema_dir = schema_dir
         self.minor = minor
         self.schema_minor = min(minor, NEWEST_SCHEMA_MINOR)
@@ -152,6 +202,11 @@ class Validator:
         """Returns None when skipped, else a list of (path, message) problems."""
         api_version = obj.get("apiVersion")
         kind = obj.get("kind")
+        if isinstance(api_version, str) and "/" in api_version:
+            crd = self.crds.get((*api_version.split("/", 1), kind))
+            if crd is not None:
+                errors = sorted(crd.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
+                return [(json_path(e.absolute_path), e.message) for e in errors]
         if not isinstance(api_version, str) or not api_version.startswith(GROUP + "/"):
             return None
         if kind not in KINDS:
@@ -172,10 +227,12 @@ def main(argv):
                         help="Kubernetes release the objects are for (1.32 ... ; 1.35+ use 1.34)")
     parser.add_argument("--schema-dir", default=DEFAULT_SCHEMA_DIR,
                         help="directory with the *.standalone-strict.json schemas")
+    parser.add_argument("--crd-dir", default=DEFAULT_CRD_DIR,
+                        help="directory with CustomResourceDefinitions for custom resources")
     parser.add_argument("files", nargs="+", metavar="FILE")
     args = parser.parse_args(argv)
 
-    validator = Validator(args.schema_dir, args.kube_version)
+    validator = Validator(args.schema_dir, args.kube_version, load_crds(args.crd_dir))
     validated = skipped = 0
     problems = []
     for path in input_files(args.files):
