@@ -1,0 +1,162 @@
+// File: controller/kube/discovery.cc
+#include "controller/kube/discovery.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/core/status_macros.h"
+
+namespace gpuprofile::kube {
+namespace {
+
+constexpr char kDraGroup[] = "resource.k8s.io";
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "32+" -> 32; false when no leading digits.
+bool LeadingInt(const std::string& text, int* out) {
+  size_t n = 0;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  return n > 0 && absl::SimpleAtoi(text.substr(0, n), out);
+}
+
+}  // namespace
+
+absl::StatusOr<ServerVersion> ParseServerVersion(const nlohmann::json& body) {
+  if (!body.is_object()) return absl::DataLossError("/version: the answer is not an object");
+  ServerVersion v;
+  v.git_version = StringAt(body, "gitVersion");
+  if (!LeadingInt(StringAt(body, "major"), &v.major) ||
+      !LeadingInt(StringAt(body, "minor"), &v.minor)) {
+    return absl::DataLossError(absl::StrCat("/version: major \"", StringAt(body, "major"),
+                                            "\" and minor \"", StringAt(body, "minor"),
+                                            "\" are not numbers"));
+  }
+  // The patch comes from gitVersion ("v1.32.4-eks-abc" -> 4) when it parses.
+  std::string text = absl::StrCat(v.major, ".", v.minor);
+  const std::string& g = v.git_version;
+  const std::string prefix = absl::StrCat("v", text, ".");
+  int patch = 0;
+  if (g.rfind(prefix, 0) == 0 && LeadingInt(g.substr(prefix.size()), &patch)) {
+    absl::StrAppend(&text, ".", patch);
+  }
+  absl::StatusOr<KubeVersion> kube = KubeVersion::Parse(text);
+  if (kube.ok()) v.kube = *kube;
+  return v;
+}
+
+absl::StatusOr<dra::DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
+                                                       const std::optional<KubeVersion>& kube) {
+  std::vector<dra::DraApiVersion> order =
+      kube ? dra::DraApiVersionsIn(*kube)
+           : std::vector<dra::DraApiVersion>{dra::DraApiVersion::kV1, dra::DraApiVersion::kV1beta2,
+                                             dra::DraApiVersion::kV1beta1};
+  for (dra::DraApiVersion v : order) {
+    const std::string name(dra::VersionName(v));
+    if (std::find(served.begin(), served.end(), name) != served.end()) return v;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the server serves resource.k8s.io in ",
+      served.empty() ? "no version" : absl::StrCat("versions ", absl::StrJoin(served, ", ")),
+      ", but the operator needs v1, v1beta2 or v1beta1 (Kubernetes 1.32+; on 1.32/1.33 enable "
+      "DRA with --runtime-config=resource.k8s.io/v1beta1=true or v1beta2)"));
+}
+
+absl::StatusOr<ServerVersion> Discovery::GetServerVersion() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (version_) return *version_;
+  }
+  ASSIGN_OR_RETURN(nlohmann::json body, client_->GetPath("/version"));
+  ASSIGN_OR_RETURN(ServerVersion v, ParseServerVersion(body));
+  absl::MutexLock lock(&mu_);
+  version_ = v;
+  return v;
+}
+
+absl::StatusOr<std::vector<ApiGroupInfo>> Discovery::FetchGroups() {
+  ASSIGN_OR_RETURN(nlohmann::json body, client_->GetPath("/apis"));
+  std::vector<ApiGroupInfo> groups;
+  groups.push_back({"", {"v1"}, "v1"});  // the core group is served under /api, always v1
+  auto list = body.find("groups");
+  if (!body.is_object() || list == body.end() || !list->is_array()) {
+    return absl::DataLossError("/apis: the answer is not an APIGroupList");
+  }
+  for (const nlohmann::json& g : *list) {
+    if (!g.is_object()) continue;
+    ApiGroupInfo info;
+    info.name = StringAt(g, "name");
+    if (auto versions = g.find("versions"); versions != g.end() && versions->is_array()) {
+      for (const nlohmann::json& v : *versions) {
+        if (v.is_object() && !StringAt(v, "version").empty()) {
+          info.versions.push_back(StringAt(v, "version"));
+        }
+      }
+    }
+    if (auto pref = g.find("preferredVersion"); pref != g.end() && pref->is_object()) {
+      info.preferred_version = StringAt(*pref, "version");
+    }
+    if (info.preferred_version.empty() && !info.versions.empty()) {
+      info.preferred_version = info.versions.front();
+    }
+    groups.push_back(std::move(info));
+  }
+  return groups;
+}
+
+absl::StatusOr<std::vector<ApiGroupInfo>> Discovery::Groups() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (groups_) return *groups_;
+  }
+  ASSIGN_OR_RETURN(std::vector<ApiGroupInfo> groups, FetchGroups());
+  absl::MutexLock lock(&mu_);
+  groups_ = groups;
+  return groups;
+}
+
+absl::StatusOr<ApiGroupInfo> Discovery::Group(const std::string& group) {
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      absl::MutexLock lock(&mu_);
+      groups_.reset();  // a group that appeared since the last look (CRD installed)
+    }
+    ASSIGN_OR_RETURN(std::vector<ApiGroupInfo> groups, Groups());
+    for (ApiGroupInfo& g : groups) {
+      if (g.name == group) return std::move(g);
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the API server does not serve the API group \"", group,
+      "\"; install its CustomResourceDefinitions or enable the API (see --runtime-config)"));
+}
+
+absl::StatusOr<std::string> Discovery::PreferredVersion(const std::string& group) {
+  if (group == kDraGroup) {
+    ASSIGN_OR_RETURN(dra::DraApiVersion v, PreferredDraApiVersion());
+    return std::string(dra::VersionName(v));
+  }
+  ASSIGN_OR_RETURN(ApiGroupInfo info, Group(group));
+  return info.preferred_version;
+}
+
+absl::StatusOr<dra::DraApiVersion> Discovery::PreferredDraApiVersion() {
+  ASSIGN_OR_RETURN(ServerVersion version, GetServerVersion());
+  absl::StatusOr<ApiGroupInfo> info = Group(kDraGroup);
+  if (!info.ok() && !absl::IsNotFound(info.status())) return info.status();
+  return ChooseDraApiVersion(info.ok() ? info->versions : std::vector<std::string>{},
+                             version.kube);
+}
+
+void Discovery::Refresh() {
+  absl::MutexLock lock(&mu_);
+  version_.reset();
+  groups_.reset();
+}
+
+}  // namespace gpuprofile::kube

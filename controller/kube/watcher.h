@@ -1,0 +1,169 @@
+// File: controller/kube/watcher.h
+// Keeps a cache equal to the server's content of one collection, as kube-rs' watcher and
+// client-go's reflector do:
+//   1. list every page (limit / continue); hand the whole content to the sink (Replace), which
+//      makes objects deleted while disconnected disappear; the collection is now synced;
+//   2. watch from the list's resourceVersion with allowWatchBookmarks and a server-side
+//      timeoutSeconds; hand every event to the sink (Apply) and remember the last
+//      resourceVersion seen (bookmarks included);
+//   3. when the stream ends (server timeout, dropped connection, idle timeout: nothing for
+//      idle_timeout), watch again from the last resourceVersion, so nothing is missed and nothing
+//      is listed again;
+//   4. when the server says that version is gone (HTTP 410, or an ERROR event with code 410:
+//      compacted history), list again from scratch (back to 1);
+//   5. between failures, wait runtime::Backoff (kube-rs' 0.8 s doubling to 30 s, jittered); a
+//      successful list or a watch that delivered events resets it. A stream that ends cleanly
+//      after delivering events is resumed at once; one that delivered nothing waits first.
+// Stop() ends the loop: an open stream is cancelled and a backoff wait cut short.
+//
+// WatchSink receives raw JSON; StoreSink<T> decodes it into a runtime::Store<T>. Objects that do
+// not decode are skipped (and counted): one bad object must not stop the cache.
+//
+// Thread-safety: Run() runs on one thread (the sink is called only from it); Stop(), HasSynced(),
+// stats() and last_error() may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "controller/kube/http_transport.h"
+#include "controller/kube/rest_client.h"
+#include "controller/runtime/backoff.h"
+#include "controller/runtime/clock.h"
+#include "controller/runtime/store.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::kube {
+
+class WatchSink {
+ public:
+  virtual ~WatchSink() = default;
+  // The whole content after a (re)list; items carry apiVersion and kind.
+  virtual void Replace(std::vector<nlohmann::json> items) = 0;
+  // One watch event (never BOOKMARK or ERROR; those are the watcher's).
+  virtual void Apply(runtime::WatchEventType type, const nlohmann::json& object) = 0;
+};
+
+struct WatcherOptions {
+  ResourcePath collection;  // no name; namespace_name empty for all namespaces
+  std::string label_selector;
+  std::string field_selector;
+  int64_t page_size = 500;
+  // The server ends each watch after this long (client-go picks 5-10 minutes).
+  int64_t timeout_seconds = 300;
+  // A stream with nothing (not even a bookmark) for this long is considered dead. Zero:
+  // timeout_seconds + 30 s (the server ends the stream first, unless the connection is dead).
+  absl::Duration idle_timeout = absl::ZeroDuration();
+  runtime::BackoffOptions backoff;  // kube-rs' defaults: 0.8 s -> 30 s, jitter 1
+  runtime::Clock* clock = runtime::RealClock::Default();
+  // Jitter source; null: a process-seeded generator.
+  runtime::Backoff::UniformSource uniform;
+};
+
+struct WatcherStats {
+  int64_t lists = 0;         // completed (re)lists
+  int64_t relists_gone = 0;  // relists caused by 410
+  int64_t watches = 0;       // watch streams opened
+  int64_t events = 0;        // ADDED / MODIFIED / DELETED applied
+  int64_t bookmarks = 0;
+  int64_t failures = 0;  // failed lists or watches (then backoff)
+  int64_t undecodable = 0;  // lines or objects that did not decode
+};
+
+class Watcher {
+ public:
+  // `client` and `sink` must outlive the watcher.
+  Watcher(RestClient* client, WatchSink* sink, WatcherOptions options);
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
+
+  // The list/watch loop; returns after Stop().
+  void Run();
+  // Idempotent; may be called before Run (which then returns at once).
+  void Stop();
+
+  bool HasSynced() const;
+  // Blocks until synced or stopped or `deadline` (on the watcher's clock); returns HasSynced().
+  bool WaitForSync(absl::Time deadline);
+  WatcherStats stats() const;
+  // The last failure (OK when none yet), for logs and readiness messages.
+  absl::Status last_error() const;
+  std::string resource_version() const;
+
+ private:
+  enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
+
+  absl::Status List();
+  WatchEnd WatchOnce(bool* progressed);
+  // Waits `d` or until Stop(); false when stopping.
+  bool Wait(absl::Duration d);
+  bool stopping() const;
+  void RecordFailure(const absl::Status& status);
+
+  RestClient* const client_;
+  WatchSink* const sink_;
+  WatcherOptions options_;
+  std::string resource_version_;  // the Run thread's; copied to rv_ for readers
+
+  mutable absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<Cancellation> current_ ABSL_GUARDED_BY(mu_);
+  WatcherStats stats_ ABSL_GUARDED_BY(mu_);
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+  std::string rv_ ABSL_GUARDED_BY(mu_);
+  absl::BitGen gen_ ABSL_GUARDED_BY(mu_);
+};
+
+// Decodes one object into a T; an error skips the object.
+template <typename T>
+using Decoder = std::function<absl::StatusOr<std::shared_ptr<const T>>(const nlohmann::json&)>;
+
+// Feeds a runtime::Store<T>: Replace after every (re)list, Apply per event.
+template <typename T>
+class StoreSink final : public WatchSink {
+ public:
+  // `store` must outlive the sink. `on_undecodable` (optional) hears about skipped objects.
+  StoreSink(runtime::Store<T>* store, Decoder<T> decode,
+            std::function<void(const absl::Status&)> on_undecodable = nullptr)
+      : store_(store), decode_(std::move(decode)), on_undecodable_(std::move(on_undecodable)) {}
+
+  void Replace(std::vector<nlohmann::json> items) override {
+    std::vector<std::shared_ptr<const T>> objects;
+    objects.reserve(items.size());
+    for (const nlohmann::json& item : items) {
+      absl::StatusOr<std::shared_ptr<const T>> object = decode_(item);
+      if (object.ok()) {
+        objects.push_back(*std::move(object));
+      } else if (on_undecodable_) {
+        on_undecodable_(object.status());
+      }
+    }
+    store_->Replace(std::move(objects));
+  }
+
+  void Apply(runtime::WatchEventType type, const nlohmann::json& object) override {
+    absl::StatusOr<std::shared_ptr<const T>> decoded = decode_(object);
+    if (!decoded.ok()) {
+      if (on_undecodable_) on_undecodable_(decoded.status());
+      return;
+    }
+    store_->Apply(runtime::WatchEvent<T>{type, *std::move(decoded)});
+  }
+
+ private:
+  runtime::Store<T>* const store_;
+  const Decoder<T> decode_;
+  const std::function<void(const absl::Status&)> on_undecodable_;
+};
+
+}  // namespace gpuprofile::kube
