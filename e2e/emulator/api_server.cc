@@ -251,6 +251,11 @@ void ApiServer::CloseAllWatches() {
   watches_.CloseAll();
 }
 
+std::vector<ObjectPtr> ApiServer::Objects(const std::string& storage_key) const {
+  absl::MutexLock lock(&mu_);
+  return store_.List(storage_key, "");
+}
+
 void ApiServer::CompactHistory() {
   absl::MutexLock lock(&mu_);
   store_.Compact();

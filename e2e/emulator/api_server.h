@@ -55,6 +55,9 @@ class ApiServer {
   void CloseAllWatches();
   void CompactHistory();
 
+  // Every stored object of a storage key ("roles.rbac.authorization.k8s.io"), all namespaces.
+  std::vector<ObjectPtr> Objects(const std::string& storage_key) const;
+
   // State: every object by storage key, and the resourceVersion.
   nlohmann::json Snapshot() const;
   absl::Status Restore(const nlohmann::json& snapshot);

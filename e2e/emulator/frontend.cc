@@ -147,12 +147,38 @@ HttpResponse Frontend::Admin(const HttpRequest& request) {
   return JsonResponse(200, {{"ok", true}});
 }
 
+std::optional<HttpResponse> Frontend::Authorize(const HttpRequest& request, UserInfo& user) const {
+  user = UserInfo{"admin", "", {"system:masters", "system:authenticated"}};
+  if (!auth_.authenticate) return std::nullopt;
+  std::optional<std::string> token = BearerToken(request);
+  auto it = token ? auth_.tokens.find(*token) : auth_.tokens.end();
+  if (it == auth_.tokens.end()) {
+    user = UserInfo{};
+    return ErrorResponse(UnauthorizedError());
+  }
+  user = it->second;
+  if (!auth_.rbac) return std::nullopt;
+  RbacObjects rbac;
+  rbac.roles = server_->Objects("roles.rbac.authorization.k8s.io");
+  rbac.cluster_roles = server_->Objects("clusterroles.rbac.authorization.k8s.io");
+  rbac.role_bindings = server_->Objects("rolebindings.rbac.authorization.k8s.io");
+  rbac.cluster_role_bindings = server_->Objects("clusterrolebindings.rbac.authorization.k8s.io");
+  RequestAttributes attributes = AttributesFor(request);
+  Decision decision = e2e::Authorize(user, attributes, rbac);
+  if (decision.allowed) return std::nullopt;
+  return ErrorResponse(ForbiddenError(user, attributes, decision.reason));
+}
+
 HttpResponse Frontend::Handle(const HttpRequest& request) {
   absl::Time start = absl::Now();
   HttpResponse response;
+  UserInfo user;
   bool api = request.path.rfind("/api", 0) == 0;
   if (request.path.rfind("/emulator/", 0) == 0) {
+    user.name = "admin";
     response = Admin(request);
+  } else if (std::optional<HttpResponse> denied = Authorize(request, user)) {
+    response = std::move(*denied);
   } else {
     FaultConfig faults;
     bool fail = false;
@@ -190,7 +216,7 @@ HttpResponse Frontend::Handle(const HttpRequest& request) {
   if (audit_) {
     nlohmann::json line = {{"verb", RequestVerb(request)},
                            {"path", request.path},
-                           {"user", "admin"},
+                           {"user", user.name},
                            {"code", response.status},
                            {"latencyMs", absl::ToDoubleMilliseconds(absl::Now() - start)}};
     std::lock_guard<std::mutex> lock(mu_);

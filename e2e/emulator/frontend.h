@@ -7,15 +7,19 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "e2e/emulator/api_server.h"
+#include "e2e/emulator/auth.h"
 #include "e2e/emulator/http_types.h"
 
 namespace gpuprofile::e2e {
@@ -31,6 +35,13 @@ struct FaultConfig {
 // "error-rate=0.2,error-code=429,retry-after=2,latency=50ms,drop-watches-every=5s".
 absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec);
 
+// Who may call the API. With `authenticate` off every request is the admin (system:masters).
+struct AuthConfig {
+  bool authenticate = false;  // bearer tokens required: missing or unknown → 401
+  std::map<std::string, UserInfo> tokens;
+  bool rbac = false;  // --authorization RBAC; otherwise AlwaysAllow
+};
+
 // The Kubernetes verb of a request: get, list, watch, create, update, patch, delete,
 // deletecollection (non-resource paths: the lower-case method).
 std::string RequestVerb(const HttpRequest& request);
@@ -40,6 +51,8 @@ class Frontend {
   Frontend(ApiServer* server, FaultConfig faults, std::string audit_path, std::string state_path);
   ~Frontend();
   absl::Status Open();  // opens the audit log
+  // Call before the first Handle.
+  void SetAuth(AuthConfig auth) { auth_ = std::move(auth); }
 
   HttpResponse Handle(const HttpRequest& request);
   void Tick();  // periodic watch drops
@@ -47,8 +60,11 @@ class Frontend {
 
  private:
   HttpResponse Admin(const HttpRequest& request);
+  // Authentication and authorization; an error response, or nullopt with `user` filled.
+  std::optional<HttpResponse> Authorize(const HttpRequest& request, UserInfo& user) const;
 
   ApiServer* server_;
+  AuthConfig auth_;  // set before serving, then read-only
   std::string audit_path_;
   std::string state_path_;
   std::mutex mu_;  // faults_, random_, audit_, last_drop_

@@ -163,12 +163,26 @@ int PickFreePort(const std::string& host) {
 
 class CpprestServer final : public HttpServer {
  public:
-  CpprestServer(std::string url, HttpHandler handler)
-      : url_(std::move(url)), handler_(std::move(handler)) {}
+  CpprestServer(std::string url, HttpHandler handler, const TlsConfig* tls)
+      : url_(std::move(url)), handler_(std::move(handler)) {
+    if (tls) tls_ = *tls;
+  }
 
   absl::Status Open() {
     try {
       listener_ns::http_listener_config config;
+      if (!tls_.key_pem.empty()) {
+        config.set_ssl_context_callback([this](boost::asio::ssl::context& ctx) {
+          ctx.set_options(
+              boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
+              boost::asio::ssl::context::no_sslv3 | boost::asio::ssl::context::no_tlsv1 |
+              boost::asio::ssl::context::no_tlsv1_1);
+          ctx.use_certificate_chain(
+              boost::asio::buffer(tls_.cert_chain_pem.data(), tls_.cert_chain_pem.size()));
+          ctx.use_private_key(boost::asio::buffer(tls_.key_pem.data(), tls_.key_pem.size()),
+                              boost::asio::ssl::context::pem);
+        });
+      }
       listener_ = std::make_unique<listener_ns::http_listener>(web::uri(url_), config);
       listener_->support([this](http::http_request req) { Serve(std::move(req)); });
       listener_->open().wait();
@@ -243,19 +257,21 @@ class CpprestServer final : public HttpServer {
 
   std::string url_;
   HttpHandler handler_;
+  TlsConfig tls_;
   std::unique_ptr<listener_ns::http_listener> listener_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpServer(const std::string& host, int port,
-                                                            HttpHandler handler) {
+                                                            HttpHandler handler,
+                                                            const TlsConfig* tls) {
   absl::Status last = absl::UnavailableError("no port");
   for (int attempt = 0; attempt < (port == 0 ? 20 : 1); ++attempt) {
     int chosen = port == 0 ? PickFreePort(host) : port;
     if (chosen <= 0) return absl::UnavailableError(absl::StrCat("cannot bind ", host, ":0"));
-    auto server =
-        std::make_unique<CpprestServer>(absl::StrCat("http://", host, ":", chosen), handler);
+    auto server = std::make_unique<CpprestServer>(
+        absl::StrCat(tls ? "https://" : "http://", host, ":", chosen), handler, tls);
     last = server->Open();
     if (last.ok()) return std::unique_ptr<HttpServer>(std::move(server));
   }

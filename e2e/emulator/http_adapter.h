@@ -22,8 +22,16 @@ class HttpServer {
   virtual void Stop() = 0;
 };
 
-// Listens on host:port (port 0 picks a free port). Unavailable when the address cannot be bound.
+// PEM text for an HTTPS listener.
+struct TlsConfig {
+  std::string cert_chain_pem;  // server certificate first
+  std::string key_pem;
+};
+
+// Listens on host:port (port 0 picks a free port); HTTPS when `tls` is set, with the URL
+// "https://...". Unavailable when the address cannot be bound.
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpServer(const std::string& host, int port,
-                                                            HttpHandler handler);
+                                                            HttpHandler handler,
+                                                            const TlsConfig* tls = nullptr);
 
 }  // namespace gpuprofile::e2e

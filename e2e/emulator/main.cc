@@ -9,11 +9,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -21,6 +23,7 @@
 #include "e2e/emulator/api_server.h"
 #include "e2e/emulator/frontend.h"
 #include "e2e/emulator/http_adapter.h"
+#include "e2e/emulator/tls_certs.h"
 
 namespace gpuprofile::e2e {
 namespace {
@@ -29,7 +32,8 @@ constexpr char kUsage[] =
     "usage: kube-emulator [--listen 127.0.0.1:0] [--kube-version 1.32|...|1.36]\n"
     "  [--runtime-config resource.k8s.io/v1beta1=true,...] [--feature-gates G=true,...]\n"
     "  [-f MANIFESTS]... [--state FILE] [--kubeconfig-out FILE] [--audit-log FILE]\n"
-    "  [--faults SPEC] [--watch-history N] [--bookmark-interval DURATION]\n";
+    "  [--faults SPEC] [--watch-history N] [--bookmark-interval DURATION]\n"
+    "  [--tls] [--token-file FILE] [--authorization AlwaysAllow|RBAC]\n";
 
 struct Flags {
   std::string listen = "127.0.0.1:0";
@@ -43,6 +47,9 @@ struct Flags {
   std::string faults;
   size_t watch_history = 10000;
   absl::Duration bookmark_interval = absl::Seconds(60);
+  bool tls = false;
+  std::string token_file;
+  bool rbac = false;
 };
 
 absl::Status ParseBoolMap(const std::string& flag, const std::string& value,
@@ -82,9 +89,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       return std::string(argv[++i]);
     };
     if (arg == "--help" || arg == "-h") return absl::CancelledError(kUsage);
-    if (arg == "--tls" || arg == "--token-file" || arg == "--authorization") {
-      return absl::UnimplementedError(
-          absl::StrCat(arg, " is not implemented yet in kube-emulator (see e2e/README.md)"));
+    if (arg == "--tls" && !has_inline) {
+      flags.tls = true;
+      continue;
     }
     absl::StatusOr<std::string> v = next();
     if (!v.ok()) return v.status();
@@ -102,6 +109,13 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.state = *v;
     } else if (arg == "--kubeconfig-out") {
       flags.kubeconfig_out = *v;
+    } else if (arg == "--token-file") {
+      flags.token_file = *v;
+    } else if (arg == "--authorization") {
+      if (*v != "RBAC" && *v != "AlwaysAllow") {
+        return absl::InvalidArgumentError("--authorization: AlwaysAllow or RBAC");
+      }
+      flags.rbac = *v == "RBAC";
     } else if (arg == "--audit-log") {
       flags.audit_log = *v;
     } else if (arg == "--faults") {
@@ -136,13 +150,19 @@ absl::Status WriteAtomically(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-std::string Kubeconfig(const std::string& url) {
+std::string Kubeconfig(const std::string& url, const std::string& ca_pem,
+                       const std::string& token) {
+  std::string ca;
+  if (!ca_pem.empty()) {
+    ca = absl::StrCat("\n    certificate-authority-data: ", absl::Base64Escape(ca_pem));
+  }
   return absl::StrCat(
       "apiVersion: v1\nkind: Config\nclusters:\n- name: kube-emulator\n  cluster:\n    server: ",
-      url,
+      url, ca,
       "\ncontexts:\n- name: kube-emulator\n  context:\n    cluster: kube-emulator\n"
       "    user: admin\n    namespace: default\ncurrent-context: kube-emulator\n"
-      "users:\n- name: admin\n  user:\n    token: kube-emulator-admin\n");
+      "users:\n- name: admin\n  user:\n    token: ",
+      token, "\n");
 }
 
 int Run(int argc, char** argv) {
@@ -203,7 +223,42 @@ int Run(int argc, char** argv) {
       return 1;
     }
   }
+  AuthConfig auth;
+  auth.authenticate = flags->tls || !flags->token_file.empty();
+  auth.rbac = flags->rbac;
+  if (!flags->token_file.empty()) {
+    std::ifstream in(flags->token_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::map<std::string, UserInfo>> tokens = ParseTokenFile(text.str());
+    if (!in || !tokens.ok()) {
+      std::cerr << "kube-emulator: --token-file " << flags->token_file << ": "
+                << (in ? tokens.status().message() : "cannot read") << "\n";
+      return 1;
+    }
+    auth.tokens = *std::move(tokens);
+  }
+  // The admin client of --kubeconfig-out: a fresh random token once tokens are checked.
+  std::string admin_token = auth.authenticate ? RandomToken() : "kube-emulator-admin";
+  if (admin_token.empty()) {
+    std::cerr << "kube-emulator: no random bytes for the admin token\n";
+    return 1;
+  }
+  auth.tokens[admin_token] =
+      UserInfo{"kube-emulator-admin", "", {"system:masters", "system:authenticated"}};
+  std::optional<TlsConfig> tls;
+  std::string ca_pem;
+  if (flags->tls) {
+    absl::StatusOr<TlsMaterial> material = GenerateTlsMaterial({"127.0.0.1"}, {"localhost"});
+    if (!material.ok()) {
+      std::cerr << "kube-emulator: --tls: " << material.status().message() << "\n";
+      return 1;
+    }
+    tls = TlsConfig{material->server_cert_pem, material->server_key_pem};
+    ca_pem = material->ca_cert_pem;
+  }
   Frontend frontend(server->get(), *faults, flags->audit_log, flags->state);
+  frontend.SetAuth(std::move(auth));
   if (absl::Status s = frontend.Open(); !s.ok()) {
     std::cerr << "kube-emulator: " << s.message() << "\n";
     return 1;
@@ -230,8 +285,9 @@ int Run(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
-  absl::StatusOr<std::unique_ptr<HttpServer>> http =
-      StartHttpServer(host, port, [&frontend](const HttpRequest& r) { return frontend.Handle(r); });
+  absl::StatusOr<std::unique_ptr<HttpServer>> http = StartHttpServer(
+      host, port, [&frontend](const HttpRequest& r) { return frontend.Handle(r); },
+      tls ? &*tls : nullptr);
   if (!http.ok()) {
     std::cerr << "kube-emulator: " << http.status().message() << "\n";
     return 1;
@@ -245,7 +301,8 @@ int Run(int argc, char** argv) {
     }
   });
   if (!flags->kubeconfig_out.empty()) {
-    if (absl::Status s = WriteAtomically(flags->kubeconfig_out, Kubeconfig((*http)->url()));
+    if (absl::Status s =
+            WriteAtomically(flags->kubeconfig_out, Kubeconfig((*http)->url(), ca_pem, admin_token));
         !s.ok()) {
       std::cerr << "kube-emulator: --kubeconfig-out: " << s.message() << "\n";
     }

@@ -3,6 +3,10 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,17 +20,70 @@
 #include "absl/strings/str_split.h"
 
 namespace gpuprofile::e2e::testing {
-namespace {
 
-bool SendAll(int fd, const std::string& data) {
-  size_t sent = 0;
-  while (sent < data.size()) {
-    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<size_t>(n);
+class Connection {
+ public:
+  explicit Connection(int fd) : fd_(fd) {}
+  ~Connection() {
+    if (ssl_) {
+      SSL_shutdown(ssl_);
+      SSL_free(ssl_);
+    }
+    if (ctx_) SSL_CTX_free(ctx_);
+    ::close(fd_);
   }
-  return true;
-}
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // TLS 1.2+ with the server certificate checked against `ca_pem` and `host` (an IP address).
+  bool StartTls(const std::string& ca_pem, const std::string& host) {
+    ctx_ = SSL_CTX_new(TLS_client_method());
+    if (!ctx_) return false;
+    SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);
+    BIO* bio = BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size()));
+    X509* ca = bio ? PEM_read_bio_X509(bio, nullptr, nullptr, nullptr) : nullptr;
+    if (bio) BIO_free(bio);
+    if (!ca) return false;
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx_), ca);
+    X509_free(ca);
+    SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
+    ssl_ = SSL_new(ctx_);
+    if (!ssl_) return false;
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str());
+    SSL_set_fd(ssl_, fd_);
+    return SSL_connect(ssl_) == 1;
+  }
+
+  bool SendAll(const std::string& data) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      ssize_t n = ssl_ ? SSL_write(ssl_, data.data() + sent, static_cast<int>(data.size() - sent))
+                       : ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // Waits until data can be read or the deadline passes.
+  bool Wait(absl::Time deadline) {
+    if (ssl_ && SSL_pending(ssl_) > 0) return true;
+    pollfd p{fd_, POLLIN, 0};
+    int wait = static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
+    return wait > 0 && ::poll(&p, 1, wait) > 0;
+  }
+  ssize_t Recv(char* buf, size_t size) {
+    if (!ssl_) return ::recv(fd_, buf, size, 0);
+    int n = SSL_read(ssl_, buf, static_cast<int>(size));
+    return n > 0 ? n : -1;
+  }
+
+ private:
+  int fd_;
+  SSL_CTX* ctx_ = nullptr;
+  SSL* ssl_ = nullptr;
+};
+
+namespace {
 
 // Parses the status line and headers at the start of `raw`; returns the header length (0 when
 // incomplete).
@@ -67,44 +124,49 @@ bool DecodeChunked(std::string& raw, std::string& out) {
 
 nlohmann::json RawResponse::Json() const { return nlohmann::json::parse(body, nullptr, false); }
 
-RawHttpClient::RawHttpClient(const std::string& url) {
+RawHttpClient::RawHttpClient(const std::string& url, std::string ca_pem)
+    : tls_(url.rfind("https://", 0) == 0), ca_pem_(std::move(ca_pem)) {
   std::string rest = url.substr(url.find("://") + 3);
   size_t colon = rest.rfind(':');
   host_ = rest.substr(0, colon);
   port_ = std::atoi(rest.substr(colon + 1).c_str());
 }
 
-int RawHttpClient::Connect() {
+std::string RawHttpClient::AuthHeader() const {
+  return token_.empty() ? "" : absl::StrCat("Authorization: Bearer ", token_, "\r\n");
+}
+
+std::unique_ptr<Connection> RawHttpClient::Connect() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
+  if (fd < 0) return nullptr;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port_));
   ::inet_pton(AF_INET, host_.c_str(), &addr.sin_addr);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     ::close(fd);
-    return -1;
+    return nullptr;
   }
-  return fd;
+  auto conn = std::make_unique<Connection>(fd);
+  if (tls_ && !conn->StartTls(ca_pem_, host_)) return nullptr;
+  return conn;
 }
 
 RawResponse RawHttpClient::Request(const std::string& method, const std::string& path,
                                    const std::string& body, const std::string& content_type,
                                    const std::string& accept) {
   RawResponse response;
-  int fd = Connect();
-  if (fd < 0) return response;
-  std::string request = absl::StrCat(method, " ", path, " HTTP/1.1\r\nHost: ", host_, ":", port_,
-                                     "\r\nAccept: ", accept, "\r\nConnection: close\r\n");
+  std::unique_ptr<Connection> conn = Connect();
+  if (!conn) return response;
+  std::string request =
+      absl::StrCat(method, " ", path, " HTTP/1.1\r\nHost: ", host_, ":", port_,
+                   "\r\nAccept: ", accept, "\r\nConnection: close\r\n", AuthHeader());
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
     absl::StrAppend(&request, "Content-Type: ", content_type, "\r\nContent-Length: ", body.size(),
                     "\r\n");
   }
   absl::StrAppend(&request, "\r\n", body);
-  if (!SendAll(fd, request)) {
-    ::close(fd);
-    return response;
-  }
+  if (!conn->SendAll(request)) return response;
   std::string raw;
   size_t head = 0;
   char buf[65536];
@@ -127,37 +189,32 @@ RawResponse RawHttpClient::Request(const std::string& method, const std::string&
         }
       }
     }
-    pollfd p{fd, POLLIN, 0};
-    int wait = static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
-    if (wait <= 0 || ::poll(&p, 1, wait) <= 0) break;
-    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (!conn->Wait(deadline)) break;
+    ssize_t n = conn->Recv(buf, sizeof(buf));
     if (n <= 0) {
       if (head > 0) response.body = raw.substr(head);
       break;
     }
     raw.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
   return response;
 }
 
 std::unique_ptr<LineStream> RawHttpClient::Stream(const std::string& path) {
-  int fd = Connect();
-  if (fd < 0) return nullptr;
+  std::unique_ptr<Connection> conn = Connect();
+  if (!conn) return nullptr;
   std::string request = absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: ", host_, ":", port_,
-                                     "\r\nAccept: application/json\r\n\r\n");
-  if (!SendAll(fd, request)) {
-    ::close(fd);
-    return nullptr;
-  }
-  return std::make_unique<LineStream>(fd, "");
+                                     "\r\nAccept: application/json\r\n", AuthHeader(), "\r\n");
+  if (!conn->SendAll(request)) return nullptr;
+  return std::make_unique<LineStream>(std::move(conn), "");
 }
 
-LineStream::LineStream(int fd, std::string buffered) : fd_(fd), raw_(std::move(buffered)) {
+LineStream::LineStream(std::unique_ptr<Connection> conn, std::string buffered)
+    : conn_(std::move(conn)), raw_(std::move(buffered)) {
   Fill(absl::Now() + absl::Seconds(10));
 }
 
-LineStream::~LineStream() { ::close(fd_); }
+LineStream::~LineStream() = default;
 
 bool LineStream::Fill(absl::Time deadline) {
   char buf[65536];
@@ -174,10 +231,8 @@ bool LineStream::Fill(absl::Time deadline) {
       }
     }
     if (ended_) return false;
-    pollfd p{fd_, POLLIN, 0};
-    int wait = static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
-    if (wait <= 0 || ::poll(&p, 1, wait) <= 0) return false;
-    ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    if (!conn_->Wait(deadline)) return false;
+    ssize_t n = conn_->Recv(buf, sizeof(buf));
     if (n <= 0) {
       ended_ = true;
       if (!chunked_) decoded_ += raw_;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -28,10 +29,14 @@ struct RawResponse {
   }
 };
 
+// One connection: a TCP socket, with TLS on top for https URLs (OpenSSL, verified against the
+// CA the client was given). Defined in the .cc file.
+class Connection;
+
 // A chunked response read line by line (one watch event per line).
 class LineStream {
  public:
-  LineStream(int fd, std::string buffered);
+  LineStream(std::unique_ptr<Connection> conn, std::string buffered);
   ~LineStream();
   int status() const { return status_; }
   // The next line within `timeout`; nullopt on timeout or when the stream ended (see ended()).
@@ -44,7 +49,7 @@ class LineStream {
   bool Fill(absl::Time deadline);  // reads more raw bytes; false on timeout/EOF
   bool DecodeChunks();             // moves decoded bytes from raw_ to lines_
 
-  int fd_;
+  std::unique_ptr<Connection> conn_;
   int status_ = 0;
   std::string raw_;
   std::string decoded_;
@@ -55,7 +60,10 @@ class LineStream {
 
 class RawHttpClient {
  public:
-  explicit RawHttpClient(const std::string& url);  // http://127.0.0.1:PORT
+  // http://127.0.0.1:PORT, or https:// with `ca_pem` the CA that signed the server certificate.
+  explicit RawHttpClient(const std::string& url, std::string ca_pem = "");
+  // Sent as `Authorization: Bearer <token>` from now on (empty: no header).
+  void SetBearerToken(std::string token) { token_ = std::move(token); }
 
   RawResponse Request(const std::string& method, const std::string& path,
                       const std::string& body = "",
@@ -78,9 +86,13 @@ class RawHttpClient {
   std::unique_ptr<LineStream> Stream(const std::string& path);
 
  private:
-  int Connect();
+  std::unique_ptr<Connection> Connect();
+  std::string AuthHeader() const;
   std::string host_;
   int port_ = 0;
+  bool tls_ = false;
+  std::string ca_pem_;
+  std::string token_;
 };
 
 }  // namespace gpuprofile::e2e::testing
