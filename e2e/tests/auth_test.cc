@@ -252,6 +252,70 @@ TEST_F(RbacTest, MissingRoleIsNamedInTheReason) {
                   "\"gone\" not found");
 }
 
+TEST_F(RbacTest, CustomResourceStatusSubresourceIsItsOwnResource) {
+  RawHttpClient admin = Client(admin_.token);
+  nlohmann::json crd = {
+      {"apiVersion", "apiextensions.k8s.io/v1"},
+      {"kind", "CustomResourceDefinition"},
+      {"metadata", Meta("gpuprofiles.gpu.example.com")},
+      {"spec",
+       {{"group", "gpu.example.com"},
+        {"scope", "Namespaced"},
+        {"names", {{"plural", "gpuprofiles"}, {"singular", "gpuprofile"}, {"kind", "GpuProfile"}}},
+        {"versions",
+         {{{"name", "v1"},
+           {"served", true},
+           {"storage", true},
+           {"subresources", {{"status", nlohmann::json::object()}}},
+           {"schema",
+            {{"openAPIV3Schema",
+              {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}}}}}}};
+  ASSERT_EQ(admin.Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status, 201);
+  const std::string profiles = "/apis/gpu.example.com/v1/namespaces/team/gpuprofiles";
+  ASSERT_EQ(admin
+                .Post(profiles, {{"apiVersion", "gpu.example.com/v1"},
+                                 {"kind", "GpuProfile"},
+                                 {"metadata", Meta("p")},
+                                 {"spec", {{"size", 1}}}})
+                .status,
+            201);
+  nlohmann::json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                         {"kind", "ClusterRole"},
+                         {"metadata", Meta("profile-status")},
+                         {"rules",
+                          {{{"apiGroups", {"gpu.example.com"}},
+                            {"resources", {"gpuprofiles"}},
+                            {"verbs", {"get", "list", "watch"}}},
+                           {{"apiGroups", {"gpu.example.com"}},
+                            {"resources", {"gpuprofiles/status", "gpuprofiles/finalizers"}},
+                            {"verbs", {"update", "patch"}}}}}};
+  ASSERT_EQ(admin.Post("/apis/rbac.authorization.k8s.io/v1/clusterroles", role).status, 201);
+  nlohmann::json binding = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", Meta("profile-status", "team")},
+      {"roleRef",
+       {{"apiGroup", "rbac.authorization.k8s.io"},
+        {"kind", "ClusterRole"},
+        {"name", "profile-status"}}},
+      {"subjects", {{{"kind", "ServiceAccount"}, {"name", "reader"}}}}};  // namespace defaulted
+  ASSERT_EQ(
+      admin.Post("/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings", binding).status,
+      201);
+  RawHttpClient reader = Client("reader-token");
+  EXPECT_EQ(reader.Get(profiles + "/p").status, 200);
+  EXPECT_EQ(reader.MergePatch(profiles + "/p/status", {{"status", {{"ready", true}}}}).status, 200);
+  ExpectForbidden(reader.MergePatch(profiles + "/p", {{"spec", {{"size", 2}}}}),
+                  "gpuprofiles.gpu.example.com \"p\" is forbidden: User "
+                  "\"system:serviceaccount:team:reader\" cannot patch resource \"gpuprofiles\" in "
+                  "API group \"gpu.example.com\" in the namespace \"team\"");
+  // The binding is namespaced: the same request in another namespace is denied.
+  ExpectForbidden(reader.Get("/apis/gpu.example.com/v1/namespaces/default/gpuprofiles"),
+                  "gpuprofiles.gpu.example.com is forbidden: User "
+                  "\"system:serviceaccount:team:reader\" cannot list resource \"gpuprofiles\" in "
+                  "API group \"gpu.example.com\" in the namespace \"default\"");
+}
+
 // The directory of the kubectl dispatcher (symlinks followed), or "".
 std::string KubectlDir() {
   const char* path = std::getenv("PATH");
