@@ -19,6 +19,19 @@ std::string NameOf(const nlohmann::json& object) {
   return n != m->end() && n->is_string() ? n->get<std::string>() : "";
 }
 
+namespace {
+
+// What the garbage collector and the namespace lifecycle act on.
+bool GcRelevant(const nlohmann::json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return false;
+  if (m->contains("deletionTimestamp")) return true;
+  auto refs = m->find("ownerReferences");
+  return refs != m->end() && refs->is_array() && !refs->empty();
+}
+
+}  // namespace
+
 ObjectPtr ObjectStore::Get(const std::string& key, const std::string& ns,
                            const std::string& name) const {
   auto b = objects_.find(key);
@@ -55,6 +68,7 @@ ObjectPtr ObjectStore::Create(const std::string& key, nlohmann::json object) {
   object["metadata"]["resourceVersion"] = std::to_string(rv);
   auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
   objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}] = ptr;
+  if (GcRelevant(*ptr)) ++gc_relevant_;
   Record(StoreEvent{rv, "ADDED", key, ptr, nullptr});
   return ptr;
 }
@@ -66,6 +80,8 @@ ObjectPtr ObjectStore::Update(const std::string& key, nlohmann::json object) {
   ObjectPtr& slot = objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}];
   ObjectPtr previous = slot;
   slot = ptr;
+  if (previous && GcRelevant(*previous)) --gc_relevant_;
+  if (GcRelevant(*ptr)) ++gc_relevant_;
   Record(StoreEvent{rv, "MODIFIED", key, ptr, previous});
   return ptr;
 }
@@ -78,6 +94,7 @@ ObjectPtr ObjectStore::Remove(const std::string& key, const std::string& ns,
   if (it == b->second.end()) return nullptr;
   ObjectPtr previous = it->second;
   b->second.erase(it);
+  if (GcRelevant(*previous)) --gc_relevant_;
   uint64_t rv = ++rv_;
   nlohmann::json last = *previous;
   last["metadata"]["resourceVersion"] = std::to_string(rv);
@@ -114,9 +131,13 @@ void ObjectStore::Restore(uint64_t rv,
                           std::vector<std::pair<std::string, nlohmann::json>> objects) {
   objects_.clear();
   history_.clear();
+  gc_relevant_ = 0;
   for (auto& [key, object] : objects) {
     auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
-    objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}] = ptr;
+    ObjectPtr& slot = objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}];
+    if (slot && GcRelevant(*slot)) --gc_relevant_;
+    slot = ptr;
+    if (GcRelevant(*ptr)) ++gc_relevant_;
   }
   rv_ = rv;
   compacted_rv_ = rv;

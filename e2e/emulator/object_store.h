@@ -37,6 +37,10 @@ class ObjectStore {
   // Watches may start from any rv >= this; older ones are compacted.
   uint64_t oldest_watchable_rv() const { return compacted_rv_; }
 
+  // Objects with a deletionTimestamp or ownerReferences: while there are none, the garbage
+  // collector and the namespace lifecycle have nothing to do.
+  size_t gc_relevant() const { return gc_relevant_; }
+
   ObjectPtr Get(const std::string& key, const std::string& ns, const std::string& name) const;
   // Sorted by namespace, then name. Empty `ns` lists every namespace.
   std::vector<ObjectPtr> List(const std::string& key, const std::string& ns) const;
@@ -66,6 +70,7 @@ class ObjectStore {
 
   using Bucket = std::map<std::pair<std::string, std::string>, ObjectPtr>;
   std::map<std::string, Bucket> objects_;
+  size_t gc_relevant_ = 0;
   uint64_t rv_ = 1;
   uint64_t compacted_rv_ = 1;
   size_t history_capacity_;
