@@ -26,8 +26,8 @@ struct TlsConfig {
 struct ClientConfig {
   std::string server;  // "https://10.0.0.1:443", possibly with a path prefix
   TlsConfig tls;
-  // Null: no credentials. A provider that returns a client certificate is consulted on every
-  // new TLS connection.
+  // Null: no credentials. A provider's cached client certificate (exec plugins) is used on
+  // every new TLS connection.
   std::shared_ptr<CredentialProvider> credentials;
   std::string namespace_name = "default";  // the context's namespace (or the pod's in-cluster)
   // Where the configuration came from, for log lines: `context "kind-dev" in kubeconfig

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -124,8 +125,8 @@ class CpprestTransport final : public HttpTransport {
         std::string cert = tls.client_certificate_pem;
         std::string key = tls.client_key_pem;
         if (dynamic != nullptr) {
-          absl::StatusOr<Credentials> c = dynamic->Get();
-          if (c.ok() && !c->client_certificate_pem.empty()) {
+          std::optional<Credentials> c = dynamic->CachedClientCertificate();
+          if (c && !c->client_certificate_pem.empty()) {
             cert = c->client_certificate_pem;
             key = c->client_key_pem;
           }

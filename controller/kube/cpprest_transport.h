@@ -8,8 +8,9 @@
 //    insecure_skip_verify turns verification off. The certificate is verified against the
 //    URL's host (cpprest has no knob for another name), so a server_name other than the host is
 //    refused when the transport is created.
-//  - A CredentialProvider given as `client_certificates` is asked for a certificate on every
-//    new connection (exec plugins that hand out short-lived client certificates).
+//  - A CredentialProvider given as `client_certificates` is asked for its cached client
+//    certificate on every new connection (exec plugins that hand out short-lived client
+//    certificates; the REST client's Get before each request keeps that cache fresh).
 //  - Timeouts are idle timeouts; one cpprest client (and connection pool) is kept per distinct
 //    timeout, so a long watch timeout does not loosen ordinary requests.
 //  - Every cpprest / boost / std exception is caught here and becomes a Status (see

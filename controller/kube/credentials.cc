@@ -73,7 +73,13 @@ absl::StatusOr<Credentials> ExecCredentialProvider::Get() {
   if (!fresh.ok()) return fresh.status();
   cached_ = *fresh;
   expiry_ = expiry;
+  if (!fresh->client_certificate_pem.empty()) last_certificate_ = *fresh;
   return *fresh;
+}
+
+std::optional<Credentials> ExecCredentialProvider::CachedClientCertificate() {
+  absl::MutexLock lock(&mu_);
+  return last_certificate_;
 }
 
 void ExecCredentialProvider::Invalidate() {

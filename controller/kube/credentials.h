@@ -36,6 +36,9 @@ class CredentialProvider {
   virtual absl::StatusOr<Credentials> Get() = 0;
   // The server rejected the credentials (401): the next Get fetches them again.
   virtual void Invalidate() {}
+  // The client certificate of the credentials last returned by Get, if they have one, without
+  // fetching anything (the TLS layer asks on every new connection; Get runs before each request).
+  virtual std::optional<Credentials> CachedClientCertificate() { return std::nullopt; }
 };
 
 class StaticCredentialProvider final : public CredentialProvider {
@@ -96,6 +99,7 @@ class ExecCredentialProvider final : public CredentialProvider {
                          absl::Duration timeout = absl::Minutes(1));
   absl::StatusOr<Credentials> Get() override;
   void Invalidate() override;
+  std::optional<Credentials> CachedClientCertificate() override;
 
  private:
   absl::StatusOr<Credentials> RunPlugin(absl::Time* expiry);
@@ -108,6 +112,7 @@ class ExecCredentialProvider final : public CredentialProvider {
   const absl::Duration timeout_;
   absl::Mutex mu_;
   std::optional<Credentials> cached_ ABSL_GUARDED_BY(mu_);
+  std::optional<Credentials> last_certificate_ ABSL_GUARDED_BY(mu_);
   absl::Time expiry_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
 };
 

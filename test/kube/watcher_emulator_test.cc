@@ -210,7 +210,9 @@ TEST_F(WatcherEmulatorTest, SurvivesPeriodicDropsAndCompactionUnderConstantWrite
     for (int i = 0; i < 5; ++i) Create(absl::StrCat("obj-", next++));
     Touch(absl::StrCat("obj-", next - 3), round);
     Remove(absl::StrCat("obj-", next - 5));
-    if (round == 3) ASSERT_OK(emu_.Compact());
+    if (round == 3) {
+      ASSERT_OK(emu_.Compact());
+    }
     // Let a drop and a reconnect land between the rounds (polling, with a deadline).
     const int64_t watches = watcher_->stats().watches;
     const absl::Time give_up = absl::Now() + absl::Seconds(10);
