@@ -44,26 +44,48 @@ void WatchHub::Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
   }
 }
 
-void WatchHub::Deliver(Watcher& w, const StoreEvent& e) {
-  nlohmann::json wire = FromStorage(w.spec.type, w.spec.version, *e.object);
+void WatchHub::Deliver(Watcher& w, const StoreEvent& e, EventCache* cache) {
+  EventCache local;
+  if (!cache) cache = &local;
+  const std::string& version = w.spec.version;
+  auto wire_it = cache->wire.find(version);
+  if (wire_it == cache->wire.end()) {
+    wire_it = cache->wire.emplace(version, FromStorage(w.spec.type, version, *e.object)).first;
+  }
+  const nlohmann::json& wire = wire_it->second;
   bool now_matches = Matches(w, wire);
   bool before = false;
   if (e.previous) {
-    before = Matches(w, FromStorage(w.spec.type, w.spec.version, *e.previous));
+    auto prev_it = cache->previous.find(version);
+    if (prev_it == cache->previous.end()) {
+      prev_it =
+          cache->previous.emplace(version, FromStorage(w.spec.type, version, *e.previous)).first;
+    }
+    before = Matches(w, prev_it->second);
   }
-  if (e.type == "ADDED" && now_matches) Send(w, "ADDED", wire);
-  if (e.type == "DELETED" && before) Send(w, "DELETED", wire);
+  auto send = [&](const char* type) {
+    std::string key = std::string(type) + " " + version;
+    auto line = cache->lines.find(key);
+    if (line == cache->lines.end()) {
+      nlohmann::json event = {{"type", type}, {"object", wire}};
+      line = cache->lines.emplace(key, event.dump() + "\n").first;
+    }
+    if (!w.sink->Write(line->second)) w.sink->Close();
+  };
+  if (e.type == "ADDED" && now_matches) send("ADDED");
+  if (e.type == "DELETED" && before) send("DELETED");
   if (e.type == "MODIFIED") {
-    if (before && now_matches) Send(w, "MODIFIED", wire);
-    if (before && !now_matches) Send(w, "DELETED", wire);
-    if (!before && now_matches) Send(w, "ADDED", wire);
+    if (before && now_matches) send("MODIFIED");
+    if (before && !now_matches) send("DELETED");
+    if (!before && now_matches) send("ADDED");
   }
 }
 
 void WatchHub::Dispatch(const StoreEvent& e) {
+  EventCache cache;
   for (auto& w : watchers_) {
     if (e.storage_key != w->spec.type.storage_key || !w->sink->alive()) continue;
-    Deliver(*w, e);
+    Deliver(*w, e, &cache);
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,7 +57,14 @@ class WatchHub {
   };
   bool Matches(const Watcher& w, const nlohmann::json& wire) const;
   void Send(Watcher& w, const char* type, const nlohmann::json& object);
-  void Deliver(Watcher& w, const StoreEvent& event);
+  // Conversions and serialized lines of one event, shared by the watchers it goes to (keys:
+  // served version; "<type> <version>" for lines).
+  struct EventCache {
+    std::map<std::string, nlohmann::json> wire;
+    std::map<std::string, nlohmann::json> previous;
+    std::map<std::string, std::string> lines;
+  };
+  void Deliver(Watcher& w, const StoreEvent& event, EventCache* cache = nullptr);
 
   absl::Duration bookmark_interval_;
   std::vector<std::unique_ptr<Watcher>> watchers_;
