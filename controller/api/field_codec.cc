@@ -1,9 +1,11 @@
 // File: controller/api/field_codec.cc
 #include "controller/api/field_codec.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -44,6 +46,13 @@ std::string FieldIndex(absl::string_view parent, size_t index) {
 
 std::string FieldKey(absl::string_view parent, absl::string_view key) {
   return absl::StrCat(parent, "[", key, "]");
+}
+
+std::string FieldMember(absl::string_view parent, absl::string_view key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return plain ? FieldChild(parent, key) : FieldKey(parent, key);
 }
 
 std::string QuoteForMessage(absl::string_view text) {

@@ -45,6 +45,9 @@ class FieldErrors {
 std::string FieldChild(absl::string_view parent, absl::string_view name);
 std::string FieldIndex(absl::string_view parent, size_t index);
 std::string FieldKey(absl::string_view parent, absl::string_view key);
+// `parent.key` when key is a plain identifier ([A-Za-z0-9_-]+), else `parent[key]` (label keys,
+// qualified attribute names such as resource.kubernetes.io/pcieRoot), as Kubernetes prints paths.
+std::string FieldMember(absl::string_view parent, absl::string_view key);
 
 // A string as a JSON string literal ("a\"b"), for messages; invalid UTF-8 is replaced.
 std::string QuoteForMessage(absl::string_view text);

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/api/field_codec.h"
 #include "controller/api/object_meta.h"
 
 namespace gpuprofile::dra {
@@ -43,36 +44,16 @@ std::string TypeName(const json& value) {
   return value.type_name();
 }
 
-// `path.key`, or `path[key]` when the key is not a plain identifier (label keys such as
-// app.kubernetes.io/name), as Kubernetes prints field paths.
-std::string Child(absl::string_view path, absl::string_view key) {
-  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-  if (plain) return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
-  return absl::StrCat(path, "[", key, "]");
-}
-
-std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
-
-// A member that is present and not null (Go decodes null into the zero value, i.e. "absent").
-const json* Member(const json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
 // Present with a value Go's omitempty would print: not null, not an empty list or object.
 bool NonEmptyMember(const json& object, const char* key) {
-  const json* value = Member(object, key);
+  const json* value = api::JsonMember(object, key);
   if (value == nullptr) return false;
   if (value->is_array() || value->is_object()) return !value->empty();
   return true;
 }
 
 std::optional<std::string> StringMember(const json& object, const char* key) {
-  const json* value = Member(object, key);
+  const json* value = api::JsonMember(object, key);
   if (value == nullptr || !value->is_string()) return std::nullopt;
   return value->get<std::string>();
 }
@@ -120,8 +101,8 @@ class Decoder {
 
   std::optional<std::string> String(const json& object, const char* key, absl::string_view parent,
                                     bool required) {
-    const std::string path = Child(parent, key);
-    const json* value = Member(object, key);
+    const std::string path = api::FieldMember(parent, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) {
       if (required) Error(path, "required");
       return std::nullopt;
@@ -138,9 +119,9 @@ class Decoder {
   }
 
   std::optional<int64_t> Int(const json& object, const char* key, absl::string_view parent) {
-    const json* value = Member(object, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) return std::nullopt;
-    const std::string path = Child(parent, key);
+    const std::string path = api::FieldMember(parent, key);
     if (value->is_number_unsigned()) {
       if (value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
         Error(path, "integer out of range (int64)");
@@ -154,10 +135,11 @@ class Decoder {
   }
 
   std::optional<bool> Bool(const json& object, const char* key, absl::string_view parent) {
-    const json* value = Member(object, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) return std::nullopt;
     if (!value->is_boolean()) {
-      Error(Child(parent, key), absl::StrCat("must be a boolean, got ", TypeName(*value)));
+      Error(api::FieldMember(parent, key),
+            absl::StrCat("must be a boolean, got ", TypeName(*value)));
       return std::nullopt;
     }
     return value->get<bool>();
@@ -165,8 +147,8 @@ class Decoder {
 
   // The member when it is an object, nullptr when absent or of another type (reported).
   const json* Object(const json& object, const char* key, absl::string_view parent, bool required) {
-    const std::string path = Child(parent, key);
-    const json* value = Member(object, key);
+    const std::string path = api::FieldMember(parent, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) {
       if (required) Error(path, "required");
       return nullptr;
@@ -180,10 +162,10 @@ class Decoder {
 
   // The member when it is a list, nullptr when absent or of another type (reported).
   const json* List(const json& object, const char* key, absl::string_view parent) {
-    const json* value = Member(object, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) return nullptr;
     if (!value->is_array()) {
-      Error(Child(parent, key), absl::StrCat("must be a list, got ", TypeName(*value)));
+      Error(api::FieldMember(parent, key), absl::StrCat("must be a list, got ", TypeName(*value)));
       return nullptr;
     }
     return value;
@@ -194,11 +176,11 @@ class Decoder {
     std::vector<std::string> out;
     const json* list = List(object, key, parent);
     if (list == nullptr) return out;
-    const std::string path = Child(parent, key);
+    const std::string path = api::FieldMember(parent, key);
     for (size_t i = 0; i < list->size(); ++i) {
       const json& item = (*list)[i];
       if (!item.is_string()) {
-        Error(Index(path, i), absl::StrCat("must be a string, got ", TypeName(item)));
+        Error(api::FieldIndex(path, i), absl::StrCat("must be a string, got ", TypeName(item)));
         continue;
       }
       out.push_back(item.get<std::string>());
@@ -211,10 +193,11 @@ class Decoder {
     std::map<std::string, std::string> out;
     const json* map = Object(object, key, parent, false);
     if (map == nullptr) return out;
-    const std::string path = Child(parent, key);
+    const std::string path = api::FieldMember(parent, key);
     for (auto it = map->begin(); it != map->end(); ++it) {
       if (!it->is_string()) {
-        Error(Child(path, it.key()), absl::StrCat("must be a string, got ", TypeName(*it)));
+        Error(api::FieldMember(path, it.key()),
+              absl::StrCat("must be a string, got ", TypeName(*it)));
         continue;
       }
       out.emplace(it.key(), it->get<std::string>());
@@ -227,9 +210,9 @@ class Decoder {
     std::vector<std::string> out;
     const json* list = List(object, "selectors", parent);
     if (list == nullptr) return out;
-    const std::string path = Child(parent, "selectors");
+    const std::string path = api::FieldMember(parent, "selectors");
     for (size_t i = 0; i < list->size(); ++i) {
-      const std::string item_path = Index(path, i);
+      const std::string item_path = api::FieldIndex(path, i);
       const json& item = (*list)[i];
       if (!item.is_object()) {
         Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
@@ -238,7 +221,7 @@ class Decoder {
       const json* cel = Object(item, "cel", item_path, true);
       if (cel == nullptr) continue;
       if (std::optional<std::string> expression =
-              String(*cel, "expression", Child(item_path, "cel"), true)) {
+              String(*cel, "expression", api::FieldMember(item_path, "cel"), true)) {
         out.push_back(*std::move(expression));
       }
     }
@@ -251,9 +234,9 @@ class Decoder {
     std::vector<OpaqueDeviceConfig> out;
     const json* list = List(object, "config", parent);
     if (list == nullptr) return out;
-    const std::string path = Child(parent, "config");
+    const std::string path = api::FieldMember(parent, "config");
     for (size_t i = 0; i < list->size(); ++i) {
-      const std::string item_path = Index(path, i);
+      const std::string item_path = api::FieldIndex(path, i);
       const json& item = (*list)[i];
       if (!item.is_object()) {
         Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
@@ -263,7 +246,7 @@ class Decoder {
       if (with_requests) config.requests = StringList(item, "requests", item_path);
       const json* opaque = Object(item, "opaque", item_path, true);
       if (opaque == nullptr) continue;
-      const std::string opaque_path = Child(item_path, "opaque");
+      const std::string opaque_path = api::FieldMember(item_path, "opaque");
       config.driver = String(*opaque, "driver", opaque_path, true).value_or("");
       if (const json* parameters = Object(*opaque, "parameters", opaque_path, true)) {
         config.parameters = *parameters;
@@ -289,7 +272,7 @@ class Decoder {
     meta->finalizers = StringList(*m, "finalizers", kPath);
     const json* refs = List(*m, "ownerReferences", kPath);
     for (size_t i = 0; refs != nullptr && i < refs->size(); ++i) {
-      const std::string path = Index("metadata.ownerReferences", i);
+      const std::string path = api::FieldIndex("metadata.ownerReferences", i);
       const json& item = (*refs)[i];
       if (!item.is_object()) {
         Error(path, absl::StrCat("must be an object, got ", TypeName(item)));
@@ -332,7 +315,7 @@ class Decoder {
 // `Kind "namespace/name"`, `Kind "name"` or `Kind <unnamed>`, from whatever metadata there is.
 std::string Label(const json& obj, const char* kind) {
   std::optional<std::string> name, namespace_name;
-  if (const json* meta = Member(obj, "metadata")) {
+  if (const json* meta = api::JsonMember(obj, "metadata")) {
     name = StringMember(*meta, "name");
     namespace_name = StringMember(*meta, "namespace");
   }
@@ -360,7 +343,7 @@ void ReadExact(Decoder& d, const json& body, const std::string& path, ExactDevic
   req->selectors = d.Selectors(body, path);
   if (std::optional<std::string> mode = d.String(body, "allocationMode", path, false)) {
     if (*mode != kExactCount && *mode != kAll && !mode->empty()) {
-      d.Error(Child(path, "allocationMode"),
+      d.Error(api::FieldMember(path, "allocationMode"),
               absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
     }
     req->allocation_mode = *std::move(mode);
@@ -381,17 +364,17 @@ ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::strin
   ExactDeviceRequest req;
   req.name = d.String(entry, "name", path, true).value_or("");
   const json* first_available = d.List(entry, "firstAvailable", path);
-  const bool has_first_available = Member(entry, "firstAvailable") != nullptr;
+  const bool has_first_available = api::JsonMember(entry, "firstAvailable") != nullptr;
   if (first_available != nullptr) req.has_unmodelled_fields = true;
 
   if (version == DraApiVersion::kV1beta1) {
-    if (Member(entry, "exactly") != nullptr) {
-      d.Error(Child(path, "exactly"),
+    if (api::JsonMember(entry, "exactly") != nullptr) {
+      d.Error(api::FieldMember(path, "exactly"),
               "not part of resource.k8s.io/v1beta1 (request fields sit directly on the request; "
               "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
       return req;
     }
-    const bool has_class = Member(entry, "deviceClassName") != nullptr;
+    const bool has_class = api::JsonMember(entry, "deviceClassName") != nullptr;
     if (has_first_available && has_class) {
       d.Error(path, "must have exactly one of deviceClassName or firstAvailable");
       return req;
@@ -402,21 +385,21 @@ ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::strin
   }
 
   for (const char* field : kExactFields) {
-    if (Member(entry, field) != nullptr) {
-      d.Error(Child(path, field),
+    if (api::JsonMember(entry, field) != nullptr) {
+      d.Error(api::FieldMember(path, field),
               absl::StrCat("not part of ", ToString(version),
                            " (request fields sit under \"exactly\"; flat requests are "
                            "resource.k8s.io/v1beta1)"));
       return req;
     }
   }
-  const bool has_exactly = Member(entry, "exactly") != nullptr;
+  const bool has_exactly = api::JsonMember(entry, "exactly") != nullptr;
   if (has_exactly == has_first_available) {
     d.Error(path, "must have exactly one of exactly or firstAvailable");
     return req;
   }
   if (const json* exactly = d.Object(entry, "exactly", path, false)) {
-    ReadExact(d, *exactly, Child(path, "exactly"), &req);
+    ReadExact(d, *exactly, api::FieldMember(path, "exactly"), &req);
   }
   return req;
 }
@@ -648,7 +631,7 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& ob
     constexpr char kDevices[] = "spec.spec.devices";
     if (const json* requests = d.List(*devices, "requests", kDevices)) {
       for (size_t i = 0; i < requests->size(); ++i) {
-        const std::string path = Index("spec.spec.devices.requests", i);
+        const std::string path = api::FieldIndex("spec.spec.devices.requests", i);
         const json& entry = (*requests)[i];
         if (!entry.is_object()) {
           d.Error(path, absl::StrCat("must be an object, got ", TypeName(entry)));

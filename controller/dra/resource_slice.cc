@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/api/field_codec.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
 
@@ -28,32 +29,6 @@ using json = nlohmann::json;
 
 constexpr char kKind[] = "ResourceSlice";
 constexpr char kAttributeKinds[] = "int, bool, string, version";
-
-std::string TypeName(const json& value) {
-  if (value.is_number_integer()) return "integer";
-  if (value.is_number_float()) return "number";
-  return value.type_name();
-}
-
-// `path.key`, or `path[key]` when the key is not a plain identifier (qualified attribute names
-// such as resource.kubernetes.io/pcieRoot), as Kubernetes prints field paths.
-std::string Child(absl::string_view path, absl::string_view key) {
-  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-  if (plain) return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
-  return absl::StrCat(path, "[", key, "]");
-}
-
-std::string Index(absl::string_view path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
-
-// A member that is present and not null (Go decodes null into the zero value, i.e. "absent").
-const json* Member(const json& object, const std::string& key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
 
 class Decoder {
  public:
@@ -68,14 +43,14 @@ class Decoder {
   // Required/optional typed readers; each reports its own error and returns nullopt on failure.
   std::optional<std::string> String(const json& object, const std::string& key,
                                     absl::string_view parent, bool required) {
-    const std::string path = Child(parent, key);
-    const json* value = Member(object, key);
+    const std::string path = api::FieldMember(parent, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) {
       if (required) Error(path, "required");
       return std::nullopt;
     }
     if (!value->is_string()) {
-      Error(path, absl::StrCat("must be a string, got ", TypeName(*value)));
+      Error(path, absl::StrCat("must be a string, got ", api::JsonTypeName(*value)));
       return std::nullopt;
     }
     if (required && value->get_ref<const std::string&>().empty()) {
@@ -94,14 +69,14 @@ class Decoder {
       return static_cast<int64_t>(value.get<uint64_t>());
     }
     if (value.is_number_integer()) return value.get<int64_t>();
-    Error(path, absl::StrCat("must be an integer, got ", TypeName(value)));
+    Error(path, absl::StrCat("must be an integer, got ", api::JsonTypeName(value)));
     return std::nullopt;
   }
 
   std::optional<int64_t> RequiredInt(const json& object, const std::string& key,
                                      absl::string_view parent) {
-    const std::string path = Child(parent, key);
-    const json* value = Member(object, key);
+    const std::string path = api::FieldMember(parent, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) {
       Error(path, "required");
       return std::nullopt;
@@ -112,14 +87,14 @@ class Decoder {
   // Returns the member when it is an object, nullptr when absent; reports other types.
   const json* Object(const json& object, const std::string& key, absl::string_view parent,
                      bool required) {
-    const std::string path = Child(parent, key);
-    const json* value = Member(object, key);
+    const std::string path = api::FieldMember(parent, key);
+    const json* value = api::JsonMember(object, key);
     if (value == nullptr) {
       if (required) Error(path, "required");
       return nullptr;
     }
     if (!value->is_object()) {
-      Error(path, absl::StrCat("must be an object, got ", TypeName(*value)));
+      Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(*value)));
       return nullptr;
     }
     return value;
@@ -128,43 +103,45 @@ class Decoder {
   std::optional<AttributeValue> Attribute(const json& value, const std::string& path) {
     if (!value.is_object()) {
       Error(path, absl::StrCat("attribute must be an object with exactly one of ", kAttributeKinds,
-                               ", got ", TypeName(value)));
+                               ", got ", api::JsonTypeName(value)));
       return std::nullopt;
     }
     int set = 0;
     for (const char* kind : {"int", "bool", "string", "version"}) {
-      if (Member(value, kind) != nullptr) ++set;
+      if (api::JsonMember(value, kind) != nullptr) ++set;
     }
     if (set != 1) {
       Error(path, absl::StrCat("attribute must have exactly one of ", kAttributeKinds));
       return std::nullopt;
     }
     AttributeValue attribute;
-    if (const json* v = Member(value, "int")) {
-      std::optional<int64_t> i = Int(*v, Child(path, "int"));
+    if (const json* v = api::JsonMember(value, "int")) {
+      std::optional<int64_t> i = Int(*v, api::FieldMember(path, "int"));
       if (!i) return std::nullopt;
       attribute.kind = AttributeValue::Kind::kInt;
       attribute.int_value = *i;
-    } else if (const json* b = Member(value, "bool")) {
+    } else if (const json* b = api::JsonMember(value, "bool")) {
       if (!b->is_boolean()) {
-        Error(Child(path, "bool"), absl::StrCat("must be a boolean, got ", TypeName(*b)));
+        Error(api::FieldMember(path, "bool"),
+              absl::StrCat("must be a boolean, got ", api::JsonTypeName(*b)));
         return std::nullopt;
       }
       attribute.kind = AttributeValue::Kind::kBool;
       attribute.bool_value = b->get<bool>();
-    } else if (const json* s = Member(value, "string")) {
+    } else if (const json* s = api::JsonMember(value, "string")) {
       if (!s->is_string()) {
-        Error(Child(path, "string"), absl::StrCat("must be a string, got ", TypeName(*s)));
+        Error(api::FieldMember(path, "string"),
+              absl::StrCat("must be a string, got ", api::JsonTypeName(*s)));
         return std::nullopt;
       }
       attribute.kind = AttributeValue::Kind::kString;
       attribute.string_value = s->get<std::string>();
     } else {
-      const json& ver = *Member(value, "version");
+      const json& ver = *api::JsonMember(value, "version");
       if (!ver.is_string()) {
         // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
-        Error(Child(path, "version"),
-              absl::StrCat("must be a string (a semantic version), got ", TypeName(ver)));
+        Error(api::FieldMember(path, "version"),
+              absl::StrCat("must be a string (a semantic version), got ", api::JsonTypeName(ver)));
         return std::nullopt;
       }
       attribute.kind = AttributeValue::Kind::kVersion;
@@ -178,11 +155,11 @@ class Decoder {
   std::optional<Quantity> Capacity(const json& value, const std::string& path) {
     if (!value.is_object()) {
       Error(path, absl::StrCat("capacity must be an object {value: <quantity>}, got ",
-                               TypeName(value)));
+                               api::JsonTypeName(value)));
       return std::nullopt;
     }
-    const std::string value_path = Child(path, "value");
-    const json* q = Member(value, "value");
+    const std::string value_path = api::FieldMember(path, "value");
+    const json* q = api::JsonMember(value, "value");
     if (q == nullptr) {
       Error(value_path, "required");
       return std::nullopt;
@@ -193,12 +170,14 @@ class Decoder {
     } else if (q->is_number()) {
       text = q->dump();
     } else {
-      Error(value_path, absl::StrCat("must be a quantity (string or number), got ", TypeName(*q)));
+      Error(value_path,
+            absl::StrCat("must be a quantity (string or number), got ", api::JsonTypeName(*q)));
       return std::nullopt;
     }
     absl::StatusOr<Quantity> parsed = Quantity::Parse(text);
     if (!parsed.ok()) {
-      Error(value_path, absl::StrCat("invalid quantity \"", text, "\": ", parsed.status().message()));
+      Error(value_path,
+            absl::StrCat("invalid quantity \"", text, "\": ", parsed.status().message()));
       return std::nullopt;
     }
     return *std::move(parsed);
@@ -210,8 +189,8 @@ class Decoder {
 };
 
 std::string ObjectName(const json& obj) {
-  if (const json* meta = Member(obj, "metadata")) {
-    if (const json* name = Member(*meta, "name"); name != nullptr && name->is_string()) {
+  if (const json* meta = api::JsonMember(obj, "metadata")) {
+    if (const json* name = api::JsonMember(*meta, "name"); name != nullptr && name->is_string()) {
       return name->get<std::string>();
     }
   }
@@ -221,8 +200,8 @@ std::string ObjectName(const json& obj) {
 }  // namespace
 
 bool IsResourceSlice(const json& obj) {
-  const json* kind = Member(obj, "kind");
-  const json* api_version = Member(obj, "apiVersion");
+  const json* kind = api::JsonMember(obj, "kind");
+  const json* api_version = api::JsonMember(obj, "apiVersion");
   return kind != nullptr && kind->is_string() && kind->get_ref<const std::string&>() == kKind &&
          api_version != nullptr && api_version->is_string() &&
          absl::StartsWith(api_version->get_ref<const std::string&>(),
@@ -235,19 +214,17 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   Decoder d(slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
                                : absl::StrCat(kKind, " \"", slice.name, "\""));
   if (!obj.is_object()) {
-    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
+    d.Error("(root)", absl::StrCat("must be an object, got ", api::JsonTypeName(obj)));
     return d.status();
   }
-  if (std::optional<std::string> kind = d.String(obj, "kind", "", true);
-      kind && *kind != kKind) {
+  if (std::optional<std::string> kind = d.String(obj, "kind", "", true); kind && *kind != kKind) {
     d.Error("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
   }
   std::optional<std::string> api_version = d.String(obj, "apiVersion", "", true);
   if (!api_version) return d.status();
   const std::string group_prefix = absl::StrCat(kResourceApiGroup, "/");
-  const std::string version = absl::StartsWith(*api_version, group_prefix)
-                                  ? api_version->substr(group_prefix.size())
-                                  : "";
+  const std::string version =
+      absl::StartsWith(*api_version, group_prefix) ? api_version->substr(group_prefix.size()) : "";
   if (version != "v1" && version != "v1beta2" && version != "v1beta1") {
     d.Error("apiVersion",
             absl::StrCat("unsupported apiVersion \"", *api_version,
@@ -277,17 +254,17 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   }
   slice.node_name = d.String(*spec, "nodeName", "spec", false).value_or("");
 
-  const json* devices = Member(*spec, "devices");
+  const json* devices = api::JsonMember(*spec, "devices");
   if (devices != nullptr && !devices->is_array()) {
-    d.Error("spec.devices", absl::StrCat("must be a list, got ", TypeName(*devices)));
+    d.Error("spec.devices", absl::StrCat("must be a list, got ", api::JsonTypeName(*devices)));
     devices = nullptr;
   }
   std::set<std::string> seen_names;
   for (size_t i = 0; devices != nullptr && i < devices->size(); ++i) {
     const json& entry = (*devices)[i];
-    const std::string path = Index("spec.devices", i);
+    const std::string path = api::FieldIndex("spec.devices", i);
     if (!entry.is_object()) {
-      d.Error(path, absl::StrCat("must be an object, got ", TypeName(entry)));
+      d.Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(entry)));
       continue;
     }
     Device device;
@@ -297,7 +274,8 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     device.slice_name = slice.name;
     if (std::optional<std::string> name = d.String(entry, "name", path, true)) {
       if (!seen_names.insert(*name).second) {
-        d.Error(Child(path, "name"), absl::StrCat("duplicate device name \"", *name, "\""));
+        d.Error(api::FieldMember(path, "name"),
+                absl::StrCat("duplicate device name \"", *name, "\""));
       }
       device.name = *std::move(name);
     }
@@ -305,10 +283,11 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     const json* body = &entry;
     std::string body_path = path;
     if (basic_wrapper) {
-      body_path = Child(path, "basic");
+      body_path = api::FieldMember(path, "basic");
       body = d.Object(entry, "basic", path, false);
-      if (body == nullptr && Member(entry, "basic") == nullptr) {
-        if (Member(entry, "attributes") != nullptr || Member(entry, "capacity") != nullptr) {
+      if (body == nullptr && api::JsonMember(entry, "basic") == nullptr) {
+        if (api::JsonMember(entry, "attributes") != nullptr ||
+            api::JsonMember(entry, "capacity") != nullptr) {
           d.Error(path, absl::StrCat("attributes and capacity must be under \"basic\" in ",
                                      *api_version));
         } else {
@@ -316,8 +295,8 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
         }
       }
       if (body == nullptr) continue;
-    } else if (Member(entry, "basic") != nullptr) {
-      d.Error(Child(path, "basic"),
+    } else if (api::JsonMember(entry, "basic") != nullptr) {
+      d.Error(api::FieldMember(path, "basic"),
               absl::StrCat("not part of ", *api_version,
                            " (attributes and capacity sit directly on the device; \"basic\" is "
                            "resource.k8s.io/v1beta1)"));
@@ -327,7 +306,7 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
     device.node = !slice.node_name.empty() ? slice.node_name : device_node;
 
-    const std::string attributes_path = Child(body_path, "attributes");
+    const std::string attributes_path = api::FieldMember(body_path, "attributes");
     if (const json* attributes = d.Object(*body, "attributes", body_path, false)) {
       for (auto it = attributes->begin(); it != attributes->end(); ++it) {
         if (it.key().empty()) {
@@ -335,19 +314,20 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
           continue;
         }
         if (std::optional<AttributeValue> value =
-                d.Attribute(it.value(), Child(attributes_path, it.key()))) {
+                d.Attribute(it.value(), api::FieldMember(attributes_path, it.key()))) {
           device.attributes.emplace(it.key(), *std::move(value));
         }
       }
     }
-    const std::string capacity_path = Child(body_path, "capacity");
+    const std::string capacity_path = api::FieldMember(body_path, "capacity");
     if (const json* capacity = d.Object(*body, "capacity", body_path, false)) {
       for (auto it = capacity->begin(); it != capacity->end(); ++it) {
         if (it.key().empty()) {
           d.Error(capacity_path, "capacity names must not be empty");
           continue;
         }
-        if (std::optional<Quantity> value = d.Capacity(it.value(), Child(capacity_path, it.key()))) {
+        if (std::optional<Quantity> value =
+                d.Capacity(it.value(), api::FieldMember(capacity_path, it.key()))) {
           device.capacity.emplace(it.key(), *std::move(value));
         }
       }
