@@ -316,26 +316,6 @@ TEST_F(RbacTest, CustomResourceStatusSubresourceIsItsOwnResource) {
                   "API group \"gpu.example.com\" in the namespace \"default\"");
 }
 
-// The directory of the kubectl dispatcher (symlinks followed), or "".
-std::string KubectlDir() {
-  const char* path = std::getenv("PATH");
-  if (!path) return "";
-  std::string p = path;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find(':', start);
-    std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    std::filesystem::path candidate = std::filesystem::path(dir) / "kubectl";
-    std::error_code ec;
-    if (!dir.empty() && std::filesystem::exists(candidate, ec)) {
-      return std::filesystem::canonical(candidate, ec).parent_path().string();
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return "";
-}
-
 TEST_F(AuthTest, KubectlOverHttpsWithTheWrittenKubeconfig) {
   std::string dir = KubectlDir();
   if (dir.empty() || !std::filesystem::exists(dir + "/kubectl.1.33")) {

@@ -161,4 +161,23 @@ CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration de
   return r;
 }
 
+std::string KubectlDir() {
+  const char* path = std::getenv("PATH");
+  if (!path) return "";
+  std::string p = path;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find(':', start);
+    std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::filesystem::path candidate = std::filesystem::path(dir) / "kubectl";
+    std::error_code ec;
+    if (!dir.empty() && std::filesystem::exists(candidate, ec)) {
+      return std::filesystem::canonical(candidate, ec).parent_path().string();
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return "";
+}
+
 }  // namespace gpuprofile::e2e::testing

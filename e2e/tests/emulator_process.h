@@ -65,4 +65,8 @@ int WaitBackground(pid_t pid, absl::Duration deadline);
 
 std::string ReadFile(const std::string& path);
 
+// The directory of the kubectl dispatcher found on PATH (symlinks followed), where the pinned
+// kubectl.1.NN binaries live; "" when there is none.
+std::string KubectlDir();
+
 }  // namespace gpuprofile::e2e::testing

@@ -26,26 +26,6 @@ using ::testing::HasSubstr;
 
 constexpr absl::Duration kCommandDeadline = absl::Seconds(60);
 
-// The directory of the kubectl dispatcher (symlinks followed), or "".
-std::string KubectlDir() {
-  const char* path = std::getenv("PATH");
-  if (!path) return "";
-  std::string p = path;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find(':', start);
-    std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    std::filesystem::path candidate = std::filesystem::path(dir) / "kubectl";
-    std::error_code ec;
-    if (!dir.empty() && std::filesystem::exists(candidate, ec)) {
-      return std::filesystem::canonical(candidate, ec).parent_path().string();
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return "";
-}
-
 struct Mode {
   std::string kube_version;
   std::string kubectl;  // pinned binary name
