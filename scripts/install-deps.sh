@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev       # the libFuzzer target
   nodejs npm                     # the CEL conformance data and the differential evaluator
   python3 python3-jsonschema python3-yaml   # schema validation of generated objects
+  lua5.1                         # the Argo CD health check's tests (config/argocd)
 )
 
 missing=()
