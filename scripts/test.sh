@@ -16,5 +16,6 @@ export GPO_BUILD_DIR=$build
 # Fuzz the parser and evaluator briefly (libFuzzer, ASan+UBSan); any crash, leak or hang fails.
 "$root/scripts/fuzz.sh" "${GPO_FUZZ_SECONDS:-60}"
 
+"$root/scripts/check-config.sh"
 cd "$build"
 ctest -j"$(nproc)" --output-on-failure --timeout 600
