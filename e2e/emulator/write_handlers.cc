@@ -167,7 +167,12 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   }
   nlohmann::json stored = ToStorage(type, route.version, std::move(object));
   nlohmann::json& m = stored["metadata"];
-  m["uid"] = NewUid();
+  // -f seeds keep a uid they carry, so fixtures can name each other as owners (Nodes owning
+  // ResourceSlices), as objects restored from a backup would; API clients never choose uids.
+  if (!seeding_ || !m.contains("uid") || !m["uid"].is_string() ||
+      m["uid"].get<std::string>().empty()) {
+    m["uid"] = NewUid();
+  }
   m["creationTimestamp"] = Timestamp();
   m.erase("deletionTimestamp");
   m.erase("deletionGracePeriodSeconds");
