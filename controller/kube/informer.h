@@ -1,0 +1,134 @@
+// File: controller/kube/informer.h
+// An informer: a Watcher keeping a runtime::Store<T> equal to one collection on the server, plus
+// event handlers that hear about every change (client-go's shared informer, kube-rs'
+// reflector + watcher). Handlers map changes to work-queue keys; they run on the informer's
+// thread and must be quick (typically WorkQueue::Add).
+//
+// A handler is called as handler(before, after):
+//   added    before == nullptr, after != nullptr
+//   updated  both set (also for every object present after a relist, so nothing changed while
+//            disconnected is missed; handlers that only enqueue keys are idempotent anyway)
+//   deleted  before != nullptr, after == nullptr (also for objects a relist found gone)
+// Objects that do not decode are skipped and counted (undecodable()), with the first error kept
+// for logs: one bad object must not stop the cache.
+//
+// Thread-safety: AddHandler before Start; everything else is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "controller/kube/watcher.h"
+#include "controller/runtime/store.h"
+
+namespace gpuprofile::kube {
+
+template <typename T>
+using ChangeHandler = std::function<void(const T* before, const T* after)>;
+
+template <typename T>
+class Informer final : public WatchSink {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  // `client` must outlive the informer.
+  Informer(RestClient* client, WatcherOptions options, Decoder<T> decode,
+           typename runtime::Store<T>::KeyFunc key,
+           std::map<std::string, typename runtime::Store<T>::IndexFunc> indexers = {})
+      : store_(std::move(key), std::move(indexers)),
+        decode_(std::move(decode)),
+        watcher_(client, this, std::move(options)) {}
+  ~Informer() override { Stop(); }
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  void AddHandler(ChangeHandler<T> handler) { handlers_.push_back(std::move(handler)); }
+
+  // Starts the list/watch loop on a thread of its own (once).
+  void Start() {
+    absl::MutexLock lock(&mu_);
+    if (started_) return;
+    started_ = true;
+    thread_ = std::thread([this] { watcher_.Run(); });
+  }
+
+  // Stops the loop and joins the thread; idempotent.
+  void Stop() {
+    watcher_.Stop();
+    std::thread thread;
+    {
+      absl::MutexLock lock(&mu_);
+      thread.swap(thread_);
+    }
+    if (thread.joinable()) thread.join();
+  }
+
+  bool HasSynced() const { return watcher_.HasSynced(); }
+  bool WaitForSync(absl::Time deadline) { return watcher_.WaitForSync(deadline); }
+  const runtime::Store<T>& store() const { return store_; }
+  const Watcher& watcher() const { return watcher_; }
+  int64_t undecodable() const { return undecodable_.load(); }
+  absl::Status first_decode_error() const {
+    absl::MutexLock lock(&mu_);
+    return first_decode_error_;
+  }
+
+  // WatchSink (called by the watcher's thread only).
+  void Replace(std::vector<nlohmann::json> items) override {
+    std::vector<ObjectPtr> objects;
+    objects.reserve(items.size());
+    for (const nlohmann::json& item : items) {
+      if (ObjectPtr object = Decode(item)) objects.push_back(std::move(object));
+    }
+    std::vector<ObjectPtr> removed = store_.Replace(objects);
+    for (const ObjectPtr& gone : removed) Notify(gone.get(), nullptr);
+    for (const ObjectPtr& object : objects) Notify(nullptr, object.get());
+  }
+
+  void Apply(runtime::WatchEventType type, const nlohmann::json& item) override {
+    ObjectPtr object = Decode(item);
+    if (object == nullptr) return;
+    ObjectPtr before = store_.Apply(runtime::WatchEvent<T>{type, object});
+    if (type == runtime::WatchEventType::kDeleted) {
+      Notify(before != nullptr ? before.get() : object.get(), nullptr);
+    } else {
+      Notify(before.get(), object.get());
+    }
+  }
+
+ private:
+  ObjectPtr Decode(const nlohmann::json& item) {
+    absl::StatusOr<ObjectPtr> decoded = decode_(item);
+    if (decoded.ok()) return *std::move(decoded);
+    if (undecodable_.fetch_add(1) == 0) {
+      absl::MutexLock lock(&mu_);
+      first_decode_error_ = decoded.status();
+    }
+    return nullptr;
+  }
+
+  void Notify(const T* before, const T* after) {
+    for (const ChangeHandler<T>& handler : handlers_) handler(before, after);
+  }
+
+  runtime::Store<T> store_;
+  const Decoder<T> decode_;
+  std::vector<ChangeHandler<T>> handlers_;  // fixed before Start
+  Watcher watcher_;
+  std::atomic<int64_t> undecodable_{0};
+
+  mutable absl::Mutex mu_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_ ABSL_GUARDED_BY(mu_);
+  absl::Status first_decode_error_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gpuprofile::kube

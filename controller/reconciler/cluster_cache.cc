@@ -1,0 +1,146 @@
+// File: controller/reconciler/cluster_cache.cc
+#include "controller/reconciler/cluster_cache.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+kube::WatcherOptions For(const kube::WatcherOptions& base, kube::ResourcePath collection,
+                         std::string label_selector = "") {
+  kube::WatcherOptions options = base;
+  options.collection = std::move(collection);
+  options.label_selector = std::move(label_selector);
+  return options;
+}
+
+template <typename T>
+std::map<std::string, typename runtime::Store<T>::IndexFunc> ProfileLabelIndex() {
+  return {{kByProfileLabel, runtime::IndexByLabel<T>(profile::kProfileLabel,
+                                                     [](const T& object) -> const api::ObjectMeta& {
+                                                       return object.metadata;
+                                                     })}};
+}
+
+}  // namespace
+
+ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(options)) {
+  profiles_ = std::make_unique<kube::Informer<ProfileObject>>(
+      options_.client, For(options_.watch, GpuProfilesPath()), DecodeProfileObject,
+      runtime::KeyByMeta<ProfileObject>(
+          [](const ProfileObject& p) -> const api::ObjectMeta& { return p.metadata; }));
+  namespaces_ = std::make_unique<kube::Informer<api::Namespace>>(
+      options_.client, For(options_.watch, NamespacesPath()), DecodeNamespaceObject,
+      runtime::KeyByMeta<api::Namespace>(
+          [](const api::Namespace& n) -> const api::ObjectMeta& { return n.metadata; }));
+  node_groups_ = std::make_unique<kube::Informer<NodeGroupObject>>(
+      options_.client, For(options_.watch, GpuNodeGroupsPath()), DecodeNodeGroupObject,
+      runtime::KeyByMeta<NodeGroupObject>(
+          [](const NodeGroupObject& g) -> const api::ObjectMeta& { return g.group.metadata; }));
+}
+
+ClusterCache::~ClusterCache() { Stop(); }
+
+template <typename T>
+kube::ChangeHandler<T> ClusterCache::Counting(kube::ChangeHandler<T> handler) {
+  return [this, handler = std::move(handler)](const T* before, const T* after) {
+    version_.fetch_add(1);
+    if (handler) handler(before, after);
+  };
+}
+
+void ClusterCache::SetHandlers(ClusterHandlers handlers) {
+  handlers_ = std::move(handlers);
+  profiles_->AddHandler(Counting(handlers_.profile));
+  namespaces_->AddHandler(Counting(handlers_.ns));
+  node_groups_->AddHandler(Counting(handlers_.node_group));
+}
+
+void ClusterCache::Start() {
+  profiles_->Start();
+  namespaces_->Start();
+  node_groups_->Start();
+}
+
+bool ClusterCache::EnableDra(dra::DraApiVersion version) {
+  absl::MutexLock lock(&mu_);
+  if (dra_version_.has_value() || stopped_) return false;
+  dra_version_ = version;
+  slices_ = std::make_unique<kube::Informer<dra::ResourceSlice>>(
+      options_.client, For(options_.watch, ResourceSlicesPath(version)), DecodeSliceObject,
+      [](const dra::ResourceSlice& s) { return s.name; });
+  classes_ = std::make_unique<kube::Informer<dra::DeviceClass>>(
+      options_.client, For(options_.watch, DeviceClassesPath(version)), DecodeDeviceClassObject,
+      runtime::KeyByMeta<dra::DeviceClass>(
+          [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; }),
+      ProfileLabelIndex<dra::DeviceClass>());
+  templates_ = std::make_unique<kube::Informer<dra::ResourceClaimTemplate>>(
+      options_.client,
+      For(options_.watch, ResourceClaimTemplatesPath(version),
+          absl::StrCat(profile::kManagedByLabel, "=", profile::kManagedByValue)),
+      DecodeTemplateObject,
+      runtime::KeyByMeta<dra::ResourceClaimTemplate>(
+          [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
+      ProfileLabelIndex<dra::ResourceClaimTemplate>());
+  slices_->AddHandler(Counting(handlers_.slice));
+  classes_->AddHandler(Counting(handlers_.device_class));
+  templates_->AddHandler(Counting(handlers_.claim_template));
+  slices_->Start();
+  classes_->Start();
+  templates_->Start();
+  version_.fetch_add(1);
+  return true;
+}
+
+void ClusterCache::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_ = true;
+  }
+  profiles_->Stop();
+  namespaces_->Stop();
+  node_groups_->Stop();
+  absl::MutexLock lock(&mu_);
+  if (slices_) slices_->Stop();
+  if (classes_) classes_->Stop();
+  if (templates_) templates_->Stop();
+}
+
+bool ClusterCache::HasSynced() const {
+  if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced()) {
+    return false;
+  }
+  absl::MutexLock lock(&mu_);
+  if (!dra_version_.has_value()) return true;
+  return slices_->HasSynced() && classes_->HasSynced() && templates_->HasSynced();
+}
+
+std::optional<dra::DraApiVersion> ClusterCache::dra_version() const {
+  absl::MutexLock lock(&mu_);
+  return dra_version_;
+}
+
+const runtime::Store<dra::ResourceSlice>* ClusterCache::slices() const {
+  absl::MutexLock lock(&mu_);
+  return slices_ ? &slices_->store() : nullptr;
+}
+const runtime::Store<dra::DeviceClass>* ClusterCache::device_classes() const {
+  absl::MutexLock lock(&mu_);
+  return classes_ ? &classes_->store() : nullptr;
+}
+const runtime::Store<dra::ResourceClaimTemplate>* ClusterCache::claim_templates() const {
+  absl::MutexLock lock(&mu_);
+  return templates_ ? &templates_->store() : nullptr;
+}
+
+int64_t ClusterCache::undecodable() const {
+  int64_t n = profiles_->undecodable() + namespaces_->undecodable() + node_groups_->undecodable();
+  absl::MutexLock lock(&mu_);
+  if (slices_) n += slices_->undecodable() + classes_->undecodable() + templates_->undecodable();
+  return n;
+}
+
+}  // namespace gpuprofile::reconciler

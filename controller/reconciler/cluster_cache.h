@@ -1,0 +1,99 @@
+// File: controller/reconciler/cluster_cache.h
+// The operator's view of the cluster: one informer per kind it reads, all feeding one change
+// counter so that computations over the whole view (the desired state) know when to redo
+// themselves.
+//  - Always: GpuProfiles, Namespaces, GpuNodeGroups.
+//  - Once resource.k8s.io is served (EnableDra, in the version discovery chose): ResourceSlices,
+//    DeviceClasses (all of them: few, and an unmanaged class with a profile's name must be seen
+//    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
+//    (templates can be many; unmanaged ones are discovered when a create meets them, see
+//    desired_state.h).
+// Handlers registered with SetHandlers hear every change of every kind (before, after), on the
+// informers' threads; they must be quick (enqueue keys).
+// Thread-safety: SetHandlers before Start; the rest is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "controller/dra/api_version.h"
+#include "controller/kube/informer.h"
+#include "controller/kube/rest_client.h"
+#include "controller/reconciler/cluster_objects.h"
+
+namespace gpuprofile::reconciler {
+
+// Index names.
+inline constexpr char kByProfileLabel[] = "by-profile-label";
+
+struct ClusterHandlers {
+  kube::ChangeHandler<ProfileObject> profile;
+  kube::ChangeHandler<api::Namespace> ns;
+  kube::ChangeHandler<NodeGroupObject> node_group;
+  kube::ChangeHandler<dra::ResourceSlice> slice;
+  kube::ChangeHandler<dra::DeviceClass> device_class;
+  kube::ChangeHandler<dra::ResourceClaimTemplate> claim_template;
+};
+
+struct ClusterCacheOptions {
+  kube::RestClient* client = nullptr;  // must outlive the cache
+  // Applied to every informer (timeouts, backoff, clock); the collection is set per kind.
+  kube::WatcherOptions watch;
+};
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(ClusterCacheOptions options);
+  ~ClusterCache();
+  ClusterCache(const ClusterCache&) = delete;
+  ClusterCache& operator=(const ClusterCache&) = delete;
+
+  void SetHandlers(ClusterHandlers handlers);
+  void Start();
+  // Creates and starts the DRA informers in `version` (once; later calls return false).
+  bool EnableDra(dra::DraApiVersion version);
+  void Stop();
+
+  // The always-on informers have synced, and the DRA ones too when enabled.
+  bool HasSynced() const;
+  std::optional<dra::DraApiVersion> dra_version() const;
+
+  // Bumped by every change of any kind (and by Touch()).
+  uint64_t version() const { return version_.load(); }
+  void Touch() { version_.fetch_add(1); }
+
+  const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
+  const runtime::Store<api::Namespace>& namespaces() const { return namespaces_->store(); }
+  const runtime::Store<NodeGroupObject>& node_groups() const { return node_groups_->store(); }
+  // Null until EnableDra.
+  const runtime::Store<dra::ResourceSlice>* slices() const;
+  const runtime::Store<dra::DeviceClass>* device_classes() const;
+  const runtime::Store<dra::ResourceClaimTemplate>* claim_templates() const;
+
+  // Undecodable objects seen so far, across informers (for logs and metrics).
+  int64_t undecodable() const;
+
+ private:
+  template <typename T>
+  kube::ChangeHandler<T> Counting(kube::ChangeHandler<T> handler);
+
+  const ClusterCacheOptions options_;
+  ClusterHandlers handlers_;
+  std::atomic<uint64_t> version_{0};
+  std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
+  std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
+  std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;
+
+  mutable absl::Mutex mu_;
+  std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<kube::Informer<dra::ResourceSlice>> slices_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<kube::Informer<dra::ResourceClaimTemplate>> templates_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gpuprofile::reconciler

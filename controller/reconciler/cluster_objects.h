@@ -1,0 +1,80 @@
+// File: controller/reconciler/cluster_objects.h
+// What the operator caches of each kind it watches, the decoders that turn the API server's JSON
+// into them, and the REST paths of those kinds.
+//
+// GpuProfiles are cached even when their spec does not decode: the operator must still report
+// them `Stalled` with the field named, so ProfileObject keeps the metadata, the decode error and
+// the status as stored. Every other kind is cached as its typed model (an object that does not
+// decode is skipped by the informer and counted).
+// Pure; thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "controller/api/gpu_node_group.h"
+#include "controller/api/gpu_profile.h"
+#include "controller/api/namespace.h"
+#include "controller/api/object_meta.h"
+#include "controller/dra/api_version.h"
+#include "controller/dra/device_class.h"
+#include "controller/dra/resource_claim_template.h"
+#include "controller/dra/resource_slice.h"
+#include "controller/kube/rest_client.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::reconciler {
+
+inline constexpr char kGpuProfileGroup[] = "gpuprofile.io";
+inline constexpr char kGpuProfileVersion[] = "v1alpha1";
+inline constexpr char kCleanupFinalizer[] = "gpuprofile.io/cleanup";
+
+struct ProfileObject {
+  api::ObjectMeta metadata;
+  // Decoded and defaulted; nullopt when the object does not decode (then decode_error says why,
+  // one "<field path>: <reason>" line per problem).
+  std::optional<api::GpuProfile> profile;
+  std::string decode_error;
+  nlohmann::json status;  // status as stored (null when absent)
+
+  bool HasFinalizer(const std::string& finalizer) const;
+};
+
+// Last-known condition times, by type, from a stored status (lenient: anything odd is skipped).
+struct StoredCondition {
+  std::string status;  // "True" / "False" / "Unknown"
+  std::string last_transition_time;
+};
+std::map<std::string, StoredCondition> StoredConditions(const nlohmann::json& status);
+
+absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
+    const nlohmann::json& object);
+absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
+    const nlohmann::json& object);
+absl::StatusOr<std::shared_ptr<const dra::ResourceClaimTemplate>> DecodeTemplateObject(
+    const nlohmann::json& object);
+absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
+    const nlohmann::json& object);
+absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
+    const nlohmann::json& object);
+
+// A GpuNodeGroup as cached: the typed group plus its status as stored, to compare with.
+struct NodeGroupObject {
+  api::GpuNodeGroup group;
+  nlohmann::json status;
+};
+absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
+    const nlohmann::json& object);
+
+// REST paths (collections; WithName / WithNamespace for objects).
+kube::ResourcePath GpuProfilesPath();
+kube::ResourcePath GpuNodeGroupsPath();
+kube::ResourcePath NamespacesPath();
+kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version);
+kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version);  // all namespaces
+kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version);
+
+}  // namespace gpuprofile::reconciler

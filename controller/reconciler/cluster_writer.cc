@@ -1,0 +1,177 @@
+// File: controller/reconciler/cluster_writer.cc
+#include "controller/reconciler/cluster_writer.h"
+
+#include <utility>
+
+#include "controller/api/object_meta_codec.h"
+#include "controller/core/status_macros.h"
+#include "controller/dra/dra_object_codec.h"
+#include "controller/kube/api_error.h"
+#include "controller/reconciler/cluster_objects.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+absl::Status DoneIfNotFound(absl::Status status) {
+  return kube::apierrors::IsNotFound(status) ? absl::OkStatus() : status;
+}
+
+nlohmann::json OwnershipPatch(const api::ObjectMeta& meta) {
+  nlohmann::json patch;
+  patch["metadata"]["resourceVersion"] = meta.resource_version;
+  nlohmann::json labels = nlohmann::json::object();
+  for (const auto& [k, v] : meta.labels) labels[k] = v;
+  patch["metadata"]["labels"] = labels;
+  nlohmann::json refs = nlohmann::json::array();
+  for (const api::OwnerReference& ref : meta.owner_references) {
+    refs.push_back(nlohmann::json(api::EncodeOwnerReference(ref)));
+  }
+  // An empty list must be written as null for a merge patch to remove the field.
+  patch["metadata"]["ownerReferences"] = refs.empty() ? nlohmann::json(nullptr) : refs;
+  return patch;
+}
+
+}  // namespace
+
+ClusterWriter::ClusterWriter(ClusterWriterOptions options) : options_(std::move(options)) {}
+
+absl::Status ClusterWriter::Gate(const char* verb, const char* resource) {
+  if (options_.may_write && !options_.may_write()) {
+    return absl::FailedPreconditionError(
+        "not writing: this replica is not the leader (leader election lost or not yet won)");
+  }
+  if (options_.writes_total != nullptr) options_.writes_total->WithLabels({verb, resource})->Inc();
+  return absl::OkStatus();
+}
+
+absl::Status ClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
+                                              const dra::DeviceClass& c) {
+  RETURN_IF_ERROR(Gate("create", "deviceclasses"));
+  nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
+  return options_.client
+      ->Create(DeviceClassesPath(version), body, {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
+                                               const dra::DeviceClass& c) {
+  RETURN_IF_ERROR(Gate("update", "deviceclasses"));
+  nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
+  return options_.client
+      ->Update(DeviceClassesPath(version).WithName(c.metadata.name), body,
+               {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::CreateTemplate(dra::DraApiVersion version,
+                                           const dra::ResourceClaimTemplate& t) {
+  RETURN_IF_ERROR(Gate("create", "resourceclaimtemplates"));
+  nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
+  return options_.client
+      ->Create(ResourceClaimTemplatesPath(version).WithNamespace(t.metadata.namespace_name), body,
+               {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::StatusOr<nlohmann::json> ClusterWriter::GetTemplate(dra::DraApiVersion version,
+                                                          const std::string& ns,
+                                                          const std::string& name) {
+  return options_.client->Get(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name));
+}
+
+absl::Status ClusterWriter::DeleteDeviceClass(dra::DraApiVersion version, const std::string& name,
+                                              const std::string& uid) {
+  RETURN_IF_ERROR(Gate("delete", "deviceclasses"));
+  kube::DeleteOptions options;
+  if (!uid.empty()) options.precondition_uid = uid;
+  return DoneIfNotFound(
+      options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status());
+}
+
+absl::Status ClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
+                                           const std::string& name, const std::string& uid) {
+  RETURN_IF_ERROR(Gate("delete", "resourceclaimtemplates"));
+  kube::DeleteOptions options;
+  if (!uid.empty()) options.precondition_uid = uid;
+  return DoneIfNotFound(
+      options_.client
+          ->Delete(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name), options)
+          .status());
+}
+
+absl::Status ClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
+                                                const api::ObjectMeta& meta) {
+  RETURN_IF_ERROR(Gate("patch", "deviceclasses"));
+  return options_.client
+      ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
+              OwnershipPatch(meta), {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
+                                                   const api::ObjectMeta& meta) {
+  RETURN_IF_ERROR(Gate("patch", "resourceclaimtemplates"));
+  return options_.client
+      ->Patch(ResourceClaimTemplatesPath(version)
+                  .WithNamespace(meta.namespace_name)
+                  .WithName(meta.name),
+              kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::PatchProfileStatus(const std::string& name,
+                                               const nlohmann::json& status) {
+  RETURN_IF_ERROR(Gate("patch", "gpuprofiles/status"));
+  return options_.client
+      ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
+              nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::SetProfileFinalizers(const api::ObjectMeta& meta,
+                                                 const std::vector<std::string>& finalizers) {
+  RETURN_IF_ERROR(Gate("patch", "gpuprofiles"));
+  nlohmann::json patch = nlohmann::json::array();
+  patch.push_back(
+      {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", meta.resource_version}});
+  patch.push_back({{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", finalizers}});
+  return options_.client
+      ->Patch(GpuProfilesPath().WithName(meta.name), kube::PatchType::kJson, patch,
+              {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
+  RETURN_IF_ERROR(Gate("create", "gpunodegroups"));
+  return options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::PatchNodeGroupStatus(const std::string& name,
+                                                 const nlohmann::json& status) {
+  RETURN_IF_ERROR(Gate("patch", "gpunodegroups/status"));
+  return options_.client
+      ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
+              nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::PatchNodeGroupLabels(const std::string& name,
+                                                 const nlohmann::json& labels) {
+  RETURN_IF_ERROR(Gate("patch", "gpunodegroups"));
+  return options_.client
+      ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
+              nlohmann::json{{"metadata", {{"labels", labels}}}},
+              {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status ClusterWriter::DeleteNodeGroup(const std::string& name, const std::string& uid) {
+  RETURN_IF_ERROR(Gate("delete", "gpunodegroups"));
+  kube::DeleteOptions options;
+  if (!uid.empty()) options.precondition_uid = uid;
+  return DoneIfNotFound(
+      options_.client->Delete(GpuNodeGroupsPath().WithName(name), options).status());
+}
+
+}  // namespace gpuprofile::reconciler

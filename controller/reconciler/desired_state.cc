@@ -1,0 +1,91 @@
+// File: controller/reconciler/desired_state.cc
+#include "controller/reconciler/desired_state.h"
+
+#include <vector>
+
+#include "controller/dra/inventory.h"
+
+namespace gpuprofile::reconciler {
+
+DesiredStateCache::DesiredStateCache(const ClusterCache* cache, KubeVersion kube,
+                                     runtime::Clock* clock, absl::Duration foreign_ttl)
+    : cache_(cache), kube_(kube), clock_(clock), foreign_ttl_(foreign_ttl) {}
+
+void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) {
+  absl::MutexLock lock(&mu_);
+  auto key = std::make_pair(foreign.metadata.namespace_name, foreign.metadata.name);
+  foreign_[key] = {std::move(foreign), clock_->Now()};
+  ++foreign_version_;
+}
+
+std::shared_ptr<const Computed> DesiredStateCache::Get() {
+  absl::MutexLock compute_lock(&compute_mu_);
+  const uint64_t version = cache_->version();
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = clock_->Now();
+    for (auto it = foreign_.begin(); it != foreign_.end();) {
+      if (now - it->second.second >= foreign_ttl_) {
+        it = foreign_.erase(it);
+        ++foreign_version_;
+      } else {
+        ++it;
+      }
+    }
+    if (last_ != nullptr && last_->cache_version == version &&
+        last_foreign_version_ == foreign_version_) {
+      return last_;
+    }
+  }
+  std::shared_ptr<const Computed> computed = Compute(version);
+  absl::MutexLock lock(&mu_);
+  last_ = computed;
+  return computed;
+}
+
+std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
+  const absl::Time start = clock_->Now();
+  profile::EngineInput input;
+  input.kube_version = kube_;
+  input.namespaces_complete = true;
+  for (const auto& object : cache_->profiles().List()) {
+    if (object->profile.has_value()) input.profiles.push_back(*object->profile);
+  }
+  for (const auto& ns : cache_->namespaces().List()) input.namespaces.push_back(*ns);
+  std::vector<dra::ResourceSlice> slices;
+  if (const auto* store = cache_->device_classes()) {
+    for (const auto& c : store->List()) input.existing_classes.push_back(*c);
+  }
+  if (const auto* store = cache_->claim_templates()) {
+    for (const auto& t : store->List()) input.existing_templates.push_back(*t);
+  }
+  if (const auto* store = cache_->slices()) {
+    for (const auto& s : store->List()) slices.push_back(*s);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, entry] : foreign_) input.existing_templates.push_back(entry.first);
+    last_foreign_version_ = foreign_version_;
+  }
+  const dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+
+  auto out = std::make_shared<Computed>();
+  out->cache_version = version;
+  out->desired = profile::ComputeDesiredState(input, inventory);
+  out->devices = static_cast<int64_t>(inventory.devices().size());
+  out->pools = static_cast<int64_t>(inventory.pools().size());
+  out->incomplete_pools = static_cast<int64_t>(inventory.IncompletePools().size());
+  for (const profile::ProfileOutcome& outcome : out->desired.profiles) {
+    out->outcome_by_profile[outcome.profile.metadata.name] = &outcome;
+  }
+  for (const dra::DeviceClass& c : out->desired.device_classes) {
+    out->class_by_profile[c.metadata.labels.at(profile::kProfileLabel)] = &c;
+  }
+  for (const dra::ResourceClaimTemplate& t : out->desired.claim_templates) {
+    out->templates_by_profile[t.metadata.labels.at(profile::kProfileLabel)].push_back(&t);
+  }
+  out->compute_time = clock_->Now() - start;
+  return out;
+}
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,71 @@
+// File: controller/reconciler/desired_state.h
+// The desired state of everything the operator owns, computed by the pure profile engine
+// (profile/engine.h) from the cluster cache, and memoised: workers reconciling 100 profiles
+// after one ResourceSlice change share one computation, and nothing is recomputed while the
+// cache has not changed (ClusterCache::version()).
+//
+// Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); when a
+// create meets one (409 AlreadyExists), the reconciler reports it here (NoteForeignTemplate) so
+// that the engine sees it and the profile gets `Conflict`. Such notes expire after
+// `foreign_ttl`, so a foreign object deleted later is retried.
+// Thread-safety: thread-safe; one computation at a time, others wait for its result.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "controller/core/kube_version.h"
+#include "controller/profile/engine.h"
+#include "controller/reconciler/cluster_cache.h"
+#include "controller/runtime/clock.h"
+
+namespace gpuprofile::reconciler {
+
+struct Computed {
+  uint64_t cache_version = 0;
+  profile::DesiredState desired;
+  // Indexes into desired.
+  std::map<std::string, const profile::ProfileOutcome*> outcome_by_profile;
+  std::map<std::string, const dra::DeviceClass*> class_by_profile;
+  std::map<std::string, std::vector<const dra::ResourceClaimTemplate*>> templates_by_profile;
+  int64_t devices = 0;
+  int64_t pools = 0;
+  int64_t incomplete_pools = 0;
+  absl::Duration compute_time;
+};
+
+class DesiredStateCache {
+ public:
+  // `cache` and `clock` must outlive this.
+  DesiredStateCache(const ClusterCache* cache, KubeVersion kube, runtime::Clock* clock,
+                    absl::Duration foreign_ttl = absl::Seconds(60));
+
+  // The desired state for the cache's current content.
+  std::shared_ptr<const Computed> Get();
+
+  void NoteForeignTemplate(dra::ResourceClaimTemplate foreign);
+  const KubeVersion& kube_version() const { return kube_; }
+
+ private:
+  std::shared_ptr<const Computed> Compute(uint64_t version);
+
+  const ClusterCache* const cache_;
+  const KubeVersion kube_;
+  runtime::Clock* const clock_;
+  const absl::Duration foreign_ttl_;
+
+  absl::Mutex compute_mu_;  // one computation at a time
+  absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
+  std::shared_ptr<const Computed> last_ ABSL_GUARDED_BY(mu_);
+  uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // (namespace, name) -> the template and when it was seen.
+  std::map<std::pair<std::string, std::string>, std::pair<dra::ResourceClaimTemplate, absl::Time>>
+      foreign_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,228 @@
+// File: controller/reconciler/gpu_profile_operator.cc
+#include "controller/reconciler/gpu_profile_operator.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "controller/core/status_macros.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::reconciler {
+
+absl::StatusOr<std::unique_ptr<GpuProfileOperator>> GpuProfileOperator::Create(
+    OperatorOptions options) {
+  if (options.client == nullptr || options.clock == nullptr) {
+    return absl::InvalidArgumentError("operator: a REST client and a clock are required");
+  }
+  KubeVersion kube = KubeVersion::Newest();
+  if (options.kube_version.has_value()) {
+    kube = *options.kube_version;
+  } else {
+    kube::Discovery discovery(options.client);
+    absl::StatusOr<kube::ServerVersion> server = discovery.GetServerVersion();
+    if (!server.ok()) {
+      return absl::Status(
+          server.status().code(),
+          absl::StrCat("reading the API server's /version: ", server.status().message()));
+    }
+    if (server->kube.has_value()) {
+      kube = *server->kube;
+    } else if (options.log) {
+      options.log(absl::StrCat("server version ", server->git_version,
+                               " is outside the modelled range; generating for ", kube.ToString()));
+    }
+  }
+  auto op = std::unique_ptr<GpuProfileOperator>(new GpuProfileOperator(std::move(options), kube));
+  if (op->options_.metrics != nullptr) {
+    ASSIGN_OR_RETURN(op->runtime_metrics_,
+                     runtime::ControllerRuntimeMetrics::Register(op->options_.metrics));
+    ASSIGN_OR_RETURN(op->profile_metrics_, ProfileMetrics::Register(op->options_.metrics));
+    ASSIGN_OR_RETURN(op->node_group_metrics_, NodeGroupMetrics::Register(op->options_.metrics));
+  }
+  op->Wire();
+  return op;
+}
+
+GpuProfileOperator::GpuProfileOperator(OperatorOptions options, KubeVersion kube)
+    : options_(std::move(options)), kube_(kube), discovery_(options_.client) {}
+
+GpuProfileOperator::~GpuProfileOperator() { Stop(); }
+
+void GpuProfileOperator::Wire() {
+  ClusterCacheOptions cache_options;
+  cache_options.client = options_.client;
+  cache_options.watch = options_.watch;
+  cache_options.watch.clock = options_.clock;
+  cache_ = std::make_unique<ClusterCache>(std::move(cache_options));
+  desired_ = std::make_unique<DesiredStateCache>(cache_.get(), kube_, options_.clock);
+
+  ClusterWriterOptions writer_options;
+  writer_options.client = options_.client;
+  writer_options.kube = kube_;
+  writer_options.may_write = options_.may_write;
+  if (options_.metrics != nullptr) {
+    absl::StatusOr<runtime::CounterFamily*> writes = options_.metrics->RegisterCounter(
+        "gpuprofile_operator_writes_total", "Writes the operator issued, by verb and resource.",
+        {"verb", "resource"});
+    if (writes.ok()) writer_options.writes_total = *writes;
+  }
+  writer_ = std::make_unique<ClusterWriter>(std::move(writer_options));
+
+  ProfileReconcilerOptions profile_options;
+  profile_options.cache = cache_.get();
+  profile_options.desired = desired_.get();
+  profile_options.writer = writer_.get();
+  profile_options.clock = options_.clock;
+  profile_options.events = options_.events;
+  profile_options.metrics = profile_metrics_ ? &*profile_metrics_ : nullptr;
+  profile_options.status_interval = options_.status_interval;
+  profiles_ = std::make_unique<ProfileReconciler>(std::move(profile_options));
+
+  NodeGroupReconcilerOptions group_options;
+  group_options.cache = cache_.get();
+  group_options.desired = desired_.get();
+  group_options.writer = writer_.get();
+  group_options.metrics = node_group_metrics_ ? &*node_group_metrics_ : nullptr;
+  node_groups_ = std::make_unique<NodeGroupReconciler>(std::move(group_options));
+
+  runtime::ControllerOptions controller_options;
+  controller_options.name = "gpuprofile";
+  controller_options.workers = options_.workers;
+  controller_options.clock = options_.clock;
+  controller_options.metrics = runtime_metrics_ ? &*runtime_metrics_ : nullptr;
+  if (options_.log) {
+    controller_options.on_error = [log = options_.log](const std::string& key,
+                                                       const absl::Status& status) {
+      log(absl::StrCat("reconcile ", key, " failed (will retry): ", status.ToString()));
+    };
+  }
+  controller_ = std::make_unique<runtime::Controller>(
+      std::move(controller_options), [this](const std::string& key) { return Reconcile(key); });
+
+  runtime::WorkQueue* queue = controller_->queue();
+  ClusterHandlers handlers;
+  handlers.profile = [queue](const ProfileObject* before, const ProfileObject* after) {
+    queue->Add((after != nullptr ? after : before)->metadata.name);
+  };
+  handlers.ns = [this](const api::Namespace*, const api::Namespace*) { EnqueueAllProfiles(); };
+  handlers.node_group = [queue](const NodeGroupObject*, const NodeGroupObject*) {
+    queue->Add(kNodeGroupsKey);
+  };
+  handlers.slice = [this, queue](const dra::ResourceSlice* before,
+                                 const dra::ResourceSlice* after) {
+    const dra::ResourceSlice* slice = after != nullptr ? after : before;
+    EnqueueProfilesOfDriver(slice->driver);
+    if (before != nullptr && after != nullptr && before->driver != after->driver) {
+      EnqueueProfilesOfDriver(before->driver);
+    }
+    queue->Add(kNodeGroupsKey);
+  };
+  const auto by_label = [this, queue](const api::ObjectMeta& meta) {
+    auto label = meta.labels.find(profile::kProfileLabel);
+    if (label != meta.labels.end()) {
+      queue->Add(label->second);
+    } else {
+      EnqueueAllProfiles();
+    }
+  };
+  handlers.device_class = [by_label](const dra::DeviceClass* before,
+                                     const dra::DeviceClass* after) {
+    by_label((after != nullptr ? after : before)->metadata);
+  };
+  handlers.claim_template = [by_label](const dra::ResourceClaimTemplate* before,
+                                       const dra::ResourceClaimTemplate* after) {
+    by_label((after != nullptr ? after : before)->metadata);
+  };
+  cache_->SetHandlers(std::move(handlers));
+}
+
+void GpuProfileOperator::EnqueueAllProfiles() {
+  for (const std::string& key : cache_->profiles().ListKeys()) controller_->queue()->Add(key);
+}
+
+void GpuProfileOperator::EnqueueProfilesOfDriver(const std::string& driver) {
+  for (const auto& object : cache_->profiles().List()) {
+    // Undecodable profiles have no driver; they do not depend on slices either.
+    if (object->profile.has_value() && object->profile->spec.driver != driver) continue;
+    controller_->queue()->Add(object->metadata.name);
+  }
+}
+
+absl::StatusOr<runtime::ReconcileResult> GpuProfileOperator::Reconcile(const std::string& key) {
+  if (key == kNodeGroupsKey) return node_groups_->Reconcile();
+  return profiles_->Reconcile(key);
+}
+
+void GpuProfileOperator::StartCaches() {
+  cache_->Start();
+  poller_ = std::thread([this] { PollDiscovery(); });
+}
+
+void GpuProfileOperator::StartWorkers() {
+  controller_->Start();
+  EnqueueAllProfiles();
+  controller_->queue()->Add(kNodeGroupsKey);
+}
+
+void GpuProfileOperator::PollDiscovery() {
+  absl::Mutex wait_mu;
+  bool first = true;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+    }
+    if (!cache_->dra_version().has_value()) {
+      if (!first) discovery_.Refresh();
+      first = false;
+      absl::StatusOr<dra::DraApiVersion> version = discovery_.PreferredDraApiVersion();
+      absl::Status status = version.status();
+      if (version.ok() && cache_->EnableDra(*version)) {
+        if (options_.log) {
+          options_.log(absl::StrCat("resource.k8s.io/", dra::VersionName(*version),
+                                    " is served: watching ResourceSlices, DeviceClasses and "
+                                    "ResourceClaimTemplates in that version"));
+        }
+        EnqueueAllProfiles();
+        controller_->queue()->Add(kNodeGroupsKey);
+      }
+      bool changed;
+      {
+        absl::MutexLock lock(&mu_);
+        changed = dra_status_.ToString() != status.ToString();
+        dra_status_ = status;
+      }
+      if (changed && !status.ok() && options_.log) {
+        options_.log(absl::StrCat(
+            "Dynamic Resource Allocation is not available: ", status.message(),
+            "; checking again every ", absl::FormatDuration(options_.dra_poll_interval)));
+      }
+    }
+    absl::MutexLock lock(&mu_);
+    auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+    mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.dra_poll_interval);
+  }
+}
+
+void GpuProfileOperator::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  if (poller_.joinable()) poller_.join();
+  controller_->Stop();
+  cache_->Stop();
+}
+
+absl::Status GpuProfileOperator::CachesReady() const {
+  if (cache_->HasSynced()) return absl::OkStatus();
+  return absl::UnavailableError("informer caches have not synced yet");
+}
+
+absl::Status GpuProfileOperator::DraServed() const {
+  absl::MutexLock lock(&mu_);
+  return dra_status_;
+}
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,104 @@
+// File: controller/reconciler/gpu_profile_operator.h
+// The operator assembled: the cluster cache, the desired-state memo, one controller whose work
+// queue holds profile names and kNodeGroupsKey, the two reconcilers, and a discovery poller that
+// notices when resource.k8s.io becomes served (DRA switched on after the operator started) and
+// then starts the DRA informers, with no restart.
+//
+// Event mapping (what each change enqueues):
+//   GpuProfile                  the profile
+//   Namespace                   every profile (a label change can add or remove templates)
+//   ResourceSlice               the profiles of that slice's driver, and the node groups
+//   DeviceClass / template      the profile named by its label (every profile when unlabelled:
+//                               an unmanaged object may now conflict with, or free, a name)
+//   GpuNodeGroup                the node groups
+// StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
+// only on the leader. Errors name what failed.
+// Thread-safety: thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "controller/core/kube_version.h"
+#include "controller/kube/discovery.h"
+#include "controller/kube/rest_client.h"
+#include "controller/reconciler/cluster_cache.h"
+#include "controller/reconciler/cluster_writer.h"
+#include "controller/reconciler/desired_state.h"
+#include "controller/reconciler/node_group_reconciler.h"
+#include "controller/reconciler/profile_reconciler.h"
+#include "controller/runtime/controller.h"
+#include "controller/runtime/controller_runtime_metrics.h"
+#include "controller/runtime/event_recorder.h"
+#include "controller/runtime/metrics.h"
+
+namespace gpuprofile::reconciler {
+
+struct OperatorOptions {
+  kube::RestClient* client = nullptr;           // required; must outlive the operator
+  runtime::Clock* clock = nullptr;              // required
+  runtime::MetricsRegistry* metrics = nullptr;  // may be null
+  runtime::EventRecorder* events = nullptr;     // may be null
+  // Closed when this replica must not write (see ClusterWriter); null: always open.
+  std::function<bool()> may_write;
+  int workers = 4;
+  absl::Duration dra_poll_interval = absl::Seconds(10);
+  absl::Duration status_interval = absl::Seconds(1);
+  kube::WatcherOptions watch;  // timeouts and backoff of every informer
+  // Overrides the server's /version (tests, servers newer than the modelled range).
+  std::optional<KubeVersion> kube_version;
+  // Log sink for notable events (DRA appeared, discovery failures); may be null.
+  std::function<void(const std::string&)> log;
+};
+
+class GpuProfileOperator {
+ public:
+  static absl::StatusOr<std::unique_ptr<GpuProfileOperator>> Create(OperatorOptions options);
+  ~GpuProfileOperator();
+
+  void StartCaches();
+  void StartWorkers();
+  // Stops workers (finishing running reconciles), the poller and the informers.
+  void Stop();
+
+  // For /readyz: OK when the caches have synced and resource.k8s.io is served; otherwise the
+  // reason.
+  absl::Status CachesReady() const;
+  absl::Status DraServed() const;
+
+  const KubeVersion& kube_version() const { return kube_; }
+  ClusterCache& cache() { return *cache_; }
+  runtime::Controller& controller() { return *controller_; }
+
+ private:
+  GpuProfileOperator(OperatorOptions options, KubeVersion kube);
+  void Wire();
+  void PollDiscovery();
+  void EnqueueAllProfiles();
+  void EnqueueProfilesOfDriver(const std::string& driver);
+  absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& key);
+
+  const OperatorOptions options_;
+  const KubeVersion kube_;
+  kube::Discovery discovery_;
+  std::unique_ptr<ClusterCache> cache_;
+  std::unique_ptr<DesiredStateCache> desired_;
+  std::unique_ptr<ClusterWriter> writer_;
+  std::optional<runtime::ControllerRuntimeMetrics> runtime_metrics_;
+  std::optional<ProfileMetrics> profile_metrics_;
+  std::optional<NodeGroupMetrics> node_group_metrics_;
+  std::unique_ptr<ProfileReconciler> profiles_;
+  std::unique_ptr<NodeGroupReconciler> node_groups_;
+  std::unique_ptr<runtime::Controller> controller_;
+
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status dra_status_ ABSL_GUARDED_BY(mu_) = absl::UnavailableError("discovery not run yet");
+  std::thread poller_;
+};
+
+}  // namespace gpuprofile::reconciler

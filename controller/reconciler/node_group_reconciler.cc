@@ -1,0 +1,82 @@
+// File: controller/reconciler/node_group_reconciler.cc
+#include "controller/reconciler/node_group_reconciler.h"
+
+#include <utility>
+
+#include "controller/api/gpu_node_group_codec.h"
+#include "controller/core/status_macros.h"
+#include "controller/kube/api_error.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::reconciler {
+
+absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegistry* registry) {
+  NodeGroupMetrics m;
+  ASSIGN_OR_RETURN(m.devices,
+                   registry->RegisterGauge("gpunodegroup_devices",
+                                           "Devices published in the node group.", {"node_group"}));
+  ASSIGN_OR_RETURN(m.nodes, registry->RegisterGauge("gpunodegroup_nodes",
+                                                    "Nodes in the node group.", {"node_group"}));
+  return m;
+}
+
+NodeGroupReconciler::NodeGroupReconciler(NodeGroupReconcilerOptions options)
+    : options_(std::move(options)) {}
+
+absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
+  ClusterCache& cache = *options_.cache;
+  if (!cache.dra_version().has_value()) return runtime::ReconcileResult{};
+  if (!cache.HasSynced()) return runtime::ReconcileResult{false, absl::Seconds(1)};
+  std::shared_ptr<const Computed> computed = options_.desired->Get();
+  absl::Status first_error;
+  const auto fail = [&](absl::Status status) {
+    if (first_error.ok()) first_error = std::move(status);
+  };
+
+  std::set<std::string> desired_names;
+  for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
+    const std::string& name = group.metadata.name;
+    desired_names.insert(name);
+    const nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
+    std::shared_ptr<const NodeGroupObject> actual = cache.node_groups().Get(name);
+    if (actual == nullptr) {
+      api::GpuNodeGroup labelled = group;
+      labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
+      nlohmann::json object = api::EncodeGpuNodeGroup(labelled, false);
+      object.erase("status");
+      absl::Status created = options_.writer->CreateNodeGroup(object);
+      if (!created.ok() && !kube::apierrors::IsAlreadyExists(created)) {
+        fail(created);
+        continue;
+      }
+      fail(options_.writer->PatchNodeGroupStatus(name, status));
+    } else if (actual->status != status) {
+      fail(options_.writer->PatchNodeGroupStatus(name, status));
+    }
+  }
+  for (const auto& actual : cache.node_groups().List()) {
+    const api::ObjectMeta& meta = actual->group.metadata;
+    if (desired_names.count(meta.name) > 0) continue;
+    fail(options_.writer->DeleteNodeGroup(meta.name, meta.uid));
+  }
+
+  if (options_.metrics != nullptr) {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& gone : exported_) {
+      if (desired_names.count(gone) > 0) continue;
+      options_.metrics->devices->WithLabels({gone})->Set(0);
+      options_.metrics->nodes->WithLabels({gone})->Set(0);
+    }
+    for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
+      options_.metrics->devices->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.devices));
+      options_.metrics->nodes->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.node_count));
+    }
+    exported_ = desired_names;
+  }
+  if (!first_error.ok()) return first_error;
+  return runtime::ReconcileResult{};
+}
+
+}  // namespace gpuprofile::reconciler

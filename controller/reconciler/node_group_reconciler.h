@@ -1,0 +1,52 @@
+// File: controller/reconciler/node_group_reconciler.h
+// Keeps the GpuNodeGroups equal to the fleet (docs/design.md §3): one per device signature in
+// the desired state; created (then their status written through the status subresource, which
+// a create ignores), status patched when it changed, removed when their last device goes.
+// GpuNodeGroups are written only by the operator, so every one not desired is deleted. All
+// groups are reconciled under one key, kNodeGroupsKey: they come from one computation, and a
+// slice change can move devices between groups.
+// Also exports gpunodegroup_devices{node_group} and gpunodegroup_nodes{node_group}.
+// Thread-safety: thread-safe.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "controller/reconciler/cluster_cache.h"
+#include "controller/reconciler/cluster_writer.h"
+#include "controller/reconciler/desired_state.h"
+#include "controller/runtime/controller.h"
+#include "controller/runtime/metrics.h"
+
+namespace gpuprofile::reconciler {
+
+// Not a valid profile name (those are DNS labels), so it never collides with one.
+inline constexpr char kNodeGroupsKey[] = "GpuNodeGroup:*";
+
+struct NodeGroupMetrics {
+  runtime::GaugeFamily* devices = nullptr;
+  runtime::GaugeFamily* nodes = nullptr;
+  static absl::StatusOr<NodeGroupMetrics> Register(runtime::MetricsRegistry* registry);
+};
+
+struct NodeGroupReconcilerOptions {
+  ClusterCache* cache = nullptr;
+  DesiredStateCache* desired = nullptr;
+  ClusterWriter* writer = nullptr;
+  const NodeGroupMetrics* metrics = nullptr;  // may be null
+};
+
+class NodeGroupReconciler {
+ public:
+  explicit NodeGroupReconciler(NodeGroupReconcilerOptions options);
+  absl::StatusOr<runtime::ReconcileResult> Reconcile();
+
+ private:
+  const NodeGroupReconcilerOptions options_;
+  absl::Mutex mu_;
+  std::set<std::string> exported_ ABSL_GUARDED_BY(mu_);  // groups with gauges
+};
+
+}  // namespace gpuprofile::reconciler

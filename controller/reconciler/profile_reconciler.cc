@@ -1,0 +1,440 @@
+// File: controller/reconciler/profile_reconciler.cc
+#include "controller/reconciler/profile_reconciler.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/api/gpu_profile_codec.h"
+#include "controller/core/status_macros.h"
+#include "controller/dra/dra_object_codec.h"
+#include "controller/kube/api_error.h"
+#include "controller/profile/engine.h"
+#include "controller/profile/profile_conditions.h"
+#include "controller/reconciler/profile_status.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+constexpr absl::Duration kWaitForSync = absl::Seconds(1);
+
+std::string TemplateKey(const std::string& ns, const std::string& name) {
+  return absl::StrCat(ns, "/", name);
+}
+
+// Metadata to write over `actual`: the desired labels and owner reference added to what others
+// put there (labels, annotations, finalizers, their own owner references); owner references to
+// earlier incarnations of the same profile (other uid) dropped.
+api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta& desired) {
+  api::ObjectMeta merged = actual;
+  for (const auto& [k, v] : desired.labels) merged.labels[k] = v;
+  for (const api::OwnerReference& want : desired.owner_references) {
+    merged.owner_references.erase(
+        std::remove_if(merged.owner_references.begin(), merged.owner_references.end(),
+                       [&](const api::OwnerReference& ref) {
+                         return ref.kind == want.kind && ref.api_version == want.api_version &&
+                                (ref.name == want.name || ref.controller) && !(ref == want);
+                       }),
+        merged.owner_references.end());
+    if (std::find(merged.owner_references.begin(), merged.owner_references.end(), want) ==
+        merged.owner_references.end()) {
+      merged.owner_references.push_back(want);
+    }
+  }
+  return merged;
+}
+
+// Whether `meta` may be deleted on behalf of the profile with `uid`: labelled for it (the
+// caller looked it up by label) and controlled by it, by nobody, or by a profile that is gone.
+bool OwnedByOrOrphan(const api::ObjectMeta& meta, const std::string& uid) {
+  const api::OwnerReference* owner = meta.ControllerOwner();
+  return owner == nullptr || owner->uid == uid || owner->kind == api::kGpuProfileKind;
+}
+
+std::string Summarise(const char* verb, const std::vector<std::string>& what) {
+  if (what.empty()) return "";
+  constexpr size_t kMaxNamed = 5;
+  std::vector<std::string> named(what.begin(), what.begin() + std::min(what.size(), kMaxNamed));
+  std::string out = absl::StrCat(verb, " ", absl::StrJoin(named, ", "));
+  if (what.size() > kMaxNamed) absl::StrAppend(&out, " and ", what.size() - kMaxNamed, " more");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry* registry) {
+  ProfileMetrics m;
+  ASSIGN_OR_RETURN(m.matched_devices,
+                   registry->RegisterGauge("gpuprofile_matched_devices",
+                                           "Devices the profile's selectors select.", {"profile"}));
+  ASSIGN_OR_RETURN(m.matched_nodes,
+                   registry->RegisterGauge("gpuprofile_matched_nodes",
+                                           "Nodes with devices the profile selects.", {"profile"}));
+  ASSIGN_OR_RETURN(m.ready,
+                   registry->RegisterGauge("gpuprofile_ready",
+                                           "1 when the profile's Ready condition is True, else 0.",
+                                           {"profile"}));
+  return m;
+}
+
+ProfileReconciler::ProfileReconciler(ProfileReconcilerOptions options)
+    : options_(std::move(options)) {}
+
+absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std::string& name) {
+  ClusterCache& cache = *options_.cache;
+  std::shared_ptr<const ProfileObject> object = cache.profiles().Get(name);
+  if (object == nullptr) {
+    absl::MutexLock lock(&mu_);
+    last_status_write_.erase(name);
+    last_warning_.erase(name);
+    if (options_.metrics != nullptr) {
+      options_.metrics->matched_devices->WithLabels({name})->Set(0);
+      options_.metrics->matched_nodes->WithLabels({name})->Set(0);
+      options_.metrics->ready->WithLabels({name})->Set(0);
+    }
+    return runtime::ReconcileResult{};
+  }
+  if (!cache.HasSynced()) return runtime::ReconcileResult{false, kWaitForSync};
+  if (object->metadata.deletion_timestamp.has_value()) return Finalize(*object);
+
+  if (!object->HasFinalizer(kCleanupFinalizer)) {
+    std::vector<std::string> finalizers = object->metadata.finalizers;
+    finalizers.push_back(kCleanupFinalizer);
+    absl::Status added = options_.writer->SetProfileFinalizers(object->metadata, finalizers);
+    // A conflict means the cache is behind; the update event brings the profile back.
+    if (!added.ok()) return added;
+  }
+
+  const std::optional<dra::DraApiVersion> version = cache.dra_version();
+  if (!version.has_value()) return WriteStatus(*object, DraNotServedStatus(*object));
+  if (!object->profile.has_value()) {
+    api::GpuProfileStatus status = UndecodableStatus(*object);
+    Event(*object, true, profile::kReasonInvalidSpec, "Validate",
+          absl::StrCat("spec is invalid: ", object->decode_error));
+    return WriteStatus(*object, std::move(status));
+  }
+
+  std::shared_ptr<const Computed> computed = options_.desired->Get();
+  auto outcome_it = computed->outcome_by_profile.find(name);
+  if (outcome_it == computed->outcome_by_profile.end()) {
+    // The cache changed between the two reads; the change's event brings the profile back.
+    return runtime::ReconcileResult{false, kWaitForSync};
+  }
+  const profile::ProfileOutcome& outcome = *outcome_it->second;
+  api::GpuProfileStatus status = outcome.profile.status;
+  if (!outcome.valid) {
+    Event(*object, true, profile::kReasonInvalidSpec, "Validate",
+          absl::StrCat("spec is invalid: ", outcome.problems));
+    return WriteStatus(*object, std::move(status));
+  }
+
+  Changes changes;
+  ApplyClass(name, *computed, *version, &changes);
+  status.claim_templates.ready = ApplyTemplates(name, *computed, *version, &changes);
+  if (!changes.first_error.ok()) {
+    ProgressingOverlay(absl::StrCat("applying generated objects: ", changes.first_error.message()),
+                       &status);
+  } else if (!changes.conflicts.empty()) {
+    // The engine has not seen the unmanaged objects yet: recompute before reporting Ready.
+    ProgressingOverlay("found existing objects not managed by the operator", &status);
+  }
+  RecordEvents(*object, changes, status);
+  absl::StatusOr<runtime::ReconcileResult> written = WriteStatus(*object, std::move(status));
+  if (!changes.first_error.ok()) return changes.first_error;
+  if (!changes.conflicts.empty()) return runtime::ReconcileResult{true, absl::ZeroDuration()};
+  return written;
+}
+
+absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const ProfileObject& object) {
+  if (!object.HasFinalizer(kCleanupFinalizer)) return runtime::ReconcileResult{};
+  const std::string& name = object.metadata.name;
+  const std::string& uid = object.metadata.uid;
+  const bool orphan = object.profile.has_value() &&
+                      object.profile->spec.deletion_policy == api::DeletionPolicy::kOrphan;
+  const std::optional<dra::DraApiVersion> version = options_.cache->dra_version();
+  std::vector<std::string> done;
+  if (version.has_value()) {
+    const auto* classes = options_.cache->device_classes();
+    const auto* templates = options_.cache->claim_templates();
+    ASSIGN_OR_RETURN(auto owned_classes, classes->ByIndex(kByProfileLabel, name));
+    ASSIGN_OR_RETURN(auto owned_templates, templates->ByIndex(kByProfileLabel, name));
+    for (const auto& c : owned_classes) {
+      if (orphan) {
+        api::ObjectMeta meta = c->metadata;
+        auto& refs = meta.owner_references;
+        const size_t before = refs.size();
+        refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                  [&](const api::OwnerReference& r) { return r.uid == uid; }),
+                   refs.end());
+        if (refs.size() == before) continue;
+        RETURN_IF_ERROR(options_.writer->PatchClassOwnership(*version, meta));
+        done.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
+      } else if (OwnedByOrOrphan(c->metadata, uid)) {
+        RETURN_IF_ERROR(
+            options_.writer->DeleteDeviceClass(*version, c->metadata.name, c->metadata.uid));
+        done.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
+      }
+    }
+    for (const auto& t : owned_templates) {
+      if (orphan) {
+        api::ObjectMeta meta = t->metadata;
+        auto& refs = meta.owner_references;
+        const size_t before = refs.size();
+        refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                  [&](const api::OwnerReference& r) { return r.uid == uid; }),
+                   refs.end());
+        if (refs.size() == before) continue;
+        RETURN_IF_ERROR(options_.writer->PatchTemplateOwnership(*version, meta));
+        done.push_back(TemplateKey(t->metadata.namespace_name, t->metadata.name));
+      } else if (OwnedByOrOrphan(t->metadata, uid)) {
+        RETURN_IF_ERROR(options_.writer->DeleteTemplate(*version, t->metadata.namespace_name,
+                                                        t->metadata.name, t->metadata.uid));
+        done.push_back(TemplateKey(t->metadata.namespace_name, t->metadata.name));
+      }
+    }
+  }
+  std::vector<std::string> finalizers;
+  for (const std::string& f : object.metadata.finalizers) {
+    if (f != kCleanupFinalizer) finalizers.push_back(f);
+  }
+  if (!done.empty()) {
+    Event(object, false, orphan ? "Orphaned" : "Deleted", orphan ? "Orphan" : "Delete",
+          absl::StrCat(orphan ? "released " : "deleted ", done.size(),
+                       " generated objects: ", Summarise("", done)));
+  }
+  absl::Status removed = options_.writer->SetProfileFinalizers(object.metadata, finalizers);
+  if (kube::apierrors::IsNotFound(removed)) return runtime::ReconcileResult{};
+  if (!removed.ok()) return removed;
+  return runtime::ReconcileResult{};
+}
+
+void ProfileReconciler::ApplyClass(const std::string& name, const Computed& computed,
+                                   dra::DraApiVersion version, Changes* changes) {
+  const auto* store = options_.cache->device_classes();
+  auto desired_it = computed.class_by_profile.find(name);
+  const dra::DeviceClass* desired =
+      desired_it == computed.class_by_profile.end() ? nullptr : desired_it->second;
+  if (desired != nullptr) {
+    std::shared_ptr<const dra::DeviceClass> actual = store->Get(desired->metadata.name);
+    const std::string label = absl::StrCat("DeviceClass ", desired->metadata.name);
+    if (actual == nullptr) {
+      absl::Status created = options_.writer->CreateDeviceClass(version, *desired);
+      if (created.ok()) {
+        changes->created.push_back(label);
+      } else if (kube::apierrors::IsAlreadyExists(created)) {
+        options_.cache->Touch();  // the class informer will bring it; compute again then
+        changes->conflicts.push_back(label);
+      } else {
+        changes->Fail(created);
+      }
+    } else if (!dra::SameDesiredState(*desired, *actual, false)) {
+      dra::DeviceClass next = *desired;
+      next.metadata = MergedMeta(actual->metadata, desired->metadata);
+      absl::Status updated = options_.writer->ReplaceDeviceClass(version, next);
+      if (updated.ok()) {
+        changes->updated.push_back(label);
+      } else {
+        changes->Fail(updated);
+      }
+    }
+  }
+  // Classes labelled for this profile under another name (deviceClassName changed).
+  absl::StatusOr<std::vector<std::shared_ptr<const dra::DeviceClass>>> labelled =
+      store->ByIndex(kByProfileLabel, name);
+  if (!labelled.ok()) return changes->Fail(labelled.status());
+  const std::string* uid = nullptr;
+  if (auto p = options_.cache->profiles().Get(name)) uid = &p->metadata.uid;
+  for (const auto& c : *labelled) {
+    if (desired != nullptr && c->metadata.name == desired->metadata.name) continue;
+    if (uid == nullptr || !OwnedByOrOrphan(c->metadata, *uid)) continue;
+    absl::Status deleted =
+        options_.writer->DeleteDeviceClass(version, c->metadata.name, c->metadata.uid);
+    if (deleted.ok()) {
+      changes->deleted.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
+    } else {
+      changes->Fail(deleted);
+    }
+  }
+}
+
+int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Computed& computed,
+                                          dra::DraApiVersion version, Changes* changes) {
+  const auto* store = options_.cache->claim_templates();
+  std::set<std::string> wanted;
+  int64_t in_place = 0;
+  auto desired_it = computed.templates_by_profile.find(name);
+  if (desired_it != computed.templates_by_profile.end()) {
+    for (const dra::ResourceClaimTemplate* desired : desired_it->second) {
+      const std::string key = TemplateKey(desired->metadata.namespace_name, desired->metadata.name);
+      wanted.insert(key);
+      std::shared_ptr<const dra::ResourceClaimTemplate> actual = store->Get(key);
+      if (actual == nullptr) {
+        absl::Status created = options_.writer->CreateTemplate(version, *desired);
+        if (created.ok()) {
+          changes->created.push_back(key);
+          ++in_place;
+          continue;
+        }
+        if (!kube::apierrors::IsAlreadyExists(created)) {
+          changes->Fail(created);
+          continue;
+        }
+        // Not in the cache but on the server: either the cache is behind (a labelled object)
+        // or an unmanaged template, which the engine must see to report Conflict.
+        absl::StatusOr<nlohmann::json> existing = options_.writer->GetTemplate(
+            version, desired->metadata.namespace_name, desired->metadata.name);
+        if (!existing.ok()) {
+          changes->Fail(existing.status());
+          continue;
+        }
+        absl::StatusOr<dra::ResourceClaimTemplate> decoded =
+            dra::DecodeResourceClaimTemplate(*existing);
+        if (decoded.ok()) {
+          auto managed = decoded->metadata.labels.find(profile::kManagedByLabel);
+          if (managed == decoded->metadata.labels.end() ||
+              managed->second != profile::kManagedByValue) {
+            options_.desired->NoteForeignTemplate(*decoded);
+          }
+        } else {
+          // A template the operator cannot even read is certainly not its own.
+          dra::ResourceClaimTemplate opaque;
+          opaque.metadata = desired->metadata;
+          opaque.metadata.labels.clear();
+          opaque.metadata.owner_references.clear();
+          options_.desired->NoteForeignTemplate(std::move(opaque));
+        }
+        changes->conflicts.push_back(key);
+        continue;
+      }
+      if (dra::SameDesiredState(*desired, *actual)) {
+        ++in_place;
+        continue;
+      }
+      // Same spec, other metadata (adoption, labels): patch; spec changed: re-create, since
+      // ResourceClaimTemplate.spec is immutable and pods name templates.
+      dra::ResourceClaimTemplate relabelled = *actual;
+      relabelled.metadata = MergedMeta(actual->metadata, desired->metadata);
+      if (dra::SameDesiredState(*desired, relabelled)) {
+        absl::Status patched =
+            options_.writer->PatchTemplateOwnership(version, relabelled.metadata);
+        if (patched.ok()) {
+          changes->adopted.push_back(key);
+          ++in_place;
+        } else {
+          changes->Fail(patched);
+        }
+        continue;
+      }
+      absl::Status deleted = options_.writer->DeleteTemplate(
+          version, actual->metadata.namespace_name, actual->metadata.name, actual->metadata.uid);
+      if (!deleted.ok()) {
+        changes->Fail(deleted);
+        continue;
+      }
+      absl::Status created = options_.writer->CreateTemplate(version, *desired);
+      if (created.ok()) {
+        changes->recreated.push_back(key);
+        ++in_place;
+      } else {
+        // Deleted but not re-created (e.g. the delete has not finished): the next pass creates.
+        changes->Fail(created);
+      }
+    }
+  }
+  absl::StatusOr<std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>> labelled =
+      store->ByIndex(kByProfileLabel, name);
+  if (!labelled.ok()) {
+    changes->Fail(labelled.status());
+    return in_place;
+  }
+  std::shared_ptr<const ProfileObject> owner = options_.cache->profiles().Get(name);
+  for (const auto& t : *labelled) {
+    const std::string key = TemplateKey(t->metadata.namespace_name, t->metadata.name);
+    if (wanted.count(key) > 0) continue;
+    if (owner == nullptr || !OwnedByOrOrphan(t->metadata, owner->metadata.uid)) continue;
+    absl::Status deleted = options_.writer->DeleteTemplate(version, t->metadata.namespace_name,
+                                                           t->metadata.name, t->metadata.uid);
+    if (deleted.ok()) {
+      changes->deleted.push_back(key);
+    } else {
+      changes->Fail(deleted);
+    }
+  }
+  return in_place;
+}
+
+absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
+    const ProfileObject& object, api::GpuProfileStatus status) {
+  const std::string& name = object.metadata.name;
+  const absl::Time now = options_.clock->Now();
+  StampTransitionTimes(StoredConditions(object.status), now, &status);
+  if (options_.metrics != nullptr) {
+    options_.metrics->matched_devices->WithLabels({name})->Set(
+        static_cast<double>(status.matched_devices));
+    options_.metrics->matched_nodes->WithLabels({name})->Set(
+        static_cast<double>(status.matched_nodes));
+    const api::Condition* ready = api::FindCondition(status.conditions, api::kConditionReady);
+    options_.metrics->ready->WithLabels({name})->Set(
+        ready != nullptr && ready->status == api::ConditionStatus::kTrue ? 1 : 0);
+  }
+  const nlohmann::json encoded = api::EncodeGpuProfileStatus(status);
+  if (encoded == object.status) return runtime::ReconcileResult{};
+  {
+    absl::MutexLock lock(&mu_);
+    auto last = last_status_write_.find(name);
+    if (last != last_status_write_.end() && now - last->second < options_.status_interval) {
+      return runtime::ReconcileResult{false, options_.status_interval - (now - last->second)};
+    }
+    last_status_write_[name] = now;
+  }
+  absl::Status written = options_.writer->PatchProfileStatus(name, encoded);
+  if (kube::apierrors::IsNotFound(written)) return runtime::ReconcileResult{};
+  if (!written.ok()) return written;
+  return runtime::ReconcileResult{};
+}
+
+void ProfileReconciler::RecordEvents(const ProfileObject& object, const Changes& changes,
+                                     const api::GpuProfileStatus& status) {
+  std::vector<std::string> parts;
+  for (const std::string& part :
+       {Summarise("created", changes.created), Summarise("updated", changes.updated),
+        Summarise("re-created (spec changed)", changes.recreated),
+        Summarise("adopted", changes.adopted), Summarise("deleted", changes.deleted)}) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  if (!parts.empty()) Event(object, false, "Applied", "Apply", absl::StrJoin(parts, "; "));
+  const api::Condition* conflict = api::FindCondition(status.conditions, api::kConditionConflict);
+  if (conflict != nullptr && conflict->status == api::ConditionStatus::kTrue) {
+    Event(object, true, profile::kReasonConflict, "Apply", conflict->message);
+  }
+  if (!changes.first_error.ok()) {
+    Event(object, true, "ApplyFailed", "Apply", std::string(changes.first_error.message()));
+  }
+}
+
+void ProfileReconciler::Event(const ProfileObject& object, bool warning, const std::string& reason,
+                              const std::string& action, const std::string& note) {
+  if (options_.events == nullptr) return;
+  if (warning) {
+    absl::MutexLock lock(&mu_);
+    std::string& last = last_warning_[object.metadata.name];
+    const std::string key = absl::StrCat(reason, "\n", note);
+    if (last == key) return;
+    last = key;
+  }
+  runtime::ObjectReference regarding;
+  regarding.api_version = api::kApiVersion;
+  regarding.kind = api::kGpuProfileKind;
+  regarding.name = object.metadata.name;
+  regarding.uid = object.metadata.uid;
+  regarding.resource_version = object.metadata.resource_version;
+  // Best effort: an event that cannot be written must not fail the reconcile.
+  options_.events
+      ->Record(regarding, warning ? runtime::EventType::kWarning : runtime::EventType::kNormal,
+               reason, action, note)
+      .IgnoreError();
+}
+
+}  // namespace gpuprofile::reconciler

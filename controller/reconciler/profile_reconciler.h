@@ -1,0 +1,102 @@
+// File: controller/reconciler/profile_reconciler.h
+// Reconciles one GpuProfile (docs/design.md §4): makes its DeviceClass and ResourceClaimTemplates
+// equal to the desired state, and its status true.
+//
+// One pass, for profile P:
+//  1. P gone: nothing to do (the API server's garbage collector follows ownerReferences).
+//     P being deleted: deletionPolicy Delete deletes P's objects, Orphan removes P's
+//     ownerReferences from them; then the `gpuprofile.io/cleanup` finalizer is dropped.
+//  2. The finalizer is added if missing.
+//  3. resource.k8s.io not served: status Stalled/DRANotServed, nothing else.
+//     Caches not synced yet: come back in a second (never act on half a picture).
+//  4. Spec invalid (does not decode, or the engine rejects it): status Stalled naming the field;
+//     P's existing objects are left alone, so running workloads keep their class.
+//  5. DeviceClass: created if missing; replaced (PUT with resourceVersion) when its selectors or
+//     config differ after server defaulting; labels and ownerReference patched when adopting.
+//     Classes labelled for P under another name (P's deviceClassName changed) are deleted.
+//  6. Templates: created in every selected namespace; when their immutable spec must change,
+//     deleted and re-created under the same name; metadata-only differences (adoption) patched;
+//     P's templates in namespaces no longer selected deleted. A create that meets an object the
+//     cache does not know (an unmanaged template) reports it to the desired state, whose next
+//     computation gives P `Conflict` and leaves the object alone.
+//  7. Status from the engine (counts, conditions), with ready counts from what is in place,
+//     Ready False / Reconciling True while a write failed, transition times carried over;
+//     written (merge patch of the status subresource) only when it changed, and at most once per
+//     `status_interval` per profile under churn.
+//  8. One Event per change set ("created DeviceClass x; created 3 ResourceClaimTemplates: ..."),
+//     a Warning for conflicts and invalid specs.
+// Every delete carries a uid precondition; every write goes through ClusterWriter's leader gate.
+// Thread-safety: thread-safe; the controller never runs two passes for one profile at once.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "controller/reconciler/cluster_cache.h"
+#include "controller/reconciler/cluster_writer.h"
+#include "controller/reconciler/desired_state.h"
+#include "controller/runtime/controller.h"
+#include "controller/runtime/event_recorder.h"
+#include "controller/runtime/metrics.h"
+
+namespace gpuprofile::reconciler {
+
+struct ProfileMetrics {
+  runtime::GaugeFamily* matched_devices = nullptr;  // gpuprofile_matched_devices{profile}
+  runtime::GaugeFamily* matched_nodes = nullptr;    // gpuprofile_matched_nodes{profile}
+  runtime::GaugeFamily* ready = nullptr;            // gpuprofile_ready{profile}
+  static absl::StatusOr<ProfileMetrics> Register(runtime::MetricsRegistry* registry);
+};
+
+struct ProfileReconcilerOptions {
+  ClusterCache* cache = nullptr;             // required
+  DesiredStateCache* desired = nullptr;      // required
+  ClusterWriter* writer = nullptr;           // required
+  runtime::Clock* clock = nullptr;           // required
+  runtime::EventRecorder* events = nullptr;  // may be null
+  const ProfileMetrics* metrics = nullptr;   // may be null
+  absl::Duration status_interval = absl::Seconds(1);
+};
+
+class ProfileReconciler {
+ public:
+  explicit ProfileReconciler(ProfileReconcilerOptions options);
+
+  absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& name);
+
+ private:
+  struct Changes {
+    std::vector<std::string> created, updated, deleted, recreated, adopted;
+    std::vector<std::string> conflicts;  // newly found unmanaged objects
+    absl::Status first_error;
+    void Fail(absl::Status status) {
+      if (first_error.ok()) first_error = std::move(status);
+    }
+  };
+
+  absl::StatusOr<runtime::ReconcileResult> Finalize(const ProfileObject& object);
+  void ApplyClass(const std::string& name, const Computed& computed, dra::DraApiVersion version,
+                  Changes* changes);
+  // Returns the number of desired templates in place afterwards.
+  int64_t ApplyTemplates(const std::string& name, const Computed& computed,
+                         dra::DraApiVersion version, Changes* changes);
+  absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
+                                                       api::GpuProfileStatus status);
+  void RecordEvents(const ProfileObject& object, const Changes& changes,
+                    const api::GpuProfileStatus& status);
+  void Event(const ProfileObject& object, bool warning, const std::string& reason,
+             const std::string& action, const std::string& note);
+
+  const ProfileReconcilerOptions options_;
+  absl::Mutex mu_;
+  std::map<std::string, absl::Time> last_status_write_ ABSL_GUARDED_BY(mu_);
+  // The last warning note recorded per profile, so a condition that persists is not re-announced
+  // on every pass (the recorder aggregates repeats, but each still costs a write).
+  std::map<std::string, std::string> last_warning_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gpuprofile::reconciler

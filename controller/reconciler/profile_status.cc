@@ -1,0 +1,94 @@
+// File: controller/reconciler/profile_status.cc
+#include "controller/reconciler/profile_status.h"
+
+#include <utility>
+
+#include "controller/profile/profile_conditions.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+api::Condition Make(const char* type, api::ConditionStatus status, const char* reason,
+                    std::string message, int64_t generation) {
+  api::Condition c;
+  c.type = type;
+  c.status = status;
+  c.reason = reason;
+  c.message = std::move(message);
+  c.observed_generation = generation;
+  return c;
+}
+
+api::Condition* Find(api::GpuProfileStatus* status, const char* type) {
+  for (api::Condition& c : status->conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object) {
+  const int64_t g = object.metadata.generation;
+  api::GpuProfileStatus status;
+  status.observed_generation = g;
+  if (object.profile.has_value()) status.device_class_name = object.profile->spec.device_class_name;
+  const std::string message =
+      "the API server serves no resource.k8s.io version, so DeviceClasses and "
+      "ResourceClaimTemplates cannot be written; enable Dynamic Resource Allocation (on 1.32/1.33: "
+      "--runtime-config=resource.k8s.io/v1beta1=true and the DynamicResourceAllocation feature "
+      "gate); the operator picks it up without a restart";
+  status.conditions = {
+      Make(api::kConditionReady, api::ConditionStatus::kFalse, kReasonDraNotServed, message, g),
+      Make(api::kConditionReconciling, api::ConditionStatus::kFalse, kReasonDraNotServed,
+           "waiting for resource.k8s.io to be served", g),
+      Make(api::kConditionStalled, api::ConditionStatus::kTrue, kReasonDraNotServed, message, g),
+      Make(api::kConditionSatisfiable, api::ConditionStatus::kUnknown, kReasonDraNotServed,
+           "no ResourceSlices can be read", g),
+      Make(api::kConditionConflict, api::ConditionStatus::kFalse, profile::kReasonNoConflict, "",
+           g),
+  };
+  return status;
+}
+
+api::GpuProfileStatus UndecodableStatus(const ProfileObject& object) {
+  profile::ProfileFacts facts;
+  facts.generation = object.metadata.generation;
+  facts.valid = false;
+  facts.problems = object.decode_error;
+  api::GpuProfileStatus status;
+  status.observed_generation = object.metadata.generation;
+  status.conditions = profile::ProfileConditions(facts);
+  return status;
+}
+
+void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* status) {
+  if (api::Condition* ready = Find(status, api::kConditionReady)) {
+    if (ready->status == api::ConditionStatus::kTrue) {
+      ready->status = api::ConditionStatus::kFalse;
+      ready->reason = kReasonProgressing;
+      ready->message = message;
+    }
+  }
+  if (api::Condition* reconciling = Find(status, api::kConditionReconciling)) {
+    reconciling->status = api::ConditionStatus::kTrue;
+    reconciling->reason = kReasonProgressing;
+    reconciling->message = message;
+  }
+}
+
+void StampTransitionTimes(const std::map<std::string, StoredCondition>& stored, absl::Time now,
+                          api::GpuProfileStatus* status) {
+  const std::string stamp = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  for (api::Condition& c : status->conditions) {
+    auto it = stored.find(c.type);
+    if (it != stored.end() && it->second.status == api::ConditionStatusName(c.status) &&
+        !it->second.last_transition_time.empty()) {
+      c.last_transition_time = it->second.last_transition_time;
+    } else {
+      c.last_transition_time = stamp;
+    }
+  }
+}
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,290 @@
+// The operator's reconcile loop (GpuProfileOperator, in process) against the real kube-emulator
+// over HTTP: the story's profiles on the example fleet converge to Ready with their classes,
+// templates and node groups; edits, namespace label changes, conflicts, deletion policies and
+// adoption behave as docs/design.md §4 says; an idle operator writes nothing.
+// (The e2e suite drives the real binary; this test exercises the same logic with direct access
+// to the caches, so failures point at the reconciler.)
+#include "controller/reconciler/gpu_profile_operator.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "controller/dra/manifest_reader.h"
+#include "controller/kube/api_error.h"
+#include "controller/runtime/metrics.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/kube/testing/kube_emulator.h"
+#include "test/testing/test_paths.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+using kube::testing::KubeEmulator;
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
+
+std::string Src(const std::string& path) {
+  return absl::StrCat(gpuprofile::testing::SourceDir(), "/", path);
+}
+
+const kube::ResourcePath kProfiles = GpuProfilesPath();
+const kube::ResourcePath kClasses = DeviceClassesPath(dra::DraApiVersion::kV1);
+const kube::ResourcePath kTemplates = ResourceClaimTemplatesPath(dra::DraApiVersion::kV1);
+const kube::ResourcePath kNamespaces = NamespacesPath();
+
+class OperatorTest : public ::testing::Test {
+ protected:
+  void Start(std::vector<std::string> emulator_args) {
+    emulator_ = std::make_unique<KubeEmulator>(std::move(emulator_args));
+    ASSERT_TRUE(emulator_->ok()) << emulator_->error();
+    client_ = emulator_->NewClient();
+    OperatorOptions options;
+    options.client = client_.get();
+    options.clock = runtime::RealClock::Default();
+    options.metrics = &metrics_;
+    options.workers = 2;
+    options.status_interval = absl::ZeroDuration();
+    options.dra_poll_interval = absl::Milliseconds(200);
+    options.log = [](const std::string& line) {
+      std::fprintf(stderr, "operator: %s\n", line.c_str());
+    };
+    absl::StatusOr<std::unique_ptr<GpuProfileOperator>> op = GpuProfileOperator::Create(options);
+    ASSERT_TRUE(op.ok()) << op.status();
+    operator_ = *std::move(op);
+    operator_->StartCaches();
+    operator_->StartWorkers();
+  }
+
+  void TearDown() override {
+    if (operator_) operator_->Stop();
+  }
+
+  void Apply(const std::string& path) {
+    absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests({Src(path)});
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    for (const dra::ManifestObject& m : *objects) ApplyObject(m.object);
+  }
+
+  void ApplyObject(const nlohmann::json& object) {
+    const std::string kind = object["kind"];
+    kube::ResourcePath path = kind == "GpuProfile"  ? kProfiles
+                              : kind == "Namespace" ? kNamespaces
+                                                    : kube::ResourcePath{};
+    ASSERT_FALSE(path.resource.empty()) << kind;
+    absl::StatusOr<nlohmann::json> created = client_->Create(path, object);
+    if (kube::apierrors::IsAlreadyExists(created.status())) {
+      nlohmann::json current = *client_->Get(path.WithName(object["metadata"]["name"]));
+      nlohmann::json next = object;
+      next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+      ASSERT_TRUE(client_->Update(path.WithName(object["metadata"]["name"]), next).ok());
+      return;
+    }
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
+
+  // Polls `check` (real time) until it holds or 20 s pass.
+  bool Eventually(const std::function<bool()>& check) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while (absl::Now() < deadline) {
+      if (check()) return true;
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    return check();
+  }
+
+  nlohmann::json Condition(const std::string& profile, const std::string& type) {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName(profile));
+    if (!p.ok() || !p->contains("status")) return nullptr;
+    for (const nlohmann::json& c : (*p)["status"].value("conditions", nlohmann::json::array())) {
+      if (c.value("type", "") == type) return c;
+    }
+    return nullptr;
+  }
+
+  bool ConditionIs(const std::string& profile, const std::string& type, const std::string& status,
+                   const std::string& reason = "") {
+    nlohmann::json c = Condition(profile, type);
+    if (c.is_null() || c.value("status", "") != status) return false;
+    if (!reason.empty() && c.value("reason", "") != reason) return false;
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName(profile));
+    return (*p)["status"].value("observedGeneration", -1) ==
+           (*p)["metadata"].value("generation", -2);
+  }
+
+  std::vector<std::string> Names(const kube::ResourcePath& collection,
+                                 const std::string& label_selector = "") {
+    kube::ListOptions options;
+    options.label_selector = label_selector;
+    absl::StatusOr<kube::ObjectList> list = client_->List(collection, options);
+    std::vector<std::string> names;
+    if (!list.ok()) return names;
+    for (const nlohmann::json& item : list->items) {
+      std::string ns = item["metadata"].value("namespace", "");
+      names.push_back(ns.empty()
+                          ? item["metadata"]["name"].get<std::string>()
+                          : absl::StrCat(ns, "/", item["metadata"]["name"].get<std::string>()));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  double Writes() {
+    double total = 0;
+    const std::string text = metrics_.TextExposition();
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (!absl::StartsWith(line, "gpuprofile_operator_writes_total{")) continue;
+      double v = 0;
+      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) total += v;
+    }
+    return total;
+  }
+
+  runtime::MetricsRegistry metrics_;
+  std::unique_ptr<KubeEmulator> emulator_;
+  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<GpuProfileOperator> operator_;
+};
+
+TEST_F(OperatorTest, StoryProfilesConvergeOnTheExampleFleet) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  for (const char* p : {"large-memory", "light-inference", "ampere-or-newer", "recent-driver"}) {
+    Apply(absl::StrCat("config/samples/profiles/", p, ".yaml"));
+  }
+  for (const char* p : {"large-memory", "light-inference", "ampere-or-newer", "recent-driver"}) {
+    EXPECT_TRUE(Eventually([&] { return ConditionIs(p, "Ready", "True"); })) << p;
+  }
+  EXPECT_THAT(
+      Names(kClasses, "app.kubernetes.io/managed-by=gpu-profile-operator"),
+      UnorderedElementsAre("large-memory", "light-inference", "ampere-or-newer", "recent-driver"));
+  EXPECT_TRUE(Eventually([&] { return !Names(GpuNodeGroupsPath()).empty(); }));
+  absl::StatusOr<nlohmann::json> large = client_->Get(kProfiles.WithName("large-memory"));
+  ASSERT_TRUE(large.ok());
+  EXPECT_THAT((*large)["metadata"]["finalizers"], ElementsAre("gpuprofile.io/cleanup"));
+  EXPECT_GT((*large)["status"]["matchedDevices"].get<int>(), 0);
+
+  // Idle: nothing changes, so nothing is written.
+  absl::SleepFor(absl::Milliseconds(500));
+  const double before = Writes();
+  operator_->cache().Touch();
+  for (const std::string& key : operator_->cache().profiles().ListKeys()) {
+    operator_->controller().queue()->Add(key);
+  }
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Writes(), before);
+}
+
+TEST_F(OperatorTest, NamespaceLabelsAddAndRemoveTemplates) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/light-inference.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("light-inference", "Ready", "True"); }));
+  const std::vector<std::string> before =
+      Names(kTemplates, "gpuprofile.io/profile=light-inference");
+  ASSERT_FALSE(before.empty());
+  ApplyObject({{"apiVersion", "v1"},
+               {"kind", "Namespace"},
+               {"metadata", {{"name", "team-new"}, {"labels", {{"gpu-profiles", "enabled"}}}}}});
+  EXPECT_TRUE(Eventually([&] {
+    auto names = Names(kTemplates, "gpuprofile.io/profile=light-inference");
+    return std::find(names.begin(), names.end(), "team-new/light-inference") != names.end();
+  }));
+  ApplyObject({{"apiVersion", "v1"},
+               {"kind", "Namespace"},
+               {"metadata", {{"name", "team-new"}, {"labels", {{"gpu-profiles", "off"}}}}}});
+  EXPECT_TRUE(Eventually(
+      [&] { return Names(kTemplates, "gpuprofile.io/profile=light-inference") == before; }));
+}
+
+TEST_F(OperatorTest, CountChangeRecreatesTemplatesUnderTheSameName) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  absl::StatusOr<nlohmann::json> old_tmpl =
+      client_->Get(kTemplates.WithNamespace("ml-train").WithName("large-memory"));
+  ASSERT_TRUE(old_tmpl.ok()) << old_tmpl.status();
+  nlohmann::json patch = {{"spec", {{"count", 2}}}};
+  ASSERT_TRUE(
+      client_->Patch(kProfiles.WithName("large-memory"), kube::PatchType::kMerge, patch).ok());
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<nlohmann::json> t =
+        client_->Get(kTemplates.WithNamespace("ml-train").WithName("large-memory"));
+    return t.ok() && (*t)["metadata"]["uid"] != (*old_tmpl)["metadata"]["uid"] &&
+           (*t)["spec"]["spec"]["devices"]["requests"][0]["exactly"].value("count", 0) == 2;
+  }));
+  EXPECT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+}
+
+TEST_F(OperatorTest, UnmanagedClassYieldsConflictAndStaysUntouched) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  nlohmann::json foreign = {
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "DeviceClass"},
+      {"metadata", {{"name", "large-memory"}}},
+      {"spec", {{"selectors", {{{"cel", {{"expression", "device.driver == 'x.example.com'"}}}}}}}}};
+  ASSERT_TRUE(client_->Create(kClasses, foreign).ok());
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  EXPECT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Conflict", "True"); }));
+  EXPECT_TRUE(ConditionIs("large-memory", "Ready", "False"));
+  absl::StatusOr<nlohmann::json> still = client_->Get(kClasses.WithName("large-memory"));
+  ASSERT_TRUE(still.ok());
+  EXPECT_EQ((*still)["spec"]["selectors"][0]["cel"]["expression"],
+            "device.driver == 'x.example.com'");
+  EXPECT_FALSE((*still)["metadata"].contains("ownerReferences"));
+}
+
+TEST_F(OperatorTest, DeletionPoliciesAndAdoption) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  // Orphan: the objects stay, without owner references; the profile goes.
+  ASSERT_TRUE(client_
+                  ->Patch(kProfiles.WithName("large-memory"), kube::PatchType::kMerge,
+                          {{"spec", {{"deletionPolicy", "Orphan"}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  ASSERT_TRUE(client_->Delete(kProfiles.WithName("large-memory")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return kube::apierrors::IsNotFound(client_->Get(kProfiles.WithName("large-memory")).status());
+  }));
+  absl::StatusOr<nlohmann::json> kept = client_->Get(kClasses.WithName("large-memory"));
+  ASSERT_TRUE(kept.ok());
+  EXPECT_FALSE((*kept)["metadata"].contains("ownerReferences"));
+  // Re-created: adopts them (owner reference to the new uid), no duplicates.
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  absl::StatusOr<nlohmann::json> profile = client_->Get(kProfiles.WithName("large-memory"));
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<nlohmann::json> c = client_->Get(kClasses.WithName("large-memory"));
+    return c.ok() && (*c)["metadata"].contains("ownerReferences") &&
+           (*c)["metadata"]["ownerReferences"][0]["uid"] == (*profile)["metadata"]["uid"];
+  }));
+  // Delete (the default policy again): everything goes.
+  ASSERT_TRUE(client_->Delete(kProfiles.WithName("large-memory")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return Names(kClasses, "gpuprofile.io/profile=large-memory").empty() &&
+           Names(kTemplates, "gpuprofile.io/profile=large-memory").empty();
+  }));
+}
+
+TEST_F(OperatorTest, DraNotServedIsReportedAsStalled) {
+  Start({"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1beta1=false", "-f",
+         Src("crds")});
+  Apply("config/samples/profiles/large-memory.yaml");
+  EXPECT_TRUE(
+      Eventually([&] { return ConditionIs("large-memory", "Stalled", "True", "DRANotServed"); }));
+  EXPECT_FALSE(operator_->DraServed().ok());
+}
+
+}  // namespace
+}  // namespace gpuprofile::reconciler
