@@ -103,6 +103,8 @@ void GpuProfileOperator::Wire() {
   ClusterHandlers handlers;
   handlers.profile = [queue](const ProfileObject* before, const ProfileObject* after) {
     queue->Add((after != nullptr ? after : before)->metadata.name);
+    // Node groups list the profiles that select them.
+    queue->Add(kNodeGroupsKey);
   };
   handlers.ns = [this](const api::Namespace*, const api::Namespace*) { EnqueueAllProfiles(); };
   handlers.node_group = [queue](const NodeGroupObject*, const NodeGroupObject*) {

@@ -5,7 +5,7 @@
 // then starts the DRA informers, with no restart.
 //
 // Event mapping (what each change enqueues):
-//   GpuProfile                  the profile
+//   GpuProfile                  the profile, and the node groups (they list their profiles)
 //   Namespace                   every profile (a label change can add or remove templates)
 //   ResourceSlice               the profiles of that slice's driver, and the node groups
 //   DeviceClass / template      the profile named by its label (every profile when unlabelled:

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "controller/api/gpu_profile_codec.h"
@@ -53,13 +54,32 @@ bool OwnedByOrOrphan(const api::ObjectMeta& meta, const std::string& uid) {
   return owner == nullptr || owner->uid == uid || owner->kind == api::kGpuProfileKind;
 }
 
+// "created DeviceClass a and 3 ResourceClaimTemplates (in batch, ml-train, team-a)": classes
+// are named "DeviceClass <name>", templates "<namespace>/<name>" in `what`.
 std::string Summarise(const char* verb, const std::vector<std::string>& what) {
   if (what.empty()) return "";
   constexpr size_t kMaxNamed = 5;
-  std::vector<std::string> named(what.begin(), what.begin() + std::min(what.size(), kMaxNamed));
-  std::string out = absl::StrCat(verb, " ", absl::StrJoin(named, ", "));
-  if (what.size() > kMaxNamed) absl::StrAppend(&out, " and ", what.size() - kMaxNamed, " more");
-  return out;
+  std::vector<std::string> classes;
+  std::vector<std::string> namespaces;
+  for (const std::string& item : what) {
+    if (absl::StartsWith(item, "DeviceClass ")) {
+      classes.push_back(item);
+    } else {
+      namespaces.push_back(item.substr(0, item.find('/')));
+    }
+  }
+  std::vector<std::string> parts = classes;
+  if (!namespaces.empty()) {
+    std::vector<std::string> named(namespaces.begin(),
+                                   namespaces.begin() + std::min(namespaces.size(), kMaxNamed));
+    std::string list = absl::StrJoin(named, ", ");
+    if (namespaces.size() > kMaxNamed) {
+      absl::StrAppend(&list, " and ", namespaces.size() - kMaxNamed, " more");
+    }
+    parts.push_back(absl::StrCat(namespaces.size(), " ResourceClaimTemplate",
+                                 namespaces.size() == 1 ? "" : "s", " (in ", list, ")"));
+  }
+  return absl::StrCat(verb, " ", absl::StrJoin(parts, " and "));
 }
 
 }  // namespace
@@ -201,8 +221,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const Profi
   }
   if (!done.empty()) {
     Event(object, false, orphan ? "Orphaned" : "Deleted", orphan ? "Orphan" : "Delete",
-          absl::StrCat(orphan ? "released " : "deleted ", done.size(),
-                       " generated objects: ", Summarise("", done)));
+          Summarise(orphan ? "released (ownerReferences removed)" : "deleted", done));
   }
   absl::Status removed = options_.writer->SetProfileFinalizers(object.metadata, finalizers);
   if (kube::apierrors::IsNotFound(removed)) return runtime::ReconcileResult{};
