@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
+#include "nlohmann/json.hpp"
 #include "simdjson.h"
 
 namespace gpuprofile::dra {
@@ -240,19 +242,21 @@ class SliceDecoder {
   }
 
   // Fleets repeat a few versions and quantities on every device: each distinct text is parsed
-  // once. Keys point into the parsed document, which outlives the decoder.
+  // once. The keys are copies, so one decoder may serve many documents (watch events).
   std::optional<Semver> ParseVersion(std::string_view text) {
-    if (auto it = versions_.find(text); it != versions_.end()) return it->second;
+    if (auto it = versions_.find(ToAbsl(text)); it != versions_.end()) return it->second;
     absl::StatusOr<Semver> parsed = Semver::ParseStrict(ToAbsl(text));
     std::optional<Semver> version;
     if (parsed.ok()) version = *std::move(parsed);
-    if (versions_.size() < kMaxCached) versions_.emplace(text, version);
+    if (versions_.size() < kMaxCached) versions_.emplace(std::string(text), version);
     return version;
   }
   absl::StatusOr<Quantity> ParseQuantity(std::string_view text) {
-    if (auto it = quantities_.find(text); it != quantities_.end()) return it->second;
+    if (auto it = quantities_.find(ToAbsl(text)); it != quantities_.end()) return it->second;
     absl::StatusOr<Quantity> parsed = Quantity::Parse(ToAbsl(text));
-    if (parsed.ok() && quantities_.size() < kMaxCached) quantities_.emplace(text, *parsed);
+    if (parsed.ok() && quantities_.size() < kMaxCached) {
+      quantities_.emplace(std::string(text), *parsed);
+    }
     return parsed;
   }
 
@@ -295,8 +299,8 @@ class SliceDecoder {
 
   static constexpr size_t kMaxCached = 4096;
   absl::flat_hash_set<std::string_view> device_names_;
-  absl::flat_hash_map<std::string_view, std::optional<Semver>> versions_;
-  absl::flat_hash_map<std::string_view, Quantity> quantities_;
+  absl::flat_hash_map<std::string, std::optional<Semver>> versions_;
+  absl::flat_hash_map<std::string, Quantity> quantities_;
 };
 
 // The top level of a manifest object, as manifest_reader's AddObject checks it.
@@ -398,7 +402,60 @@ bool DecodeDocument(const sj::element& root, std::vector<FastDecodedSlice>* out)
   return true;
 }
 
+// The strict path for one object: nlohmann::json, then DecodeSlice.
+absl::StatusOr<ResourceSlice> DecodeStrict(absl::string_view json) {
+  nlohmann::json object = nlohmann::json::parse(json.begin(), json.end(), /*cb=*/nullptr,
+                                                /*allow_exceptions=*/false);
+  if (object.is_discarded()) {
+    return absl::DataLossError(absl::StrCat("ResourceSlice: not JSON: ", json.substr(0, 200),
+                                            json.size() > 200 ? "..." : ""));
+  }
+  return DecodeSlice(object);
+}
+
 }  // namespace
+
+struct SliceJsonDecoder::Impl {
+  sj::parser parser;
+  std::string buffer;  // the text plus simdjson's padding
+  SliceDecoder decoder;
+  int64_t fallbacks = 0;
+};
+
+SliceJsonDecoder::SliceJsonDecoder() : impl_(std::make_unique<Impl>()) {}
+SliceJsonDecoder::~SliceJsonDecoder() = default;
+SliceJsonDecoder::SliceJsonDecoder(SliceJsonDecoder&&) noexcept = default;
+SliceJsonDecoder& SliceJsonDecoder::operator=(SliceJsonDecoder&&) noexcept = default;
+
+absl::StatusOr<ResourceSlice> SliceJsonDecoder::Decode(absl::string_view json) {
+  Impl& impl = *impl_;
+  if (impl.buffer.capacity() < json.size() + kFastDecoderPadding) {
+    impl.buffer.reserve(json.size() + kFastDecoderPadding);
+  }
+  impl.buffer.assign(json.data(), json.size());
+  sj::element root;
+  sj::object object;
+  std::array<std::optional<sj::element>, 2> members;
+  std::string_view api_version, kind;
+  if (impl.parser.parse(impl.buffer.data(), impl.buffer.size(), /*realloc_if_needed=*/false)
+              .get(root) == simdjson::SUCCESS &&
+      root.get_object().get(object) == simdjson::SUCCESS &&
+      Pick<2>(object, {"apiVersion", "kind"}, &members) &&
+      GetNonEmptyString(Set(members[0]), &api_version) &&
+      GetNonEmptyString(Set(members[1]), &kind)) {
+    ResourceSlice slice;
+    if (impl.decoder.Decode(object, kind, api_version, &slice)) return slice;
+  }
+  ++impl.fallbacks;
+  return DecodeStrict(json);
+}
+
+int64_t SliceJsonDecoder::fallbacks() const { return impl_->fallbacks; }
+
+absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json) {
+  thread_local SliceJsonDecoder decoder;
+  return decoder.Decode(json);
+}
 
 FastDecodeResult FastDecodeSliceJson(std::string* text) {
   FastDecodeResult result;

@@ -1,13 +1,16 @@
 // File: controller/dra/slice_fast_decoder.h
-// A fast path for JSON files of ResourceSlices (`kubectl get resourceslices -o json`, an API
-// server's ResourceSliceList, or one slice): parses the file with simdjson and decodes the slices
-// straight into ResourceSlice values, without building an nlohmann::json document of the file.
+// Fast paths for ResourceSlice JSON, parsed with simdjson and decoded straight into ResourceSlice
+// values without an nlohmann::json document:
+//  - FastDecodeSliceJson: whole files (`kubectl get resourceslices -o json`, an API server's
+//    ResourceSliceList, or one slice);
+//  - SliceJsonDecoder / DecodeSliceFast: one object at a time (a watch event's object), with the
+//    strict decoder's exact result.
 //
-// It is all-or-nothing per file, and it never words an error: it either returns exactly the
-// slices that ParseManifests + DecodeSlice would produce for the file, or says "not handled", and
-// the caller reads the file the strict way (which then reports every problem with its path).
-// "Not handled" covers: invalid JSON; JSON that simdjson rejects although nlohmann accepts it
-// (integers beyond 64 bits, a byte-order mark); a document that is not one object; a list that
+// FastDecodeSliceJson is all-or-nothing per file, and it never words an error: it either returns
+// exactly the slices that ParseManifests + DecodeSlice would produce for the file, or says "not
+// handled", and the caller reads the file the strict way (which then reports every problem with its
+// path). "Not handled" covers: invalid JSON; JSON that simdjson rejects although nlohmann accepts
+// it (integers beyond 64 bits, a byte-order mark); a document that is not one object; a list that
 // holds anything but ResourceSlices, or lists; a slice DecodeSlice would reject; and inputs
 // where the two parsers could disagree (a member this decoder reads appearing twice in one
 // object, numbers where a string is expected, floating-point numbers where an integer or a
@@ -16,13 +19,18 @@
 // Memory: the file's text is released as soon as simdjson has parsed it (when the file looks
 // like ResourceSlices), so that the text, the parsed document and the decoded devices are never
 // all alive at once.
-// Pure (no I/O); thread-safe (no shared state).
+// Pure (no I/O). FastDecodeSliceJson and DecodeSliceFast are thread-safe; a SliceJsonDecoder is
+// thread-compatible.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "controller/dra/resource_slice.h"
 
 namespace gpuprofile::dra {
@@ -46,6 +54,33 @@ struct FastDecodeResult {
   // looks like ResourceSlices). A caller that falls back then has to read the file again.
   bool text_released = false;
 };
+
+// Decodes one ResourceSlice object from its JSON text (e.g. the object of a watch event) straight
+// into a ResourceSlice, with simdjson and without an nlohmann::json document. The result is
+// exactly DecodeSlice(nlohmann::json::parse(json)), errors included: whatever the fast path would
+// not decode identically (see above) is handed to the strict path. Errors:
+//  - DataLoss when the text is not JSON;
+//  - DecodeSlice's InvalidArgument (every problem, with field paths) otherwise.
+// Thread-compatible: one decoder per thread. It keeps its parser's buffers and the versions and
+// quantities it parsed (bounded) between calls, which is what makes per-event decoding cheap.
+class SliceJsonDecoder {
+ public:
+  SliceJsonDecoder();
+  ~SliceJsonDecoder();
+  SliceJsonDecoder(SliceJsonDecoder&&) noexcept;
+  SliceJsonDecoder& operator=(SliceJsonDecoder&&) noexcept;
+
+  absl::StatusOr<ResourceSlice> Decode(absl::string_view json);
+  // How many Decode calls took the strict path.
+  int64_t fallbacks() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// SliceJsonDecoder::Decode with a decoder of the calling thread's own. Thread-safe.
+absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json);
 
 // Decodes a whole JSON file. `*text` is the file's content; on return it is either unchanged or
 // empty with its memory released (see text_released).

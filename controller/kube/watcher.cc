@@ -1,22 +1,110 @@
 // File: controller/kube/watcher.cc
 #include "controller/kube/watcher.h"
 
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "controller/kube/api_error.h"
+#include "simdjson.h"
 
 namespace gpuprofile::kube {
 namespace {
 
-std::string ResourceVersionOf(const nlohmann::json& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto rv = meta->find("resourceVersion");
-  return rv != meta->end() && rv->is_string() ? rv->get<std::string>() : "";
+namespace od = simdjson::ondemand;
+
+// What the watcher reads of one event line; views into the line (object) or the parser's
+// buffers (type), valid until the next line.
+struct Envelope {
+  std::string_view type;
+  std::string_view object;       // the object's JSON text
+  std::string resource_version;  // object.metadata.resourceVersion, "" when absent
+};
+
+// Reads {"type": string, "object": object, ...} with simdjson's on-demand API: only the type and
+// object.metadata.resourceVersion are decoded, the rest of the object is skipped (checked for
+// structure and UTF-8 only; the sink parses it). Members may come in any order; a repeated one
+// counts as its last occurrence, as nlohmann would read it. False when the line is not such an
+// event. `buffer` holds the line with simdjson's padding.
+bool ReadEnvelope(od::parser* parser, std::string* buffer, absl::string_view line, Envelope* out) {
+  if (buffer->capacity() < line.size() + simdjson::SIMDJSON_PADDING) {
+    buffer->reserve(line.size() + simdjson::SIMDJSON_PADDING);
+  }
+  buffer->assign(line.data(), line.size());
+  od::document doc;
+  od::object top;
+  if (parser->iterate(buffer->data(), buffer->size(), buffer->capacity()).get(doc) !=
+          simdjson::SUCCESS ||
+      doc.get_object().get(top) != simdjson::SUCCESS) {
+    return false;
+  }
+  bool has_type = false, has_object = false;
+  for (auto top_field : top) {
+    od::field field;
+    std::string_view key;
+    if (std::move(top_field).get(field) != simdjson::SUCCESS ||
+        field.unescaped_key().get(key) != simdjson::SUCCESS) {
+      return false;
+    }
+    if (key == "type") {
+      has_type = field.value().get_string().get(out->type) == simdjson::SUCCESS;
+      if (!has_type) return false;
+    } else if (key == "object") {
+      od::object object;
+      if (field.value().get_object().get(object) != simdjson::SUCCESS) return false;
+      out->resource_version.clear();
+      for (auto object_field : object) {
+        od::field member;
+        std::string_view name;
+        if (std::move(object_field).get(member) != simdjson::SUCCESS ||
+            member.unescaped_key().get(name) != simdjson::SUCCESS) {
+          return false;
+        }
+        if (name != "metadata") continue;
+        od::object metadata;
+        if (member.value().get_object().get(metadata) != simdjson::SUCCESS) continue;
+        for (auto metadata_field : metadata) {
+          od::field m;
+          std::string_view m_name, rv;
+          if (std::move(metadata_field).get(m) != simdjson::SUCCESS ||
+              m.unescaped_key().get(m_name) != simdjson::SUCCESS) {
+            return false;
+          }
+          if (m_name == "resourceVersion" && m.value().get_string().get(rv) == simdjson::SUCCESS) {
+            out->resource_version = std::string(rv);
+          }
+        }
+      }
+      // The object was read to its end: raw_json() gives its text from '{' to the next token.
+      std::string_view text;
+      if (object.raw_json().get(text) != simdjson::SUCCESS) return false;
+      while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
+                               text.back() == '\t')) {
+        text.remove_suffix(1);
+      }
+      if (text.empty() || text.back() != '}') return false;
+      out->object = text;
+      has_object = true;
+    }
+  }
+  // Nothing may follow the event.
+  if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return false;
+  return has_type && has_object;
 }
 
 }  // namespace
+
+absl::Status WatchSink::ApplyRaw(runtime::WatchEventType type, absl::string_view object_json) {
+  nlohmann::json object = nlohmann::json::parse(object_json.begin(), object_json.end(),
+                                                /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) {
+    return absl::DataLossError(
+        absl::StrCat("watch event object is not JSON: ", object_json.substr(0, 200)));
+  }
+  Apply(type, object);
+  return absl::OkStatus();
+}
 
 Watcher::Watcher(RestClient* client, WatchSink* sink, WatcherOptions options)
     : client_(client), sink_(sink), options_(std::move(options)) {
@@ -58,7 +146,8 @@ bool Watcher::WaitForSync(absl::Time deadline) {
     const bool* stop;
   };
   Arg arg{&synced_, &stop_};
-  const absl::Condition done(+[](Arg* a) { return *a->synced || *a->stop; }, &arg);
+  const absl::Condition done(
+      +[](Arg* a) { return *a->synced || *a->stop; }, &arg);
   while (!synced_ && !stop_ && options_.clock->Now() < deadline) {
     options_.clock->AwaitWithDeadline(&mu_, done, deadline);
   }
@@ -130,26 +219,26 @@ Watcher::WatchEnd Watcher::WatchOnce(bool* progressed) {
   bool gone = false;
   absl::Status stream_error;
   int64_t undecodable = 0;
+  od::parser parser;
+  std::string buffer;
+  Envelope event;
   auto on_line = [&](absl::string_view line) -> bool {
-    nlohmann::json event = nlohmann::json::parse(line.begin(), line.end(), nullptr,
-                                                 /*allow_exceptions=*/false);
-    auto type_it = event.is_object() ? event.find("type") : event.end();
-    auto object_it = event.is_object() ? event.find("object") : event.end();
-    if (type_it == event.end() || !type_it->is_string() || object_it == event.end() ||
-        !object_it->is_object()) {
+    if (!ReadEnvelope(&parser, &buffer, line, &event)) {
       ++undecodable;
       stream_error = absl::DataLossError(
           absl::StrCat("watch event is not {type, object}: ", line.substr(0, 200)));
       return false;  // a corrupt stream cannot be trusted further: resume from the last version
     }
-    const std::string& type = type_it->get_ref<const std::string&>();
-    const nlohmann::json& object = *object_it;
-    if (type == "ERROR") {
+    if (event.type == "ERROR") {
       HttpResponse as_response;
-      as_response.body = object.dump();
+      as_response.body = std::string(event.object);
       ApiError error = ParseApiError(as_response);
-      if (error.code == 0 && object.contains("code") && object["code"].is_number_integer()) {
-        error.code = object["code"].get<int>();
+      if (error.code == 0) {
+        nlohmann::json object = nlohmann::json::parse(event.object.begin(), event.object.end(),
+                                                      /*cb=*/nullptr, /*allow_exceptions=*/false);
+        if (object.is_object() && object.contains("code") && object["code"].is_number_integer()) {
+          error.code = object["code"].get<int>();
+        }
       }
       if (error.code == 410 || error.reason == "Expired" || error.reason == "Gone") {
         gone = true;
@@ -158,24 +247,29 @@ Watcher::WatchEnd Watcher::WatchOnce(bool* progressed) {
       }
       return false;
     }
-    const std::string rv = ResourceVersionOf(object);
-    const bool bookmark = type == "BOOKMARK";
+    const bool bookmark = event.type == "BOOKMARK";
     if (!bookmark) {
       runtime::WatchEventType t;
-      if (type == "ADDED") {
+      if (event.type == "ADDED") {
         t = runtime::WatchEventType::kAdded;
-      } else if (type == "MODIFIED") {
+      } else if (event.type == "MODIFIED") {
         t = runtime::WatchEventType::kModified;
-      } else if (type == "DELETED") {
+      } else if (event.type == "DELETED") {
         t = runtime::WatchEventType::kDeleted;
       } else {
         ++undecodable;
         return true;  // an event type from the future: skip it
       }
-      sink_->Apply(t, object);
+      absl::Status applied =
+          sink_->ApplyRaw(t, absl::string_view(event.object.data(), event.object.size()));
+      if (!applied.ok()) {
+        ++undecodable;
+        stream_error = std::move(applied);
+        return false;  // as a corrupt line
+      }
     }
     *progressed = true;
-    if (!rv.empty()) resource_version_ = rv;
+    if (!event.resource_version.empty()) resource_version_ = event.resource_version;
     absl::MutexLock lock(&mu_);
     ++(bookmark ? stats_.bookmarks : stats_.events);
     rv_ = resource_version_;

@@ -16,8 +16,16 @@
 //      after delivering events is resumed at once; one that delivered nothing waits first.
 // Stop() ends the loop: an open stream is cancelled and a backoff wait cut short.
 //
-// WatchSink receives raw JSON; StoreSink<T> decodes it into a runtime::Store<T>. Objects that do
+// WatchSink receives JSON; StoreSink<T> decodes it into a runtime::Store<T>. Objects that do
 // not decode are skipped (and counted): one bad object must not stop the cache.
+//
+// Watch events are not parsed into a DOM: the watcher reads only the envelope of each line with
+// simdjson (type, object.metadata.resourceVersion, and an ERROR's Status) and hands the object's
+// JSON text to WatchSink::ApplyRaw. Its default parses the text with nlohmann::json and calls
+// Apply, so sinks that only implement Apply work unchanged; a sink with a faster decoder
+// overrides ApplyRaw (kube::ResourceSliceSink does). A line whose envelope is not
+// {"type": string, "object": object}, or whose object the sink reports as not JSON, counts as
+// undecodable and ends the stream (resumed from the last version seen).
 //
 // Thread-safety: Run() runs on one thread (the sink is called only from it); Stop(), HasSynced(),
 // stats() and last_error() may be called from any thread.
@@ -33,6 +41,7 @@
 #include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controller/kube/http_transport.h"
@@ -51,6 +60,11 @@ class WatchSink {
   virtual void Replace(std::vector<nlohmann::json> items) = 0;
   // One watch event (never BOOKMARK or ERROR; those are the watcher's).
   virtual void Apply(runtime::WatchEventType type, const nlohmann::json& object) = 0;
+  // One watch event as the JSON text of its object (valid for the duration of the call). Returns
+  // DataLoss when the text is not JSON (the watcher then distrusts the stream); an object that is
+  // JSON but does not decode is the sink's to skip, with OK. The default parses the text with
+  // nlohmann::json and calls Apply.
+  virtual absl::Status ApplyRaw(runtime::WatchEventType type, absl::string_view object_json);
 };
 
 struct WatcherOptions {
@@ -75,7 +89,7 @@ struct WatcherStats {
   int64_t watches = 0;       // watch streams opened
   int64_t events = 0;        // ADDED / MODIFIED / DELETED applied
   int64_t bookmarks = 0;
-  int64_t failures = 0;  // failed lists or watches (then backoff)
+  int64_t failures = 0;     // failed lists or watches (then backoff)
   int64_t undecodable = 0;  // lines or objects that did not decode
 };
 

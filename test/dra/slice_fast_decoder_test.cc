@@ -1,13 +1,17 @@
 // File: test/dra/slice_fast_decoder_test.cc
 // The fast path must give exactly what the strict path (ParseManifests + DecodeSlice) gives on
-// every input it handles, and hand everything else back.
+// every input it handles, and hand everything else back. The one-object decoder
+// (SliceJsonDecoder, DecodeSliceFast) must give DecodeSlice's result on every input, errors
+// included, and take the fast path on ordinary slices.
 #include "controller/dra/slice_fast_decoder.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -360,6 +364,127 @@ TEST(SliceFastDecoderTest, TextIsKeptUntilItLooksLikeSlices) {
   EXPECT_FALSE(result.handled);
   EXPECT_TRUE(result.text_released);
   EXPECT_TRUE(bad_slice.empty());
+}
+
+// One object: DecodeSliceFast against DecodeSlice(nlohmann::json::parse(text)), same value or
+// same error. Returns whether the fast decoder needed the strict path.
+bool ExpectSameObject(SliceJsonDecoder& decoder, const std::string& text) {
+  const int64_t fallbacks = decoder.fallbacks();
+  absl::StatusOr<ResourceSlice> fast = decoder.Decode(text);
+  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    EXPECT_EQ(fast.status().code(), absl::StatusCode::kDataLoss) << text;
+    return decoder.fallbacks() > fallbacks;
+  }
+  absl::StatusOr<ResourceSlice> strict = DecodeSlice(parsed);
+  EXPECT_EQ(fast.ok(), strict.ok())
+      << text << "\nfast: " << fast.status() << "\nstrict: " << strict.status();
+  if (fast.ok() && strict.ok()) {
+    EXPECT_EQ(Dump(*fast, -1), Dump(*strict, -1)) << text;
+  } else if (!fast.ok() && !strict.ok()) {
+    EXPECT_EQ(fast.status(), strict.status()) << text;
+  }
+  return decoder.fallbacks() > fallbacks;
+}
+
+TEST(SliceJsonDecoderTest, AgreesWithDecodeSliceOnTheRepositorysSlicesOnTheFastPath) {
+  SliceJsonDecoder decoder;
+  for (const char* path :
+       {"test/testdata/dra", "config/samples/fleet", "config/samples/fleet-v1beta1",
+        "test/testdata/profile/mixed-fleet.yaml"}) {
+    SCOPED_TRACE(path);
+    const std::vector<json> slices = SliceObjects(path);
+    ASSERT_FALSE(slices.empty());
+    for (const json& slice : slices) {
+      EXPECT_FALSE(ExpectSameObject(decoder, slice.dump())) << slice.dump();
+      EXPECT_FALSE(ExpectSameObject(decoder, slice.dump(2)));
+    }
+  }
+  EXPECT_EQ(decoder.fallbacks(), 0);
+}
+
+TEST(SliceJsonDecoderTest, AgreesWithDecodeSliceOnGeneratedSlicesOfEveryVersion) {
+  std::mt19937 rng(11);
+  SliceJsonDecoder decoder;
+  for (const char* version :
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}) {
+    SCOPED_TRACE(version);
+    for (int i = 0; i < 300; ++i) {
+      json slice = GeneratedSlice(rng, i, version);
+      // What an API server adds; the decoder reads none of it.
+      slice["metadata"]["resourceVersion"] = absl::StrCat(1000 + i);
+      slice["metadata"]["managedFields"] = json::array({{{"manager", "kubelet"}}});
+      EXPECT_FALSE(ExpectSameObject(decoder, slice.dump()));
+    }
+  }
+  EXPECT_EQ(decoder.fallbacks(), 0);
+}
+
+TEST(SliceJsonDecoderTest, OddInputFallsBackAndStillAgrees) {
+  const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
+    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [DEVICE]}})";
+  auto with = [&](const std::string& device) {
+    return absl::StrReplaceAll(base, {{"DEVICE", device}});
+  };
+  SliceJsonDecoder decoder;
+  // Valid slices the fast path does not read: the strict path's value.
+  for (const std::string& text : std::vector<std::string>{
+           with(R"({"name": "a", "capacity": {"m": {"value": 1.5}}})"),
+           with(R"({"name": "a", "unknown": 123456789012345678901234567890})"),
+           with(R"({"name": "b", "name": "a"})"),
+           "\xEF\xBB\xBF" + with(R"({"name": "a"})"),
+       }) {
+    EXPECT_TRUE(ExpectSameObject(decoder, text)) << text;
+  }
+  // Invalid slices: the strict path's errors, word for word.
+  for (const std::string& text : std::vector<std::string>{
+           with(R"({"name": ""})"),
+           with(R"({"name": "a"}, {"name": "a"})"),
+           with(R"({"name": "a", "basic": {}})"),
+           with(R"({"name": "a", "attributes": {"x": {"int": 1, "bool": true}}})"),
+           with(R"({"name": "a", "capacity": {"m": {"value": "lots"}}})"),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"resource.k8s.io/v1", "resource.k8s.io/v2"}}),
+           absl::StrReplaceAll(with(R"({"name": "a"})"),
+                               {{"\"kind\": \"ResourceSlice\"", "\"kind\": \"DeviceClass\""}}),
+           R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice"})",
+           "[]",
+           "7",
+       }) {
+    EXPECT_TRUE(ExpectSameObject(decoder, text)) << text;
+    EXPECT_EQ(decoder.Decode(text).status().code(), absl::StatusCode::kInvalidArgument) << text;
+  }
+  // Not JSON.
+  for (const std::string& text :
+       {std::string(""), std::string("{"), with(R"({"name": tru})"), base + " {}"}) {
+    EXPECT_EQ(decoder.Decode(text).status().code(), absl::StatusCode::kDataLoss) << text;
+  }
+}
+
+TEST(SliceJsonDecoderTest, OneDecoderServesManyDocumentsAndThreadsHaveTheirOwn) {
+  // The version and quantity caches outlive each document: decoding a second, different text
+  // must not read the first one's memory.
+  std::mt19937 rng(5);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 50; ++i) texts.push_back(GeneratedSlice(rng, i, "resource.k8s.io/v1").dump());
+  SliceJsonDecoder decoder;
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& text : texts) ExpectSameObject(decoder, text);
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (const std::string& text : texts) {
+        absl::StatusOr<ResourceSlice> fast = DecodeSliceFast(text);
+        absl::StatusOr<ResourceSlice> strict = DecodeSlice(json::parse(text));
+        if (!fast.ok() || !strict.ok() || Dump(*fast, -1) != Dump(*strict, -1)) ++mismatches;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 }  // namespace

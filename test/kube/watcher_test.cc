@@ -1,7 +1,8 @@
 // File: test/kube/watcher_test.cc
 // The watcher's state machine over a scripted transport: list then watch, resume from the last
 // resourceVersion (bookmarks included), relist on 410 (as an ERROR event or an HTTP status),
-// backoff between failures on a FakeClock, undecodable input, Stop.
+// backoff between failures on a FakeClock, undecodable input, Stop; the raw event path (the
+// envelope read without a DOM, the object's text handed to WatchSink::ApplyRaw).
 #include "controller/kube/watcher.h"
 
 #include <thread>
@@ -71,10 +72,10 @@ bool Eventually(F cond) {
 
 class WatcherTest : public ::testing::Test {
  protected:
-  WatcherTest() : store_(runtime::KeyByMeta<Named>([](const Named& n) -> const api::ObjectMeta& {
-                    return n.metadata;
-                  })),
-                  sink_(&store_, DecodeNamed) {
+  WatcherTest()
+      : store_(runtime::KeyByMeta<Named>(
+            [](const Named& n) -> const api::ObjectMeta& { return n.metadata; })),
+        sink_(&store_, DecodeNamed) {
     RestClientOptions o;
     o.clock = &clock_;
     o.max_retries = 0;  // failures go to the watcher's backoff
@@ -90,8 +91,9 @@ class WatcherTest : public ::testing::Test {
     if (no_backoff) o.backoff.initial = absl::ZeroDuration();
     return o;
   }
-  void Start(WatcherOptions options) {
-    watcher_ = std::make_unique<Watcher>(client_.get(), &sink_, std::move(options));
+  void Start(WatcherOptions options, WatchSink* sink = nullptr) {
+    watcher_ = std::make_unique<Watcher>(client_.get(), sink != nullptr ? sink : &sink_,
+                                         std::move(options));
     thread_ = std::thread([this] { watcher_->Run(); });
   }
   void StopAndJoin() {
@@ -235,6 +237,188 @@ TEST_F(WatcherTest, StopEndsAnOpenWatchAndStopBeforeRunReturnsAtOnce) {
   idle.Stop();
   idle.Run();
   EXPECT_FALSE(idle.HasSynced());
+}
+
+// Records what reaches ApplyRaw; Apply must not be called (the watcher parses no DOM).
+class RawSink final : public WatchSink {
+ public:
+  struct Event {
+    runtime::WatchEventType type;
+    std::string text;
+  };
+  void Replace(std::vector<nlohmann::json> items) override {}
+  void Apply(runtime::WatchEventType type, const nlohmann::json& object) override {
+    ADD_FAILURE() << "Apply called instead of ApplyRaw";
+  }
+  absl::Status ApplyRaw(runtime::WatchEventType type, absl::string_view text) override {
+    absl::MutexLock lock(&mu_);
+    events_.push_back({type, std::string(text)});
+    return absl::OkStatus();
+  }
+  std::vector<Event> events() const {
+    absl::MutexLock lock(&mu_);
+    return events_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
+};
+
+Reply Lines(std::vector<std::string> lines, bool hold_open) {
+  Reply r = WatchReply({}, absl::OkStatus(), hold_open);
+  r.lines = std::move(lines);
+  return r;
+}
+
+TEST_F(WatcherTest, RawPathHandsTheObjectsTextToApplyRawAndReadsOnlyTheEnvelope) {
+  const std::string added = R"({"metadata":{"name":"a","resourceVersion":"11"},"value":"x"})";
+  // Members in any order, whitespace, a nested resourceVersion that is not the object's.
+  const std::string modified =
+      R"({"metadata": {"resourceVersion": "12", "name": "b"}, "spec": {"metadata": )"
+      R"({"resourceVersion": "999"}}, "s": "\u00e9\"}"})";
+  const std::string deleted = R"({"metadata":{"name":"a","resourceVersion":"14"}})";
+  transport_.Push(ListReply({}, "10"));
+  transport_.Push(Lines(
+      {absl::StrCat(R"({"type":"ADDED","object":)", added, "}"),
+       absl::StrCat(R"( { "object" : )", modified, "\n , \"type\" : \"MODIFIED\" }  "),
+       R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"13"}}})",
+       absl::StrCat(R"({"t\u0079pe":"DELETED","extra":[1,{"type":"ADDED"}],"object":)", deleted,
+                    "}")},
+      /*hold_open=*/false));
+  transport_.Push(WatchReply({}, absl::OkStatus(), /*hold_open=*/true));
+  RawSink raw;
+  Start(Options(), &raw);
+  transport_.WaitForRequests(3);
+  EXPECT_EQ(QueryParam(transport_.requests()[2].path, "resourceVersion"), "14");
+  StopAndJoin();
+  std::vector<RawSink::Event> events = raw.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].type, runtime::WatchEventType::kAdded);
+  EXPECT_EQ(events[0].text, added);
+  EXPECT_EQ(events[1].type, runtime::WatchEventType::kModified);
+  EXPECT_EQ(events[1].text, modified);
+  EXPECT_EQ(events[2].type, runtime::WatchEventType::kDeleted);
+  EXPECT_EQ(events[2].text, deleted);
+  WatcherStats s = watcher_->stats();
+  EXPECT_EQ(s.events, 3);
+  EXPECT_EQ(s.bookmarks, 1);
+  EXPECT_EQ(s.undecodable, 0);
+}
+
+TEST_F(WatcherTest, BookmarksOnTheRawPathAdvanceTheVersionWithoutReachingTheSink) {
+  transport_.Push(ListReply({}, "10"));
+  transport_.Push(Lines({R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"20"}}})",
+                         R"({"object":{"metadata":{"resourceVersion":"21"}},"type":"BOOKMARK"})"},
+                        /*hold_open=*/false));
+  transport_.Push(WatchReply({}, absl::OkStatus(), /*hold_open=*/true));
+  RawSink raw;
+  Start(Options(), &raw);
+  transport_.WaitForRequests(3);
+  EXPECT_EQ(QueryParam(transport_.requests()[2].path, "resourceVersion"), "21");
+  StopAndJoin();
+  EXPECT_TRUE(raw.events().empty());
+  EXPECT_EQ(watcher_->stats().bookmarks, 2);
+  EXPECT_EQ(watcher_->stats().events, 0);
+}
+
+TEST_F(WatcherTest, ErrorEventsOnTheRawPath) {
+  // 410 as a reason without a code: relist. Another error: a failure, then a watch from the same
+  // version (no relist).
+  transport_.Push(ListReply({Obj("a", "5")}, "10"));
+  transport_.Push(Lines({R"({"type":"ERROR","object":{"kind":"Status","status":"Failure",)"
+                         R"("reason":"Gone","message":"gone"}})"},
+                        /*hold_open=*/false));
+  transport_.Push(ListReply({Obj("a", "16", "relisted")}, "20"));
+  transport_.Push(Lines({R"({"type":"ERROR","object":{"kind":"Status","status":"Failure",)"
+                         R"("reason":"InternalError","message":"etcd timeout","code":500}})"},
+                        /*hold_open=*/false));
+  transport_.Push(WatchReply({}, absl::OkStatus(), /*hold_open=*/true));
+  Start(Options());
+  transport_.WaitForRequests(5);
+  std::vector<HttpRequest> r = transport_.requests();
+  EXPECT_FALSE(IsWatch(r[2]));
+  EXPECT_EQ(QueryParam(r[4].path, "resourceVersion"), "20");
+  EXPECT_EQ(ValueOf("default/a"), "relisted");
+  StopAndJoin();
+  WatcherStats s = watcher_->stats();
+  EXPECT_EQ(s.relists_gone, 1);
+  EXPECT_EQ(s.lists, 2);
+  EXPECT_EQ(s.failures, 1);
+  EXPECT_NE(watcher_->last_error().ToString().find("etcd timeout"), std::string::npos)
+      << watcher_->last_error();
+}
+
+// Each malformed line is counted once, ends the stream, and the watch resumes from the last
+// good version; what follows the bad line is never applied. StoreSink uses the default
+// ApplyRaw, which reports an object that is not JSON.
+TEST(WatcherRawPathTest, MalformedLinesAreUndecodableAndTheStreamResumes) {
+  for (const std::string& bad : {
+           std::string("{not json"),
+           std::string(""),
+           std::string("[]"),
+           std::string(R"("ADDED")"),
+           std::string(R"({"type":"ADDED"})"),
+           std::string(R"({"object":{"metadata":{}}})"),
+           std::string(R"({"type":"ADDED","object":null})"),
+           std::string(R"({"type":"ADDED","object":[]})"),
+           std::string(R"({"type":7,"object":{}})"),
+           std::string(R"({"type":"ADDED","object":{}} {"x":1})"),
+           std::string(R"({"type":"ADDED","object":{"a":1]})"),
+           std::string(R"({"type":"ADDED","object":{"a":1})"),
+           std::string(R"({"type":"ADDED","object":{"metadata":{"name":"x"},"a":tru}})"),
+           std::string(R"({"type":"ADDED","object":{"metadata":{"name":"x"},"a":1.2.3}})"),
+           std::string("{\"type\":\"ADDED\",\"object\":{\"a\":\"\xff\"}}"),
+       }) {
+    SCOPED_TRACE(bad);
+    runtime::FakeClock clock;
+    FakeTransport transport;
+    RestClientOptions client_options;
+    client_options.clock = &clock;
+    client_options.max_retries = 0;
+    RestClient client(&transport, client_options);
+    runtime::Store<Named> store(runtime::KeyByMeta<Named>(
+        [](const Named& n) -> const api::ObjectMeta& { return n.metadata; }));
+    StoreSink<Named> sink(&store, DecodeNamed);
+    transport.Push(ListReply({}, "10"));
+    Reply reply = WatchReply({Event("ADDED", Obj("a", "11"))});
+    reply.lines.push_back(bad);
+    reply.lines.push_back(Event("ADDED", Obj("never", "12")).dump());
+    transport.Push(reply);
+    transport.Push(WatchReply({}, absl::OkStatus(), /*hold_open=*/true));
+    WatcherOptions options;
+    options.collection = {"", "v1", "configmaps", "default", "", ""};
+    options.clock = &clock;
+    options.uniform = [] { return 0.5; };
+    options.backoff.initial = absl::ZeroDuration();
+    Watcher watcher(&client, &sink, options);
+    std::thread thread([&] { watcher.Run(); });
+    transport.WaitForRequests(3);
+    watcher.Stop();
+    thread.join();
+    EXPECT_EQ(QueryParam(transport.requests()[2].path, "resourceVersion"), "11");
+    EXPECT_EQ(store.ListKeys(), std::vector<std::string>{"default/a"});
+    WatcherStats stats = watcher.stats();
+    EXPECT_EQ(stats.undecodable, 1);
+    EXPECT_EQ(stats.events, 1);
+    EXPECT_EQ(stats.failures, 1);
+    EXPECT_EQ(watcher.last_error().code(), absl::StatusCode::kDataLoss) << watcher.last_error();
+  }
+}
+
+TEST(WatchSinkTest, DefaultApplyRawParsesAndCallsApply) {
+  runtime::Store<Named> store(runtime::KeyByMeta<Named>(
+      [](const Named& n) -> const api::ObjectMeta& { return n.metadata; }));
+  StoreSink<Named> sink(&store, DecodeNamed);
+  WatchSink& base = sink;
+  EXPECT_OK(base.ApplyRaw(runtime::WatchEventType::kAdded, Obj("a", "1", "v").dump()));
+  ASSERT_NE(store.Get("default/a"), nullptr);
+  EXPECT_EQ(store.Get("default/a")->value, "v");
+  EXPECT_EQ(base.ApplyRaw(runtime::WatchEventType::kAdded, "{\"a\":").code(),
+            absl::StatusCode::kDataLoss);
+  // JSON that does not decode: skipped by the sink, not a stream error.
+  EXPECT_OK(base.ApplyRaw(runtime::WatchEventType::kAdded, R"({"no":"metadata"})"));
+  EXPECT_EQ(store.Size(), 1u);
 }
 
 }  // namespace
