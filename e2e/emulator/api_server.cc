@@ -62,7 +62,7 @@ ApiServer::ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> re
       gates_(options_.kube_version, options_.feature_gates),
       registry_(std::move(registry)),
       store_(options_.history_size),
-      watches_(options_.bookmark_interval),
+      watches_(options_.bookmark_interval, options_.delivery),
       random_(std::random_device{}()) {}
 
 ApiServer::~ApiServer() { CloseAllWatches(); }

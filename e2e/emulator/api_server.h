@@ -4,7 +4,8 @@
 // the namespace lifecycle, CRD registration and the garbage collector synchronously after each
 // write, and feeds open watches.
 // Thread-safety: Handle, Tick and the admin calls may be called from any thread; one lock
-// serializes them (the emulator favours exact ordering over throughput).
+// serializes them (the emulator favours exact ordering over throughput). Watch events are only
+// queued under that lock; they are written to the clients by WatchHub's sender threads.
 #pragma once
 
 #include <functional>
@@ -37,6 +38,7 @@ struct ServerOptions {
   size_t history_size = 10000;  // write events kept for watches (the compaction window)
   absl::Duration bookmark_interval = absl::Seconds(60);
   absl::Duration default_watch_timeout = absl::Minutes(30);
+  DeliveryOptions delivery;  // per-watch queues and sender threads
   std::function<absl::Time()> clock = [] { return absl::Now(); };
 };
 

@@ -64,7 +64,7 @@ class CpprestSink final : public StreamSink {
 
   bool Write(std::string_view data) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!alive_) return false;
+    if (!alive_.load()) return false;
     try {
       buffer_->putn_nocopy(reinterpret_cast<const uint8_t*>(data.data()), data.size()).wait();
       buffer_->sync().wait();  // without this the listener holds partial 4 KiB chunks back
@@ -75,29 +75,30 @@ class CpprestSink final : public StreamSink {
     }
   }
   void Close() override {
+    alive_ = false;
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return;
     closed_ = true;
-    alive_ = false;
     try {
       buffer_->close(std::ios_base::out).wait();
     } catch (...) {
     }
   }
-  bool alive() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return alive_;
+  bool alive() const override { return alive_.load(); }
+  size_t buffered() const override {
+    try {
+      return buffer_->in_avail();
+    } catch (...) {
+      return 0;
+    }
   }
   // The reply finished or failed (client gone): no more writes.
-  void MarkDead() {
-    std::lock_guard<std::mutex> lock(mu_);
-    alive_ = false;
-  }
+  void MarkDead() { alive_ = false; }
 
  private:
-  mutable std::mutex mu_;
+  std::mutex mu_;  // one write or close at a time
   std::shared_ptr<Buffer> buffer_;
-  bool alive_ = true;
+  std::atomic<bool> alive_{true};
   bool closed_ = false;
 };
 
@@ -231,6 +232,9 @@ class CpprestServer final : public HttpServer {
         auto sink = std::make_shared<CpprestSink>(buffer);
         out.set_body(concurrency::streams::istream(*buffer), response.content_type);
         out.headers().set_content_type(response.content_type);
+        // The stream is registered before the status line goes out: once a client sees 200,
+        // its watch gets every later event (and is ended by a drop).
+        response.stream(sink);
         req.reply(out).then([sink, buffer](pplx::task<void> t) {
           try {
             t.get();
@@ -238,7 +242,6 @@ class CpprestServer final : public HttpServer {
           }
           sink->MarkDead();
         });
-        response.stream(sink);
         return;
       }
       std::vector<unsigned char> bytes(response.body.begin(), response.body.end());

@@ -5,6 +5,7 @@
 // Thread-safety: HttpRequest/HttpResponse are values; StreamSink implementations are thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,7 +44,11 @@ class StreamSink {
   virtual bool Write(std::string_view data) = 0;
   // Ends the response (the final zero-length chunk). Idempotent.
   virtual void Close() = 0;
+  // Never blocks on a write in progress.
   virtual bool alive() const = 0;
+  // Bytes written but not yet taken by the transport (a client that does not read lets them
+  // pile up). 0 when unknown.
+  virtual size_t buffered() const { return 0; }
 };
 
 struct HttpResponse {

@@ -33,6 +33,7 @@ constexpr char kUsage[] =
     "  [--runtime-config resource.k8s.io/v1beta1=true,...] [--feature-gates G=true,...]\n"
     "  [-f MANIFESTS]... [--state FILE] [--kubeconfig-out FILE] [--audit-log FILE]\n"
     "  [--faults SPEC] [--watch-history N] [--bookmark-interval DURATION]\n"
+    "  [--watch-queue N] [--watch-unread-bytes N] [--watch-senders N]\n"
     "  [--tls] [--token-file FILE] [--authorization AlwaysAllow|RBAC]\n";
 
 struct Flags {
@@ -47,6 +48,7 @@ struct Flags {
   std::string faults;
   size_t watch_history = 10000;
   absl::Duration bookmark_interval = absl::Seconds(60);
+  DeliveryOptions delivery;
   bool tls = false;
   std::string token_file;
   bool rbac = false;
@@ -124,6 +126,21 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       if (!absl::SimpleAtoi(*v, &flags.watch_history) || flags.watch_history == 0) {
         return absl::InvalidArgumentError("--watch-history: a positive number of events");
       }
+    } else if (arg == "--watch-queue") {
+      if (!absl::SimpleAtoi(*v, &flags.delivery.max_pending_events) ||
+          flags.delivery.max_pending_events == 0) {
+        return absl::InvalidArgumentError("--watch-queue: a positive number of events");
+      }
+    } else if (arg == "--watch-unread-bytes") {
+      if (!absl::SimpleAtoi(*v, &flags.delivery.max_buffered_bytes) ||
+          flags.delivery.max_buffered_bytes == 0) {
+        return absl::InvalidArgumentError("--watch-unread-bytes: a positive number of bytes");
+      }
+    } else if (arg == "--watch-senders") {
+      if (!absl::SimpleAtoi(*v, &flags.delivery.senders) || flags.delivery.senders == 0 ||
+          flags.delivery.senders > 64) {
+        return absl::InvalidArgumentError("--watch-senders: a number of threads from 1 to 64");
+      }
     } else if (arg == "--bookmark-interval") {
       if (!absl::ParseDuration(*v, &flags.bookmark_interval) ||
           flags.bookmark_interval <= absl::ZeroDuration()) {
@@ -189,6 +206,7 @@ int Run(int argc, char** argv) {
   options.feature_gates = flags->feature_gates;
   options.history_size = flags->watch_history;
   options.bookmark_interval = flags->bookmark_interval;
+  options.delivery = flags->delivery;
   absl::StatusOr<std::unique_ptr<ApiServer>> server = ApiServer::Create(options);
   if (!server.ok()) {
     std::cerr << "kube-emulator: " << server.status().message() << "\n";

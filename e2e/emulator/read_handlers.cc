@@ -171,7 +171,7 @@ HttpResponse ApiServer::Watch(const HttpRequest& request, const Route& route,
     if (from_rv < store_.oldest_watchable_rv()) {
       ApiError gone = Gone(absl::StrCat("too old resource version: ", from_rv, " (",
                                         store_.oldest_watchable_rv(), ")"));
-      WatchHub::Fail(sink, gone.ToJson());
+      watches_.Fail(std::move(sink), gone.ToJson());
       return;
     }
     watches_.Open(spec, std::move(sink), store_.EventsSince(spec.type.storage_key, from_rv), {},

@@ -13,17 +13,16 @@ bool WatchHub::Matches(const Watcher& w, const nlohmann::json& wire) const {
   return MatchesLabels(w.spec.labels, wire) && MatchesFields(w.spec.fields, wire);
 }
 
-void WatchHub::Send(Watcher& w, const char* type, const nlohmann::json& object) {
+void WatchHub::Send(Watcher& w, const char* type, const nlohmann::json& object, bool live) {
   nlohmann::json event = {{"type", type}, {"object", object}};
-  std::string line = event.dump();
-  line += '\n';
-  if (!w.sink->Write(line)) w.sink->Close();
+  w.queue->Push(std::make_shared<const std::string>(event.dump() + "\n"), live);
 }
 
-void WatchHub::Fail(const std::shared_ptr<StreamSink>& sink, const nlohmann::json& status) {
+void WatchHub::Fail(std::shared_ptr<StreamSink> sink, const nlohmann::json& status) {
   nlohmann::json event = {{"type", "ERROR"}, {"object", status}};
-  sink->Write(event.dump() + "\n");
-  sink->Close();
+  std::shared_ptr<WatchQueue> queue = delivery_.Open(std::move(sink));
+  queue->Push(std::make_shared<const std::string>(event.dump() + "\n"), false);
+  queue->Close();
 }
 
 void WatchHub::Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
@@ -31,20 +30,20 @@ void WatchHub::Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
                     absl::Time now) {
   auto w = std::make_unique<Watcher>();
   w->spec = std::move(spec);
-  w->sink = std::move(sink);
+  w->queue = delivery_.Open(std::move(sink));
   w->next_bookmark = now + bookmark_interval_;
   for (const ObjectPtr& o : initial) {
     nlohmann::json wire = FromStorage(w->spec.type, w->spec.version, *o);
-    if (Matches(*w, wire)) Send(*w, "ADDED", wire);
+    if (Matches(*w, wire)) Send(*w, "ADDED", wire, false);
   }
   watchers_.push_back(std::move(w));
   Watcher& added = *watchers_.back();
   for (const StoreEvent& e : replay) {
-    if (e.storage_key == added.spec.type.storage_key) Deliver(added, e);
+    if (e.storage_key == added.spec.type.storage_key) Deliver(added, e, false);
   }
 }
 
-void WatchHub::Deliver(Watcher& w, const StoreEvent& e, EventCache* cache) {
+void WatchHub::Deliver(Watcher& w, const StoreEvent& e, bool live, EventCache* cache) {
   EventCache local;
   if (!cache) cache = &local;
   const std::string& version = w.spec.version;
@@ -68,9 +67,10 @@ void WatchHub::Deliver(Watcher& w, const StoreEvent& e, EventCache* cache) {
     auto line = cache->lines.find(key);
     if (line == cache->lines.end()) {
       nlohmann::json event = {{"type", type}, {"object", wire}};
-      line = cache->lines.emplace(key, event.dump() + "\n").first;
+      line =
+          cache->lines.emplace(key, std::make_shared<const std::string>(event.dump() + "\n")).first;
     }
-    if (!w.sink->Write(line->second)) w.sink->Close();
+    w.queue->Push(line->second, live);
   };
   if (e.type == "ADDED" && now_matches) send("ADDED");
   if (e.type == "DELETED" && before) send("DELETED");
@@ -84,16 +84,16 @@ void WatchHub::Deliver(Watcher& w, const StoreEvent& e, EventCache* cache) {
 void WatchHub::Dispatch(const StoreEvent& e) {
   EventCache cache;
   for (auto& w : watchers_) {
-    if (e.storage_key != w->spec.type.storage_key || !w->sink->alive()) continue;
-    Deliver(*w, e, &cache);
+    if (e.storage_key != w->spec.type.storage_key || !w->queue->alive()) continue;
+    Deliver(*w, e, true, &cache);
   }
 }
 
 void WatchHub::Tick(absl::Time now, uint64_t current_rv) {
   for (auto& w : watchers_) {
-    if (!w->sink->alive()) continue;
+    if (!w->queue->alive()) continue;
     if (now >= w->spec.deadline) {
-      w->sink->Close();
+      w->queue->Close();  // after the events already queued
       continue;
     }
     if (w->spec.bookmarks && now >= w->next_bookmark) {
@@ -102,20 +102,21 @@ void WatchHub::Tick(absl::Time now, uint64_t current_rv) {
            {{"kind", w->spec.type.kind},
             {"apiVersion", w->spec.type.ApiVersion(w->spec.version)},
             {"metadata",
-             {{"resourceVersion", std::to_string(current_rv)}, {"creationTimestamp", nullptr}}}});
+             {{"resourceVersion", std::to_string(current_rv)}, {"creationTimestamp", nullptr}}}},
+           true);
     }
   }
   watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
                                  [](const auto& w) {
-                                   if (w->sink->alive()) return false;
-                                   w->sink->Close();
+                                   if (w->queue->alive()) return false;
+                                   w->queue->Close();  // a no-op unless the client went away
                                    return true;
                                  }),
                   watchers_.end());
 }
 
 void WatchHub::CloseAll() {
-  for (auto& w : watchers_) w->sink->Close();
+  for (auto& w : watchers_) w->queue->CloseNow();
   watchers_.clear();
 }
 

@@ -251,6 +251,56 @@ TEST(ProtocolTest, WatchEndsAtTimeoutSeconds) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
+TEST(ProtocolTest, WatchersReceiveEveryEventInOrder) {
+  Emulator emu({"--watch-senders", "2"});
+  json list = emu.http().Get(kCms).Json();
+  std::vector<std::unique_ptr<LineStream>> watches;
+  for (int i = 0; i < 5; ++i) {
+    watches.push_back(emu.http().Stream(absl::StrCat(kCms, "?watch=1&resourceVersion=", Rv(list))));
+    ASSERT_NE(watches.back(), nullptr);
+  }
+  constexpr int kWrites = 60;
+  for (int i = 0; i < kWrites; ++i) {
+    ASSERT_EQ(emu.http().Post(kCms, ConfigMap(absl::StrCat("c", i))).status, 201);
+  }
+  for (auto& watch : watches) {
+    for (int i = 0; i < kWrites; ++i) {
+      std::optional<json> e = watch->NextEvent(kEventDeadline);
+      ASSERT_TRUE(e) << "event " << i;
+      EXPECT_EQ((*e)["object"]["metadata"]["name"], absl::StrCat("c", i));
+    }
+  }
+}
+
+// A client that stops reading is cut off (its stream ends) once too much waits for it; writers
+// and the other watchers carry on.
+TEST(ProtocolTest, SlowWatcherIsEndedWithoutHoldingUpWriters) {
+  Emulator emu({"--watch-unread-bytes", "1048576"});
+  json list = emu.http().Get(kCms).Json();
+  std::string from = absl::StrCat(kCms, "?watch=1&resourceVersion=", Rv(list));
+  std::unique_ptr<LineStream> stalled = emu.http().Stream(from);
+  std::unique_ptr<LineStream> reader = emu.http().Stream(from);
+  ASSERT_NE(stalled, nullptr);
+  ASSERT_NE(reader, nullptr);
+  constexpr int kWrites = 120;  // 120 x 100 KB: more than the socket buffers hold
+  int received = 0;
+  for (int i = 0; i < kWrites; ++i) {
+    json cm = ConfigMap(absl::StrCat("big", i));
+    cm["data"]["k"] = std::string(100 * 1024, 'x');
+    ASSERT_EQ(emu.http().Post(kCms, cm).status, 201);
+    std::optional<json> e = reader->NextEvent(kEventDeadline);
+    ASSERT_TRUE(e) << "event " << i;
+    EXPECT_EQ((*e)["object"]["metadata"]["name"], absl::StrCat("big", i));
+    ++received;
+  }
+  EXPECT_EQ(received, kWrites);
+  int stalled_events = 0;
+  while (stalled->NextEvent(kEventDeadline)) ++stalled_events;
+  EXPECT_TRUE(stalled->ended());
+  EXPECT_LT(stalled_events, kWrites);
+  EXPECT_THAT(emu.process().Stderr(), HasSubstr("watch ended"));
+}
+
 TEST(ProtocolTest, WatchFromACompactedVersionIsGone) {
   Emulator emu({"--watch-history", "3"});
   RawResponse first = emu.http().Post(kCms, ConfigMap("c0"));
