@@ -5,7 +5,8 @@
 // minimum/maximum (and exclusive), min/maxLength, min/maxItems, min/maxProperties, nullable,
 // x-kubernetes-int-or-string and additionalProperties. Error wording follows kube-openapi's
 // validator ("spec.x in body must be of type integer: \"string\"").
-// Not done: x-kubernetes-validations (CEL), format checks, allOf/anyOf/oneOf/not.
+// Not done: format checks, allOf/anyOf/oneOf/not. x-kubernetes-validations (CEL rules) are in
+// validation_rules.h.
 // Pure; thread-safe.
 #pragma once
 

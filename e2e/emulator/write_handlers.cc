@@ -21,6 +21,7 @@
 #include "e2e/emulator/server_util.h"
 #include "e2e/emulator/structural_schema.h"
 #include "e2e/emulator/table.h"
+#include "e2e/emulator/validation_rules.h"
 
 namespace gpuprofile::e2e {
 
@@ -84,6 +85,13 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
         }
       }
       causes.insert(causes.end(), outcome.errors.begin(), outcome.errors.end());
+      if (HasBlockingSchemaError(outcome.errors)) {
+        causes.push_back(RulesNotCheckedCause());
+      } else {
+        RulesOutcome rules = ApplyValidationRules(schema->second, object, old);
+        causes.insert(causes.end(), rules.errors.begin(), rules.errors.end());
+        warnings.insert(warnings.end(), rules.warnings.begin(), rules.warnings.end());
+      }
     }
   }
   if (type.storage_key == kCrdKey) {
