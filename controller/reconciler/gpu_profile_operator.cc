@@ -106,7 +106,12 @@ void GpuProfileOperator::Wire() {
     // Node groups list the profiles that select them.
     queue->Add(kNodeGroupsKey);
   };
-  handlers.ns = [this](const api::Namespace*, const api::Namespace*) { EnqueueAllProfiles(); };
+  // A new or relabelled namespace waits for its templates: its work goes ahead of bulk work.
+  handlers.ns = [this](const api::Namespace*, const api::Namespace*) {
+    for (const std::string& key : cache_->profiles().ListKeys()) {
+      controller_->queue()->AddUrgent(key);
+    }
+  };
   handlers.node_group = [queue](const NodeGroupObject*, const NodeGroupObject*) {
     queue->Add(kNodeGroupsKey);
   };

@@ -6,7 +6,8 @@
 //
 // Event mapping (what each change enqueues):
 //   GpuProfile                  the profile, and the node groups (they list their profiles)
-//   Namespace                   every profile (a label change can add or remove templates)
+//   Namespace                   every profile, ahead of queued work (a label change can add or
+//                               remove templates, and a new namespace should not wait)
 //   ResourceSlice               the profiles of that slice's driver, and the node groups
 //   DeviceClass / template      the profile named by its label (every profile when unlabelled:
 //                               an unmanaged object may now conflict with, or free, a name)

@@ -1,6 +1,7 @@
 // File: controller/runtime/work_queue.cc
 #include "controller/runtime/work_queue.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace gpuprofile::runtime {
@@ -39,6 +40,23 @@ void WorkQueue::PromoteDueLocked() {
 void WorkQueue::Add(const std::string& key) {
   absl::MutexLock lock(&mu_);
   AddLocked(key);
+}
+
+void WorkQueue::AddUrgent(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_) return;
+  if (dirty_.insert(key).second) {
+    if (metrics_.adds != nullptr) metrics_.adds->Inc();
+    if (processing_.contains(key)) return;  // Done() queues it (at the back: it just ran)
+    queue_.push_front(key);
+    UpdateDepthLocked();
+    return;
+  }
+  // Already waiting in the queue: move it to the front.
+  auto it = std::find(queue_.begin(), queue_.end(), key);
+  if (it == queue_.end() || it == queue_.begin()) return;
+  queue_.erase(it);
+  queue_.push_front(key);
 }
 
 void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {

@@ -5,6 +5,7 @@
 //  - Deduplicating: a key added while it waits in the queue is stored once.
 //  - One worker per key: Get() marks a key as processing until Done(); a key added meanwhile is
 //    held back ("dirty") and queued again by Done(), so no two workers ever hold the same key.
+//  - AddUrgent(key): Add at the front of the queue (latency-sensitive work ahead of bulk work).
 //  - AddAfter(key, d): the key joins the queue once the injected clock reaches now + d; a key
 //    already waiting keeps the earlier of its two times.
 //  - AddRateLimited(key): AddAfter with the rate limiter's delay (by default per-key exponential
@@ -61,6 +62,9 @@ class WorkQueue {
   WorkQueue& operator=(const WorkQueue&) = delete;
 
   void Add(const std::string& key);
+  // Add, but ahead of every queued key (a key already queued moves to the front): for work
+  // that must not wait behind a bulk backlog (a new namespace's templates).
+  void AddUrgent(const std::string& key);
   void AddAfter(const std::string& key, absl::Duration delay);
   void AddRateLimited(const std::string& key);
   void Forget(const std::string& key);

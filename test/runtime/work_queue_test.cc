@@ -212,3 +212,31 @@ TEST_F(WorkQueueTest, NeverTheSameKeyInTwoWorkers) {
 
 }  // namespace
 }  // namespace gpuprofile::runtime
+
+namespace gpuprofile::runtime {
+namespace {
+
+TEST(WorkQueueUrgentTest, UrgentKeysGoAheadOfTheBacklog) {
+  FakeClock clock;
+  WorkQueueOptions options;
+  options.name = "urgent";
+  options.clock = &clock;
+  WorkQueue queue(std::move(options));
+  queue.Add("a");
+  queue.Add("b");
+  queue.Add("c");
+  queue.AddUrgent("new");  // not queued yet: goes first
+  queue.AddUrgent("c");    // queued: moves to the front
+  EXPECT_EQ(queue.Len(), 4);
+  EXPECT_EQ(*queue.Get(), "c");
+  EXPECT_EQ(*queue.Get(), "new");
+  EXPECT_EQ(*queue.Get(), "a");
+  // A key being processed is not handed out twice; Done queues it again.
+  queue.AddUrgent("a");
+  EXPECT_EQ(*queue.Get(), "b");
+  queue.Done("a");
+  EXPECT_EQ(*queue.Get(), "a");
+}
+
+}  // namespace
+}  // namespace gpuprofile::runtime
