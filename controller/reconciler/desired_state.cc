@@ -8,8 +8,18 @@
 namespace gpuprofile::reconciler {
 
 DesiredStateCache::DesiredStateCache(const ClusterCache* cache, KubeVersion kube,
-                                     runtime::Clock* clock, absl::Duration foreign_ttl)
-    : cache_(cache), kube_(kube), clock_(clock), foreign_ttl_(foreign_ttl) {}
+                                     runtime::Clock* clock, absl::Duration min_interval,
+                                     absl::Duration foreign_ttl)
+    : cache_(cache),
+      kube_(kube),
+      clock_(clock),
+      min_interval_(min_interval),
+      foreign_ttl_(foreign_ttl) {}
+
+int64_t DesiredStateCache::computations() const {
+  absl::MutexLock lock(&mu_);
+  return computations_;
+}
 
 void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) {
   absl::MutexLock lock(&mu_);
@@ -18,12 +28,12 @@ void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) 
   ++foreign_version_;
 }
 
-std::shared_ptr<const Computed> DesiredStateCache::Get() {
+DesiredSnapshot DesiredStateCache::Get() {
   absl::MutexLock compute_lock(&compute_mu_);
   const uint64_t version = cache_->version();
+  const absl::Time now = clock_->Now();
   {
     absl::MutexLock lock(&mu_);
-    const absl::Time now = clock_->Now();
     for (auto it = foreign_.begin(); it != foreign_.end();) {
       if (now - it->second.second >= foreign_ttl_) {
         it = foreign_.erase(it);
@@ -32,15 +42,20 @@ std::shared_ptr<const Computed> DesiredStateCache::Get() {
         ++it;
       }
     }
-    if (last_ != nullptr && last_->cache_version == version &&
-        last_foreign_version_ == foreign_version_) {
-      return last_;
+    if (last_ != nullptr) {
+      if (last_->cache_version == version && last_foreign_version_ == foreign_version_) {
+        return {last_, absl::ZeroDuration()};
+      }
+      const absl::Duration since = now - last_started_;
+      if (since < min_interval_) return {last_, min_interval_ - since};
     }
+    last_started_ = now;
+    ++computations_;
   }
   std::shared_ptr<const Computed> computed = Compute(version);
   absl::MutexLock lock(&mu_);
   last_ = computed;
-  return computed;
+  return {computed, absl::ZeroDuration()};
 }
 
 std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {

@@ -4,6 +4,12 @@
 // after one ResourceSlice change share one computation, and nothing is recomputed while the
 // cache has not changed (ClusterCache::version()).
 //
+// Under churn (100 ResourceSlice updates a second) the whole computation is not redone for
+// every change: within `min_interval` of the last computation, Get() returns that (slightly
+// stale) result with `retry_after` set, and the caller comes back after that delay, when the
+// next computation covers every change since. Results are monotonic: never older than one
+// already handed out.
+//
 // Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); when a
 // create meets one (409 AlreadyExists), the reconciler reports it here (NoteForeignTemplate) so
 // that the engine sees it and the profile gets `Conflict`. Such notes expire after
@@ -38,14 +44,25 @@ struct Computed {
   absl::Duration compute_time;
 };
 
+struct DesiredSnapshot {
+  std::shared_ptr<const Computed> computed;
+  // Zero when `computed` covers the cache's current content; otherwise it may miss changes
+  // made since, and the caller should come back after this long.
+  absl::Duration retry_after = absl::ZeroDuration();
+  bool fresh() const { return retry_after == absl::ZeroDuration(); }
+};
+
 class DesiredStateCache {
  public:
   // `cache` and `clock` must outlive this.
   DesiredStateCache(const ClusterCache* cache, KubeVersion kube, runtime::Clock* clock,
+                    absl::Duration min_interval = absl::Milliseconds(200),
                     absl::Duration foreign_ttl = absl::Seconds(60));
 
-  // The desired state for the cache's current content.
-  std::shared_ptr<const Computed> Get();
+  // The desired state for the cache's content (see above for staleness under churn).
+  DesiredSnapshot Get();
+  // Computations so far (for tests and the benchmark).
+  int64_t computations() const;
 
   void NoteForeignTemplate(dra::ResourceClaimTemplate foreign);
   const KubeVersion& kube_version() const { return kube_; }
@@ -56,11 +73,14 @@ class DesiredStateCache {
   const ClusterCache* const cache_;
   const KubeVersion kube_;
   runtime::Clock* const clock_;
+  const absl::Duration min_interval_;
   const absl::Duration foreign_ttl_;
 
   absl::Mutex compute_mu_;  // one computation at a time
-  absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
+  mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
   std::shared_ptr<const Computed> last_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   // (namespace, name) -> the template and when it was seen.

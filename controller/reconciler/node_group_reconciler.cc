@@ -27,7 +27,8 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   ClusterCache& cache = *options_.cache;
   if (!cache.dra_version().has_value()) return runtime::ReconcileResult{};
   if (!cache.HasSynced()) return runtime::ReconcileResult{false, absl::Seconds(1)};
-  std::shared_ptr<const Computed> computed = options_.desired->Get();
+  const DesiredSnapshot snapshot = options_.desired->Get();
+  const Computed* computed = snapshot.computed.get();
   absl::Status first_error;
   const auto fail = [&](absl::Status status) {
     if (first_error.ok()) first_error = std::move(status);
@@ -76,7 +77,8 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
     exported_ = desired_names;
   }
   if (!first_error.ok()) return first_error;
-  return runtime::ReconcileResult{};
+  // A stale snapshot: come back once a fresh one covers every change.
+  return runtime::ReconcileResult{false, snapshot.retry_after};
 }
 
 }  // namespace gpuprofile::reconciler

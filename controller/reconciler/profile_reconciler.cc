@@ -82,6 +82,16 @@ std::string Summarise(const char* verb, const std::vector<std::string>& what) {
   return absl::StrCat(verb, " ", absl::StrJoin(parts, " and "));
 }
 
+// The sooner of two results' requeue times (errors win).
+absl::StatusOr<runtime::ReconcileResult> Later(absl::StatusOr<runtime::ReconcileResult> result,
+                                               const runtime::ReconcileResult& also) {
+  if (!result.ok() || also.requeue_after <= absl::ZeroDuration()) return result;
+  if (result->requeue_after <= absl::ZeroDuration() || also.requeue_after < result->requeue_after) {
+    result->requeue_after = also.requeue_after;
+  }
+  return result;
+}
+
 }  // namespace
 
 absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry* registry) {
@@ -136,18 +146,23 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     return WriteStatus(*object, std::move(status));
   }
 
-  std::shared_ptr<const Computed> computed = options_.desired->Get();
+  const DesiredSnapshot snapshot = options_.desired->Get();
+  const Computed* computed = snapshot.computed.get();
+  // A stale snapshot is applied (it is at most a fraction of a second old), and the profile
+  // comes back once a fresh one covers every change.
+  const runtime::ReconcileResult come_back{false, snapshot.retry_after};
   auto outcome_it = computed->outcome_by_profile.find(name);
   if (outcome_it == computed->outcome_by_profile.end()) {
-    // The cache changed between the two reads; the change's event brings the profile back.
-    return runtime::ReconcileResult{false, kWaitForSync};
+    // A profile newer than the snapshot: wait for one that has it.
+    return runtime::ReconcileResult{
+        false, snapshot.fresh() ? absl::Milliseconds(50) : snapshot.retry_after};
   }
   const profile::ProfileOutcome& outcome = *outcome_it->second;
   api::GpuProfileStatus status = outcome.profile.status;
   if (!outcome.valid) {
     Event(*object, true, profile::kReasonInvalidSpec, "Validate",
           absl::StrCat("spec is invalid: ", outcome.problems));
-    return WriteStatus(*object, std::move(status));
+    return Later(WriteStatus(*object, std::move(status)), come_back);
   }
 
   Changes changes;
@@ -164,7 +179,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   absl::StatusOr<runtime::ReconcileResult> written = WriteStatus(*object, std::move(status));
   if (!changes.first_error.ok()) return changes.first_error;
   if (!changes.conflicts.empty()) return runtime::ReconcileResult{true, absl::ZeroDuration()};
-  return written;
+  return Later(written, come_back);
 }
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const ProfileObject& object) {
