@@ -34,6 +34,13 @@ namespace gpuprofile::kube {
 template <typename T>
 using ChangeHandler = std::function<void(const T* before, const T* after)>;
 
+// Decodes one object from its JSON text (watch events arrive as text, see watcher.h): a fast
+// path for hot kinds (ResourceSlices: dra::DecodeSliceFast). An error sends the event down the
+// default path (nlohmann parse, then the Decoder), which words the error and tells text that is
+// not JSON from an object that does not decode.
+template <typename T>
+using RawDecoder = std::function<absl::StatusOr<std::shared_ptr<const T>>(absl::string_view)>;
+
 template <typename T>
 class Informer final : public WatchSink {
  public:
@@ -51,6 +58,8 @@ class Informer final : public WatchSink {
   Informer& operator=(const Informer&) = delete;
 
   void AddHandler(ChangeHandler<T> handler) { handlers_.push_back(std::move(handler)); }
+  // Before Start: decode watch events from their text with `decode`.
+  void SetRawDecoder(RawDecoder<T> decode) { raw_decode_ = std::move(decode); }
 
   // Starts the list/watch loop on a thread of its own (once).
   void Start() {
@@ -94,7 +103,22 @@ class Informer final : public WatchSink {
   }
 
   void Apply(runtime::WatchEventType type, const nlohmann::json& item) override {
-    ObjectPtr object = Decode(item);
+    Record(type, Decode(item));
+  }
+
+  absl::Status ApplyRaw(runtime::WatchEventType type, absl::string_view object_json) override {
+    if (raw_decode_) {
+      absl::StatusOr<ObjectPtr> object = raw_decode_(object_json);
+      if (object.ok()) {
+        Record(type, *std::move(object));
+        return absl::OkStatus();
+      }
+    }
+    return WatchSink::ApplyRaw(type, object_json);
+  }
+
+ private:
+  void Record(runtime::WatchEventType type, ObjectPtr object) {
     if (object == nullptr) return;
     ObjectPtr before = store_.Apply(runtime::WatchEvent<T>{type, object});
     if (type == runtime::WatchEventType::kDeleted) {
@@ -104,7 +128,6 @@ class Informer final : public WatchSink {
     }
   }
 
- private:
   ObjectPtr Decode(const nlohmann::json& item) {
     absl::StatusOr<ObjectPtr> decoded = decode_(item);
     if (decoded.ok()) return *std::move(decoded);
@@ -121,6 +144,7 @@ class Informer final : public WatchSink {
 
   runtime::Store<T> store_;
   const Decoder<T> decode_;
+  RawDecoder<T> raw_decode_;                // fixed before Start
   std::vector<ChangeHandler<T>> handlers_;  // fixed before Start
   Watcher watcher_;
   std::atomic<int64_t> undecodable_{0};

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "controller/dra/slice_fast_decoder.h"
 #include "controller/profile/engine.h"
 
 namespace gpuprofile::reconciler {
@@ -85,6 +86,12 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       runtime::KeyByMeta<dra::ResourceClaimTemplate>(
           [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
       ProfileLabelIndex<dra::ResourceClaimTemplate>());
+  slices_->SetRawDecoder(
+      [](absl::string_view json) -> absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> {
+        absl::StatusOr<dra::ResourceSlice> decoded = dra::DecodeSliceFast(json);
+        if (!decoded.ok()) return decoded.status();
+        return std::make_shared<const dra::ResourceSlice>(*std::move(decoded));
+      });
   slices_->AddHandler(Counting(handlers_.slice));
   classes_->AddHandler(Counting(handlers_.device_class));
   templates_->AddHandler(Counting(handlers_.claim_template));
