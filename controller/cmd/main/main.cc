@@ -7,6 +7,7 @@
 #include "controller/cmd/cel_command.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/render_command.h"
+#include "controller/cmd/run_command.h"
 #include "controller/cmd/version.h"
 
 namespace {
@@ -14,6 +15,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: gpu-profile-controller <command> [flags]\n"
     "commands:\n"
+    "  run [--kubeconfig PATH] [--leader-elect] ...    the operator: keeps DeviceClasses, "
+    "templates,\n"
+    "                                                 node groups and profile status true in a\n"
+    "                                                 live cluster (run --help for every flag)\n"
     "  render -f PATH... [--kube-version V] [--api-version resource.k8s.io/vX] [-o yaml|json]\n"
     "                                                 DeviceClasses, templates, node groups and\n"
     "                                                 profile status, computed offline\n"
@@ -32,6 +37,7 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "version") return gpuprofile::cmd::RunVersion();
+  if (command == "run") return gpuprofile::cmd::RunOperator(rest, std::cerr);
   if (command == "render") return gpuprofile::cmd::RunRender(rest, std::cout, std::cerr);
   if (command == "cel") return gpuprofile::cmd::RunCel(rest, std::cout, std::cerr);
   std::cerr << "unknown command \"" << command << "\"\n" << kUsage;

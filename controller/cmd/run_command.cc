@@ -1,0 +1,357 @@
+// File: controller/cmd/run_command.cc
+#include "controller/cmd/run_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include "absl/random/random.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "controller/cmd/args.h"
+#include "controller/cmd/exit_codes.h"
+#include "controller/cmd/logger.h"
+#include "controller/cmd/version.h"
+#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/endpoint_server.h"
+#include "controller/kube/event_rest_sink.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/kube/lease_rest_client.h"
+#include "controller/kube/rest_client.h"
+#include "controller/reconciler/gpu_profile_operator.h"
+#include "controller/runtime/async_event_sink.h"
+#include "controller/runtime/event_recorder.h"
+#include "controller/runtime/health_checks.h"
+#include "controller/runtime/leader_elector.h"
+#include "controller/runtime/metrics.h"
+#include "controller/runtime/shutdown_signal.h"
+
+namespace gpuprofile::cmd {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: gpu-profile-controller run [--kubeconfig PATH] [--context NAME]\n"
+    "         [--leader-elect[=true|false]] [--leader-election-namespace NS]\n"
+    "         [--leader-election-id NAME] [--leader-elect-lease-duration 15s]\n"
+    "         [--leader-elect-renew-deadline 10s] [--leader-elect-retry-period 2s]\n"
+    "         [--metrics-bind-address :8080|0] [--health-probe-bind-address :8081|0]\n"
+    "         [--kube-api-qps 50] [--kube-api-burst 100] [--log-format text|json]\n"
+    "         [--log-level debug|info|warn|error] [--workers 4]\n"
+    "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
+    "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.36]\n";
+
+struct RunFlags {
+  kube::ConfigFlags config;
+  bool leader_elect = false;
+  std::string lease_namespace;
+  std::string lease_name = "gpu-profile-operator.gpuprofile.io";
+  absl::Duration lease_duration = absl::Seconds(15);
+  absl::Duration renew_deadline = absl::Seconds(10);
+  absl::Duration retry_period = absl::Seconds(2);
+  std::string metrics_address = ":8080";
+  std::string probe_address = ":8081";
+  double qps = 50;
+  int burst = 100;
+  LogFormat log_format = LogFormat::kText;
+  LogLevel log_level = LogLevel::kInfo;
+  int workers = 4;
+  absl::Duration grace = absl::Seconds(30);
+  absl::Duration status_interval = absl::Seconds(1);
+  absl::Duration dra_poll = absl::Seconds(10);
+  std::optional<KubeVersion> kube_version;
+};
+
+absl::Status ParseDurationFlag(const ParsedArgs& parsed, const std::string& name,
+                               absl::Duration* out) {
+  if (!parsed.Has(name)) return absl::OkStatus();
+  const std::string text = parsed.Get(name);
+  if (!absl::ParseDuration(text, out) || *out < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": \"", text, "\" is not a duration such as 15s or 500ms"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
+  std::vector<FlagSpec> specs = {
+      {{"--kubeconfig"}},
+      {{"--context"}},
+      {{"--leader-elect"}, false},
+      {{"--leader-election-namespace"}},
+      {{"--leader-election-id"}},
+      {{"--leader-elect-lease-duration"}},
+      {{"--leader-elect-renew-deadline"}},
+      {{"--leader-elect-retry-period"}},
+      {{"--metrics-bind-address"}},
+      {{"--health-probe-bind-address"}},
+      {{"--kube-api-qps"}},
+      {{"--kube-api-burst"}},
+      {{"--log-format"}},
+      {{"--log-level"}},
+      {{"--workers"}},
+      {{"--graceful-shutdown-timeout"}},
+      {{"--status-update-interval"}},
+      {{"--dra-discovery-interval"}},
+      {{"--kube-version"}},
+  };
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->positional.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("run takes no positional arguments (got \"", parsed->positional[0], "\")"));
+  }
+  RunFlags f;
+  f.config.kubeconfig = parsed->Get("--kubeconfig");
+  f.config.context = parsed->Get("--context");
+  f.leader_elect = parsed->Get("--leader-elect", "false") == "true";
+  f.lease_namespace = parsed->Get("--leader-election-namespace");
+  f.lease_name = parsed->Get("--leader-election-id", f.lease_name);
+  for (const auto& [name, out] : std::vector<std::pair<std::string, absl::Duration*>>{
+           {"--leader-elect-lease-duration", &f.lease_duration},
+           {"--leader-elect-renew-deadline", &f.renew_deadline},
+           {"--leader-elect-retry-period", &f.retry_period},
+           {"--graceful-shutdown-timeout", &f.grace},
+           {"--status-update-interval", &f.status_interval},
+           {"--dra-discovery-interval", &f.dra_poll}}) {
+    absl::Status status = ParseDurationFlag(*parsed, name, out);
+    if (!status.ok()) return status;
+  }
+  f.metrics_address = parsed->Get("--metrics-bind-address", f.metrics_address);
+  f.probe_address = parsed->Get("--health-probe-bind-address", f.probe_address);
+  if (parsed->Has("--kube-api-qps") && !absl::SimpleAtod(parsed->Get("--kube-api-qps"), &f.qps)) {
+    return absl::InvalidArgumentError("--kube-api-qps: not a number");
+  }
+  if (parsed->Has("--kube-api-burst") &&
+      (!absl::SimpleAtoi(parsed->Get("--kube-api-burst"), &f.burst) || f.burst < 1)) {
+    return absl::InvalidArgumentError("--kube-api-burst: not a positive integer");
+  }
+  if (parsed->Has("--workers") &&
+      (!absl::SimpleAtoi(parsed->Get("--workers"), &f.workers) || f.workers < 1)) {
+    return absl::InvalidArgumentError("--workers: not a positive integer");
+  }
+  absl::StatusOr<LogFormat> format = ParseLogFormat(parsed->Get("--log-format", "text"));
+  if (!format.ok()) return format.status();
+  f.log_format = *format;
+  absl::StatusOr<LogLevel> level = ParseLogLevel(parsed->Get("--log-level", "info"));
+  if (!level.ok()) return level.status();
+  f.log_level = *level;
+  if (parsed->Has("--kube-version")) {
+    absl::StatusOr<KubeVersion> kube = KubeVersion::Parse(parsed->Get("--kube-version"));
+    if (!kube.ok()) return kube.status();
+    f.kube_version = *kube;
+  }
+  return f;
+}
+
+std::string Identity() {
+  const char* pod = std::getenv("POD_NAME");
+  std::string base = pod != nullptr && *pod != '\0' ? pod : "";
+  if (base.empty()) {
+    char host[256] = {0};
+    if (gethostname(host, sizeof(host) - 1) == 0) base = host;
+  }
+  absl::BitGen gen;
+  return absl::StrCat(base, "_", absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
+}
+
+// Set by the leader elector's callback when leadership is lost: the process exits 1.
+std::atomic<bool> g_lost_leadership{false};
+// Set once shutdown starts: releasing the Lease then ends leadership on purpose.
+std::atomic<bool> g_shutting_down{false};
+
+}  // namespace
+
+int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
+  for (const std::string& arg : args) {
+    if (arg == "-h" || arg == "--help") {
+      err << kUsage;
+      return kExitOk;
+    }
+  }
+  absl::StatusOr<RunFlags> parsed = ParseRunFlags(args);
+  if (!parsed.ok()) {
+    err << "run: " << parsed.status().message() << "\n" << kUsage;
+    return kExitUsage;
+  }
+  const RunFlags& flags = *parsed;
+  Logger log(flags.log_format, flags.log_level);
+
+  absl::StatusOr<runtime::ShutdownSignal*> shutdown = runtime::ShutdownSignal::Install();
+  if (!shutdown.ok()) {
+    log.Error("cannot install the SIGTERM handler", {{"error", shutdown.status().ToString()}});
+    return kExitFailure;
+  }
+
+  absl::StatusOr<kube::ClientConfig> config = kube::LoadClientConfig(flags.config, kube::HostEnv{});
+  if (!config.ok()) {
+    log.Error("cannot load the cluster configuration", {{"error", config.status().ToString()}});
+    return kExitFailure;
+  }
+  absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
+      kube::NewCpprestTransport(*config);
+  if (!transport.ok()) {
+    log.Error("cannot set up the connection to the API server",
+              {{"server", config->server}, {"error", transport.status().ToString()}});
+    return kExitFailure;
+  }
+  runtime::MetricsRegistry metrics;
+  kube::RestClientOptions client_options;
+  client_options.qps = flags.qps;
+  client_options.burst = flags.burst;
+  client_options.credentials = config->credentials;
+  client_options.metrics = &metrics;
+  kube::RestClient client(transport->get(), client_options);
+  log.Info("connecting",
+           {{"server", config->server}, {"source", config->source}, {"version", kVersion}});
+
+  const std::string identity = Identity();
+  kube::RestEventSink event_writer(&client, kube::WriteOptions{"gpu-profile-operator", false, ""});
+  runtime::AsyncEventSinkOptions async_options;
+  async_options.on_error = [&log](const absl::Status& status, const runtime::Event& event) {
+    log.Debug("event not written", {{"reason", event.reason}, {"error", status.ToString()}});
+  };
+  runtime::AsyncEventSink event_sink(&event_writer, async_options);
+  runtime::EventRecorderOptions recorder_options;
+  recorder_options.reporting_controller = "gpuprofile.io/gpu-profile-operator";
+  recorder_options.reporting_instance = identity;
+  recorder_options.clock = runtime::RealClock::Default();
+  recorder_options.sink = &event_sink;
+  runtime::EventRecorder recorder(recorder_options);
+
+  std::unique_ptr<runtime::LeaderElector> elector;
+  kube::RestLeaseClient lease_client(&client);
+  std::unique_ptr<reconciler::GpuProfileOperator> op;
+
+  reconciler::OperatorOptions options;
+  options.client = &client;
+  options.clock = runtime::RealClock::Default();
+  options.metrics = &metrics;
+  options.events = &recorder;
+  options.workers = flags.workers;
+  options.status_interval = flags.status_interval;
+  options.dra_poll_interval = flags.dra_poll;
+  options.kube_version = flags.kube_version;
+  options.log = [&log](const std::string& line) { log.Info(line); };
+  if (flags.leader_elect) {
+    options.may_write = [&elector] { return elector != nullptr && elector->IsLeader(); };
+  }
+  absl::StatusOr<std::unique_ptr<reconciler::GpuProfileOperator>> created =
+      reconciler::GpuProfileOperator::Create(options);
+  if (!created.ok()) {
+    log.Error("cannot start the operator", {{"error", created.status().ToString()}});
+    return kExitFailure;
+  }
+  op = *std::move(created);
+  log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()}});
+  op->StartCaches();
+
+  // /metrics, /healthz, /readyz (kubebuilder's flags; "0" disables either server).
+  runtime::HealthChecks healthz("healthz");
+  runtime::HealthChecks readyz("readyz");
+  reconciler::GpuProfileOperator* op_ptr = op.get();
+  readyz.Add("informers-synced", [op_ptr] { return op_ptr->CachesReady(); }).IgnoreError();
+  readyz.Add("dra-served", [op_ptr] { return op_ptr->DraServed(); }).IgnoreError();
+  std::vector<std::unique_ptr<kube::EndpointServer>> servers;
+  for (const auto& [address, handlers, what] :
+       std::vector<std::tuple<std::string, kube::EndpointHandlers, std::string>>{
+           {flags.metrics_address, kube::MetricsHandlers(&metrics), "metrics"},
+           {flags.probe_address, kube::ProbeHandlers(&healthz, &readyz), "health probes"}}) {
+    std::unique_ptr<kube::EndpointServer> server = kube::NewCpprestEndpointServer(handlers);
+    absl::StatusOr<int> port = server->Start(address);
+    if (!port.ok()) {
+      log.Error(absl::StrCat("cannot serve ", what),
+                {{"address", address}, {"error", port.status().ToString()}});
+      op->Stop();
+      return kExitFailure;
+    }
+    if (*port != 0) {
+      log.Info(absl::StrCat("serving ", what),
+               {{"address", address}, {"port", std::to_string(*port)}});
+    }
+    servers.push_back(std::move(server));
+  }
+
+  std::thread elector_thread;
+  runtime::ShutdownSignal* signal = *shutdown;
+  if (flags.leader_elect) {
+    runtime::LeaderElectionConfig lec;
+    lec.lease_namespace = flags.lease_namespace;
+    if (lec.lease_namespace.empty()) {
+      const char* pod_ns = std::getenv("POD_NAMESPACE");
+      lec.lease_namespace = pod_ns != nullptr && *pod_ns != '\0' ? pod_ns : config->namespace_name;
+    }
+    lec.lease_name = flags.lease_name;
+    lec.identity = identity;
+    lec.lease_duration = flags.lease_duration;
+    lec.renew_deadline = flags.renew_deadline;
+    lec.retry_period = flags.retry_period;
+    lec.master_status = nullptr;
+    lec.callbacks.on_started_leading = [&log, &op] {
+      log.Info("became the leader: starting workers");
+      op->StartWorkers();
+    };
+    lec.callbacks.on_stopped_leading = [&log, signal] {
+      if (g_shutting_down.load() || g_lost_leadership.exchange(true)) return;
+      log.Warn("leadership lost: stopping (the process restarts and campaigns again)");
+      signal->Notify();
+    };
+    lec.callbacks.on_new_leader = [&log, identity](const std::string& leader) {
+      if (leader != identity) log.Info("another replica leads", {{"leader", leader}});
+    };
+    absl::StatusOr<runtime::ControllerRuntimeMetrics> crm =
+        runtime::ControllerRuntimeMetrics::Register(&metrics);
+    if (crm.ok())
+      lec.master_status = crm->leader_election_master_status->WithLabels({lec.lease_name});
+    absl::StatusOr<std::unique_ptr<runtime::LeaderElector>> le =
+        runtime::LeaderElector::Create(lec, &lease_client, runtime::RealClock::Default());
+    if (!le.ok()) {
+      log.Error("invalid leader election settings", {{"error", le.status().ToString()}});
+      op->Stop();
+      return kExitUsage;
+    }
+    elector = *std::move(le);
+    log.Info("campaigning for leadership",
+             {{"lease", absl::StrCat(lec.lease_namespace, "/", lec.lease_name)},
+              {"identity", identity}});
+    elector_thread = std::thread([&elector] { elector->Run(); });
+  } else {
+    op->StartWorkers();
+  }
+
+  signal->Wait();
+  g_shutting_down.store(true);
+  const bool lost = g_lost_leadership.load();
+  const int signal_number = signal->signal_number();
+  log.Info(lost ? "shutting down after losing leadership" : "shutting down",
+           {{"signal", signal_number > 0 ? strsignal(signal_number) : "none"},
+            {"gracePeriod", absl::FormatDuration(flags.grace)}});
+
+  // Graceful shutdown: finish running reconciles, release the lease, flush events. A second
+  // signal ends the process at once (ShutdownSignal); so does the end of the grace period.
+  runtime::GracePeriod grace(flags.grace);
+  absl::Status stopped = grace.Run([&] {
+    for (auto& server : servers) server->Stop();
+    op->Stop();
+    if (elector != nullptr) {
+      elector->Stop();
+      if (elector_thread.joinable()) elector_thread.join();
+    }
+    event_sink.Stop(absl::Seconds(2)).IgnoreError();
+  });
+  if (!stopped.ok()) {
+    log.Error("graceful shutdown did not finish in time: exiting now",
+              {{"error", stopped.ToString()}});
+    std::_Exit(kExitFailure);
+  }
+  log.Info("stopped");
+  return lost ? kExitFailure : kExitOk;
+}
+
+}  // namespace gpuprofile::cmd
