@@ -49,8 +49,13 @@ operator_pid=$!
 
 # kubectl: the pinned 1.33 client from kubectl's dispatcher directory (it speaks to 1.34 servers),
 # else any kubectl, else the project's small Python client.
+# KUBECTL=none forces the Python client (to try the path machines without kubectl take).
 kubectl_bin=""
-if command -v kubectl >/dev/null; then
+if [[ ${KUBECTL:-} == none ]]; then
+  :
+elif [[ -n ${KUBECTL:-} ]]; then
+  kubectl_bin=$KUBECTL
+elif command -v kubectl >/dev/null; then
   dir=$(dirname "$(readlink -f "$(command -v kubectl)")")
   if [[ -x $dir/kubectl.1.33 ]]; then kubectl_bin=$dir/kubectl.1.33; else kubectl_bin=$(command -v kubectl); fi
 fi
