@@ -41,23 +41,18 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
       options_.client, For(options_.watch, GpuNodeGroupsPath()), DecodeNodeGroupObject,
       runtime::KeyByMeta<NodeGroupObject>(
           [](const NodeGroupObject& g) -> const api::ObjectMeta& { return g.group.metadata; }));
+  Count(profiles_.get());
+  Count(namespaces_.get());
+  Count(node_groups_.get());
 }
 
 ClusterCache::~ClusterCache() { Stop(); }
 
+// The first handler of every informer: the change counter moves before anyone is told, so a
+// reconcile triggered by the change never reuses a computation from before it.
 template <typename T>
-kube::ChangeHandler<T> ClusterCache::Counting(kube::ChangeHandler<T> handler) {
-  return [this, handler = std::move(handler)](const T* before, const T* after) {
-    version_.fetch_add(1);
-    if (handler) handler(before, after);
-  };
-}
-
-void ClusterCache::SetHandlers(ClusterHandlers handlers) {
-  handlers_ = std::move(handlers);
-  profiles_->AddHandler(Counting(handlers_.profile));
-  namespaces_->AddHandler(Counting(handlers_.ns));
-  node_groups_->AddHandler(Counting(handlers_.node_group));
+void ClusterCache::Count(kube::Informer<T>* informer) {
+  informer->AddHandler([this](const T*, const T*) { version_.fetch_add(1); });
 }
 
 void ClusterCache::Start() {
@@ -92,9 +87,10 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
         if (!decoded.ok()) return decoded.status();
         return std::make_shared<const dra::ResourceSlice>(*std::move(decoded));
       });
-  slices_->AddHandler(Counting(handlers_.slice));
-  classes_->AddHandler(Counting(handlers_.device_class));
-  templates_->AddHandler(Counting(handlers_.claim_template));
+  Count(slices_.get());
+  Count(classes_.get());
+  Count(templates_.get());
+  if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_);
   slices_->Start();
   classes_->Start();
   templates_->Start();

@@ -8,9 +8,10 @@
 //    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
 //    (templates can be many; unmanaged ones are discovered when a create meets them, see
 //    desired_state.h).
-// Handlers registered with SetHandlers hear every change of every kind (before, after), on the
-// informers' threads; they must be quick (enqueue keys).
-// Thread-safety: SetHandlers before Start; the rest is thread-safe.
+// Event handlers are added to the informers (kube/controller_builder.h) before Start, and for
+// the DRA kinds by the wiring function SetDraWiring installs, which EnableDra calls before
+// starting them; they run on the informers' threads and must be quick (enqueue keys).
+// Thread-safety: informer accessors and SetDraWiring before Start; the rest is thread-safe.
 #pragma once
 
 #include <atomic>
@@ -30,14 +31,10 @@ namespace gpuprofile::reconciler {
 // Index names.
 inline constexpr char kByProfileLabel[] = "by-profile-label";
 
-struct ClusterHandlers {
-  kube::ChangeHandler<ProfileObject> profile;
-  kube::ChangeHandler<api::Namespace> ns;
-  kube::ChangeHandler<NodeGroupObject> node_group;
-  kube::ChangeHandler<dra::ResourceSlice> slice;
-  kube::ChangeHandler<dra::DeviceClass> device_class;
-  kube::ChangeHandler<dra::ResourceClaimTemplate> claim_template;
-};
+// Adds handlers to the DRA informers (called once, before they start).
+using DraWiring = std::function<void(kube::Informer<dra::ResourceSlice>& slices,
+                                     kube::Informer<dra::DeviceClass>& classes,
+                                     kube::Informer<dra::ResourceClaimTemplate>& templates)>;
 
 struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
@@ -52,7 +49,10 @@ class ClusterCache {
   ClusterCache(const ClusterCache&) = delete;
   ClusterCache& operator=(const ClusterCache&) = delete;
 
-  void SetHandlers(ClusterHandlers handlers);
+  kube::Informer<ProfileObject>& profile_informer() { return *profiles_; }
+  kube::Informer<api::Namespace>& namespace_informer() { return *namespaces_; }
+  kube::Informer<NodeGroupObject>& node_group_informer() { return *node_groups_; }
+  void SetDraWiring(DraWiring wiring) { dra_wiring_ = std::move(wiring); }
   void Start();
   // Creates and starts the DRA informers in `version` (once; later calls return false).
   bool EnableDra(dra::DraApiVersion version);
@@ -79,10 +79,10 @@ class ClusterCache {
 
  private:
   template <typename T>
-  kube::ChangeHandler<T> Counting(kube::ChangeHandler<T> handler);
+  void Count(kube::Informer<T>* informer);
 
   const ClusterCacheOptions options_;
-  ClusterHandlers handlers_;
+  DraWiring dra_wiring_;
   std::atomic<uint64_t> version_{0};
   std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;

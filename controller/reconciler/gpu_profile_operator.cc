@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/core/status_macros.h"
+#include "controller/kube/controller_builder.h"
 #include "controller/profile/engine.h"
 
 namespace gpuprofile::reconciler {
@@ -99,60 +100,62 @@ void GpuProfileOperator::Wire() {
   controller_ = std::make_unique<runtime::Controller>(
       std::move(controller_options), [this](const std::string& key) { return Reconcile(key); });
 
-  runtime::WorkQueue* queue = controller_->queue();
-  ClusterHandlers handlers;
-  handlers.profile = [queue](const ProfileObject* before, const ProfileObject* after) {
-    queue->Add((after != nullptr ? after : before)->metadata.name);
-    // Node groups list the profiles that select them.
-    queue->Add(kNodeGroupsKey);
-  };
-  // A new or relabelled namespace waits for its templates: its work goes ahead of bulk work.
-  handlers.ns = [this](const api::Namespace*, const api::Namespace*) {
-    for (const std::string& key : cache_->profiles().ListKeys()) {
-      controller_->queue()->AddUrgent(key);
-    }
-  };
-  handlers.node_group = [queue](const NodeGroupObject*, const NodeGroupObject*) {
-    queue->Add(kNodeGroupsKey);
-  };
-  handlers.slice = [this, queue](const dra::ResourceSlice* before,
-                                 const dra::ResourceSlice* after) {
-    const dra::ResourceSlice* slice = after != nullptr ? after : before;
-    EnqueueProfilesOfDriver(slice->driver);
-    if (before != nullptr && after != nullptr && before->driver != after->driver) {
-      EnqueueProfilesOfDriver(before->driver);
-    }
-    queue->Add(kNodeGroupsKey);
-  };
-  const auto by_label = [this, queue](const api::ObjectMeta& meta) {
-    auto label = meta.labels.find(profile::kProfileLabel);
-    if (label != meta.labels.end()) {
-      queue->Add(label->second);
-    } else {
-      EnqueueAllProfiles();
-    }
-  };
-  handlers.device_class = [by_label](const dra::DeviceClass* before,
-                                     const dra::DeviceClass* after) {
-    by_label((after != nullptr ? after : before)->metadata);
-  };
-  handlers.claim_template = [by_label](const dra::ResourceClaimTemplate* before,
-                                       const dra::ResourceClaimTemplate* after) {
-    by_label((after != nullptr ? after : before)->metadata);
-  };
-  cache_->SetHandlers(std::move(handlers));
+  // What each change enqueues (see the header).
+  const auto node_groups = [](const auto&) { return std::vector<std::string>{kNodeGroupsKey}; };
+  kube::ControllerBuilder(controller_.get())
+      .For<ProfileObject>(
+          &cache_->profile_informer(),
+          [](const ProfileObject& p) -> const api::ObjectMeta& { return p.metadata; })
+      .Watches<ProfileObject>(&cache_->profile_informer(), node_groups)
+      .Watches<api::Namespace>(
+          &cache_->namespace_informer(),
+          [this](const api::Namespace&) { return cache_->profiles().ListKeys(); },
+          /*urgent=*/true)
+      .Watches<NodeGroupObject>(&cache_->node_group_informer(), node_groups);
+  cache_->SetDraWiring([this, node_groups](kube::Informer<dra::ResourceSlice>& slices,
+                                           kube::Informer<dra::DeviceClass>& classes,
+                                           kube::Informer<dra::ResourceClaimTemplate>& templates) {
+    const auto by_label = [this](const api::ObjectMeta& meta) {
+      auto label = meta.labels.find(profile::kProfileLabel);
+      if (label != meta.labels.end()) return std::vector<std::string>{label->second};
+      // Unmanaged: it may now conflict with, or free, a name some profile wants.
+      return cache_->profiles().ListKeys();
+    };
+    kube::ControllerBuilder(controller_.get())
+        .Watches<dra::ResourceSlice>(
+            &slices,
+            [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
+        .Watches<dra::ResourceSlice>(&slices, node_groups)
+        .Owns<dra::DeviceClass>(
+            &classes,
+            [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
+            api::kGpuProfileKind)
+        .Watches<dra::DeviceClass>(
+            &classes, [by_label](const dra::DeviceClass& c) { return by_label(c.metadata); })
+        .Owns<dra::ResourceClaimTemplate>(
+            &templates,
+            [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& {
+              return t.metadata;
+            },
+            api::kGpuProfileKind)
+        .Watches<dra::ResourceClaimTemplate>(
+            &templates,
+            [by_label](const dra::ResourceClaimTemplate& t) { return by_label(t.metadata); });
+  });
 }
 
 void GpuProfileOperator::EnqueueAllProfiles() {
   for (const std::string& key : cache_->profiles().ListKeys()) controller_->queue()->Add(key);
 }
 
-void GpuProfileOperator::EnqueueProfilesOfDriver(const std::string& driver) {
+std::vector<std::string> GpuProfileOperator::ProfilesOfDriver(const std::string& driver) const {
+  std::vector<std::string> keys;
   for (const auto& object : cache_->profiles().List()) {
     // Undecodable profiles have no driver; they do not depend on slices either.
-    if (object->profile.has_value() && object->profile->spec.driver != driver) continue;
-    controller_->queue()->Add(object->metadata.name);
+    if (!object->profile.has_value() || object->profile->spec.driver != driver) continue;
+    keys.push_back(object->metadata.name);
   }
+  return keys;
 }
 
 absl::StatusOr<runtime::ReconcileResult> GpuProfileOperator::Reconcile(const std::string& key) {

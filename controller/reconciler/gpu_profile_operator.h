@@ -9,8 +9,9 @@
 //   Namespace                   every profile, ahead of queued work (a label change can add or
 //                               remove templates, and a new namespace should not wait)
 //   ResourceSlice               the profiles of that slice's driver, and the node groups
-//   DeviceClass / template      the profile named by its label (every profile when unlabelled:
-//                               an unmanaged object may now conflict with, or free, a name)
+//   DeviceClass / template      its controller owner (Owns), and the profile named by its label
+//                               (orphans to adopt); every profile when unlabelled (an unmanaged
+//                               object may now conflict with, or free, a name)
 //   GpuNodeGroup                the node groups
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
 // only on the leader. Errors name what failed.
@@ -21,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -80,7 +82,7 @@ class GpuProfileOperator {
   void Wire();
   void PollDiscovery();
   void EnqueueAllProfiles();
-  void EnqueueProfilesOfDriver(const std::string& driver);
+  std::vector<std::string> ProfilesOfDriver(const std::string& driver) const;
   absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& key);
 
   const OperatorOptions options_;
