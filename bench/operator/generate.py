@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Generates the operator benchmark's inputs (deterministic, fixed seed).
+
+  generate.py OUT_DIR [--nodes 5000] [--gpus-per-node 8] [--profiles 100] [--namespaces 200]
+
+Reuses bench/render/generate_fleet.py for the ResourceSlices (one per node, NVIDIA attributes,
+six node types with one or two driver versions each) and for the profiles' device selectors
+(memory, product names, compute capability and architectures, driver and CUDA versions,
+attributes, raw CEL; every fourth profile with a count), then writes:
+
+  slices.json      one v1 ResourceSliceList, compact, without the Node ownerReferences (the
+                   emulator would garbage-collect slices whose owner Node does not exist);
+  namespaces.json  a List of NAMESPACES Namespaces, each labelled gpu-profiles=enabled and
+                   team=team-<i % 20>;
+  profiles.json    a List of PROFILES GpuProfiles. Every profile selects all NAMESPACES
+                   namespaces, so profiles x namespaces templates are generated (100 x 200 =
+                   20,000): half through a namespaceSelector (matchLabels gpu-profiles=enabled;
+                   matchExpressions team Exists; or team In half the teams plus the other half
+                   listed in claimTemplate.namespaces), half through an explicit namespaces list.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def load_fleet_module():
+    spec = importlib.util.spec_from_file_location(
+        "generate_fleet", os.path.join(ROOT, "bench", "render", "generate_fleet.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def namespace_names(n):
+    return ["team-ns-%03d" % i for i in range(n)]
+
+
+def teams_of(names):
+    return {name: "team-%d" % (i % 20) for i, name in enumerate(names)}
+
+
+def claim_template(i, names):
+    """Every form selects exactly `names` (and nothing else: no other namespace has the labels)."""
+    teams = teams_of(names)
+    if i % 2 == 1:
+        return {"namespaces": list(names)}
+    form = (i // 2) % 3
+    if form == 0:
+        return {"namespaceSelector": {"matchLabels": {"gpu-profiles": "enabled"}}}
+    if form == 1:
+        return {"namespaceSelector": {"matchExpressions": [
+            {"key": "team", "operator": "Exists"}]}}
+    half = ["team-%d" % t for t in range(10)]
+    return {
+        "namespaceSelector": {"matchExpressions": [
+            {"key": "team", "operator": "In", "values": half}]},
+        "namespaces": [n for n in names if teams[n] not in half],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out_dir")
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--gpus-per-node", type=int, default=8)
+    parser.add_argument("--profiles", type=int, default=100)
+    parser.add_argument("--namespaces", type=int, default=200)
+    args = parser.parse_args()
+    fleet = load_fleet_module()
+    os.makedirs(args.out_dir, exist_ok=True)
+    # The same random sequence as generate_fleet.py: slices first, then the profiles.
+    rng = random.Random(20261129)
+    items = []
+    for n in range(args.nodes):
+        s = fleet.slice_for(n, rng, args.gpus_per_node)
+        del s["metadata"]["ownerReferences"]
+        del s["metadata"]["resourceVersion"]
+        items.append(s)
+    with open(os.path.join(args.out_dir, "slices.json"), "w") as f:
+        json.dump({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
+                   "metadata": {}, "items": items}, f, separators=(",", ":"))
+    names = namespace_names(args.namespaces)
+    teams = teams_of(names)
+    profiles = []
+    for i in range(args.profiles):
+        p = fleet.profile(i, rng)
+        p["spec"]["claimTemplate"] = claim_template(i, names)
+        profiles.append(p)
+    with open(os.path.join(args.out_dir, "profiles.json"), "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": profiles}, f)
+    with open(os.path.join(args.out_dir, "namespaces.json"), "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": n, "labels": {"gpu-profiles": "enabled", "team": teams[n]}}}
+            for n in names]}, f)
+
+
+if __name__ == "__main__":
+    main()
