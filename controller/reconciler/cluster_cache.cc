@@ -26,6 +26,46 @@ std::map<std::string, typename runtime::Store<T>::IndexFunc> ProfileLabelIndex()
                                                      })}};
 }
 
+// What the engine reads of a profile: its spec (generation moves with it), identity (uid,
+// creationTimestamp orders conflicts) and whether it decodes. Status and finalizer updates,
+// the operator's own writes, change none of it.
+bool ProfileRelevant(const ProfileObject* before, const ProfileObject* after) {
+  if (before == nullptr || after == nullptr) return true;
+  const api::ObjectMeta& a = before->metadata;
+  const api::ObjectMeta& b = after->metadata;
+  return a.generation != b.generation || a.uid != b.uid ||
+         a.creation_timestamp != b.creation_timestamp ||
+         a.deletion_timestamp.has_value() != b.deletion_timestamp.has_value() ||
+         before->decode_error != after->decode_error;
+}
+
+bool NamespaceRelevant(const api::Namespace* before, const api::Namespace* after) {
+  if (before == nullptr || after == nullptr) return true;
+  return before->metadata.labels != after->metadata.labels ||
+         before->terminating != after->terminating;
+}
+
+bool IsManaged(const api::ObjectMeta& meta) {
+  auto it = meta.labels.find(profile::kManagedByLabel);
+  return it != meta.labels.end() && it->second == profile::kManagedByValue;
+}
+
+// Existing classes and templates matter to the engine through their names and ownership labels
+// (conflicts, adoption): unmanaged objects and label changes count; the operator's own creates,
+// updates and deletes of managed objects that keep their labels do not.
+bool OwnedObjectRelevant(const api::ObjectMeta* before, const api::ObjectMeta* after) {
+  const api::ObjectMeta* any = after != nullptr ? after : before;
+  if (!IsManaged(*any)) return true;
+  if (before != nullptr && after != nullptr) {
+    return before->labels.find(profile::kProfileLabel) != before->labels.end() &&
+                   after->labels.find(profile::kProfileLabel) != after->labels.end()
+               ? before->labels.at(profile::kProfileLabel) !=
+                     after->labels.at(profile::kProfileLabel)
+               : before->labels != after->labels;
+  }
+  return false;
+}
+
 }  // namespace
 
 ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(options)) {
@@ -41,18 +81,22 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
       options_.client, For(options_.watch, GpuNodeGroupsPath()), DecodeNodeGroupObject,
       runtime::KeyByMeta<NodeGroupObject>(
           [](const NodeGroupObject& g) -> const api::ObjectMeta& { return g.group.metadata; }));
-  Count(profiles_.get());
-  Count(namespaces_.get());
-  Count(node_groups_.get());
+  Count<ProfileObject>(profiles_.get(), ProfileRelevant);
+  Count<api::Namespace>(namespaces_.get(), NamespaceRelevant);
+  // GpuNodeGroups are outputs only: the desired state never reads them.
 }
 
 ClusterCache::~ClusterCache() { Stop(); }
 
-// The first handler of every informer: the change counter moves before anyone is told, so a
-// reconcile triggered by the change never reuses a computation from before it.
+// The first handler of every informer: the change counter moves (for changes the desired state
+// depends on) before anyone is told, so a reconcile triggered by the change never reuses a
+// computation from before it.
 template <typename T>
-void ClusterCache::Count(kube::Informer<T>* informer) {
-  informer->AddHandler([this](const T*, const T*) { version_.fetch_add(1); });
+void ClusterCache::Count(kube::Informer<T>* informer,
+                         std::function<bool(const T*, const T*)> relevant) {
+  informer->AddHandler([this, relevant = std::move(relevant)](const T* before, const T* after) {
+    if (relevant(before, after)) version_.fetch_add(1);
+  });
 }
 
 void ClusterCache::Start() {
@@ -87,9 +131,19 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
         if (!decoded.ok()) return decoded.status();
         return std::make_shared<const dra::ResourceSlice>(*std::move(decoded));
       });
-  Count(slices_.get());
-  Count(classes_.get());
-  Count(templates_.get());
+  slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
+    slices_version_.fetch_add(1);
+    version_.fetch_add(1);
+  });
+  Count<dra::DeviceClass>(classes_.get(), [](const dra::DeviceClass* b, const dra::DeviceClass* a) {
+    return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
+                               a != nullptr ? &a->metadata : nullptr);
+  });
+  Count<dra::ResourceClaimTemplate>(templates_.get(), [](const dra::ResourceClaimTemplate* b,
+                                                         const dra::ResourceClaimTemplate* a) {
+    return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
+                               a != nullptr ? &a->metadata : nullptr);
+  });
   if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_);
   slices_->Start();
   classes_->Start();

@@ -62,8 +62,12 @@ class ClusterCache {
   bool HasSynced() const;
   std::optional<dra::DraApiVersion> dra_version() const;
 
-  // Bumped by every change of any kind (and by Touch()).
+  // Bumped by every change that can change the desired state (and by Touch()): not by status
+  // or finalizer updates of profiles, not by GpuNodeGroups, and not by the operator's own
+  // writes of managed objects that keep their labels (see Relevant in the .cc).
   uint64_t version() const { return version_.load(); }
+  // Bumped by ResourceSlice changes only: the inventory is rebuilt when this moves.
+  uint64_t slices_version() const { return slices_version_.load(); }
   void Touch() { version_.fetch_add(1); }
 
   const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
@@ -79,11 +83,12 @@ class ClusterCache {
 
  private:
   template <typename T>
-  void Count(kube::Informer<T>* informer);
+  void Count(kube::Informer<T>* informer, std::function<bool(const T*, const T*)> relevant);
 
   const ClusterCacheOptions options_;
   DraWiring dra_wiring_;
   std::atomic<uint64_t> version_{0};
+  std::atomic<uint64_t> slices_version_{0};
   std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;

@@ -67,22 +67,31 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
     if (object->profile.has_value()) input.profiles.push_back(*object->profile);
   }
   for (const auto& ns : cache_->namespaces().List()) input.namespaces.push_back(*ns);
-  std::vector<dra::ResourceSlice> slices;
   if (const auto* store = cache_->device_classes()) {
     for (const auto& c : store->List()) input.existing_classes.push_back(*c);
   }
   if (const auto* store = cache_->claim_templates()) {
     for (const auto& t : store->List()) input.existing_templates.push_back(*t);
   }
-  if (const auto* store = cache_->slices()) {
-    for (const auto& s : store->List()) slices.push_back(*s);
+  // The slices' counter is read before the slices: a change during the copy makes the next
+  // computation rebuild again rather than miss it.
+  const uint64_t slices_version = cache_->slices_version();
+  if (inventory_ == nullptr || inventory_version_ != slices_version) {
+    std::vector<dra::ResourceSlice> slices;
+    if (const auto* store = cache_->slices()) {
+      for (const auto& s : store->List()) slices.push_back(*s);
+    }
+    inventory_.reset();  // free the old devices before building the new ones
+    inventory_ =
+        std::make_shared<const dra::Inventory>(dra::Inventory::FromSlices(std::move(slices)));
+    inventory_version_ = slices_version;
   }
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [key, entry] : foreign_) input.existing_templates.push_back(entry.first);
     last_foreign_version_ = foreign_version_;
   }
-  const dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+  const dra::Inventory& inventory = *inventory_;
 
   auto out = std::make_shared<Computed>();
   out->cache_version = version;

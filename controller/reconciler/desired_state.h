@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controller/core/kube_version.h"
+#include "controller/dra/inventory.h"
 #include "controller/profile/engine.h"
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/runtime/clock.h"
@@ -68,7 +69,8 @@ class DesiredStateCache {
   const KubeVersion& kube_version() const { return kube_; }
 
  private:
-  std::shared_ptr<const Computed> Compute(uint64_t version);
+  std::shared_ptr<const Computed> Compute(uint64_t version)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
 
   const ClusterCache* const cache_;
   const KubeVersion kube_;
@@ -79,6 +81,10 @@ class DesiredStateCache {
   absl::Mutex compute_mu_;  // one computation at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
   std::shared_ptr<const Computed> last_ ABSL_GUARDED_BY(mu_);
+  // The inventory of the last computation, reused while no ResourceSlice changed (building it
+  // copies every device). Only Compute touches these, under compute_mu_.
+  std::shared_ptr<const dra::Inventory> inventory_ ABSL_GUARDED_BY(compute_mu_);
+  uint64_t inventory_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
   absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
