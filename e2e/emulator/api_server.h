@@ -114,7 +114,9 @@ class ApiServer {
   ObjectPtr Remove(const std::string& key, const nlohmann::json& object)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Namespace lifecycle, CRD cleanup and ownerReference GC, until nothing changes.
-  void Collect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Garbage collection and namespace lifecycle after a write; `written` (a created or updated
+  // object that is not being deleted) allows the fast path, null forces a full pass.
+  void Collect(const nlohmann::json* written = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnCrdWritten(const nlohmann::json& crd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const ResourceType* TypeForStorageKey(const std::string& key) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

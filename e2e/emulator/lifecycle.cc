@@ -70,7 +70,17 @@ void ApiServer::OnCrdWritten(const nlohmann::json& crd) {
   registry_->PutCustom(CrdType(crd));
 }
 
-void ApiServer::Collect() {
+void ApiServer::Collect(const nlohmann::json* written) {
+  // Fast path after a create or update while nothing is being deleted: the only possible work
+  // is the written object itself having no live owner. (A full pass costs O(objects) per write,
+  // which made every write slow in a cluster of 5,000 owned ResourceSlices.)
+  if (written != nullptr && store_.deleting() == 0) {
+    const nlohmann::json* refs = Lookup(*written, "metadata.ownerReferences");
+    if (refs == nullptr || !refs->is_array() || refs->empty()) return;
+    for (const auto& ref : *refs) {
+      if (ref.is_object() && store_.HasUid(ref.value("uid", ""))) return;
+    }
+  }
   for (int round = 0; round < 1000; ++round) {
     // Nothing is being deleted and nothing has owners: nothing to collect (and no need for
     // the uid maps below, which cost O(objects) on every write).

@@ -30,7 +30,29 @@ bool GcRelevant(const nlohmann::json& object) {
   return refs != m->end() && refs->is_array() && !refs->empty();
 }
 
+bool IsDeleting(const nlohmann::json& object) {
+  auto m = object.find("metadata");
+  return m != object.end() && m->is_object() && m->contains("deletionTimestamp");
+}
+
+std::string UidOf(const nlohmann::json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return "";
+  auto u = m->find("uid");
+  return u != m->end() && u->is_string() ? u->get<std::string>() : "";
+}
+
 }  // namespace
+
+void ObjectStore::Account(const nlohmann::json& object, int delta) {
+  if (GcRelevant(object)) gc_relevant_ += delta;
+  if (IsDeleting(object)) deleting_ += delta;
+  const std::string uid = UidOf(object);
+  if (uid.empty()) return;
+  int& n = uids_[uid];
+  n += delta;
+  if (n <= 0) uids_.erase(uid);
+}
 
 ObjectPtr ObjectStore::Get(const std::string& key, const std::string& ns,
                            const std::string& name) const {
@@ -68,7 +90,7 @@ ObjectPtr ObjectStore::Create(const std::string& key, nlohmann::json object) {
   object["metadata"]["resourceVersion"] = std::to_string(rv);
   auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
   objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}] = ptr;
-  if (GcRelevant(*ptr)) ++gc_relevant_;
+  Account(*ptr, +1);
   Record(StoreEvent{rv, "ADDED", key, ptr, nullptr});
   return ptr;
 }
@@ -80,8 +102,8 @@ ObjectPtr ObjectStore::Update(const std::string& key, nlohmann::json object) {
   ObjectPtr& slot = objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}];
   ObjectPtr previous = slot;
   slot = ptr;
-  if (previous && GcRelevant(*previous)) --gc_relevant_;
-  if (GcRelevant(*ptr)) ++gc_relevant_;
+  if (previous) Account(*previous, -1);
+  Account(*ptr, +1);
   Record(StoreEvent{rv, "MODIFIED", key, ptr, previous});
   return ptr;
 }
@@ -94,7 +116,7 @@ ObjectPtr ObjectStore::Remove(const std::string& key, const std::string& ns,
   if (it == b->second.end()) return nullptr;
   ObjectPtr previous = it->second;
   b->second.erase(it);
-  if (GcRelevant(*previous)) --gc_relevant_;
+  Account(*previous, -1);
   uint64_t rv = ++rv_;
   nlohmann::json last = *previous;
   last["metadata"]["resourceVersion"] = std::to_string(rv);
@@ -132,12 +154,14 @@ void ObjectStore::Restore(uint64_t rv,
   objects_.clear();
   history_.clear();
   gc_relevant_ = 0;
+  deleting_ = 0;
+  uids_.clear();
   for (auto& [key, object] : objects) {
     auto ptr = std::make_shared<const nlohmann::json>(std::move(object));
     ObjectPtr& slot = objects_[key][{NamespaceOf(*ptr), NameOf(*ptr)}];
-    if (slot && GcRelevant(*slot)) --gc_relevant_;
+    if (slot) Account(*slot, -1);
     slot = ptr;
-    if (GcRelevant(*ptr)) ++gc_relevant_;
+    Account(*ptr, +1);
   }
   rv_ = rv;
   compacted_rv_ = rv;

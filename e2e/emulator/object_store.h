@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,10 @@ class ObjectStore {
   // Objects with a deletionTimestamp or ownerReferences: while there are none, the garbage
   // collector and the namespace lifecycle have nothing to do.
   size_t gc_relevant() const { return gc_relevant_; }
+  // Objects with a deletionTimestamp: while there are none, only a written object's own owner
+  // references can need collecting (ApiServer::Collect's fast path).
+  size_t deleting() const { return deleting_; }
+  bool HasUid(const std::string& uid) const { return uids_.count(uid) > 0; }
 
   ObjectPtr Get(const std::string& key, const std::string& ns, const std::string& name) const;
   // Sorted by namespace, then name. Empty `ns` lists every namespace.
@@ -67,10 +72,14 @@ class ObjectStore {
 
  private:
   void Record(StoreEvent event);
+  // Adds (+1) or removes (-1) `object` from the counters and the uid index.
+  void Account(const nlohmann::json& object, int delta);
 
   using Bucket = std::map<std::pair<std::string, std::string>, ObjectPtr>;
   std::map<std::string, Bucket> objects_;
   size_t gc_relevant_ = 0;
+  size_t deleting_ = 0;
+  std::unordered_map<std::string, int> uids_;
   uint64_t rv_ = 1;
   uint64_t compacted_rv_ = 1;
   size_t history_capacity_;

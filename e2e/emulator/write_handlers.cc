@@ -243,7 +243,7 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   }
   ObjectPtr created = store_.Create(type.storage_key, std::move(stored));
   if (type.storage_key == kCrdKey) OnCrdWritten(*created);
-  Collect();
+  Collect(created.get());
   return WithWarnings(JsonResponse(201, FromStorage(type, route.version, *created)), warnings);
 }
 
@@ -362,7 +362,7 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
     result = store_.Update(type.storage_key, std::move(updated));
     if (type.storage_key == kCrdKey) OnCrdWritten(*result);
   }
-  Collect();
+  Collect(Deleting(*result) ? nullptr : result.get());
   return WithWarnings(JsonResponse(200, FromStorage(type, route.version, *result)), warnings);
 }
 
