@@ -109,6 +109,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   absl::MutexLock lock(&mu_);
   if (dra_version_.has_value() || stopped_) return false;
   dra_version_ = version;
+  dra_checked_ = true;
   slices_ = std::make_unique<kube::Informer<dra::ResourceSlice>>(
       options_.client, For(options_.watch, ResourceSlicesPath(version)), DecodeSliceObject,
       [](const dra::ResourceSlice& s) { return s.name; });
@@ -166,11 +167,17 @@ void ClusterCache::Stop() {
   if (templates_) templates_->Stop();
 }
 
+void ClusterCache::MarkDraChecked() {
+  absl::MutexLock lock(&mu_);
+  dra_checked_ = true;
+}
+
 bool ClusterCache::HasSynced() const {
   if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced()) {
     return false;
   }
   absl::MutexLock lock(&mu_);
+  if (!dra_checked_) return false;
   if (!dra_version_.has_value()) return true;
   return slices_->HasSynced() && classes_->HasSynced() && templates_->HasSynced();
 }

@@ -58,7 +58,10 @@ class ClusterCache {
   bool EnableDra(dra::DraApiVersion version);
   void Stop();
 
-  // The always-on informers have synced, and the DRA ones too when enabled.
+  // Discovery has answered once whether resource.k8s.io is served (EnableDra or not).
+  void MarkDraChecked();
+  // The always-on informers have synced, discovery has been checked once, and the DRA informers
+  // have synced when enabled.
   bool HasSynced() const;
   std::optional<dra::DraApiVersion> dra_version() const;
 
@@ -95,6 +98,7 @@ class ClusterCache {
 
   mutable absl::Mutex mu_;
   std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);
+  bool dra_checked_ ABSL_GUARDED_BY(mu_) = false;
   std::unique_ptr<kube::Informer<dra::ResourceSlice>> slices_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<kube::Informer<dra::ResourceClaimTemplate>> templates_ ABSL_GUARDED_BY(mu_);

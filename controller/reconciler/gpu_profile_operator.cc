@@ -187,6 +187,9 @@ void GpuProfileOperator::PollDiscovery() {
       first = false;
       absl::StatusOr<dra::DraApiVersion> version = discovery_.PreferredDraApiVersion();
       absl::Status status = version.status();
+      // NotFound: discovery answered that no version is served (DRANotServed is then true);
+      // other errors say nothing either way.
+      if (!version.ok() && absl::IsNotFound(version.status())) cache_->MarkDraChecked();
       if (version.ok() && cache_->EnableDra(*version)) {
         if (options_.log) {
           options_.log(absl::StrCat("resource.k8s.io/", dra::VersionName(*version),

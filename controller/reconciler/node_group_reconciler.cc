@@ -26,6 +26,7 @@ NodeGroupReconciler::NodeGroupReconciler(NodeGroupReconcilerOptions options)
 absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   ClusterCache& cache = *options_.cache;
   if (!cache.dra_version().has_value()) return runtime::ReconcileResult{};
+  // After reading the version: HasSynced then covers the DRA informers.
   if (!cache.HasSynced()) return runtime::ReconcileResult{false, absl::Seconds(1)};
   const DesiredSnapshot snapshot = options_.desired->Get();
   const Computed* computed = snapshot.computed.get();

@@ -126,6 +126,10 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     }
     return runtime::ReconcileResult{};
   }
+  // The served DRA version first, then HasSynced, which covers the DRA informers once a version
+  // is set: read the other way round, DRA could be switched on in between and the profile be
+  // computed against an empty inventory (Satisfiable=False for a moment).
+  const std::optional<dra::DraApiVersion> version = cache.dra_version();
   if (!cache.HasSynced()) return runtime::ReconcileResult{false, kWaitForSync};
   if (object->metadata.deletion_timestamp.has_value()) return Finalize(*object);
 
@@ -137,7 +141,6 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     if (!added.ok()) return added;
   }
 
-  const std::optional<dra::DraApiVersion> version = cache.dra_version();
   if (!version.has_value()) return WriteStatus(*object, DraNotServedStatus(*object));
   if (!object->profile.has_value()) {
     api::GpuProfileStatus status = UndecodableStatus(*object);
@@ -158,6 +161,14 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
         false, snapshot.fresh() ? absl::Milliseconds(50) : snapshot.retry_after};
   }
   const profile::ProfileOutcome& outcome = *outcome_it->second;
+  // A snapshot computed for another incarnation or generation of this profile (re-created under
+  // the same name, or edited since) must not be applied: its owner references would name the old
+  // uid, and the garbage collector would take the objects.
+  if (outcome.profile.metadata.uid != object->metadata.uid ||
+      outcome.profile.metadata.generation != object->metadata.generation) {
+    return runtime::ReconcileResult{
+        false, snapshot.fresh() ? absl::Milliseconds(50) : snapshot.retry_after};
+  }
   api::GpuProfileStatus status = outcome.profile.status;
   if (!outcome.valid) {
     Event(*object, true, profile::kReasonInvalidSpec, "Validate",
