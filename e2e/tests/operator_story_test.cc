@@ -21,9 +21,8 @@
 //    converges with leader election on, and is never denied.
 //  - InvalidProfiles: rejected by the CRD schema (field named) or Stalled (field named); other
 //    profiles undisturbed.
-//  - KubectlSingularNameNamesOneProfile, KnownBugImmediateRecreationAdopts,
-//    KnownBugStatusBeforeInventorySynced: KNOWN BUGs (see the tests), skipped unless
-//    GPO_E2E_KNOWN_BUGS=1.
+//  - KubectlSingularNameNamesOneProfile, ImmediateRecreationAdopts,
+//    StatusWaitsForTheInventory: regression tests of bugs this suite found (see each test).
 //
 // Every wait polls with a deadline; no sleep decides an outcome. Each test has its own
 // emulator (port 0) and scratch directory, so ctest runs them in parallel.
@@ -658,7 +657,7 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
   }
   ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 4 && AllReady(); }))
       << "the sample profiles never became Ready";
-  // (Right after start the counts may still be zero: see KnownBugStatusBeforeInventorySynced.)
+  // (Counts are right from the first Ready status: StatusWaitsForTheInventory checks that.)
   ASSERT_TRUE(Eventually([&] { return StatusInt("large-memory", "matchedDevices") == 4; }))
       << Status("large-memory").dump();
   for (const char* p : kSampleProfiles) {
@@ -1007,7 +1006,7 @@ TEST_P(EditsAndOwnershipTest, EditsNamespacesConflictsDeletionAndAdoption) {
         << key << " still has ownerReferences: " << o.dump();
   }
   // The operator has seen the deletion once the node groups stop listing the profile; only
-  // then is it re-created (an immediate re-creation is KnownBugImmediateRecreationAdopts).
+  // then is it re-created (an immediate re-creation is ImmediateRecreationAdopts).
   EXPECT_TRUE(Eventually([&] {
     for (const json& g : List(kNodeGroups)) {
       for (const json& p : g["status"].value("profiles", json::array())) {
@@ -1042,16 +1041,10 @@ TEST_P(EditsAndOwnershipTest, EditsNamespacesConflictsDeletionAndAdoption) {
 INSTANTIATE_TEST_SUITE_P(Releases, EditsAndOwnershipTest, ::testing::Values(kKube132, kKube134),
                          ReleaseName);
 
-// KNOWN BUG (crds/): both CRDs list the category "gpuprofile", which is also GpuProfile's
-// singular name. kubectl expands categories before it resolves resource names, so
-// `kubectl get gpuprofile NAME` (or `delete`) expands to gpunodegroups and gpuprofiles and fails
-// with "error: you must specify only one resource" -- on a real cluster as well, since the
-// expansion is kubectl's own. Skipped so that main stays green; set GPO_E2E_KNOWN_BUGS=1 to run.
+// Regression: both CRDs once listed the category "gpuprofile", GpuProfile's singular name;
+// kubectl expands categories before it resolves resource names, so `kubectl get gpuprofile NAME`
+// (or `delete`) failed with "error: you must specify only one resource" -- on a real cluster too.
 TEST_F(OperatorE2eTest, KubectlSingularNameNamesOneProfile) {
-  if (std::getenv("GPO_E2E_KNOWN_BUGS") == nullptr) {
-    GTEST_SKIP() << "KNOWN BUG: the CRD category \"gpuprofile\" shadows the singular name "
-                    "(kubectl get gpuprofile NAME fails); set GPO_E2E_KNOWN_BUGS=1 to run";
-  }
   release_ = kKube134;
   if (!FindKubectl()) GTEST_SKIP() << "kubectl is not installed: this kubectl check is skipped";
   StartEmulator(kKube134);
@@ -1063,19 +1056,11 @@ TEST_F(OperatorE2eTest, KubectlSingularNameNamesOneProfile) {
   EXPECT_EQ(del.exit_code, 0) << del.out;
 }
 
-// KNOWN BUG (controller/reconciler): a profile deleted with deletionPolicy Orphan and re-created
-// at once (within milliseconds of its removal, as a GitOps sync or a script does) does not adopt
-// its orphaned objects: the audit log shows the operator updating the DeviceClass and patching
-// the templates (adoption), then creating all of them again -- the adopted objects were removed
-// in between by the garbage collector, which is what happens when the ownerReference written
-// names the deleted profile's uid (a stale cache entry) rather than the new one. Templates get
-// new uids, i.e. they are deleted and re-created under running workloads' feet. Skipped so that
-// main stays green; set GPO_E2E_KNOWN_BUGS=1 to run.
-TEST_F(OperatorE2eTest, KnownBugImmediateRecreationAdopts) {
-  if (std::getenv("GPO_E2E_KNOWN_BUGS") == nullptr) {
-    GTEST_SKIP() << "KNOWN BUG: a profile re-created right after its Orphan deletion re-creates "
-                    "its objects instead of adopting them; set GPO_E2E_KNOWN_BUGS=1 to run";
-  }
+// Regression: a profile deleted with deletionPolicy Orphan and re-created at once (as a GitOps
+// sync or a script does) must adopt its orphaned objects, same uids. The operator once applied a
+// desired state computed for the deleted incarnation, wrote its uid into the ownerReferences,
+// and the garbage collector took the objects, which were then re-created.
+TEST_F(OperatorE2eTest, ImmediateRecreationAdopts) {
   StartEmulator(kKube134, {"-f", Src(kKube134.fleet)});
   ApplySamples(/*use_kubectl=*/false);
   StartOperator();
@@ -1108,19 +1093,11 @@ TEST_F(OperatorE2eTest, KnownBugImmediateRecreationAdopts) {
   EXPECT_EQ(now, uids) << "the orphaned objects were re-created instead of adopted";
 }
 
-// KNOWN BUG (controller/reconciler): profiles applied right after the operator starts are
-// reported Ready with matchedDevices 0, nodeGroups [] and Satisfiable=False (NoMatchingDevices)
-// although the cluster has matching slices: the status is written before the ResourceSlice
-// cache has synced, and corrected later. Argo CD's health check maps Satisfiable=False to
-// Degraded, so a fresh operator briefly reports healthy profiles as degraded. (With kubectl the
-// story does not hit it: kubectl's start-up gives the caches time; with the raw client the
-// FleetGrowth story hit it in every run, this test in about one run of six: it is a race, run it
-// with --gtest_repeat.) Skipped so that main stays green; set GPO_E2E_KNOWN_BUGS=1 to run.
-TEST_F(OperatorE2eTest, KnownBugStatusBeforeInventorySynced) {
-  if (std::getenv("GPO_E2E_KNOWN_BUGS") == nullptr) {
-    GTEST_SKIP() << "KNOWN BUG: a fresh operator writes matchedDevices 0 / Satisfiable=False "
-                    "before its ResourceSlice cache has synced; set GPO_E2E_KNOWN_BUGS=1 to run";
-  }
+// Regression: profiles applied right after the operator starts must not be reported with
+// matchedDevices 0 and Satisfiable=False (which Argo CD's health check maps to Degraded) while
+// the ResourceSlice cache is still filling. The operator once wrote status before discovery had
+// enabled, or the slice informer had synced, the DRA caches. A race: run with --gtest_repeat.
+TEST_F(OperatorE2eTest, StatusWaitsForTheInventory) {
   StartEmulator(kKube134, {"-f", Src(kKube134.fleet)});
   StartOperator();
   ApplySamples(/*use_kubectl=*/false);
