@@ -1,6 +1,7 @@
 // File: controller/reconciler/desired_state.cc
 #include "controller/reconciler/desired_state.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "controller/dra/inventory.h"
@@ -46,8 +47,12 @@ DesiredSnapshot DesiredStateCache::Get() {
       if (last_->cache_version == version && last_foreign_version_ == foreign_version_) {
         return {last_, absl::ZeroDuration()};
       }
-      const absl::Duration since = now - last_started_;
-      if (since < min_interval_) return {last_, min_interval_ - since};
+      // At most one computation per interval, counted from the end of the last one and at least
+      // as long as it took: under churn, computing takes at most about half of the time, and
+      // the reconciles in between run with the last result.
+      const absl::Duration interval = std::max(min_interval_, last_->compute_time);
+      const absl::Duration since = now - last_finished_;
+      if (since < interval) return {last_, interval - since};
     }
     last_started_ = now;
     ++computations_;
@@ -55,6 +60,7 @@ DesiredSnapshot DesiredStateCache::Get() {
   std::shared_ptr<const Computed> computed = Compute(version);
   absl::MutexLock lock(&mu_);
   last_ = computed;
+  last_finished_ = clock_->Now();
   return {computed, absl::ZeroDuration()};
 }
 

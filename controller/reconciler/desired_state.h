@@ -5,10 +5,10 @@
 // cache has not changed (ClusterCache::version()).
 //
 // Under churn (100 ResourceSlice updates a second) the whole computation is not redone for
-// every change: within `min_interval` of the last computation, Get() returns that (slightly
-// stale) result with `retry_after` set, and the caller comes back after that delay, when the
-// next computation covers every change since. Results are monotonic: never older than one
-// already handed out.
+// every change: within max(`min_interval`, the last computation's duration) of the end of the
+// last computation, Get() returns that (slightly stale) result with `retry_after` set, and the
+// caller comes back after that delay, when the next computation covers every change since. Results
+// are monotonic: never older than one already handed out.
 //
 // Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); when a
 // create meets one (409 AlreadyExists), the reconciler reports it here (NoteForeignTemplate) so
@@ -86,6 +86,7 @@ class DesiredStateCache {
   std::shared_ptr<const dra::Inventory> inventory_ ABSL_GUARDED_BY(compute_mu_);
   uint64_t inventory_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
   absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Time last_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
