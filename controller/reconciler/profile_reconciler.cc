@@ -2,6 +2,7 @@
 #include "controller/reconciler/profile_reconciler.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -45,6 +46,19 @@ api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta&
     }
   }
   return merged;
+}
+
+// `meta` without its owner references to `uid` (deletionPolicy Orphan); nullopt when it has
+// none, so there is nothing to write.
+std::optional<api::ObjectMeta> WithoutOwner(const api::ObjectMeta& meta, const std::string& uid) {
+  api::ObjectMeta out = meta;
+  auto& refs = out.owner_references;
+  const size_t before = refs.size();
+  refs.erase(std::remove_if(refs.begin(), refs.end(),
+                            [&](const api::OwnerReference& r) { return r.uid == uid; }),
+             refs.end());
+  if (refs.size() == before) return std::nullopt;
+  return out;
 }
 
 // Whether `meta` may be deleted on behalf of the profile with `uid`: labelled for it (the
@@ -208,14 +222,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const Profi
     ASSIGN_OR_RETURN(auto owned_templates, templates->ByIndex(kByProfileLabel, name));
     for (const auto& c : owned_classes) {
       if (orphan) {
-        api::ObjectMeta meta = c->metadata;
-        auto& refs = meta.owner_references;
-        const size_t before = refs.size();
-        refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                  [&](const api::OwnerReference& r) { return r.uid == uid; }),
-                   refs.end());
-        if (refs.size() == before) continue;
-        RETURN_IF_ERROR(options_.writer->PatchClassOwnership(*version, meta));
+        std::optional<api::ObjectMeta> released = WithoutOwner(c->metadata, uid);
+        if (!released.has_value()) continue;
+        RETURN_IF_ERROR(options_.writer->PatchClassOwnership(*version, *released));
         done.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
       } else if (OwnedByOrOrphan(c->metadata, uid)) {
         RETURN_IF_ERROR(
@@ -225,14 +234,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const Profi
     }
     for (const auto& t : owned_templates) {
       if (orphan) {
-        api::ObjectMeta meta = t->metadata;
-        auto& refs = meta.owner_references;
-        const size_t before = refs.size();
-        refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                  [&](const api::OwnerReference& r) { return r.uid == uid; }),
-                   refs.end());
-        if (refs.size() == before) continue;
-        RETURN_IF_ERROR(options_.writer->PatchTemplateOwnership(*version, meta));
+        std::optional<api::ObjectMeta> released = WithoutOwner(t->metadata, uid);
+        if (!released.has_value()) continue;
+        RETURN_IF_ERROR(options_.writer->PatchTemplateOwnership(*version, *released));
         done.push_back(TemplateKey(t->metadata.namespace_name, t->metadata.name));
       } else if (OwnedByOrOrphan(t->metadata, uid)) {
         RETURN_IF_ERROR(options_.writer->DeleteTemplate(*version, t->metadata.namespace_name,
