@@ -25,7 +25,9 @@ std::vector<char*> Argv(const std::vector<std::string>& args) {
   return out;
 }
 
-int WaitWithDeadline(pid_t pid, absl::Duration deadline) {
+}  // namespace
+
+int WaitForExit(pid_t pid, absl::Duration deadline) {
   absl::Time end = absl::Now() + deadline;
   absl::Duration step = absl::Milliseconds(1);
   for (;;) {
@@ -39,8 +41,6 @@ int WaitWithDeadline(pid_t pid, absl::Duration deadline) {
     step = std::min(step * 2, absl::Milliseconds(50));
   }
 }
-
-}  // namespace
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -96,10 +96,10 @@ std::string EmulatorProcess::Stderr() const { return ReadFile(stderr_path_); }
 int EmulatorProcess::Stop() {
   if (pid_ <= 0) return -1;
   ::kill(pid_, SIGTERM);
-  int code = WaitWithDeadline(pid_, absl::Seconds(10));
+  int code = WaitForExit(pid_, absl::Seconds(10));
   if (code == -2) {
     ::kill(pid_, SIGKILL);
-    WaitWithDeadline(pid_, absl::Seconds(10));
+    WaitForExit(pid_, absl::Seconds(10));
     code = -1;
   }
   pid_ = -1;
@@ -124,13 +124,17 @@ void ScratchDir::Write(const std::string& name, const std::string& text) const {
   out << text;
 }
 
-pid_t StartBackground(const std::vector<std::string>& argv, const std::string& log_path) {
+pid_t SpawnProcess(const std::vector<std::string>& argv, const std::string& out_path,
+                   const std::string& err_path, bool append) {
+  const int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC);
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
-    int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
+    int out = ::open(out_path.c_str(), flags, 0644);
+    int err = err_path == out_path ? out : ::open(err_path.c_str(), flags, 0644);
+    if (out < 0 || err < 0) ::_exit(126);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
     std::vector<char*> a = Argv(argv);
     ::execvp(a[0], a.data());
     ::_exit(127);
@@ -138,12 +142,16 @@ pid_t StartBackground(const std::vector<std::string>& argv, const std::string& l
   return pid;
 }
 
+pid_t StartBackground(const std::vector<std::string>& argv, const std::string& log_path) {
+  return SpawnProcess(argv, log_path, log_path, /*append=*/false);
+}
+
 int WaitBackground(pid_t pid, absl::Duration deadline) {
-  int code = WaitWithDeadline(pid, deadline);
+  int code = WaitForExit(pid, deadline);
   if (code == -2) {
     ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
-    WaitWithDeadline(pid, absl::Seconds(10));
+    WaitForExit(pid, absl::Seconds(10));
     return -1;
   }
   return code;

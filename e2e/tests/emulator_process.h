@@ -57,6 +57,14 @@ struct CommandResult {
 // Runs argv with a deadline; kills the process group when it passes.
 CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration deadline);
 
+// Forks and execs argv (searched on PATH) in a process group of its own, stdout to `out_path`
+// and stderr to `err_path` (one file when equal), truncated or appended; returns the pid.
+pid_t SpawnProcess(const std::vector<std::string>& argv, const std::string& out_path,
+                   const std::string& err_path, bool append);
+// Waits for `pid` to exit, without killing it: its exit code (128+N for signal N), -2 when it
+// still runs at the deadline, -1 when it cannot be waited for.
+int WaitForExit(pid_t pid, absl::Duration deadline);
+
 // Starts argv in the background (output to `log_path`); returns its pid.
 pid_t StartBackground(const std::vector<std::string>& argv, const std::string& log_path);
 // Waits for a background process until the deadline, then kills it; returns its exit code
