@@ -40,17 +40,14 @@ HttpResponse ApiServer::Get(const HttpRequest& request, const Route& route,
 
 HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
                              const ResourceType& type) {
-  absl::StatusOr<std::vector<LabelRequirement>> labels =
-      ParseLabelSelector(request.Query("labelSelector"));
-  if (!labels.ok()) return ErrorResponse(BadRequest(std::string(labels.status().message())));
-  absl::StatusOr<std::vector<FieldRequirement>> fields =
-      ParseFieldSelector(request.Query("fieldSelector"));
-  if (!fields.ok()) return ErrorResponse(BadRequest(std::string(fields.status().message())));
-  for (const FieldRequirement& f : *fields) {
-    if (f.field != "metadata.name" && f.field != "metadata.namespace" &&
-        !type.field_labels.count(f.field)) {
-      return ErrorResponse(BadRequest(absl::StrCat("field label not supported: ", f.field)));
-    }
+  absl::StatusOr<Selectors> selectors =
+      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  if (!selectors.ok()) {
+    return ErrorResponse(BadRequest(std::string(selectors.status().message())));
+  }
+  if (absl::Status supported = CheckFieldLabels(selectors->fields, type.field_labels);
+      !supported.ok()) {
+    return ErrorResponse(BadRequest(std::string(supported.message())));
   }
   int64_t limit = 0;
   if (request.HasQuery("limit") && !absl::SimpleAtoi(request.Query("limit"), &limit)) {
@@ -88,7 +85,8 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
     std::string ns = NamespaceOf(*o), name = NameOf(*o);
     if (continuing && std::make_pair(ns, name) <= std::make_pair(start_ns, start_name)) continue;
     nlohmann::json wire = FromStorage(type, route.version, *o);
-    if (!MatchesLabels(*labels, wire) || !MatchesFields(*fields, wire)) continue;
+    if (!MatchesLabels(selectors->labels, wire) || !MatchesFields(selectors->fields, wire))
+      continue;
     if (limit > 0 && count >= limit) {
       ++remaining;
       continue;
@@ -125,24 +123,21 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
 
 HttpResponse ApiServer::Watch(const HttpRequest& request, const Route& route,
                               const ResourceType& type) {
-  absl::StatusOr<std::vector<LabelRequirement>> labels =
-      ParseLabelSelector(request.Query("labelSelector"));
-  if (!labels.ok()) return ErrorResponse(BadRequest(std::string(labels.status().message())));
-  absl::StatusOr<std::vector<FieldRequirement>> fields =
-      ParseFieldSelector(request.Query("fieldSelector"));
-  if (!fields.ok()) return ErrorResponse(BadRequest(std::string(fields.status().message())));
-  for (const FieldRequirement& f : *fields) {
-    if (f.field != "metadata.name" && f.field != "metadata.namespace" &&
-        !type.field_labels.count(f.field)) {
-      return ErrorResponse(BadRequest(absl::StrCat("field label not supported: ", f.field)));
-    }
+  absl::StatusOr<Selectors> selectors =
+      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  if (!selectors.ok()) {
+    return ErrorResponse(BadRequest(std::string(selectors.status().message())));
+  }
+  if (absl::Status supported = CheckFieldLabels(selectors->fields, type.field_labels);
+      !supported.ok()) {
+    return ErrorResponse(BadRequest(std::string(supported.message())));
   }
   WatchSpec spec;
   spec.type = type;
   spec.version = route.version;
   spec.ns = route.ns;
-  spec.labels = *labels;
-  spec.fields = *fields;
+  spec.labels = std::move(selectors->labels);
+  spec.fields = std::move(selectors->fields);
   spec.bookmarks = ParseBool(request.Query("allowWatchBookmarks")).value_or(false);
   absl::Duration timeout = options_.default_watch_timeout;
   if (request.HasQuery("timeoutSeconds")) {

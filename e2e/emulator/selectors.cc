@@ -170,6 +170,26 @@ absl::StatusOr<std::vector<FieldRequirement>> ParseFieldSelector(const std::stri
   return out;
 }
 
+absl::StatusOr<Selectors> ParseSelectors(const std::string& label_selector,
+                                         const std::string& field_selector) {
+  absl::StatusOr<std::vector<LabelRequirement>> labels = ParseLabelSelector(label_selector);
+  if (!labels.ok()) return labels.status();
+  absl::StatusOr<std::vector<FieldRequirement>> fields = ParseFieldSelector(field_selector);
+  if (!fields.ok()) return fields.status();
+  return Selectors{*std::move(labels), *std::move(fields)};
+}
+
+absl::Status CheckFieldLabels(const std::vector<FieldRequirement>& fields,
+                              const std::set<std::string>& supported) {
+  for (const FieldRequirement& f : fields) {
+    if (f.field != "metadata.name" && f.field != "metadata.namespace" &&
+        !supported.count(f.field)) {
+      return absl::InvalidArgumentError(absl::StrCat("field label not supported: ", f.field));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool MatchesFields(const std::vector<FieldRequirement>& selector, const nlohmann::json& object) {
   for (const FieldRequirement& req : selector) {
     bool equal = FieldString(object, req.field) == req.value;

@@ -5,9 +5,11 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
@@ -34,6 +36,19 @@ absl::StatusOr<std::vector<FieldRequirement>> ParseFieldSelector(const std::stri
 // Every requirement holds; the object's field value is rendered as a string ("" when absent,
 // "true"/"false" for booleans).
 bool MatchesFields(const std::vector<FieldRequirement>& selector, const nlohmann::json& object);
+
+// Both selectors of a list, watch or deletecollection request.
+struct Selectors {
+  std::vector<LabelRequirement> labels;
+  std::vector<FieldRequirement> fields;
+};
+// Parses `labelSelector` and `fieldSelector`; the first syntax error (labels first), as above.
+absl::StatusOr<Selectors> ParseSelectors(const std::string& label_selector,
+                                         const std::string& field_selector);
+// InvalidArgument "field label not supported: F" for a field other than metadata.name,
+// metadata.namespace and those of `supported`.
+absl::Status CheckFieldLabels(const std::vector<FieldRequirement>& fields,
+                              const std::set<std::string>& supported);
 
 // The value at a dotted path ("spec.pool.name"), or nullptr.
 const nlohmann::json* Lookup(const nlohmann::json& object, const std::string& dotted_path);

@@ -476,16 +476,16 @@ HttpResponse ApiServer::DeleteObject(const HttpRequest& request, const Route& ro
 
 HttpResponse ApiServer::DeleteCollection(const HttpRequest& request, const Route& route,
                                          const ResourceType& type) {
-  absl::StatusOr<std::vector<LabelRequirement>> labels =
-      ParseLabelSelector(request.Query("labelSelector"));
-  if (!labels.ok()) return ErrorResponse(BadRequest(std::string(labels.status().message())));
-  absl::StatusOr<std::vector<FieldRequirement>> fields =
-      ParseFieldSelector(request.Query("fieldSelector"));
-  if (!fields.ok()) return ErrorResponse(BadRequest(std::string(fields.status().message())));
+  absl::StatusOr<Selectors> selectors =
+      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  if (!selectors.ok()) {
+    return ErrorResponse(BadRequest(std::string(selectors.status().message())));
+  }
   nlohmann::json items = nlohmann::json::array();
   for (const ObjectPtr& o : store_.List(type.storage_key, route.ns)) {
     nlohmann::json wire = FromStorage(type, route.version, *o);
-    if (!MatchesLabels(*labels, wire) || !MatchesFields(*fields, wire)) continue;
+    if (!MatchesLabels(selectors->labels, wire) || !MatchesFields(selectors->fields, wire))
+      continue;
     ObjectPtr current = store_.Get(type.storage_key, NamespaceOf(*o), NameOf(*o));
     if (!current) continue;
     StartDelete(type.storage_key, current, "Background");
