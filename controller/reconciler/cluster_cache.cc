@@ -126,12 +126,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       runtime::KeyByMeta<dra::ResourceClaimTemplate>(
           [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
       ProfileLabelIndex<dra::ResourceClaimTemplate>());
-  slices_->SetRawDecoder(
-      [](absl::string_view json) -> absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> {
-        absl::StatusOr<dra::ResourceSlice> decoded = dra::DecodeSliceFast(json);
-        if (!decoded.ok()) return decoded.status();
-        return std::make_shared<const dra::ResourceSlice>(*std::move(decoded));
-      });
+  slices_->SetRawDecoder([](absl::string_view json) { return Shared(dra::DecodeSliceFast(json)); });
   slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
     slices_version_.fetch_add(1);
     version_.fetch_add(1);

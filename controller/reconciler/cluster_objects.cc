@@ -58,30 +58,22 @@ absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
 
 absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
     const nlohmann::json& object) {
-  absl::StatusOr<dra::DeviceClass> decoded = dra::DecodeDeviceClass(object);
-  if (!decoded.ok()) return decoded.status();
-  return std::make_shared<const dra::DeviceClass>(*std::move(decoded));
+  return Shared(dra::DecodeDeviceClass(object));
 }
 
 absl::StatusOr<std::shared_ptr<const dra::ResourceClaimTemplate>> DecodeTemplateObject(
     const nlohmann::json& object) {
-  absl::StatusOr<dra::ResourceClaimTemplate> decoded = dra::DecodeResourceClaimTemplate(object);
-  if (!decoded.ok()) return decoded.status();
-  return std::make_shared<const dra::ResourceClaimTemplate>(*std::move(decoded));
+  return Shared(dra::DecodeResourceClaimTemplate(object));
 }
 
 absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
     const nlohmann::json& object) {
-  absl::StatusOr<dra::ResourceSlice> decoded = dra::DecodeSlice(object);
-  if (!decoded.ok()) return decoded.status();
-  return std::make_shared<const dra::ResourceSlice>(*std::move(decoded));
+  return Shared(dra::DecodeSlice(object));
 }
 
 absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
     const nlohmann::json& object) {
-  absl::StatusOr<api::Namespace> decoded = api::DecodeNamespace(object);
-  if (!decoded.ok()) return decoded.status();
-  return std::make_shared<const api::Namespace>(*std::move(decoded));
+  return Shared(api::DecodeNamespace(object));
 }
 
 absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(

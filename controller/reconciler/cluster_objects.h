@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "controller/api/gpu_node_group.h"
@@ -49,6 +50,13 @@ struct StoredCondition {
   std::string last_transition_time;
 };
 std::map<std::string, StoredCondition> StoredConditions(const nlohmann::json& status);
+
+// A decoded value as the informers' shared, immutable object (errors pass through).
+template <typename T>
+absl::StatusOr<std::shared_ptr<const T>> Shared(absl::StatusOr<T> decoded) {
+  if (!decoded.ok()) return decoded.status();
+  return std::make_shared<const T>(*std::move(decoded));
+}
 
 absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
     const nlohmann::json& object);
