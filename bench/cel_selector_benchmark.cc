@@ -35,20 +35,8 @@ constexpr char kSelector[] =
     "device.attributes['gpu.nvidia.com'].productName in "
     "['NVIDIA A100-SXM4-40GB', 'NVIDIA A100-SXM4-80GB', 'NVIDIA H100 80GB HBM3', 'NVIDIA L40S']";
 
-dra::AttributeValue Str(std::string s) {
-  dra::AttributeValue a;
-  a.kind = dra::AttributeValue::Kind::kString;
-  a.string_value = std::move(s);
-  return a;
-}
-
-dra::AttributeValue Ver(const std::string& s) {
-  dra::AttributeValue a;
-  a.kind = dra::AttributeValue::Kind::kVersion;
-  a.string_value = s;
-  a.version = *Semver::ParseStrict(s);
-  return a;
-}
+dra::AttributeValue Str(absl::string_view s) { return dra::AttributeValue::String(s); }
+dra::AttributeValue Ver(absl::string_view s) { return dra::AttributeValue::Version(s); }
 
 // A mixed fleet: NVIDIA A100 / H100 / L40S / T4 GPUs and MIG devices, plus another vendor.
 const std::vector<Value>& Fleet() {
@@ -74,20 +62,20 @@ const std::vector<Value>& Fleet() {
     out->reserve(kDevices);
     for (int i = 0; i < kDevices; ++i) {
       const Kind& k = kinds[rng() % (sizeof(kinds) / sizeof(kinds[0]))];
-      dra::Device d;
-      d.driver = k.driver;
-      d.node = d.pool = "node-" + std::to_string(i / 8);
-      d.name = "gpu-" + std::to_string(i % 8);
-      d.attributes["type"] = Str(k.type);
-      d.attributes["productName"] = Str(k.product);
-      d.attributes["uuid"] = Str("GPU-" + std::to_string(rng()));
-      d.attributes["brand"] = Str("Nvidia");
-      d.attributes["driverVersion"] = Ver("550.127.8");
-      d.attributes["resource.kubernetes.io/pcieRoot"] = Str("pci0000:00");
-      d.attributes["resource.kubernetes.io/pciBusID"] =
-          Str("0000:" + std::to_string(10 + i % 8) + ":00.0");
-      if (k.cc != nullptr) d.attributes["cudaComputeCapability"] = Ver(k.cc);
-      d.capacity["memory"] = *Quantity::Parse(k.memory);
+      const std::string node = "node-" + std::to_string(i / 8);
+      dra::DeviceBuilder b("gpu-" + std::to_string(i % 8));
+      b.Driver(k.driver).Pool(node, 0).Node(node);
+      b.Attribute("type", Str(k.type));
+      b.Attribute("productName", Str(k.product));
+      b.Attribute("uuid", Str("GPU-" + std::to_string(rng())));
+      b.Attribute("brand", Str("Nvidia"));
+      b.Attribute("driverVersion", Ver("550.127.8"));
+      b.Attribute("resource.kubernetes.io/pcieRoot", Str("pci0000:00"));
+      b.Attribute("resource.kubernetes.io/pciBusID",
+                  Str("0000:" + std::to_string(10 + i % 8) + ":00.0"));
+      if (k.cc != nullptr) b.Attribute("cudaComputeCapability", Ver(k.cc));
+      b.Capacity("memory", *Quantity::Parse(k.memory));
+      const dra::Device d = b.Build();
       out->push_back(builder.Build(d));
     }
     return out;
@@ -98,8 +86,8 @@ const std::vector<Value>& Fleet() {
 std::shared_ptr<const Program> CompiledSelector() {
   CompileOptions options;
   options.require_bool_result = true;
-  auto program = Compile(kSelector, Environment::ForDeviceSelectors(KubeVersion::Newest()),
-                         options);
+  auto program =
+      Compile(kSelector, Environment::ForDeviceSelectors(KubeVersion::Newest()), options);
   if (!program.ok()) {
     fprintf(stderr, "selector does not compile: %s\n", program.status().ToString().c_str());
     std::abort();
@@ -128,12 +116,12 @@ bool HandWritten(const Value& device, const Quantity& min_memory, const Semver& 
   const MapValue& fields = device.map_value();
   std::optional<Value> driver = fields.FindString("driver");
   if (!driver || driver->string_value() != "gpu.nvidia.com") return false;
-  std::optional<Value> attrs = fields.FindString("attributes")->map_value().FindString(
-      "gpu.nvidia.com");
+  std::optional<Value> attrs =
+      fields.FindString("attributes")->map_value().FindString("gpu.nvidia.com");
   std::optional<Value> type = attrs->map_value().FindString("type");
   if (!type || type->kind() != ValueKind::kString || type->string_value() != "gpu") return false;
-  std::optional<Value> caps = fields.FindString("capacity")->map_value().FindString(
-      "gpu.nvidia.com");
+  std::optional<Value> caps =
+      fields.FindString("capacity")->map_value().FindString("gpu.nvidia.com");
   std::optional<Value> memory = caps->map_value().FindString("memory");
   if (!memory || AsQuantity(*memory)->Compare(min_memory) < 0) return false;
   std::optional<Value> cc = attrs->map_value().FindString("cudaComputeCapability");

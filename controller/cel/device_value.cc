@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,9 +147,13 @@ struct ChunkAllocator {
     if (!chunk->Owns(p)) ::operator delete(p);
   }
   template <typename U>
-  bool operator==(const ChunkAllocator<U>& o) const { return chunk == o.chunk; }
+  bool operator==(const ChunkAllocator<U>& o) const {
+    return chunk == o.chunk;
+  }
   template <typename U>
-  bool operator!=(const ChunkAllocator<U>& o) const { return chunk != o.chunk; }
+  bool operator!=(const ChunkAllocator<U>& o) const {
+    return chunk != o.chunk;
+  }
 
   std::shared_ptr<Chunk> chunk;
 };
@@ -183,10 +188,10 @@ constexpr size_t kControlBlockRoom = 128;
 constexpr size_t kMaxChunkSize = 64 * 1024;
 
 // Splits "domain/id" into its parts; unqualified names belong to `driver`.
-std::pair<std::string, std::string> SplitQualified(const std::string& name,
-                                                   const std::string& driver) {
+std::pair<absl::string_view, absl::string_view> SplitQualified(absl::string_view name,
+                                                               absl::string_view driver) {
   size_t slash = name.find('/');
-  if (slash == std::string::npos) return {driver, name};
+  if (slash == absl::string_view::npos) return {driver, name};
   return {name.substr(0, slash), name.substr(slash + 1)};
 }
 
@@ -197,6 +202,8 @@ std::pair<std::string, std::string> SplitQualified(const std::string& name,
 struct DeviceValueBuilder::Caches {
   absl::flat_hash_map<std::string, Value> leaves;
   absl::flat_hash_map<std::string, Value> maps;
+  // Version attributes by published text: the parsed value, or nullopt when it is not semver.
+  absl::flat_hash_map<std::string, std::optional<Value>> versions;
   absl::flat_hash_map<std::string, std::shared_ptr<const MapShape>> shapes;
   std::shared_ptr<Chunk> chunk;
 
@@ -204,8 +211,8 @@ struct DeviceValueBuilder::Caches {
   // the device's block.
   struct Entry {
     std::string key;
-    Value value;       // when child < 0
-    int child = -1;    // index of a pending map of this block
+    Value value;     // when child < 0
+    int child = -1;  // index of a pending map of this block
   };
   struct PendingMap {
     std::shared_ptr<const MapShape> shape;
@@ -255,20 +262,29 @@ struct DeviceValueBuilder::Caches {
     return leaves.emplace(std::move(key), make()).first->second;
   }
 
-  Value Attribute(const std::string& name, const dra::AttributeValue& a) {
-    switch (a.kind) {
-      case dra::AttributeValue::Kind::kInt: return Value::Int(a.int_value);
-      case dra::AttributeValue::Kind::kBool: return Value::Bool(a.bool_value);
+  Value Attribute(absl::string_view name, const dra::AttributeValue& a) {
+    switch (a.kind()) {
+      case dra::AttributeValue::Kind::kInt:
+        return Value::Int(a.int_value());
+      case dra::AttributeValue::Kind::kBool:
+        return Value::Bool(a.bool_value());
       case dra::AttributeValue::Kind::kString:
-        return Leaf(absl::StrCat("s:", a.string_value),
-                    [&] { return Value::String(a.string_value); });
-      case dra::AttributeValue::Kind::kVersion:
-        if (a.version) {
-          return Leaf(absl::StrCat("v:", a.string_value),
-                      [&] { return MakeSemverValue(*a.version); });
+        return Leaf(absl::StrCat("s:", a.string_value()),
+                    [&] { return Value::String(std::string(a.string_value())); });
+      case dra::AttributeValue::Kind::kVersion: {
+        // Parsed once per distinct text; an invalid text is remembered as nullopt.
+        auto it = versions.find(a.string_value());
+        if (it == versions.end()) {
+          std::optional<Value> parsed;
+          if (std::optional<Semver> version = a.ParseVersion()) {
+            parsed = MakeSemverValue(*version);
+          }
+          it = versions.emplace(std::string(a.string_value()), std::move(parsed)).first;
         }
+        if (it->second.has_value()) return *it->second;
         return Value::Error(absl::StrCat("attribute ", name, ": invalid semantic version \"",
-                                         a.string_value, "\""));
+                                         a.string_value(), "\""));
+      }
     }
     return Value::Null();
   }
@@ -281,16 +297,16 @@ struct DeviceValueBuilder::Caches {
   // Groups (name -> value) entries by domain into a domain map, sharing identical inner maps
   // (and identical domain maps) with earlier devices.
   template <typename Source, typename Convert>
-  Ref Domains(const Source& source, const std::string& driver, Convert convert) {
-    std::map<std::string, std::vector<std::pair<std::string, Value>>> by_domain;
+  Ref Domains(const Source& source, absl::string_view driver, Convert convert) {
+    std::map<absl::string_view, std::vector<std::pair<absl::string_view, Value>>> by_domain;
     for (const auto& [name, value] : source) {
       auto [domain, id] = SplitQualified(name, driver);
-      by_domain[domain].emplace_back(std::move(id), convert(name, value));
+      by_domain[domain].emplace_back(id, convert(name, value));
     }
     std::vector<Entry> domains;
     std::string whole_key;
     for (auto& domain_entries : by_domain) {
-      const std::string& domain = domain_entries.first;
+      const absl::string_view domain = domain_entries.first;
       auto& entries = domain_entries.second;
       std::sort(entries.begin(), entries.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -302,14 +318,14 @@ struct DeviceValueBuilder::Caches {
       absl::StrAppend(&key, "}");
       absl::StrAppend(&whole_key, key);
       Entry d;
-      d.key = domain;
+      d.key = std::string(domain);
       auto it = maps.find(key);
       if (it != maps.end()) {
         d.value = it->second;
       } else {
         std::vector<Entry> inner;
         inner.reserve(entries.size());
-        for (auto& [id, v] : entries) inner.push_back(Entry{id, std::move(v), -1});
+        for (auto& [id, v] : entries) inner.push_back(Entry{std::string(id), std::move(v), -1});
         d.child = AddMap(std::move(inner), /*domains=*/false, std::move(key));
       }
       domains.push_back(std::move(d));
@@ -395,19 +411,17 @@ Value DeviceValueBuilder::Build(const dra::Device& device) {
   c.pending.clear();
   std::vector<Caches::Entry> fields;
   // The device's own map comes first in its block, its attribute maps right after.
-  fields.push_back({"driver", c.Leaf(absl::StrCat("s:", device.driver),
-                                     [&] { return Value::String(device.driver); }),
-                    -1});
+  const absl::string_view driver = device.driver();
+  fields.push_back(
+      {"driver",
+       c.Leaf(absl::StrCat("s:", driver), [&] { return Value::String(std::string(driver)); }), -1});
   const int top = c.AddMap({}, /*domains=*/false, "");
-  Caches::Ref attributes =
-      c.Domains(device.attributes, device.driver,
-                [&](const std::string& name, const dra::AttributeValue& a) {
-                  return c.Attribute(name, a);
-                });
-  Caches::Ref capacity = c.Domains(device.capacity, device.driver,
-                                   [&](const std::string&, const Quantity& q) {
-                                     return c.Capacity(q);
-                                   });
+  Caches::Ref attributes = c.Domains(
+      device.attributes(), driver,
+      [&](absl::string_view name, const dra::AttributeValue& a) { return c.Attribute(name, a); });
+  Caches::Ref capacity =
+      c.Domains(device.capacity(), driver,
+                [&](absl::string_view, const Quantity* q) { return c.Capacity(*q); });
   fields.push_back({"attributes", std::move(attributes.value), attributes.child});
   fields.push_back({"capacity", std::move(capacity.value), capacity.child});
   Caches::PendingMap& m = c.pending[static_cast<size_t>(top)];

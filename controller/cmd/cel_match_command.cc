@@ -44,10 +44,11 @@ void PrintJson(const std::vector<MatchRow>& rows, std::ostream& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const MatchRow& r : rows) {
     nlohmann::ordered_json o;
-    o["node"] = r.device->node.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.device->node);
-    o["pool"] = r.device->pool;
-    o["device"] = r.device->name;
-    o["driver"] = r.device->driver;
+    const std::string node(r.device->node());
+    o["node"] = node.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(node);
+    o["pool"] = std::string(r.device->pool());
+    o["device"] = std::string(r.device->name());
+    o["driver"] = std::string(r.device->driver());
     o["matched"] = r.matched;
     o["error"] = r.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.error);
     list.push_back(std::move(o));
@@ -56,17 +57,17 @@ void PrintJson(const std::vector<MatchRow>& rows, std::ostream& out) {
   out << list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
-void PrintText(const std::vector<MatchRow>& rows, const KubeVersion& version,
-               std::ostream& out) {
+void PrintText(const std::vector<MatchRow>& rows, const KubeVersion& version, std::ostream& out) {
   TableWriter table({"NODE", "POOL", "DEVICE", "DRIVER", "RESULT"});
   int matched = 0, errors = 0;
   for (const MatchRow& r : rows) {
-    std::string result = r.error.empty() ? (r.matched ? "match" : "no match")
-                                         : absl::StrCat("error: ", r.error);
+    std::string result =
+        r.error.empty() ? (r.matched ? "match" : "no match") : absl::StrCat("error: ", r.error);
     matched += r.matched;
     errors += !r.error.empty();
-    table.AddRow({r.device->node.empty() ? "<none>" : r.device->node, r.device->pool,
-                  r.device->name, r.device->driver, result});
+    table.AddRow({r.device->node().empty() ? "<none>" : std::string(r.device->node()),
+                  std::string(r.device->pool()), std::string(r.device->name()),
+                  std::string(r.device->driver()), result});
   }
   table.Print(out);
   out << matched << " of " << rows.size() << " devices match";

@@ -2,44 +2,222 @@
 // The internal, version-independent model of one device published in a ResourceSlice, as every
 // consumer (CEL evaluation, inventory, node groups, `cel match`) sees it, whichever
 // resource.k8s.io version it was read from.
-// Pure value types; thread-compatible.
+//
+// The model is compact because the operator caches every device of the fleet (issue targets:
+// the cache no larger than the slices' JSON). The devices of one slice share one immutable
+// storage block: every string they carry (driver, pool, node, attribute names and values) is kept
+// once per block, attributes are 16-byte entries, and equal capacities are kept once. A `Device`
+// is a handle (a shared pointer to its block and an index), so copying devices, sorting them and
+// keeping them in several inventories costs no more than copying pointers.
+//
+// Reading: the accessors return views (`absl::string_view`, `AttributeValue`) into the block;
+// they stay valid while any handle to a device of that block lives.
+// Building: DeviceSetBuilder (the decoders: all devices of one slice) or DeviceBuilder (one
+// device, for tests and examples); both copy what they are given.
+// Thread-safety: devices are immutable and safe to share across threads; builders are
+// thread-compatible.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
 
 namespace gpuprofile::dra {
 
-// A DeviceAttribute: exactly one of int, bool, string, version.
-struct AttributeValue {
-  enum class Kind { kInt, kBool, kString, kVersion };
-  Kind kind = Kind::kString;
-  int64_t int_value = 0;
-  bool bool_value = false;
-  std::string string_value;  // kString; for kVersion the text as published
-  // kVersion: the parsed version, or nullopt when the text is not strict semver (CEL then
-  // reports an error when the attribute is read, as Kubernetes does).
-  std::optional<Semver> version;
+// A DeviceAttribute value: exactly one of int, bool, string, version. A view: its text refers to
+// the device it was read from, or to the caller's string when passed to a builder.
+class AttributeValue {
+ public:
+  enum class Kind : uint8_t { kInt, kBool, kString, kVersion };
+
+  AttributeValue() = default;  // the empty string
+  static AttributeValue Int(int64_t value);
+  static AttributeValue Bool(bool value);
+  static AttributeValue String(absl::string_view text);
+  // A version attribute, with its text as published (not necessarily strict semver).
+  static AttributeValue Version(absl::string_view text);
+
+  Kind kind() const { return kind_; }
+  int64_t int_value() const { return kind_ == Kind::kInt ? int_ : 0; }
+  bool bool_value() const { return kind_ == Kind::kBool && int_ != 0; }
+  // kString: the string; kVersion: the text as published; otherwise empty.
+  absl::string_view string_value() const { return text_; }
+  // kVersion: the text as strict semver, or nullopt when it is not one (CEL then reports an
+  // error when the attribute is read, as Kubernetes does). nullopt for other kinds.
+  std::optional<Semver> ParseVersion() const;
+
+  friend bool operator==(const AttributeValue& a, const AttributeValue& b) {
+    return a.kind_ == b.kind_ && a.int_ == b.int_ && a.text_ == b.text_;
+  }
+  friend bool operator!=(const AttributeValue& a, const AttributeValue& b) { return !(a == b); }
+
+ private:
+  Kind kind_ = Kind::kString;
+  int64_t int_ = 0;  // kInt; kBool as 0 / 1
+  absl::string_view text_;
 };
 
-struct Device {
-  std::string driver;      // spec.driver of its slice
-  std::string pool;        // spec.pool.name
-  int64_t pool_generation = 0;
-  std::string slice_name;  // metadata.name of its slice
+namespace device_internal {
+struct Block;
+}  // namespace device_internal
+
+// One attribute or capacity of a device, as its ranges yield them.
+struct NamedAttribute {
+  absl::string_view name;  // as published: "productName" or "resource.kubernetes.io/pcieRoot"
+  AttributeValue value;
+};
+struct NamedCapacity {
+  absl::string_view name;
+  const Quantity* value;  // never null
+};
+
+// The attributes (or capacities) of one device, sorted by name in byte order. `Item` is
+// NamedAttribute or NamedCapacity; iterators yield items by value.
+template <typename Item>
+class DeviceEntries {
+ public:
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Item;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Item;
+    Iterator(const device_internal::Block* block, uint32_t index) : block_(block), index_(index) {}
+    Item operator*() const;
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+    bool operator!=(const Iterator& other) const { return index_ != other.index_; }
+
+   private:
+    const device_internal::Block* block_;
+    uint32_t index_;
+  };
+
+  DeviceEntries(const device_internal::Block* block, uint32_t begin, uint32_t count)
+      : block_(block), begin_(begin), count_(count) {}
+  Iterator begin() const { return Iterator(block_, begin_); }
+  Iterator end() const { return Iterator(block_, begin_ + count_); }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  Item operator[](size_t i) const { return *Iterator(block_, begin_ + static_cast<uint32_t>(i)); }
+
+ private:
+  const device_internal::Block* block_;
+  uint32_t begin_;
+  uint32_t count_;
+};
+
+template <>
+NamedAttribute DeviceEntries<NamedAttribute>::Iterator::operator*() const;
+template <>
+NamedCapacity DeviceEntries<NamedCapacity>::Iterator::operator*() const;
+
+class Device {
+ public:
+  Device();  // no driver, no name, no attributes
+
+  absl::string_view driver() const;      // spec.driver of its slice
+  absl::string_view pool() const;        // spec.pool.name
+  int64_t pool_generation() const;
+  absl::string_view slice_name() const;  // metadata.name of its slice
   // spec.nodeName of its slice (or the device's own nodeName); empty when the device is not tied
   // to one node (nodeSelector / allNodes).
-  std::string node;
-  std::string name;        // devices[].name
+  absl::string_view node() const;
+  absl::string_view name() const;        // devices[].name
+
   // Attribute names as published: unqualified ("productName": the driver's domain) or qualified
-  // ("resource.kubernetes.io/pcieRoot"). Sorted for deterministic output.
-  std::map<std::string, AttributeValue> attributes;
-  std::map<std::string, Quantity> capacity;
+  // ("resource.kubernetes.io/pcieRoot").
+  DeviceEntries<NamedAttribute> attributes() const;
+  DeviceEntries<NamedCapacity> capacity() const;
+  std::optional<AttributeValue> FindAttribute(absl::string_view name) const;
+  const Quantity* FindCapacity(absl::string_view name) const;
+
+  // Same fields, attributes and capacities (the storage may differ).
+  friend bool operator==(const Device& a, const Device& b);
+  friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
+  // "driver/pool/name" plus every attribute and capacity, for test failure messages.
+  std::string DebugString() const;
+  friend void PrintTo(const Device& device, std::ostream* os);
+
+ private:
+  friend class DeviceSetBuilder;
+  Device(std::shared_ptr<const device_internal::Block> block, uint32_t index)
+      : block_(std::move(block)), index_(index) {}
+
+  std::shared_ptr<const device_internal::Block> block_;
+  uint32_t index_ = 0;
+};
+
+// Builds the devices of one slice into one shared block. Strings are copied (and kept once);
+// the views passed in need only live for the call.
+class DeviceSetBuilder {
+ public:
+  DeviceSetBuilder(absl::string_view driver, absl::string_view pool, int64_t pool_generation,
+                   absl::string_view slice_name);
+  ~DeviceSetBuilder();
+  DeviceSetBuilder(const DeviceSetBuilder&) = delete;
+  DeviceSetBuilder& operator=(const DeviceSetBuilder&) = delete;
+
+  // Starts the next device; AddAttribute / AddCapacity apply to it.
+  void AddDevice(absl::string_view name, absl::string_view node);
+  // A name given twice for one device keeps the last value (as a JSON object would).
+  void AddAttribute(absl::string_view name, const AttributeValue& value);
+  void AddCapacity(absl::string_view name, const Quantity& value);
+  size_t device_count() const;
+
+  // The devices in the order added, each with its attributes and capacities sorted by name.
+  std::vector<Device> Build() &&;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// One device, field by field (tests, examples, `cel` commands). Keeps copies of what it is
+// given, so a builder can be kept and changed to make variants of a device.
+class DeviceBuilder {
+ public:
+  explicit DeviceBuilder(std::string name = "gpu-0") : name_(std::move(name)) {}
+  DeviceBuilder& Name(std::string name);
+  DeviceBuilder& Driver(std::string driver);
+  DeviceBuilder& Pool(std::string pool, int64_t generation = 1);
+  DeviceBuilder& Slice(std::string slice_name);
+  DeviceBuilder& Node(std::string node);
+  // Sets (or replaces) one attribute / capacity.
+  DeviceBuilder& Attribute(absl::string_view name, const AttributeValue& value);
+  DeviceBuilder& Capacity(absl::string_view name, const Quantity& value);
+  DeviceBuilder& RemoveAttribute(absl::string_view name);
+  Device Build() const;
+
+ private:
+  struct OwnedValue {
+    AttributeValue::Kind kind;
+    int64_t int_value;
+    std::string text;
+  };
+  std::string name_;
+  std::string driver_;
+  std::string pool_;
+  int64_t pool_generation_ = 1;
+  std::string slice_name_;
+  std::string node_;
+  std::map<std::string, OwnedValue> attributes_;
+  std::map<std::string, Quantity> capacity_;
 };
 
 }  // namespace gpuprofile::dra

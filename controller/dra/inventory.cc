@@ -14,68 +14,73 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 
 namespace gpuprofile::dra {
 namespace {
 
 bool DeviceLess(const Device& a, const Device& b) {
-  return std::tie(a.node, a.pool, a.name, a.driver, a.slice_name) <
-         std::tie(b.node, b.pool, b.name, b.driver, b.slice_name);
+  const absl::string_view an = a.node(), bn = b.node();
+  if (an != bn) return an < bn;
+  return std::make_tuple(a.pool(), a.name(), a.driver(), a.slice_name()) <
+         std::make_tuple(b.pool(), b.name(), b.driver(), b.slice_name());
 }
 
 }  // namespace
 
 Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
-  // The last slice of each name wins; std::map keeps the names sorted for determinism.
-  std::map<std::string, ResourceSlice> by_name;
-  for (ResourceSlice& slice : slices) by_name[slice.name] = std::move(slice);
+  std::vector<std::shared_ptr<const ResourceSlice>> shared;
+  shared.reserve(slices.size());
+  for (ResourceSlice& slice : slices) {
+    shared.push_back(std::make_shared<const ResourceSlice>(std::move(slice)));
+  }
+  return FromSlices(std::move(shared));
+}
 
-  using PoolKey = std::pair<std::string, std::string>;  // (driver, pool name)
+Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices) {
+  // The last slice of each name wins; std::map keeps the names sorted for determinism.
+  std::map<absl::string_view, const ResourceSlice*> by_name;
+  for (const std::shared_ptr<const ResourceSlice>& slice : slices) {
+    if (slice != nullptr) by_name[slice->name] = slice.get();
+  }
+
+  using PoolKey = std::pair<absl::string_view, absl::string_view>;  // (driver, pool name)
   std::map<PoolKey, int64_t> newest;
   for (const auto& [name, slice] : by_name) {
-    auto [it, inserted] = newest.emplace(PoolKey{slice.driver, slice.pool}, slice.pool_generation);
-    if (!inserted) it->second = std::max(it->second, slice.pool_generation);
+    auto [it, inserted] =
+        newest.emplace(PoolKey{slice->driver, slice->pool}, slice->pool_generation);
+    if (!inserted) it->second = std::max(it->second, slice->pool_generation);
   }
 
   Inventory inventory;
-  std::vector<Device> devices;
   size_t device_count = 0;
-  for (const auto& [name, slice] : by_name) device_count += slice.devices.size();
-  devices.reserve(device_count);
+  for (const auto& [name, slice] : by_name) device_count += slice->devices.size();
+  auto devices = std::make_shared<std::vector<Device>>();
+  devices->reserve(device_count);
   std::map<PoolKey, PoolInfo> pools;
-  for (auto& [name, slice] : by_name) {
-    const PoolKey key{slice.driver, slice.pool};
+  for (const auto& [name, slice] : by_name) {
+    const PoolKey key{slice->driver, slice->pool};
     const int64_t generation = newest[key];
-    if (slice.pool_generation < generation) {
+    if (slice->pool_generation < generation) {
       ++inventory.stale_slices_ignored_;
       continue;
     }
     PoolInfo& pool = pools[key];
-    pool.driver = slice.driver;
-    pool.name = slice.pool;
+    pool.driver = slice->driver;
+    pool.name = slice->pool;
     pool.generation = generation;
     ++pool.slice_count_seen;
-    pool.resource_slice_count = std::max(pool.resource_slice_count, slice.resource_slice_count);
-    pool.device_count += static_cast<int64_t>(slice.devices.size());
-    for (Device& device : slice.devices) devices.push_back(std::move(device));
-    std::vector<Device>().swap(slice.devices);
+    pool.resource_slice_count = std::max(pool.resource_slice_count, slice->resource_slice_count);
+    pool.device_count += static_cast<int64_t>(slice->devices.size());
+    // Devices are handles on their slice's storage: copying them copies no attribute.
+    devices->insert(devices->end(), slice->devices.begin(), slice->devices.end());
   }
   for (auto& [key, pool] : pools) {
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
     inventory.pools_.push_back(std::move(pool));
   }
-  // Sort positions rather than devices (a device is many strings and two maps), then move each
-  // device once into its place.
-  std::vector<uint32_t> order(devices.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return DeviceLess(devices[a], devices[b]); });
-  if (!devices.empty()) {
-    auto sorted = std::make_shared<std::vector<Device>>();
-    sorted->reserve(devices.size());
-    for (uint32_t i : order) sorted->push_back(std::move(devices[i]));
-    inventory.devices_ = std::move(sorted);
-  }
+  std::sort(devices->begin(), devices->end(), DeviceLess);
+  if (!devices->empty()) inventory.devices_ = std::move(devices);
   return inventory;
 }
 

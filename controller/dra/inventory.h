@@ -40,8 +40,10 @@ class Inventory {
  public:
   Inventory() = default;
 
-  // Builds the inventory from decoded slices, in any order.
+  // Builds the inventory from decoded slices, in any order. The inventory shares the slices'
+  // device storage (see device.h), not the slices themselves.
   static Inventory FromSlices(std::vector<ResourceSlice> slices);
+  static Inventory FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices);
 
   // Devices of every pool's newest generation, sorted by node, pool, device name, then driver
   // (and slice name, so that the order is total).

@@ -100,6 +100,7 @@ class Decoder {
     return value;
   }
 
+  // The value's text refers to `value` (the caller adds it to a builder at once).
   std::optional<AttributeValue> Attribute(const json& value, const std::string& path) {
     if (!value.is_object()) {
       Error(path, absl::StrCat("attribute must be an object with exactly one of ", kAttributeKinds,
@@ -118,24 +119,21 @@ class Decoder {
     if (const json* v = api::JsonMember(value, "int")) {
       std::optional<int64_t> i = Int(*v, api::FieldMember(path, "int"));
       if (!i) return std::nullopt;
-      attribute.kind = AttributeValue::Kind::kInt;
-      attribute.int_value = *i;
+      attribute = AttributeValue::Int(*i);
     } else if (const json* b = api::JsonMember(value, "bool")) {
       if (!b->is_boolean()) {
         Error(api::FieldMember(path, "bool"),
               absl::StrCat("must be a boolean, got ", api::JsonTypeName(*b)));
         return std::nullopt;
       }
-      attribute.kind = AttributeValue::Kind::kBool;
-      attribute.bool_value = b->get<bool>();
+      attribute = AttributeValue::Bool(b->get<bool>());
     } else if (const json* s = api::JsonMember(value, "string")) {
       if (!s->is_string()) {
         Error(api::FieldMember(path, "string"),
               absl::StrCat("must be a string, got ", api::JsonTypeName(*s)));
         return std::nullopt;
       }
-      attribute.kind = AttributeValue::Kind::kString;
-      attribute.string_value = s->get<std::string>();
+      attribute = AttributeValue::String(s->get_ref<const std::string&>());
     } else {
       const json& ver = *api::JsonMember(value, "version");
       if (!ver.is_string()) {
@@ -144,10 +142,7 @@ class Decoder {
               absl::StrCat("must be a string (a semantic version), got ", api::JsonTypeName(ver)));
         return std::nullopt;
       }
-      attribute.kind = AttributeValue::Kind::kVersion;
-      attribute.string_value = ver.get<std::string>();
-      absl::StatusOr<Semver> parsed = Semver::ParseStrict(attribute.string_value);
-      if (parsed.ok()) attribute.version = *std::move(parsed);
+      return AttributeValue::Version(ver.get_ref<const std::string&>());
     }
     return attribute;
   }
@@ -260,6 +255,7 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     devices = nullptr;
   }
   std::set<std::string> seen_names;
+  DeviceSetBuilder builder(slice.driver, slice.pool, slice.pool_generation, slice.name);
   for (size_t i = 0; devices != nullptr && i < devices->size(); ++i) {
     const json& entry = (*devices)[i];
     const std::string path = api::FieldIndex("spec.devices", i);
@@ -267,17 +263,13 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
       d.Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(entry)));
       continue;
     }
-    Device device;
-    device.driver = slice.driver;
-    device.pool = slice.pool;
-    device.pool_generation = slice.pool_generation;
-    device.slice_name = slice.name;
+    std::string device_name;
     if (std::optional<std::string> name = d.String(entry, "name", path, true)) {
       if (!seen_names.insert(*name).second) {
         d.Error(api::FieldMember(path, "name"),
                 absl::StrCat("duplicate device name \"", *name, "\""));
       }
-      device.name = *std::move(name);
+      device_name = *std::move(name);
     }
 
     const json* body = &entry;
@@ -304,7 +296,7 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     }
 
     std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
-    device.node = !slice.node_name.empty() ? slice.node_name : device_node;
+    builder.AddDevice(device_name, !slice.node_name.empty() ? slice.node_name : device_node);
 
     const std::string attributes_path = api::FieldMember(body_path, "attributes");
     if (const json* attributes = d.Object(*body, "attributes", body_path, false)) {
@@ -315,7 +307,7 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
         }
         if (std::optional<AttributeValue> value =
                 d.Attribute(it.value(), api::FieldMember(attributes_path, it.key()))) {
-          device.attributes.emplace(it.key(), *std::move(value));
+          builder.AddAttribute(it.key(), *value);
         }
       }
     }
@@ -328,13 +320,13 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
         }
         if (std::optional<Quantity> value =
                 d.Capacity(it.value(), api::FieldMember(capacity_path, it.key()))) {
-          device.capacity.emplace(it.key(), *std::move(value));
+          builder.AddCapacity(it.key(), *value);
         }
       }
     }
-    slice.devices.push_back(std::move(device));
   }
   if (!d.ok()) return d.status();
+  slice.devices = std::move(builder).Build();
   return slice;
 }
 

@@ -3,8 +3,8 @@
 // version-independent device model (dra::Device).
 // - v1beta1 wraps each device's fields in `basic`; v1beta2 and v1 put them on the device.
 // - Attributes are `{int: N}`, `{bool: B}`, `{string: S}` or `{version: V}` (exactly one). A version
-//   that is not strict semver keeps its text with `version = nullopt`, as Kubernetes stores it and
-//   CEL reports the error only when it is read.
+//   that is not strict semver is kept as text (ParseVersion() is nullopt), as Kubernetes stores
+//   it; CEL reports the error only when it is read.
 // - Capacities are `{value: Quantity}`; the quantity may be a string or a JSON number.
 // - The node is spec.nodeName, else the device's own nodeName (per-device node selection), else
 //   empty (nodeSelector / allNodes).

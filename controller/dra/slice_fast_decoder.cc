@@ -19,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
-#include "controller/core/semver.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
 
@@ -94,16 +93,6 @@ bool SliceVersion(std::string_view api_version, bool* basic_wrapper) {
   return version == "v1" || version == "v1beta2" || version == "v1beta1";
 }
 
-// Inserts into a sorted map, hinting at the end: servers and kubectl print members sorted, so
-// each insertion costs one comparison instead of a walk down the tree. False when the key is
-// already there.
-template <typename Map, typename Value>
-bool EmplaceLast(Map* map, std::string_view key, Value&& value) {
-  const size_t size = map->size();
-  map->emplace_hint(map->end(), std::string(key), std::forward<Value>(value));
-  return map->size() > size;
-}
-
 class SliceDecoder {
  public:
   // Decodes one ResourceSlice object whose kind/apiVersion (own or inherited from its list) are
@@ -150,17 +139,21 @@ class SliceDecoder {
     if (const sj::element* devices = Set(fields[3])) {
       sj::array list;
       if (devices->get_array().get(list) != simdjson::SUCCESS) return false;
-      slice->devices.reserve(list.size());
       device_names_.clear();
+      DeviceSetBuilder builder(ToAbsl(driver), ToAbsl(pool_name), slice->pool_generation,
+                               ToAbsl(name));
       for (sj::element entry : list) {
-        if (!DecodeDevice(entry, basic_wrapper, *slice)) return false;
+        if (!DecodeDevice(entry, basic_wrapper, node_name, &builder)) return false;
       }
+      slice->devices = std::move(builder).Build();
     }
     return true;
   }
 
  private:
-  bool DecodeDevice(const sj::element& entry, bool basic_wrapper, ResourceSlice& slice) {
+  // Adds one device to `builder`; `slice_node` is the slice's spec.nodeName (may be empty).
+  bool DecodeDevice(const sj::element& entry, bool basic_wrapper, std::string_view slice_node,
+                    DeviceSetBuilder* builder) {
     sj::object device_object;
     if (entry.get_object().get(device_object) != simdjson::SUCCESS) return false;
     // name, basic, then the body fields as they sit on a v1beta2/v1 device.
@@ -185,42 +178,41 @@ class SliceDecoder {
       return false;  // `basic` is v1beta1 only
     }
 
-    Device device;
-    device.driver = slice.driver;
-    device.pool = slice.pool;
-    device.pool_generation = slice.pool_generation;
-    device.slice_name = slice.name;
-    device.name = std::string(name);
     std::string_view device_node;
     if (!GetOptionalString(body[2], &device_node)) return false;
-    device.node = !slice.node_name.empty() ? slice.node_name : std::string(device_node);
+    builder->AddDevice(ToAbsl(name), ToAbsl(!slice_node.empty() ? slice_node : device_node));
 
     if (body[0] != nullptr) {
       sj::object attributes;
       if (!GetObject(body[0], &attributes)) return false;
+      member_names_.clear();
       for (sj::key_value_pair member : attributes) {
         AttributeValue value;
-        if (member.key.empty() || !DecodeAttribute(member.value, &value) ||
-            !EmplaceLast(&device.attributes, member.key, std::move(value))) {
+        // A name given twice is left to the strict path, whatever it makes of it.
+        if (member.key.empty() || !member_names_.insert(member.key).second ||
+            !DecodeAttribute(member.value, &value)) {
           return false;
         }
+        builder->AddAttribute(ToAbsl(member.key), value);
       }
     }
     if (body[1] != nullptr) {
       sj::object capacity;
       if (!GetObject(body[1], &capacity)) return false;
+      member_names_.clear();
       for (sj::key_value_pair member : capacity) {
         std::optional<Quantity> quantity;
-        if (member.key.empty() || !DecodeCapacity(member.value, &quantity) ||
-            !EmplaceLast(&device.capacity, member.key, *std::move(quantity))) {
+        if (member.key.empty() || !member_names_.insert(member.key).second ||
+            !DecodeCapacity(member.value, &quantity)) {
           return false;
         }
+        builder->AddCapacity(ToAbsl(member.key), *quantity);
       }
     }
-    slice.devices.push_back(std::move(device));
     return true;
   }
 
+  // The value's text refers to the document being decoded.
   bool DecodeAttribute(const sj::element& value, AttributeValue* out) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
@@ -230,37 +222,30 @@ class SliceDecoder {
     for (const auto& kind : kinds) set += Set(kind) != nullptr ? 1 : 0;
     if (set != 1) return false;
     if (const sj::element* i = Set(kinds[0])) {
-      out->kind = AttributeValue::Kind::kInt;
-      return GetInt(i, &out->int_value);
+      int64_t number = 0;
+      if (!GetInt(i, &number)) return false;
+      *out = AttributeValue::Int(number);
+      return true;
     }
     if (const sj::element* b = Set(kinds[1])) {
-      out->kind = AttributeValue::Kind::kBool;
-      return b->get_bool().get(out->bool_value) == simdjson::SUCCESS;
+      bool flag = false;
+      if (b->get_bool().get(flag) != simdjson::SUCCESS) return false;
+      *out = AttributeValue::Bool(flag);
+      return true;
     }
     std::string_view text;
     if (const sj::element* s = Set(kinds[2])) {
-      out->kind = AttributeValue::Kind::kString;
       if (!GetString(*s, &text)) return false;
-      out->string_value = std::string(text);
+      *out = AttributeValue::String(ToAbsl(text));
       return true;
     }
-    out->kind = AttributeValue::Kind::kVersion;
     if (!GetString(*Set(kinds[3]), &text)) return false;
-    out->string_value = std::string(text);
-    out->version = ParseVersion(text);
+    *out = AttributeValue::Version(ToAbsl(text));
     return true;
   }
 
-  // Fleets repeat a few versions and quantities on every device: each distinct text is parsed
-  // once. The keys are copies, so one decoder may serve many documents (watch events).
-  std::optional<Semver> ParseVersion(std::string_view text) {
-    if (auto it = versions_.find(ToAbsl(text)); it != versions_.end()) return it->second;
-    absl::StatusOr<Semver> parsed = Semver::ParseStrict(ToAbsl(text));
-    std::optional<Semver> version;
-    if (parsed.ok()) version = *std::move(parsed);
-    if (versions_.size() < kMaxCached) versions_.emplace(std::string(text), version);
-    return version;
-  }
+  // Fleets repeat a few quantities on every device: each distinct text is parsed once. The keys
+  // are copies, so one decoder may serve many documents (watch events).
   absl::StatusOr<Quantity> ParseQuantity(std::string_view text) {
     if (auto it = quantities_.find(ToAbsl(text)); it != quantities_.end()) return it->second;
     absl::StatusOr<Quantity> parsed = Quantity::Parse(ToAbsl(text));
@@ -309,7 +294,7 @@ class SliceDecoder {
 
   static constexpr size_t kMaxCached = 4096;
   absl::flat_hash_set<std::string_view> device_names_;
-  absl::flat_hash_map<std::string, std::optional<Semver>> versions_;
+  absl::flat_hash_set<std::string_view> member_names_;  // of one attributes / capacity object
   absl::flat_hash_map<std::string, Quantity> quantities_;
 };
 

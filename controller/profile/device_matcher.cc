@@ -40,7 +40,7 @@ std::optional<std::vector<DevicePath>> ProfilePaths(const CompiledSelectors& sel
 }
 
 std::string DeviceName(const dra::Device& device) {
-  return absl::StrCat(device.driver, "/", device.pool, "/", device.name);
+  return absl::StrCat(device.driver(), "/", device.pool(), "/", device.name());
 }
 
 void Record(const Outcome& outcome, const dra::Device& device, size_t index, ProfileMatches* out) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "controller/profile/device_matcher.h"
 #include "controller/profile/namespace_targets.h"
 #include "controller/profile/node_groups.h"
@@ -217,14 +218,15 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
       std::vector<int64_t> group_nodes(groups.groups.size(), 0);
       std::vector<uint32_t> groups_on_node;
       int64_t nodes = 0;
-      const std::string* current_node = nullptr;
+      std::optional<absl::string_view> current_node;
       for (size_t d = 0; d < devices.size(); ++d) {
         if (!m.matched[d]) continue;
         const uint32_t g = groups.group_of_device[d];
         ++group_devices[g];
-        if (devices[d].node.empty()) continue;
-        if (current_node == nullptr || *current_node != devices[d].node) {
-          current_node = &devices[d].node;
+        const absl::string_view node = devices[d].node();
+        if (node.empty()) continue;
+        if (!current_node.has_value() || *current_node != node) {
+          current_node = node;
           groups_on_node.clear();
           ++nodes;
         }

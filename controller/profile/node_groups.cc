@@ -2,8 +2,11 @@
 #include "controller/profile/node_groups.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -20,14 +23,14 @@ namespace {
 // or of another type.
 std::string AttributeText(const dra::Device& device, const std::string& id) {
   if (id.empty()) return "";
-  auto it = device.attributes.find(id);
-  if (it == device.attributes.end()) {
-    it = device.attributes.find(absl::StrCat(device.driver, "/", id));
-    if (it == device.attributes.end()) return "";
+  std::optional<dra::AttributeValue> value = device.FindAttribute(id);
+  if (!value.has_value()) {
+    value = device.FindAttribute(absl::StrCat(device.driver(), "/", id));
+    if (!value.has_value()) return "";
   }
   using Kind = dra::AttributeValue::Kind;
-  if (it->second.kind != Kind::kString && it->second.kind != Kind::kVersion) return "";
-  return it->second.string_value;
+  if (value->kind() != Kind::kString && value->kind() != Kind::kVersion) return "";
+  return std::string(value->string_value());
 }
 
 // The first of `ids` the device publishes.
@@ -70,10 +73,10 @@ std::string TrimToLength(std::string name, size_t length) {
 }  // namespace
 
 api::DeviceSignature SignatureOf(const dra::Device& device) {
-  const DriverTerms& terms = TermsForDriver(device.driver);
   api::DeviceSignature s;
-  s.driver = device.driver;
-  if (IsKnownDriver(device.driver)) {
+  s.driver = std::string(device.driver());
+  const DriverTerms& terms = TermsForDriver(s.driver);
+  if (IsKnownDriver(s.driver)) {
     s.device_type = AttributeText(device, terms.type_attribute);
     s.product = AttributeText(device, terms.product_attribute);
     s.driver_version = AttributeText(device, terms.driver_version_attribute);
@@ -86,8 +89,8 @@ api::DeviceSignature SignatureOf(const dra::Device& device) {
     s.product = FirstAttributeText(device, {"productName", "model"});
     s.driver_version = AttributeText(device, "driverVersion");
   }
-  auto memory = device.capacity.find(terms.memory_capacity);
-  if (memory != device.capacity.end()) s.memory = memory->second.ToString();
+  const Quantity* memory = device.FindCapacity(terms.memory_capacity);
+  if (memory != nullptr) s.memory = memory->ToString();
   return s;
 }
 
@@ -116,12 +119,13 @@ std::string SignatureHash(const api::DeviceSignature& s) {
 
 NodeGroups BuildNodeGroups(const dra::Inventory& inventory) {
   const std::vector<dra::Device>& devices = inventory.devices();
-  std::map<std::pair<std::string, std::string>, const dra::PoolInfo*> pools;
+  // Keys view the inventory's pool infos.
+  std::map<std::pair<absl::string_view, absl::string_view>, const dra::PoolInfo*> pools;
   for (const dra::PoolInfo& pool : inventory.pools()) pools[{pool.driver, pool.name}] = &pool;
 
   struct Accumulator {
     api::DeviceSignature signature;
-    std::set<std::string> nodes;
+    std::set<std::string, std::less<>> nodes;
     int64_t devices = 0;
     std::set<std::pair<std::string, std::string>> incomplete;
   };
@@ -135,10 +139,11 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory) {
     Accumulator& acc = accumulators[it->second];
     signature_of_device[d] = static_cast<uint32_t>(it->second);
     ++acc.devices;
-    if (!devices[d].node.empty()) acc.nodes.insert(devices[d].node);
-    auto pool = pools.find({devices[d].driver, devices[d].pool});
+    const absl::string_view node = devices[d].node();
+    if (!node.empty() && acc.nodes.find(node) == acc.nodes.end()) acc.nodes.emplace(node);
+    auto pool = pools.find({devices[d].driver(), devices[d].pool()});
     if (pool != pools.end() && pool->second->incomplete) {
-      acc.incomplete.insert({devices[d].driver, devices[d].pool});
+      acc.incomplete.insert({pool->second->driver, pool->second->name});
     }
   }
 

@@ -2,6 +2,8 @@
 #include "controller/profile/selector_paths.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -120,31 +122,39 @@ class PathCollector {
 
 // The attribute/capacity entry of `device` at (domain, id): unqualified names are in the
 // driver's domain, and a qualified name in the driver's own domain means the same entry.
-template <typename Map>
-const typename Map::mapped_type* Lookup(const Map& map, const dra::Device& device,
-                                        const std::string& domain, const std::string& id) {
-  if (domain == device.driver) {
-    auto it = map.find(id);
-    if (it != map.end()) return &it->second;
+std::optional<dra::AttributeValue> LookupAttribute(const dra::Device& device,
+                                                   const std::string& domain,
+                                                   const std::string& id) {
+  if (domain == device.driver()) {
+    std::optional<dra::AttributeValue> value = device.FindAttribute(id);
+    if (value.has_value()) return value;
   }
-  auto it = map.find(absl::StrCat(domain, "/", id));
-  return it == map.end() ? nullptr : &it->second;
+  return device.FindAttribute(absl::StrCat(domain, "/", id));
+}
+
+const Quantity* LookupCapacity(const dra::Device& device, const std::string& domain,
+                               const std::string& id) {
+  if (domain == device.driver()) {
+    const Quantity* value = device.FindCapacity(id);
+    if (value != nullptr) return value;
+  }
+  return device.FindCapacity(absl::StrCat(domain, "/", id));
 }
 
 void AppendAttribute(const dra::AttributeValue& value, std::string* key) {
   using Kind = dra::AttributeValue::Kind;
-  switch (value.kind) {
+  switch (value.kind()) {
     case Kind::kInt:
-      absl::StrAppend(key, "i", value.int_value);
+      absl::StrAppend(key, "i", value.int_value());
       break;
     case Kind::kBool:
-      absl::StrAppend(key, value.bool_value ? "t" : "f");
+      absl::StrAppend(key, value.bool_value() ? "t" : "f");
       break;
     case Kind::kString:
-      absl::StrAppend(key, "s", value.string_value.size(), ":", value.string_value);
+      absl::StrAppend(key, "s", value.string_value().size(), ":", value.string_value());
       break;
     case Kind::kVersion:
-      absl::StrAppend(key, "v", value.string_value.size(), ":", value.string_value);
+      absl::StrAppend(key, "v", value.string_value().size(), ":", value.string_value());
       break;
   }
 }
@@ -175,11 +185,12 @@ void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath
   for (const DevicePath& path : paths) {
     switch (path.kind) {
       case DevicePath::Kind::kDriver:
-        absl::StrAppend(key, device.driver.size(), ":", device.driver);
+        absl::StrAppend(key, device.driver().size(), ":", device.driver());
         break;
       case DevicePath::Kind::kAttribute: {
-        const dra::AttributeValue* value = Lookup(device.attributes, device, path.domain, path.id);
-        if (value == nullptr) {
+        const std::optional<dra::AttributeValue> value =
+            LookupAttribute(device, path.domain, path.id);
+        if (!value.has_value()) {
           key->push_back('-');
         } else {
           AppendAttribute(*value, key);
@@ -187,7 +198,7 @@ void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath
         break;
       }
       case DevicePath::Kind::kCapacity: {
-        const Quantity* value = Lookup(device.capacity, device, path.domain, path.id);
+        const Quantity* value = LookupCapacity(device, path.domain, path.id);
         if (value == nullptr) {
           key->push_back('-');
         } else {

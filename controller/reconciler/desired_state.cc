@@ -83,11 +83,9 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   // computation rebuild again rather than miss it.
   const uint64_t slices_version = cache_->slices_version();
   if (inventory_ == nullptr || inventory_version_ != slices_version) {
-    std::vector<dra::ResourceSlice> slices;
-    if (const auto* store = cache_->slices()) {
-      for (const auto& s : store->List()) slices.push_back(*s);
-    }
-    inventory_.reset();  // free the old devices before building the new ones
+    std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
+    if (const auto* store = cache_->slices()) slices = store->List();
+    // The inventory shares the cached slices' device storage: building it copies no device.
     inventory_ =
         std::make_shared<const dra::Inventory>(dra::Inventory::FromSlices(std::move(slices)));
     inventory_version_ = slices_version;

@@ -16,62 +16,47 @@ namespace {
 
 using ::testing::HasSubstr;
 
-dra::AttributeValue Str(std::string s) {
-  dra::AttributeValue a;
-  a.kind = dra::AttributeValue::Kind::kString;
-  a.string_value = std::move(s);
-  return a;
+dra::AttributeValue Str(absl::string_view s) { return dra::AttributeValue::String(s); }
+
+// A version attribute; its text need not be strict semver (ParseVersion then yields nullopt).
+dra::AttributeValue Ver(absl::string_view s) { return dra::AttributeValue::Version(s); }
+
+dra::AttributeValue Int(int64_t i) { return dra::AttributeValue::Int(i); }
+
+dra::DeviceBuilder A100Builder() {
+  dra::DeviceBuilder b("gpu-0");
+  b.Driver("gpu.nvidia.com").Pool("a100-node-1", 0).Node("a100-node-1");
+  b.Attribute("type", Str("gpu"));
+  b.Attribute("productName", Str("NVIDIA A100-SXM4-40GB"));
+  b.Attribute("architecture", Str("Ampere"));
+  b.Attribute("cudaComputeCapability", Ver("8.0.0"));
+  b.Attribute("driverVersion", Ver("550.127.8"));
+  b.Attribute("resource.kubernetes.io/pcieRoot", Str("pci0000:00"));
+  b.Attribute("index", Int(0));
+  b.Capacity("memory", *Quantity::Parse("40Gi"));
+  return b;
 }
 
-dra::AttributeValue Ver(const std::string& s) {
-  dra::AttributeValue a;
-  a.kind = dra::AttributeValue::Kind::kVersion;
-  a.string_value = s;
-  auto v = Semver::ParseStrict(s);
-  if (v.ok()) a.version = *v;
-  return a;
-}
-
-dra::AttributeValue Int(int64_t i) {
-  dra::AttributeValue a;
-  a.kind = dra::AttributeValue::Kind::kInt;
-  a.int_value = i;
-  return a;
-}
-
-dra::Device A100() {
-  dra::Device d;
-  d.driver = "gpu.nvidia.com";
-  d.pool = d.node = "a100-node-1";
-  d.name = "gpu-0";
-  d.attributes["type"] = Str("gpu");
-  d.attributes["productName"] = Str("NVIDIA A100-SXM4-40GB");
-  d.attributes["architecture"] = Str("Ampere");
-  d.attributes["cudaComputeCapability"] = Ver("8.0.0");
-  d.attributes["driverVersion"] = Ver("550.127.8");
-  d.attributes["resource.kubernetes.io/pcieRoot"] = Str("pci0000:00");
-  d.attributes["index"] = Int(0);
-  d.capacity["memory"] = *Quantity::Parse("40Gi");
-  return d;
-}
+dra::Device A100() { return A100Builder().Build(); }
 
 dra::Device L40S() {
-  dra::Device d = A100();
-  d.node = d.pool = "l40s-node-1";
-  d.attributes["productName"] = Str("NVIDIA L40S");
-  d.attributes["architecture"] = Str("Ada Lovelace");
-  d.attributes["cudaComputeCapability"] = Ver("8.9.0");
-  d.attributes["driverVersion"] = Ver("570.133.20");
-  d.attributes.erase("index");
-  d.capacity["memory"] = *Quantity::Parse("46068Mi");
-  return d;
+  dra::DeviceBuilder b = A100Builder();
+  b.Node("l40s-node-1").Pool("l40s-node-1", 0);
+  b.Attribute("productName", Str("NVIDIA L40S"));
+  b.Attribute("architecture", Str("Ada Lovelace"));
+  b.Attribute("cudaComputeCapability", Ver("8.9.0"));
+  b.Attribute("driverVersion", Ver("570.133.20"));
+  b.RemoveAttribute("index");
+  b.Capacity("memory", *Quantity::Parse("46068Mi"));
+  return b.Build();
 }
 
-Value Select(const std::string& expr, const dra::Device& device, const std::string& version = "1.34") {
+Value Select(const std::string& expr, const dra::Device& device,
+             const std::string& version = "1.34") {
   CompileOptions options;
   options.require_bool_result = true;
-  auto program = Compile(expr, Environment::ForDeviceSelectors(*KubeVersion::Parse(version)),
-                         options);
+  auto program =
+      Compile(expr, Environment::ForDeviceSelectors(*KubeVersion::Parse(version)), options);
   if (!program.ok()) return Value::Error("COMPILE: " + std::string(program.status().message()));
   return (*program)->Evaluate({MakeDeviceValue(device)});
 }
@@ -108,16 +93,16 @@ TEST(DeviceSelectorTest, MissingAttributeIsARuntimeErrorNotFalse) {
   ASSERT_TRUE(v.is_error());
   EXPECT_EQ(v.error_message(), "no such key: index");
   // A presence check first makes it safe.
-  EXPECT_TRUE(Select(std::string("'index' in ") + kNv + " && " + kNv + ".index == 0", L40S())
-                  .IsFalse());
+  EXPECT_TRUE(
+      Select(std::string("'index' in ") + kNv + " && " + kNv + ".index == 0", L40S()).IsFalse());
   EXPECT_TRUE(Select(std::string("has(") + kNv + ".index)", L40S()).IsFalse());
 }
 
 TEST(DeviceSelectorTest, UnknownDomainIsAnEmptyMap) {
   EXPECT_TRUE(Select("'no-such-domain' in device.attributes", A100()).IsFalse());
   EXPECT_TRUE(Select("size(device.attributes['no-such-domain']) == 0", A100()).IsTrue());
-  Value v = Select("device.attributes['no-such-domain'].noSuchAttr.isGreaterThan(quantity('0'))",
-                A100());
+  Value v =
+      Select("device.attributes['no-such-domain'].noSuchAttr.isGreaterThan(quantity('0'))", A100());
   ASSERT_TRUE(v.is_error());
   EXPECT_EQ(v.error_message(), "no such key: noSuchAttr");
 }

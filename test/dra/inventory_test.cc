@@ -8,12 +8,13 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test/testing/test_paths.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -50,7 +51,7 @@ std::vector<ManifestObject> Parse(const std::vector<std::string>& documents,
 std::vector<std::string> DeviceKeys(const Inventory& inventory) {
   std::vector<std::string> keys;
   for (const Device& d : inventory.devices()) {
-    keys.push_back(absl::StrCat(d.node, "/", d.pool, "/", d.name, "/", d.driver));
+    keys.push_back(absl::StrCat(d.node(), "/", d.pool(), "/", d.name(), "/", d.driver()));
   }
   return keys;
 }
@@ -249,30 +250,33 @@ TEST(InventoryTest, ExampleFleetInBothApiVersions) {
     std::set<std::string> uuids;
     std::set<std::string> nodes;
     for (const Device& d : inventory.devices()) {
-      const std::string uuid = d.attributes.at("uuid").string_value;
+      const std::string uuid(d.FindAttribute("uuid").value().string_value());
       uuids.insert(uuid);
-      nodes.insert(d.node);
-      ASSERT_TRUE(d.attributes.at("driverVersion").version.has_value()) << d.name;
-      ASSERT_TRUE(d.attributes.at("cudaDriverVersion").version.has_value()) << d.name;
-      seen[dir].emplace_back(d.node, d.name, uuid);
-      if (d.node.rfind("a100", 0) == 0) {
-        EXPECT_EQ(d.attributes.at("productName").string_value, "NVIDIA A100-SXM4-40GB");
-        EXPECT_EQ(d.attributes.at("driverVersion").string_value, "550.127.8");
-        EXPECT_EQ(d.attributes.at("cudaDriverVersion").string_value, "12.4.0");
-        EXPECT_EQ(d.capacity.at("memory").ToString(), "40Gi");
+      nodes.insert(std::string(d.node()));
+      ASSERT_TRUE(d.FindAttribute("driverVersion").value().ParseVersion().has_value()) << d.name();
+      ASSERT_TRUE(d.FindAttribute("cudaDriverVersion").value().ParseVersion().has_value())
+          << d.name();
+      seen[dir].emplace_back(d.node(), d.name(), uuid);
+      const Quantity* memory = d.FindCapacity("memory");
+      ASSERT_NE(memory, nullptr) << d.name();
+      if (absl::StartsWith(d.node(), "a100")) {
+        EXPECT_EQ(d.FindAttribute("productName").value().string_value(), "NVIDIA A100-SXM4-40GB");
+        EXPECT_EQ(d.FindAttribute("driverVersion").value().string_value(), "550.127.8");
+        EXPECT_EQ(d.FindAttribute("cudaDriverVersion").value().string_value(), "12.4.0");
+        EXPECT_EQ(memory->ToString(), "40Gi");
       } else {
-        EXPECT_EQ(d.attributes.at("productName").string_value, "NVIDIA L40S");
-        EXPECT_EQ(d.attributes.at("driverVersion").string_value, "570.133.20");
-        EXPECT_EQ(d.attributes.at("cudaDriverVersion").string_value, "12.8.0");
-        EXPECT_EQ(d.capacity.at("memory").ToString(), "46068Mi");
+        EXPECT_EQ(d.FindAttribute("productName").value().string_value(), "NVIDIA L40S");
+        EXPECT_EQ(d.FindAttribute("driverVersion").value().string_value(), "570.133.20");
+        EXPECT_EQ(d.FindAttribute("cudaDriverVersion").value().string_value(), "12.8.0");
+        EXPECT_EQ(memory->ToString(), "46068Mi");
       }
       if (std::string(dir) == "fleet") {
-        EXPECT_EQ(d.attributes.count("resource.kubernetes.io/pciBusID"), 1u);
-        EXPECT_EQ(d.attributes.count("minor"), 0u);
+        EXPECT_TRUE(d.FindAttribute("resource.kubernetes.io/pciBusID").has_value());
+        EXPECT_FALSE(d.FindAttribute("minor").has_value());
       } else {
-        EXPECT_EQ(d.attributes.count("resource.kubernetes.io/pciBusID"), 0u);
-        EXPECT_EQ(d.attributes.count("pcieBusID"), 1u);
-        EXPECT_EQ(d.attributes.count("index"), 1u);
+        EXPECT_FALSE(d.FindAttribute("resource.kubernetes.io/pciBusID").has_value());
+        EXPECT_TRUE(d.FindAttribute("pcieBusID").has_value());
+        EXPECT_TRUE(d.FindAttribute("index").has_value());
       }
     }
     EXPECT_EQ(uuids.size(), 16u) << dir;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,15 +33,17 @@ std::string Dump(const Inventory& inventory) {
                     " incomplete=", p.incomplete, " devices=", p.device_count, "\n");
   }
   for (const Device& d : inventory.devices()) {
-    absl::StrAppend(&out, "device ", d.driver, "/", d.pool, "/", d.name, " gen=", d.pool_generation,
-                    " slice=", d.slice_name, " node=", d.node, "\n");
-    for (const auto& [name, a] : d.attributes) {
-      absl::StrAppend(&out, "  ", name, " ", static_cast<int>(a.kind), " ", a.int_value, " ",
-                      a.bool_value, " ", a.string_value, " ",
-                      a.version ? a.version->ToString() : "-", "\n");
+    absl::StrAppend(&out, "device ", d.driver(), "/", d.pool(), "/", d.name(),
+                    " gen=", d.pool_generation(), " slice=", d.slice_name(), " node=", d.node(),
+                    "\n");
+    for (const NamedAttribute& a : d.attributes()) {
+      const std::optional<Semver> version = a.value.ParseVersion();
+      absl::StrAppend(&out, "  ", a.name, " ", static_cast<int>(a.value.kind()), " ",
+                      a.value.int_value(), " ", a.value.bool_value(), " ", a.value.string_value(),
+                      " ", version ? version->ToString() : "-", "\n");
     }
-    for (const auto& [name, q] : d.capacity)
-      absl::StrAppend(&out, "  ", name, "=", q.ToString(), "\n");
+    for (const NamedCapacity& c : d.capacity())
+      absl::StrAppend(&out, "  ", c.name, "=", c.value->ToString(), "\n");
   }
   return out;
 }

@@ -1,19 +1,21 @@
 // File: test/dra/resource_slice_test.cc
 #include "controller/dra/resource_slice.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test/testing/test_paths.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Pointee;
 using json = nlohmann::json;
 
 std::string TestData() { return ::gpuprofile::testing::SourceDir() + "/test/testdata/dra/"; }
@@ -65,27 +67,29 @@ TEST(DecodeResourceSliceTest, V1ExampleFromTheNvidiaDriver) {
                        DecodeResourceSlice(FromFile("resourceslice-a100-40gb.v1.yaml")));
   ASSERT_EQ(devices.size(), 2u);
   const Device& d = devices[0];
-  EXPECT_EQ(d.driver, "gpu.nvidia.com");
-  EXPECT_EQ(d.pool, "a100-node-1");
-  EXPECT_EQ(d.pool_generation, 1);
-  EXPECT_EQ(d.slice_name, "a100-node-1-gpu.nvidia.com-7kq2x");
-  EXPECT_EQ(d.node, "a100-node-1");
-  EXPECT_EQ(d.name, "gpu-0");
-  EXPECT_EQ(d.attributes.size(), 10u);
-  const AttributeValue& product = d.attributes.at("productName");
-  EXPECT_EQ(product.kind, AttributeValue::Kind::kString);
-  EXPECT_EQ(product.string_value, "NVIDIA A100-SXM4-40GB");
-  const AttributeValue& driver = d.attributes.at("driverVersion");
-  EXPECT_EQ(driver.kind, AttributeValue::Kind::kVersion);
-  EXPECT_EQ(driver.string_value, "550.127.8");
-  ASSERT_TRUE(driver.version.has_value());
-  EXPECT_EQ(driver.version->major(), 550u);
-  EXPECT_EQ(driver.version->minor(), 127u);
-  EXPECT_EQ(driver.version->patch(), 8u);
-  EXPECT_EQ(d.attributes.at("resource.kubernetes.io/pciBusID").string_value, "0000:07:00.0");
+  EXPECT_EQ(d.driver(), "gpu.nvidia.com");
+  EXPECT_EQ(d.pool(), "a100-node-1");
+  EXPECT_EQ(d.pool_generation(), 1);
+  EXPECT_EQ(d.slice_name(), "a100-node-1-gpu.nvidia.com-7kq2x");
+  EXPECT_EQ(d.node(), "a100-node-1");
+  EXPECT_EQ(d.name(), "gpu-0");
+  EXPECT_EQ(d.attributes().size(), 10u);
+  const AttributeValue product = d.FindAttribute("productName").value();
+  EXPECT_EQ(product.kind(), AttributeValue::Kind::kString);
+  EXPECT_EQ(product.string_value(), "NVIDIA A100-SXM4-40GB");
+  const AttributeValue driver = d.FindAttribute("driverVersion").value();
+  EXPECT_EQ(driver.kind(), AttributeValue::Kind::kVersion);
+  EXPECT_EQ(driver.string_value(), "550.127.8");
+  const std::optional<Semver> driver_version = driver.ParseVersion();
+  ASSERT_TRUE(driver_version.has_value());
+  EXPECT_EQ(driver_version->major(), 550u);
+  EXPECT_EQ(driver_version->minor(), 127u);
+  EXPECT_EQ(driver_version->patch(), 8u);
+  EXPECT_EQ(d.FindAttribute("resource.kubernetes.io/pciBusID").value().string_value(),
+            "0000:07:00.0");
   ASSERT_OK_AND_ASSIGN(Quantity forty_gi, Quantity::Parse("40Gi"));
-  EXPECT_EQ(d.capacity.at("memory"), forty_gi);
-  EXPECT_EQ(devices[1].name, "gpu-1");
+  EXPECT_THAT(d.FindCapacity("memory"), Pointee(forty_gi));
+  EXPECT_EQ(devices[1].name(), "gpu-1");
 }
 
 TEST(DecodeResourceSliceTest, V1Beta1ExampleUnwrapsBasic) {
@@ -96,16 +100,16 @@ TEST(DecodeResourceSliceTest, V1Beta1ExampleUnwrapsBasic) {
   EXPECT_EQ(slice.resource_slice_count, 1);
   ASSERT_EQ(slice.devices.size(), 2u);
   const Device& gpu = slice.devices[0];
-  EXPECT_EQ(gpu.attributes.at("minor").kind, AttributeValue::Kind::kInt);
-  EXPECT_EQ(gpu.attributes.at("minor").int_value, 0);
-  EXPECT_EQ(gpu.attributes.at("pcieBusID").string_value, "0000:07:00.0");
-  EXPECT_EQ(gpu.attributes.count("resource.kubernetes.io/pciBusID"), 0u);
+  EXPECT_EQ(gpu.FindAttribute("minor").value().kind(), AttributeValue::Kind::kInt);
+  EXPECT_EQ(gpu.FindAttribute("minor").value().int_value(), 0);
+  EXPECT_EQ(gpu.FindAttribute("pcieBusID").value().string_value(), "0000:07:00.0");
+  EXPECT_FALSE(gpu.FindAttribute("resource.kubernetes.io/pciBusID").has_value());
   const Device& mig = slice.devices[1];
-  EXPECT_EQ(mig.name, "gpu-0-mig-19-0-1");
-  EXPECT_EQ(mig.attributes.at("type").string_value, "mig");
-  EXPECT_EQ(mig.capacity.size(), 8u);
+  EXPECT_EQ(mig.name(), "gpu-0-mig-19-0-1");
+  EXPECT_EQ(mig.FindAttribute("type").value().string_value(), "mig");
+  EXPECT_EQ(mig.capacity().size(), 8u);
   ASSERT_OK_AND_ASSIGN(Quantity mig_memory, Quantity::Parse("4864Mi"));
-  EXPECT_EQ(mig.capacity.at("memory"), mig_memory);
+  EXPECT_THAT(mig.FindCapacity("memory"), Pointee(mig_memory));
 }
 
 TEST(DecodeResourceSliceTest, V1Beta2IsFlat) {
@@ -118,12 +122,12 @@ attributes:
 capacity:
   memory: {value: 46068Mi})"))));
   ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].attributes.at("productName").string_value, "NVIDIA L40S");
-  EXPECT_EQ(devices[0].attributes.at("sriov").kind, AttributeValue::Kind::kBool);
-  EXPECT_FALSE(devices[0].attributes.at("sriov").bool_value);
-  EXPECT_EQ(devices[0].attributes.at("numa").int_value, 1);
+  EXPECT_EQ(devices[0].FindAttribute("productName").value().string_value(), "NVIDIA L40S");
+  EXPECT_EQ(devices[0].FindAttribute("sriov").value().kind(), AttributeValue::Kind::kBool);
+  EXPECT_FALSE(devices[0].FindAttribute("sriov").value().bool_value());
+  EXPECT_EQ(devices[0].FindAttribute("numa").value().int_value(), 1);
   ASSERT_OK_AND_ASSIGN(Quantity memory, Quantity::Parse("46068Mi"));
-  EXPECT_EQ(devices[0].capacity.at("memory"), memory);
+  EXPECT_THAT(devices[0].FindCapacity("memory"), Pointee(memory));
 }
 
 TEST(DecodeResourceSliceTest, SameDataInEveryVersionDecodesTheSame) {
@@ -137,9 +141,11 @@ capacity:
   ASSERT_OK_AND_ASSIGN(auto v1beta1, DecodeResourceSlice(Object(Slice("v1beta1", body))));
   for (const auto* devices : {&v1beta2, &v1beta1}) {
     ASSERT_EQ(devices->size(), 1u);
-    EXPECT_EQ(devices->at(0).attributes.size(), v1[0].attributes.size());
-    EXPECT_EQ(devices->at(0).attributes.at("driverVersion").string_value, "570.133.20");
-    EXPECT_EQ(devices->at(0).capacity.at("memory"), v1[0].capacity.at("memory"));
+    EXPECT_EQ(devices->at(0).attributes().size(), v1[0].attributes().size());
+    EXPECT_EQ(devices->at(0).FindAttribute("driverVersion").value().string_value(), "570.133.20");
+    const Quantity* v1_memory = v1[0].FindCapacity("memory");
+    ASSERT_NE(v1_memory, nullptr);
+    EXPECT_THAT(devices->at(0).FindCapacity("memory"), Pointee(*v1_memory));
   }
 }
 
@@ -147,19 +153,20 @@ TEST(DecodeResourceSliceTest, NumericCapacityIsAQuantity) {
   ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(capacity:
   multiprocessors: {value: 14}
   quoted: {value: "14"})"))));
-  EXPECT_EQ(devices[0].capacity.at("multiprocessors"), Quantity::FromInt(14));
-  EXPECT_EQ(devices[0].capacity.at("quoted"), Quantity::FromInt(14));
+  EXPECT_THAT(devices[0].FindCapacity("multiprocessors"), Pointee(Quantity::FromInt(14)));
+  EXPECT_THAT(devices[0].FindCapacity("quoted"), Pointee(Quantity::FromInt(14)));
 }
 
 TEST(DecodeResourceSliceTest, VersionThatIsNotStrictSemverKeepsItsText) {
   ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(attributes:
   driverVersion: {version: 550.127.08}
   cc: {version: "8.0"})"))));
-  const AttributeValue& driver = devices[0].attributes.at("driverVersion");
-  EXPECT_EQ(driver.kind, AttributeValue::Kind::kVersion);
-  EXPECT_EQ(driver.string_value, "550.127.08");
-  EXPECT_FALSE(driver.version.has_value());
-  EXPECT_FALSE(devices[0].attributes.at("cc").version.has_value());
+  const AttributeValue driver = devices[0].FindAttribute("driverVersion").value();
+  EXPECT_EQ(driver.kind(), AttributeValue::Kind::kVersion);
+  EXPECT_EQ(driver.string_value(), "550.127.08");
+  EXPECT_FALSE(driver.ParseVersion().has_value());
+  const AttributeValue cc = devices[0].FindAttribute("cc").value();
+  EXPECT_FALSE(cc.ParseVersion().has_value());
 }
 
 TEST(DecodeResourceSliceTest, CounterOnlySliceHasNoDevices) {
@@ -197,8 +204,8 @@ spec:
     allNodes: true
 )")));
   ASSERT_EQ(devices.size(), 2u);
-  EXPECT_EQ(devices[0].node, "node-b");
-  EXPECT_EQ(devices[1].node, "");
+  EXPECT_EQ(devices[0].node(), "node-b");
+  EXPECT_EQ(devices[1].node(), "");
 }
 
 TEST(DecodeResourceSliceTest, UnknownFieldsAreIgnored) {
@@ -211,7 +218,7 @@ capacity:
 futureDeviceField: {anything: [1, 2]})",
                                                                       "  futureSpecField: x\n"))));
   ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].attributes.size(), 1u);
+  EXPECT_EQ(devices[0].attributes().size(), 1u);
 }
 
 TEST(DecodeResourceSliceTest, AttributeWithoutKindNamesObjectAndField) {

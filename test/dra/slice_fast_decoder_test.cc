@@ -49,17 +49,19 @@ std::string Dump(const ResourceSlice& s, int item_index) {
                    " driver=", s.driver, " pool=", s.pool, " generation=", s.pool_generation,
                    " count=", s.resource_slice_count, " node=", s.node_name, "\n");
   for (const Device& d : s.devices) {
-    absl::StrAppend(&out, "  device ", d.name, " driver=", d.driver, " pool=", d.pool,
-                    " generation=", d.pool_generation, " slice=", d.slice_name, " node=", d.node,
-                    "\n");
-    for (const auto& [name, a] : d.attributes) {
-      absl::StrAppend(&out, "    attribute ", name, " kind=", KindName(a.kind),
-                      " int=", a.int_value, " bool=", a.bool_value, " string=", a.string_value,
-                      " version=", a.version ? a.version->ToString() : "none", "\n");
+    absl::StrAppend(&out, "  device ", d.name(), " driver=", d.driver(), " pool=", d.pool(),
+                    " generation=", d.pool_generation(), " slice=", d.slice_name(),
+                    " node=", d.node(), "\n");
+    for (const NamedAttribute& a : d.attributes()) {
+      const std::optional<Semver> version = a.value.ParseVersion();
+      absl::StrAppend(&out, "    attribute ", a.name, " kind=", KindName(a.value.kind()),
+                      " int=", a.value.int_value(), " bool=", a.value.bool_value(),
+                      " string=", a.value.string_value(),
+                      " version=", version ? version->ToString() : "none", "\n");
     }
-    for (const auto& [name, q] : d.capacity) {
-      absl::StrAppend(&out, "    capacity ", name, "=", q.ToString(),
-                      " format=", static_cast<int>(q.format()), "\n");
+    for (const NamedCapacity& c : d.capacity()) {
+      absl::StrAppend(&out, "    capacity ", c.name, "=", c.value->ToString(),
+                      " format=", static_cast<int>(c.value->format()), "\n");
     }
   }
   return out;

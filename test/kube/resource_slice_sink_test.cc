@@ -109,8 +109,9 @@ TEST_F(ResourceSliceSinkTest, ReplaceDecodesEveryVersionAndReportsWhatDisappeare
   ResourceSlicePtr b = store_->Get("b");
   ASSERT_NE(b, nullptr);
   ASSERT_EQ(b->devices.size(), 1u);
-  EXPECT_EQ(b->devices[0].attributes.at("productName").string_value, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(b->devices[0].node, "b");
+  EXPECT_EQ(b->devices[0].FindAttribute("productName").value().string_value(),
+            "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(b->devices[0].node(), "b");
   EXPECT_EQ(store_->Get("c")->devices.size(), 3u);
 
   sink_->Replace({Slice("a", 2), Slice("d", 1)});

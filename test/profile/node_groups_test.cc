@@ -78,11 +78,12 @@ TEST(NodeGroupsTest, NamesAreSlugsShortenedWithAHashWhenTooLong) {
   s.driver_version = "580.95.5";
   EXPECT_EQ(BaseNodeGroupName(s), "nvidia-geforce-rtx-tm-4090-founders-edition-580.95.5");
   s.product = std::string(80, 'x');
-  dra::Device device;
-  device.driver = "gpu.example.com";
-  device.name = "gpu-0";
-  device.node = "n1";
-  device.attributes["model"].string_value = std::string(80, 'X');
+  const dra::Device device =
+      dra::DeviceBuilder("gpu-0")
+          .Driver("gpu.example.com")
+          .Node("n1")
+          .Attribute("model", dra::AttributeValue::String(std::string(80, 'X')))
+          .Build();
   dra::ResourceSlice slice;
   slice.name = "s";
   slice.driver = "gpu.example.com";

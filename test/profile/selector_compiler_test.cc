@@ -275,7 +275,7 @@ TEST(SelectorCompilerTest, GeneratedSelectorsAreAcceptedAndNeverRaiseErrors) {
         for (size_t d = 0; d < devices.size(); ++d) {
           const cel::Value result = term.program->Evaluate({devices[d]});
           EXPECT_TRUE(result.is_bool()) << version << " " << term.expression << " on "
-                                        << all[d].name << ": " << result.DebugString();
+                                        << all[d].name() << ": " << result.DebugString();
         }
       }
     }

@@ -54,16 +54,19 @@ TEST(SelectorPathsTest, WholeMapsComputedKeysAndShadowingAreNotReducible) {
 }
 
 TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
-  dra::Device a;
-  a.driver = "gpu.nvidia.com";
-  a.attributes["productName"].string_value = "A";
-  a.capacity["memory"] = *Quantity::Parse("40Gi");
-  dra::Device b = a;
-  b.name = "other";  // not read: same key
-  dra::Device c = a;
-  c.attributes.erase("productName");
-  dra::Device d = a;
-  d.attributes["productName"].kind = dra::AttributeValue::Kind::kVersion;  // same text, other type
+  dra::DeviceBuilder builder("");
+  builder.Driver("gpu.nvidia.com")
+      .Attribute("productName", dra::AttributeValue::String("A"))
+      .Capacity("memory", *Quantity::Parse("40Gi"));
+  const dra::Device a = builder.Build();
+  const dra::Device b = dra::DeviceBuilder(builder).Name("other").Build();  // not read: same key
+  dra::DeviceBuilder without_product = builder;
+  without_product.RemoveAttribute("productName");
+  const dra::Device c = without_product.Build();
+  const dra::Device d =  // same text, other type
+      dra::DeviceBuilder(builder)
+          .Attribute("productName", dra::AttributeValue::Version("A"))
+          .Build();
   const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
                                          Attr("gpu.nvidia.com", "productName"),
                                          Cap("gpu.nvidia.com", "memory")};
@@ -76,8 +79,9 @@ TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
   EXPECT_NE(key(a), key(c));
   EXPECT_NE(key(a), key(d));
   // A qualified name in the driver's own domain is the same attribute.
-  dra::Device e = c;
-  e.attributes["gpu.nvidia.com/productName"].string_value = "A";
+  const dra::Device e =
+      without_product.Attribute("gpu.nvidia.com/productName", dra::AttributeValue::String("A"))
+          .Build();
   EXPECT_EQ(key(a), key(e));
 }
 

@@ -1,0 +1,711 @@
+// File: test/dra/device_test.cc
+// The compact device model (controller/dra/device.h): what the builders keep, in which order,
+// how values read back, and how long the views live.
+#include "controller/dra/device.h"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+Quantity Q(absl::string_view text) {
+  absl::StatusOr<Quantity> q = Quantity::Parse(text);
+  EXPECT_TRUE(q.ok()) << text << ": " << q.status();
+  return q.ok() ? *q : Quantity();
+}
+
+std::vector<std::string> AttributeNames(const Device& d) {
+  std::vector<std::string> out;
+  for (const NamedAttribute& a : d.attributes()) out.emplace_back(a.name);
+  return out;
+}
+
+std::vector<std::string> CapacityNames(const Device& d) {
+  std::vector<std::string> out;
+  for (const NamedCapacity& c : d.capacity()) out.emplace_back(c.name);
+  return out;
+}
+
+// "name=value" of every capacity, in order, with the quantity as printed.
+std::vector<std::string> Capacities(const Device& d) {
+  std::vector<std::string> out;
+  for (const NamedCapacity& c : d.capacity()) {
+    EXPECT_NE(c.value, nullptr);
+    out.push_back(absl::StrCat(c.name, "=", c.value->ToString()));
+  }
+  return out;
+}
+
+// The attribute `name`, or a failure (not a crash) when it is missing.
+AttributeValue Attr(const Device& d, absl::string_view name) {
+  std::optional<AttributeValue> v = d.FindAttribute(name);
+  if (!v.has_value()) {
+    ADD_FAILURE() << "no attribute " << name << " in " << d.DebugString();
+    return AttributeValue::String("<missing>");
+  }
+  return *v;
+}
+
+TEST(AttributeValueTest, FactoriesAndAccessors) {
+  const AttributeValue i = AttributeValue::Int(-7);
+  EXPECT_EQ(i.kind(), AttributeValue::Kind::kInt);
+  EXPECT_EQ(i.int_value(), -7);
+  EXPECT_FALSE(i.bool_value());
+  EXPECT_EQ(i.string_value(), "");
+  EXPECT_EQ(i.ParseVersion(), std::nullopt);
+
+  const AttributeValue b = AttributeValue::Bool(true);
+  EXPECT_EQ(b.kind(), AttributeValue::Kind::kBool);
+  EXPECT_TRUE(b.bool_value());
+  EXPECT_EQ(b.int_value(), 0);
+  EXPECT_EQ(b.string_value(), "");
+  EXPECT_FALSE(AttributeValue::Bool(false).bool_value());
+
+  const AttributeValue s = AttributeValue::String("1.2.3");
+  EXPECT_EQ(s.kind(), AttributeValue::Kind::kString);
+  EXPECT_EQ(s.string_value(), "1.2.3");
+  EXPECT_EQ(s.int_value(), 0);
+  EXPECT_FALSE(s.bool_value());
+  EXPECT_EQ(s.ParseVersion(),
+            std::nullopt);  // a string is not a version, even if it looks like one
+
+  const AttributeValue v = AttributeValue::Version("1.2.3");
+  EXPECT_EQ(v.kind(), AttributeValue::Kind::kVersion);
+  EXPECT_EQ(v.string_value(), "1.2.3");
+  ASSERT_TRUE(v.ParseVersion().has_value());
+  EXPECT_EQ(v.ParseVersion()->ToString(), "1.2.3");
+
+  const AttributeValue empty;
+  EXPECT_EQ(empty.kind(), AttributeValue::Kind::kString);
+  EXPECT_EQ(empty.string_value(), "");
+
+  EXPECT_EQ(AttributeValue::Int(1), AttributeValue::Int(1));
+  EXPECT_NE(AttributeValue::Int(1), AttributeValue::Int(2));
+  EXPECT_NE(AttributeValue::Int(1), AttributeValue::Bool(true));
+  EXPECT_NE(AttributeValue::String("1.2.3"), AttributeValue::Version("1.2.3"));
+  EXPECT_EQ(AttributeValue::String("x"), AttributeValue::String(std::string("x")));
+}
+
+TEST(DeviceSetBuilderTest, KeepsDevicesInOrderAndSortsEntriesByNameInByteOrder) {
+  DeviceSetBuilder builder("gpu.example.com", "pool-1", 7, "slice-1");
+  builder.AddDevice("gpu-z", "node-a");
+  builder.AddAttribute("b", AttributeValue::Int(2));
+  builder.AddAttribute("a", AttributeValue::Int(1));
+  builder.AddAttribute("Z", AttributeValue::Int(0));
+  builder.AddAttribute("resource.kubernetes.io/pcieRoot", AttributeValue::String("pci0"));
+  builder.AddAttribute("_x", AttributeValue::Int(3));
+  builder.AddCapacity("memory", Q("1Gi"));
+  builder.AddCapacity("Cores", Q("8"));
+  builder.AddCapacity("bandwidth", Q("10"));
+  builder.AddDevice("gpu-a", "node-a");
+  builder.AddAttribute("y", AttributeValue::Bool(true));
+  builder.AddAttribute("x", AttributeValue::Bool(false));
+  builder.AddDevice("gpu-m", "node-a");
+  EXPECT_EQ(builder.device_count(), 3u);
+  const std::vector<Device> devices = std::move(builder).Build();
+
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_EQ(devices[0].name(), "gpu-z");
+  EXPECT_EQ(devices[1].name(), "gpu-a");
+  EXPECT_EQ(devices[2].name(), "gpu-m");
+  for (const Device& d : devices) {
+    EXPECT_EQ(d.driver(), "gpu.example.com");
+    EXPECT_EQ(d.pool(), "pool-1");
+    EXPECT_EQ(d.pool_generation(), 7);
+    EXPECT_EQ(d.slice_name(), "slice-1");
+    EXPECT_EQ(d.node(), "node-a");
+  }
+  // Byte order: upper case before "_" before lower case; "." sorts before letters.
+  EXPECT_THAT(AttributeNames(devices[0]),
+              ElementsAre("Z", "_x", "a", "b", "resource.kubernetes.io/pcieRoot"));
+  EXPECT_THAT(CapacityNames(devices[0]), ElementsAre("Cores", "bandwidth", "memory"));
+  EXPECT_THAT(Capacities(devices[0]), ElementsAre("Cores=8", "bandwidth=10", "memory=1Gi"));
+  EXPECT_EQ(devices[0].attributes()[0].value, AttributeValue::Int(0));
+  EXPECT_EQ(devices[0].attributes()[1].value, AttributeValue::Int(3));
+  EXPECT_EQ(devices[0].attributes()[2].value, AttributeValue::Int(1));
+  EXPECT_EQ(devices[0].attributes()[3].value, AttributeValue::Int(2));
+  EXPECT_EQ(devices[0].attributes()[4].value.string_value(), "pci0");
+  EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("x", "y"));
+  EXPECT_FALSE(Attr(devices[1], "x").bool_value());
+  EXPECT_TRUE(Attr(devices[1], "y").bool_value());
+  EXPECT_TRUE(devices[1].capacity().empty());
+  EXPECT_TRUE(devices[2].attributes().empty());
+  EXPECT_TRUE(devices[2].capacity().empty());
+}
+
+TEST(DeviceBuilderTest, SortsEntriesByNameInByteOrder) {
+  const Device d = DeviceBuilder("gpu-0")
+                       .Attribute("b", AttributeValue::Int(2))
+                       .Attribute("a", AttributeValue::Int(1))
+                       .Attribute("Z", AttributeValue::Int(0))
+                       .Capacity("m", Q("1"))
+                       .Capacity("M", Q("2"))
+                       .Build();
+  EXPECT_THAT(AttributeNames(d), ElementsAre("Z", "a", "b"));
+  EXPECT_THAT(Capacities(d), ElementsAre("M=2", "m=1"));
+}
+
+TEST(DeviceSetBuilderTest, ANameAddedTwiceKeepsTheLastValue) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.AddDevice("gpu-0", "");
+  builder.AddAttribute("x", AttributeValue::Int(1));
+  builder.AddAttribute("y", AttributeValue::String("first"));
+  builder.AddAttribute("x", AttributeValue::String("second"));  // another kind, too
+  builder.AddAttribute("y", AttributeValue::String("last"));
+  builder.AddAttribute("x", AttributeValue::Version("1.0.0"));
+  builder.AddCapacity("memory", Q("1Gi"));
+  builder.AddCapacity("memory", Q("2Gi"));
+  builder.AddDevice("gpu-1", "");
+  builder.AddAttribute("x", AttributeValue::Bool(true));
+  builder.AddAttribute("x", AttributeValue::Bool(false));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+
+  EXPECT_THAT(AttributeNames(devices[0]), ElementsAre("x", "y"));
+  EXPECT_EQ(Attr(devices[0], "x"), AttributeValue::Version("1.0.0"));
+  EXPECT_EQ(Attr(devices[0], "y").string_value(), "last");
+  EXPECT_THAT(Capacities(devices[0]), ElementsAre("memory=2Gi"));
+  EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("x"));
+  EXPECT_EQ(Attr(devices[1], "x"), AttributeValue::Bool(false));
+}
+
+TEST(DeviceBuilderTest, ANameSetTwiceKeepsTheLastValue) {
+  const Device d = DeviceBuilder()
+                       .Attribute("x", AttributeValue::Int(1))
+                       .Attribute("x", AttributeValue::String("s"))
+                       .Capacity("memory", Q("1Gi"))
+                       .Capacity("memory", Q("3Gi"))
+                       .Build();
+  EXPECT_THAT(AttributeNames(d), ElementsAre("x"));
+  EXPECT_EQ(Attr(d, "x"), AttributeValue::String("s"));
+  EXPECT_THAT(Capacities(d), ElementsAre("memory=3Gi"));
+}
+
+// The values of every kind, as both builders keep them.
+std::vector<std::pair<std::string, AttributeValue>> EveryKind(const std::string& non_utf8,
+                                                              const std::string& with_nul) {
+  return {
+      {"int-zero", AttributeValue::Int(0)},
+      {"int-negative", AttributeValue::Int(-42)},
+      {"int-min", AttributeValue::Int(std::numeric_limits<int64_t>::min())},
+      {"int-max", AttributeValue::Int(std::numeric_limits<int64_t>::max())},
+      {"bool-true", AttributeValue::Bool(true)},
+      {"bool-false", AttributeValue::Bool(false)},
+      {"string", AttributeValue::String("NVIDIA A100-SXM4-40GB")},
+      {"string-empty", AttributeValue::String("")},
+      {"string-non-utf8", AttributeValue::String(non_utf8)},
+      {"string-nul", AttributeValue::String(with_nul)},
+      {"version", AttributeValue::Version("1.2.3-rc.1+build.5")},
+      {"version-leading-zero", AttributeValue::Version("550.127.08")},
+      {"version-two-parts", AttributeValue::Version("8.0")},
+      {"version-empty", AttributeValue::Version("")},
+  };
+}
+
+void ExpectEveryKind(const Device& d) {
+  SCOPED_TRACE(d.DebugString());
+  ASSERT_EQ(d.attributes().size(), 14u);
+  for (const char* name : {"int-zero", "int-negative", "int-min", "int-max"}) {
+    EXPECT_EQ(Attr(d, name).kind(), AttributeValue::Kind::kInt) << name;
+  }
+  EXPECT_EQ(Attr(d, "int-zero").int_value(), 0);
+  EXPECT_EQ(Attr(d, "int-negative").int_value(), -42);
+  EXPECT_EQ(Attr(d, "int-min").int_value(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(Attr(d, "int-max").int_value(), std::numeric_limits<int64_t>::max());
+
+  EXPECT_EQ(Attr(d, "bool-true").kind(), AttributeValue::Kind::kBool);
+  EXPECT_TRUE(Attr(d, "bool-true").bool_value());
+  EXPECT_EQ(Attr(d, "bool-false").kind(), AttributeValue::Kind::kBool);
+  EXPECT_FALSE(Attr(d, "bool-false").bool_value());
+
+  EXPECT_EQ(Attr(d, "string").kind(), AttributeValue::Kind::kString);
+  EXPECT_EQ(Attr(d, "string").string_value(), "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(Attr(d, "string-empty").kind(), AttributeValue::Kind::kString);
+  EXPECT_EQ(Attr(d, "string-empty").string_value(), "");
+  EXPECT_EQ(Attr(d, "string-non-utf8").string_value(), absl::string_view("\xff\xfe\x80 gpu"));
+  EXPECT_EQ(Attr(d, "string-nul").string_value(), absl::string_view("a\0b", 3));
+  EXPECT_EQ(Attr(d, "string-nul").string_value().size(), 3u);
+
+  const AttributeValue version = Attr(d, "version");
+  EXPECT_EQ(version.kind(), AttributeValue::Kind::kVersion);
+  EXPECT_EQ(version.string_value(), "1.2.3-rc.1+build.5");
+  const std::optional<Semver> parsed = version.ParseVersion();
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->major(), 1u);
+  EXPECT_EQ(parsed->minor(), 2u);
+  EXPECT_EQ(parsed->patch(), 3u);
+  // Not strict semver: the text is kept, ParseVersion() says it is not a version.
+  for (const auto& [name, text] :
+       std::vector<std::pair<std::string, std::string>>{{"version-leading-zero", "550.127.08"},
+                                                        {"version-two-parts", "8.0"},
+                                                        {"version-empty", ""}}) {
+    const AttributeValue v = Attr(d, name);
+    EXPECT_EQ(v.kind(), AttributeValue::Kind::kVersion) << name;
+    EXPECT_EQ(v.string_value(), text) << name;
+    EXPECT_EQ(v.ParseVersion(), std::nullopt) << name;
+  }
+}
+
+TEST(DeviceSetBuilderTest, EveryKindRoundTrips) {
+  const std::string non_utf8 = "\xff\xfe\x80 gpu";
+  const std::string with_nul("a\0b", 3);
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.AddDevice("gpu-0", "n");
+  for (const auto& [name, value] : EveryKind(non_utf8, with_nul)) builder.AddAttribute(name, value);
+  // The same values on a second device of the block (the texts are kept once).
+  builder.AddDevice("gpu-1", "n");
+  for (const auto& [name, value] : EveryKind(non_utf8, with_nul)) builder.AddAttribute(name, value);
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+  ExpectEveryKind(devices[0]);
+  ExpectEveryKind(devices[1]);
+}
+
+TEST(DeviceBuilderTest, EveryKindRoundTrips) {
+  const std::string non_utf8 = "\xff\xfe\x80 gpu";
+  const std::string with_nul("a\0b", 3);
+  DeviceBuilder builder;
+  for (const auto& [name, value] : EveryKind(non_utf8, with_nul)) builder.Attribute(name, value);
+  ExpectEveryKind(builder.Build());
+}
+
+TEST(DeviceSetBuilderTest, TextsThatCoincideAreReadBackIntact) {
+  // Equal texts are kept once per block; each use must still read its own value.
+  DeviceSetBuilder builder("gpu", "gpu", 1, "gpu-0");
+  builder.AddDevice("gpu-0", "gpu");
+  builder.AddAttribute("gpu", AttributeValue::String("gpu"));
+  builder.AddAttribute("type", AttributeValue::Version("gpu-0"));
+  builder.AddAttribute("empty", AttributeValue::String(""));
+  builder.AddCapacity("gpu", Q("1"));
+  builder.AddDevice("gpu", "");
+  builder.AddAttribute("gpu-0", AttributeValue::String("gp"));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].driver(), "gpu");
+  EXPECT_EQ(devices[0].pool(), "gpu");
+  EXPECT_EQ(devices[0].slice_name(), "gpu-0");
+  EXPECT_EQ(devices[0].name(), "gpu-0");
+  EXPECT_EQ(devices[0].node(), "gpu");
+  EXPECT_EQ(Attr(devices[0], "gpu"), AttributeValue::String("gpu"));
+  EXPECT_EQ(Attr(devices[0], "type"), AttributeValue::Version("gpu-0"));
+  EXPECT_EQ(Attr(devices[0], "empty"), AttributeValue::String(""));
+  EXPECT_THAT(Capacities(devices[0]), ElementsAre("gpu=1"));
+  EXPECT_EQ(devices[1].name(), "gpu");
+  EXPECT_EQ(devices[1].node(), "");
+  EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("gpu-0"));
+  EXPECT_EQ(Attr(devices[1], "gpu-0"), AttributeValue::String("gp"));
+}
+
+TEST(DeviceTest, FindAttributeAndFindCapacityHitAndMiss) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.AddDevice("gpu-0", "n");
+  builder.AddAttribute("productName", AttributeValue::String("L40S"));
+  builder.AddAttribute("resource.kubernetes.io/pcieRoot", AttributeValue::String("pci0"));
+  builder.AddAttribute("index", AttributeValue::Int(3));
+  builder.AddCapacity("memory", Q("46068Mi"));
+  builder.AddCapacity("cores", Q("142"));
+  builder.AddDevice("gpu-1", "n");
+  builder.AddAttribute("only-on-1", AttributeValue::Bool(true));
+  builder.AddCapacity("only-on-1", Q("1"));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+  const Device& d = devices[0];
+
+  ASSERT_TRUE(d.FindAttribute("productName").has_value());
+  EXPECT_EQ(d.FindAttribute("productName")->string_value(), "L40S");
+  EXPECT_EQ(d.FindAttribute("resource.kubernetes.io/pcieRoot")->string_value(), "pci0");
+  EXPECT_EQ(d.FindAttribute("index")->int_value(), 3);
+  for (absl::string_view miss : {"", "productname", "product", "productNameX", "pcieRoot",
+                                 "resource.kubernetes.io/", "zzz", "AAA", "only-on-1"}) {
+    EXPECT_FALSE(d.FindAttribute(miss).has_value()) << miss;
+    EXPECT_EQ(d.FindCapacity(miss), nullptr) << miss;
+  }
+
+  const Quantity* memory = d.FindCapacity("memory");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->ToString(), "46068Mi");
+  ASSERT_NE(d.FindCapacity("cores"), nullptr);
+  EXPECT_EQ(d.FindCapacity("cores")->ToString(), "142");
+  EXPECT_EQ(d.FindCapacity("index"), nullptr);          // an attribute, not a capacity
+  EXPECT_FALSE(d.FindAttribute("memory").has_value());  // a capacity, not an attribute
+
+  // The other device of the block sees only its own entries.
+  EXPECT_TRUE(devices[1].FindAttribute("only-on-1").has_value());
+  ASSERT_NE(devices[1].FindCapacity("only-on-1"), nullptr);
+  EXPECT_FALSE(devices[1].FindAttribute("productName").has_value());
+  EXPECT_EQ(devices[1].FindCapacity("memory"), nullptr);
+}
+
+TEST(DeviceTest, EqualQuantitiesWithDifferentFormatsStayDistinct) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.AddDevice("binary", "");
+  builder.AddCapacity("a", Q("1Gi"));
+  builder.AddCapacity("b", Q("1073741824"));
+  builder.AddDevice("decimal", "");
+  builder.AddCapacity("a", Q("1073741824"));
+  builder.AddCapacity("b", Q("1Gi"));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+
+  EXPECT_THAT(Capacities(devices[0]), ElementsAre("a=1Gi", "b=1073741824"));
+  EXPECT_THAT(Capacities(devices[1]), ElementsAre("a=1073741824", "b=1Gi"));
+  const Quantity* a = devices[0].FindCapacity("a");
+  const Quantity* b = devices[0].FindCapacity("b");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(*a, *b);  // equal amounts
+  EXPECT_NE(a->format(), b->format());
+  EXPECT_THAT(devices[0].DebugString(), HasSubstr("a=1Gi"));
+  EXPECT_THAT(devices[0].DebugString(), HasSubstr("b=1073741824"));
+
+  // The format is part of a device's value.
+  EXPECT_NE(DeviceBuilder().Capacity("m", Q("1Gi")).Build(),
+            DeviceBuilder().Capacity("m", Q("1073741824")).Build());
+  EXPECT_EQ(DeviceBuilder().Capacity("m", Q("1Gi")).Build(),
+            DeviceBuilder().Capacity("m", Q("1Gi")).Build());
+  const Device from_builder = DeviceBuilder().Capacity("m", Q("1073741824")).Build();
+  EXPECT_EQ(from_builder.FindCapacity("m")->ToString(), "1073741824");
+}
+
+TEST(DeviceTest, DefaultConstructedDeviceIsEmpty) {
+  const Device d;
+  EXPECT_EQ(d.driver(), "");
+  EXPECT_EQ(d.pool(), "");
+  EXPECT_EQ(d.pool_generation(), 0);
+  EXPECT_EQ(d.slice_name(), "");
+  EXPECT_EQ(d.node(), "");
+  EXPECT_EQ(d.name(), "");
+  EXPECT_TRUE(d.attributes().empty());
+  EXPECT_EQ(d.attributes().size(), 0u);
+  EXPECT_EQ(d.attributes().begin(), d.attributes().end());
+  EXPECT_TRUE(d.capacity().empty());
+  EXPECT_FALSE(d.FindAttribute("x").has_value());
+  EXPECT_FALSE(d.FindAttribute("").has_value());
+  EXPECT_EQ(d.FindCapacity("memory"), nullptr);
+  EXPECT_EQ(d, Device());
+  EXPECT_EQ(d, DeviceBuilder("").Pool("", 0).Build());
+  EXPECT_NE(d, DeviceBuilder("").Pool("", 0).Attribute("x", AttributeValue::Int(0)).Build());
+  std::vector<Device> resized(3);  // default devices fill containers
+  for (const Device& r : resized) EXPECT_EQ(r, d);
+}
+
+TEST(DeviceTest, DevicesAndViewsOutliveTheBuilderAndTheCallersStrings) {
+  std::vector<Device> devices;
+  absl::string_view name_view;
+  std::optional<AttributeValue> kept_value;
+  {
+    auto driver = std::make_unique<std::string>("gpu.example.com");
+    auto pool = std::make_unique<std::string>("pool-with-a-long-name-to-avoid-sso");
+    auto slice = std::make_unique<std::string>("slice-with-a-long-name-to-avoid-sso");
+    auto node = std::make_unique<std::string>("node-with-a-long-name-to-avoid-sso");
+    auto builder = std::make_unique<DeviceSetBuilder>(*driver, *pool, 3, *slice);
+    for (int i = 0; i < 3; ++i) {
+      std::string device_name = absl::StrCat("device-with-a-long-name-", i);
+      std::string attribute_name = "attribute-with-a-long-name-to-avoid-sso";
+      std::string text = absl::StrCat("value-with-a-long-text-to-avoid-sso-", i);
+      builder->AddDevice(device_name, *node);
+      builder->AddAttribute(attribute_name, AttributeValue::String(text));
+      builder->AddAttribute("version", AttributeValue::Version(absl::StrCat(i, ".0.0")));
+      // The caller's text may change right after the call: the builder copied it.
+      text.assign(text.size(), 'X');
+      attribute_name.assign(attribute_name.size(), 'X');
+      device_name.assign(device_name.size(), 'X');
+    }
+    builder->AddCapacity("memory", Q("40Gi"));
+    devices = std::move(*builder).Build();
+    builder.reset();
+    driver->assign(driver->size(), 'X');
+    pool->assign(pool->size(), 'X');
+    node->assign(node->size(), 'X');
+    slice->assign(slice->size(), 'X');
+  }
+  ASSERT_EQ(devices.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const Device& d = devices[i];
+    EXPECT_EQ(d.driver(), "gpu.example.com");
+    EXPECT_EQ(d.pool(), "pool-with-a-long-name-to-avoid-sso");
+    EXPECT_EQ(d.pool_generation(), 3);
+    EXPECT_EQ(d.slice_name(), "slice-with-a-long-name-to-avoid-sso");
+    EXPECT_EQ(d.node(), "node-with-a-long-name-to-avoid-sso");
+    EXPECT_EQ(d.name(), absl::StrCat("device-with-a-long-name-", i));
+    EXPECT_EQ(Attr(d, "attribute-with-a-long-name-to-avoid-sso").string_value(),
+              absl::StrCat("value-with-a-long-text-to-avoid-sso-", i));
+    EXPECT_EQ(Attr(d, "version").string_value(), absl::StrCat(i, ".0.0"));
+  }
+  EXPECT_THAT(Capacities(devices[2]), ElementsAre("memory=40Gi"));
+
+  // Views read from one device stay valid while any device of its block lives.
+  const Device last = devices[2];
+  name_view = devices[0].name();
+  kept_value = devices[0].FindAttribute("attribute-with-a-long-name-to-avoid-sso");
+  const Quantity* memory = devices[2].FindCapacity("memory");
+  devices.clear();
+  devices.shrink_to_fit();
+  EXPECT_EQ(name_view, "device-with-a-long-name-0");
+  ASSERT_TRUE(kept_value.has_value());
+  EXPECT_EQ(kept_value->string_value(), "value-with-a-long-text-to-avoid-sso-0");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->ToString(), "40Gi");
+  EXPECT_EQ(last.name(), "device-with-a-long-name-2");
+
+  // DeviceBuilder: the device outlives the builder and the strings it was given.
+  Device single;
+  {
+    std::string text = "a-string-long-enough-to-live-on-the-heap";
+    DeviceBuilder builder("gpu-heap-name-long-enough-to-live-on-the-heap");
+    builder.Driver("driver.example.com").Attribute("x", AttributeValue::String(text));
+    text.assign(text.size(), 'X');
+    single = builder.Build();
+  }
+  EXPECT_EQ(single.name(), "gpu-heap-name-long-enough-to-live-on-the-heap");
+  EXPECT_EQ(single.driver(), "driver.example.com");
+  EXPECT_EQ(Attr(single, "x").string_value(), "a-string-long-enough-to-live-on-the-heap");
+}
+
+TEST(DeviceTest, CopiesAndIndependentlyBuiltEqualDevicesCompareEqual) {
+  auto build = [] {
+    return DeviceBuilder("gpu-0")
+        .Driver("gpu.example.com")
+        .Pool("pool", 2)
+        .Slice("slice")
+        .Node("node-a")
+        .Attribute("productName", AttributeValue::String("L40S"))
+        .Attribute("index", AttributeValue::Int(0))
+        .Attribute("driverVersion", AttributeValue::Version("570.133.20"))
+        .Attribute("sriov", AttributeValue::Bool(false))
+        .Capacity("memory", Q("46068Mi"))
+        .Build();
+  };
+  const Device a = build();
+  const Device copy = a;  // NOLINT(performance-unnecessary-copy-initialization)
+  Device assigned;
+  assigned = a;
+  EXPECT_EQ(copy, a);
+  EXPECT_EQ(assigned, a);
+  EXPECT_EQ(build(), a);
+
+  // The same device from a DeviceSetBuilder (other storage, other neighbours) is equal too.
+  DeviceSetBuilder set("gpu.example.com", "pool", 2, "slice");
+  set.AddDevice("other", "node-b");
+  set.AddAttribute("productName", AttributeValue::String("A100"));
+  set.AddDevice("gpu-0", "node-a");
+  set.AddCapacity("memory", Q("46068Mi"));
+  set.AddAttribute("sriov", AttributeValue::Bool(false));
+  set.AddAttribute("driverVersion", AttributeValue::Version("570.133.20"));
+  set.AddAttribute("index", AttributeValue::Int(0));
+  set.AddAttribute("productName", AttributeValue::String("L40S"));
+  const std::vector<Device> devices = std::move(set).Build();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[1], a);
+  EXPECT_NE(devices[0], a);
+
+  // Any one difference makes them unequal.
+  auto base = [] {
+    return DeviceBuilder("gpu-0")
+        .Driver("gpu.example.com")
+        .Pool("pool", 2)
+        .Slice("slice")
+        .Node("node-a")
+        .Attribute("productName", AttributeValue::String("L40S"))
+        .Attribute("index", AttributeValue::Int(0))
+        .Attribute("driverVersion", AttributeValue::Version("570.133.20"))
+        .Attribute("sriov", AttributeValue::Bool(false))
+        .Capacity("memory", Q("46068Mi"));
+  };
+  ASSERT_EQ(base().Build(), a);
+  const std::vector<std::pair<std::string, Device>> different = {
+      {"name", base().Name("gpu-1").Build()},
+      {"driver", base().Driver("other.example.com").Build()},
+      {"pool", base().Pool("pool-2", 2).Build()},
+      {"generation", base().Pool("pool", 3).Build()},
+      {"slice", base().Slice("slice-2").Build()},
+      {"node", base().Node("node-b").Build()},
+      {"string value", base().Attribute("productName", AttributeValue::String("A100")).Build()},
+      {"int value", base().Attribute("index", AttributeValue::Int(1)).Build()},
+      {"bool value", base().Attribute("sriov", AttributeValue::Bool(true)).Build()},
+      {"version value",
+       base().Attribute("driverVersion", AttributeValue::Version("570.133.21")).Build()},
+      {"kind", base().Attribute("driverVersion", AttributeValue::String("570.133.20")).Build()},
+      {"extra attribute", base().Attribute("extra", AttributeValue::Int(0)).Build()},
+      {"missing attribute", base().RemoveAttribute("sriov").Build()},
+      {"capacity value", base().Capacity("memory", Q("46069Mi")).Build()},
+      {"capacity format", base().Capacity("memory", Q("48305799168")).Build()},
+      {"extra capacity", base().Capacity("cores", Q("1")).Build()},
+  };
+  ASSERT_EQ(Q("46068Mi"), Q("48305799168"));
+  for (const auto& [what, d] : different) {
+    EXPECT_NE(d, a) << what;
+    EXPECT_FALSE(d == a) << what;
+    EXPECT_NE(a, d) << what;
+  }
+}
+
+TEST(DeviceBuilderTest, VariantsDoNotAffectDevicesBuiltBefore) {
+  DeviceBuilder builder("gpu-0");
+  builder.Driver("gpu.example.com")
+      .Node("node-a")
+      .Attribute("productName", AttributeValue::String("L40S"))
+      .Attribute("index", AttributeValue::Int(0))
+      .Capacity("memory", Q("40Gi"));
+  const Device first = builder.Build();
+  const Device first_again = builder.Build();
+
+  builder.Attribute("productName", AttributeValue::String("A100"))
+      .Capacity("memory", Q("80Gi"))
+      .RemoveAttribute("index")
+      .Name("gpu-1")
+      .Node("node-b");
+  const Device second = builder.Build();
+
+  EXPECT_EQ(first.name(), "gpu-0");
+  EXPECT_EQ(first.node(), "node-a");
+  EXPECT_EQ(Attr(first, "productName").string_value(), "L40S");
+  EXPECT_EQ(Attr(first, "index").int_value(), 0);
+  EXPECT_THAT(Capacities(first), ElementsAre("memory=40Gi"));
+  EXPECT_EQ(first, first_again);
+
+  EXPECT_EQ(second.name(), "gpu-1");
+  EXPECT_EQ(second.node(), "node-b");
+  EXPECT_EQ(second.driver(), "gpu.example.com");
+  EXPECT_EQ(Attr(second, "productName").string_value(), "A100");
+  EXPECT_FALSE(second.FindAttribute("index").has_value());
+  EXPECT_THAT(Capacities(second), ElementsAre("memory=80Gi"));
+  EXPECT_NE(first, second);
+}
+
+TEST(DeviceBuilderTest, Defaults) {
+  const Device d = DeviceBuilder().Build();
+  EXPECT_EQ(d.name(), "gpu-0");
+  EXPECT_EQ(d.pool_generation(), 1);
+  EXPECT_EQ(d.driver(), "");
+  EXPECT_EQ(d.node(), "");
+  EXPECT_TRUE(d.attributes().empty());
+  EXPECT_TRUE(d.capacity().empty());
+  EXPECT_EQ(DeviceBuilder().Pool("p").Build().pool_generation(), 1);
+}
+
+TEST(DeviceSetBuilderTest, EachDeviceMayHaveItsOwnNode) {
+  DeviceSetBuilder builder("d", "rack-1", 1, "shared");
+  builder.AddDevice("gpu-0", "node-b");
+  builder.AddDevice("gpu-1", "");
+  builder.AddDevice("gpu-2", "node-c");
+  builder.AddDevice("gpu-3", "node-b");
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 4u);
+  EXPECT_EQ(devices[0].node(), "node-b");
+  EXPECT_EQ(devices[1].node(), "");
+  EXPECT_EQ(devices[2].node(), "node-c");
+  EXPECT_EQ(devices[3].node(), "node-b");
+  EXPECT_NE(devices[0], devices[3]);  // same node, other name
+  for (const Device& d : devices) EXPECT_EQ(d.pool(), "rack-1");
+}
+
+TEST(DeviceSetBuilderTest, DeviceWithoutAttributesBetweenTwoWithAttributes) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.AddDevice("first", "n");
+  builder.AddAttribute("b", AttributeValue::Int(1));
+  builder.AddAttribute("a", AttributeValue::String("first-a"));
+  builder.AddCapacity("memory", Q("1Gi"));
+  builder.AddDevice("empty", "n");
+  builder.AddDevice("last", "n");
+  builder.AddAttribute("c", AttributeValue::Bool(true));
+  builder.AddAttribute("a", AttributeValue::String("last-a"));
+  builder.AddCapacity("memory", Q("2Gi"));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 3u);
+
+  EXPECT_THAT(AttributeNames(devices[0]), ElementsAre("a", "b"));
+  EXPECT_EQ(Attr(devices[0], "a").string_value(), "first-a");
+  EXPECT_EQ(Attr(devices[0], "b").int_value(), 1);
+  EXPECT_THAT(Capacities(devices[0]), ElementsAre("memory=1Gi"));
+
+  EXPECT_EQ(devices[1].name(), "empty");
+  EXPECT_TRUE(devices[1].attributes().empty());
+  EXPECT_TRUE(devices[1].capacity().empty());
+  for (absl::string_view name : {"a", "b", "c", "memory"}) {
+    EXPECT_FALSE(devices[1].FindAttribute(name).has_value()) << name;
+    EXPECT_EQ(devices[1].FindCapacity(name), nullptr) << name;
+  }
+
+  EXPECT_THAT(AttributeNames(devices[2]), ElementsAre("a", "c"));
+  EXPECT_EQ(Attr(devices[2], "a").string_value(), "last-a");
+  EXPECT_TRUE(Attr(devices[2], "c").bool_value());
+  EXPECT_FALSE(devices[2].FindAttribute("b").has_value());
+  EXPECT_THAT(Capacities(devices[2]), ElementsAre("memory=2Gi"));
+}
+
+TEST(DeviceSetBuilderTest, EmptySetAndManyDevices) {
+  EXPECT_TRUE(DeviceSetBuilder("d", "p", 1, "s").Build().empty());
+
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  constexpr int kDevices = 2000;
+  for (int i = 0; i < kDevices; ++i) {
+    builder.AddDevice(absl::StrCat("gpu-", i), absl::StrCat("node-", i % 10));
+    for (int j = 9; j >= 0; --j) {
+      builder.AddAttribute(absl::StrCat("attr-", j),
+                           AttributeValue::String(absl::StrCat(i, "/", j)));
+    }
+    builder.AddCapacity("memory", Quantity::FromInt(i % 3));
+  }
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), static_cast<size_t>(kDevices));
+  for (int i = 0; i < kDevices; i += 97) {
+    const Device& d = devices[i];
+    EXPECT_EQ(d.name(), absl::StrCat("gpu-", i));
+    EXPECT_EQ(d.node(), absl::StrCat("node-", i % 10));
+    ASSERT_EQ(d.attributes().size(), 10u);
+    for (int j = 0; j < 10; ++j) {
+      EXPECT_EQ(d.attributes()[j].name, absl::StrCat("attr-", j));
+      EXPECT_EQ(d.attributes()[j].value.string_value(), absl::StrCat(i, "/", j));
+    }
+    ASSERT_NE(d.FindCapacity("memory"), nullptr);
+    EXPECT_EQ(*d.FindCapacity("memory"), Quantity::FromInt(i % 3));
+  }
+}
+
+TEST(DeviceTest, DebugStringAndPrintTo) {
+  const Device d = DeviceBuilder("gpu-0")
+                       .Driver("gpu.example.com")
+                       .Pool("pool", 4)
+                       .Slice("slice-1")
+                       .Node("node-a")
+                       .Attribute("index", AttributeValue::Int(-3))
+                       .Attribute("sriov", AttributeValue::Bool(true))
+                       .Attribute("productName", AttributeValue::String("L40S"))
+                       .Attribute("driverVersion", AttributeValue::Version("550.127.08"))
+                       .Capacity("memory", Q("1Gi"))
+                       .Build();
+  const std::string s = d.DebugString();
+  EXPECT_THAT(s, HasSubstr("gpu.example.com/pool"));
+  EXPECT_THAT(s, HasSubstr("gpu-0"));
+  EXPECT_THAT(s, HasSubstr("slice-1"));
+  EXPECT_THAT(s, HasSubstr("node-a"));
+  EXPECT_THAT(s, HasSubstr("index=-3"));
+  EXPECT_THAT(s, HasSubstr("sriov=true"));
+  EXPECT_THAT(s, HasSubstr("productName=\"L40S\""));
+  EXPECT_THAT(s, HasSubstr("550.127.08"));
+  EXPECT_THAT(s, HasSubstr("memory=1Gi"));
+  std::ostringstream os;
+  PrintTo(d, &os);
+  EXPECT_EQ(os.str(), s);
+  EXPECT_EQ(::testing::PrintToString(d), s);
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
