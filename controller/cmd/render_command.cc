@@ -2,6 +2,7 @@
 #include "controller/cmd/render_command.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -164,8 +165,13 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   profile::EngineInput input;
   input.kube_version = kube;
   input.namespaces = std::move(in.namespaces);
-  input.existing_classes = std::move(in.classes);
-  input.existing_templates = std::move(in.templates);
+  for (dra::DeviceClass& c : in.classes) {
+    input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(std::move(c)));
+  }
+  for (dra::ResourceClaimTemplate& t : in.templates) {
+    input.existing_templates.push_back(
+        std::make_shared<const dra::ResourceClaimTemplate>(std::move(t)));
+  }
   std::map<std::string, const dra::ManifestObject*> source_of;
   for (auto& [source, profile] : in.profiles) {
     source_of[profile.metadata.name] = source;

@@ -130,10 +130,10 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
   };
 
   std::map<std::string, const dra::DeviceClass*> existing_class;
-  for (const dra::DeviceClass& c : input.existing_classes) existing_class[c.metadata.name] = &c;
+  for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
   std::map<std::pair<std::string, std::string>, const dra::ResourceClaimTemplate*> existing_tmpl;
-  for (const dra::ResourceClaimTemplate& t : input.existing_templates) {
-    existing_tmpl[{t.metadata.namespace_name, t.metadata.name}] = &t;
+  for (const auto& t : input.existing_templates) {
+    existing_tmpl[{t->metadata.namespace_name, t->metadata.name}] = t.get();
   }
 
   for (auto& [name, claimants] : class_claims) {

@@ -21,6 +21,7 @@
 // Thread-compatible.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ struct EngineInput {
   // namespaces that do not exist then get no template. `render` reads files, where namespaces
   // are often created by the same GitOps sync, so it trusts explicit names.
   bool namespaces_complete = false;
-  std::vector<dra::DeviceClass> existing_classes;
-  std::vector<dra::ResourceClaimTemplate> existing_templates;
+  // Shared, as the operator's caches hold them (copying 20,000 templates for every computation
+  // would double the operator's memory).
+  std::vector<std::shared_ptr<const dra::DeviceClass>> existing_classes;
+  std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> existing_templates;
 };
 
 struct ProfileOutcome {

@@ -25,7 +25,8 @@ int64_t DesiredStateCache::computations() const {
 void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) {
   absl::MutexLock lock(&mu_);
   auto key = std::make_pair(foreign.metadata.namespace_name, foreign.metadata.name);
-  foreign_[key] = {std::move(foreign), clock_->Now()};
+  foreign_[key] = {std::make_shared<const dra::ResourceClaimTemplate>(std::move(foreign)),
+                   clock_->Now()};
   ++foreign_version_;
 }
 
@@ -74,10 +75,10 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   }
   for (const auto& ns : cache_->namespaces().List()) input.namespaces.push_back(*ns);
   if (const auto* store = cache_->device_classes()) {
-    for (const auto& c : store->List()) input.existing_classes.push_back(*c);
+    input.existing_classes = store->List();
   }
   if (const auto* store = cache_->claim_templates()) {
-    for (const auto& t : store->List()) input.existing_templates.push_back(*t);
+    input.existing_templates = store->List();
   }
   // The slices' counter is read before the slices: a change during the copy makes the next
   // computation rebuild again rather than miss it.

@@ -91,7 +91,8 @@ class DesiredStateCache {
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   // (namespace, name) -> the template and when it was seen.
-  std::map<std::pair<std::string, std::string>, std::pair<dra::ResourceClaimTemplate, absl::Time>>
+  std::map<std::pair<std::string, std::string>,
+           std::pair<std::shared_ptr<const dra::ResourceClaimTemplate>, absl::Time>>
       foreign_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,7 @@
 // File: test/profile/engine_test.cc
 #include "controller/profile/engine.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -176,7 +177,7 @@ TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
   // Class "p" was created by hand: never touched.
   dra::DeviceClass foreign;
   foreign.metadata.name = "p";
-  input_.existing_classes.push_back(foreign);
+  input_.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(foreign));
   // Template a/p belongs to a profile that no longer exists: adopted.
   dra::ResourceClaimTemplate orphan;
   orphan.metadata.name = "p";
@@ -186,7 +187,8 @@ TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
   dra::ResourceClaimTemplate of_q = orphan;
   of_q.metadata.namespace_name = "b";
   of_q.metadata.labels[kProfileLabel] = "q";
-  input_.existing_templates = {orphan, of_q};
+  input_.existing_templates = {std::make_shared<const dra::ResourceClaimTemplate>(orphan),
+                               std::make_shared<const dra::ResourceClaimTemplate>(of_q)};
   const DesiredState state = Run();
   ASSERT_EQ(state.device_classes.size(), 1u);
   EXPECT_EQ(state.device_classes[0].metadata.name, "q");
