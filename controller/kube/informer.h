@@ -92,11 +92,20 @@ class Informer final : public WatchSink {
 
   // WatchSink (called by the watcher's thread only).
   void Replace(std::vector<nlohmann::json> items) override {
-    std::vector<ObjectPtr> objects;
-    objects.reserve(items.size());
+    BeginList();
+    ListPage(std::move(items));
+    EndList();
+  }
+
+  // A (re)list is decoded page by page; the store swaps to the new content at EndList.
+  void BeginList() override { listed_.clear(); }
+  void ListPage(std::vector<nlohmann::json> items) override {
     for (const nlohmann::json& item : items) {
-      if (ObjectPtr object = Decode(item)) objects.push_back(std::move(object));
+      if (ObjectPtr object = Decode(item)) listed_.push_back(std::move(object));
     }
+  }
+  void EndList() override {
+    std::vector<ObjectPtr> objects = std::exchange(listed_, {});
     std::vector<ObjectPtr> removed = store_.Replace(objects);
     for (const ObjectPtr& gone : removed) Notify(gone.get(), nullptr);
     for (const ObjectPtr& object : objects) Notify(nullptr, object.get());
@@ -143,6 +152,7 @@ class Informer final : public WatchSink {
   }
 
   runtime::Store<T> store_;
+  std::vector<ObjectPtr> listed_;  // the list in progress (watcher thread only)
   const Decoder<T> decode_;
   RawDecoder<T> raw_decode_;                // fixed before Start
   std::vector<ChangeHandler<T>> handlers_;  // fixed before Start

@@ -25,8 +25,12 @@ void ResourceSliceSink::Skip(const absl::Status& status) {
 }
 
 void ResourceSliceSink::Replace(std::vector<nlohmann::json> items) {
-  std::vector<ResourceSlicePtr> objects;
-  objects.reserve(items.size());
+  BeginList();
+  ListPage(std::move(items));
+  EndList();
+}
+
+void ResourceSliceSink::ListPage(std::vector<nlohmann::json> items) {
   for (nlohmann::json& item : items) {
     absl::StatusOr<dra::ResourceSlice> slice = dra::DecodeSlice(item);
     nlohmann::json().swap(item);  // the item's document is not needed any more
@@ -34,8 +38,12 @@ void ResourceSliceSink::Replace(std::vector<nlohmann::json> items) {
       Skip(slice.status());
       continue;
     }
-    objects.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(slice)));
+    listed_.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(slice)));
   }
+}
+
+void ResourceSliceSink::EndList() {
+  std::vector<ResourceSlicePtr> objects = std::exchange(listed_, {});
   std::vector<ResourceSlicePtr> observed;
   if (options_.on_replace) observed = objects;
   std::vector<ResourceSlicePtr> removed = store_->Replace(std::move(objects));

@@ -60,6 +60,10 @@ class ResourceSliceSink final : public WatchSink {
   ResourceSliceSink& operator=(const ResourceSliceSink&) = delete;
 
   void Replace(std::vector<nlohmann::json> items) override;
+  // A (re)list is decoded page by page; the store swaps at EndList.
+  void BeginList() override { listed_.clear(); }
+  void ListPage(std::vector<nlohmann::json> items) override;
+  void EndList() override;
   void Apply(runtime::WatchEventType type, const nlohmann::json& object) override;
   absl::Status ApplyRaw(runtime::WatchEventType type, absl::string_view object_json) override;
 
@@ -74,7 +78,8 @@ class ResourceSliceSink final : public WatchSink {
 
   runtime::Store<dra::ResourceSlice>* const store_;
   const ResourceSliceSinkOptions options_;
-  dra::SliceJsonDecoder decoder_;  // the watcher thread's
+  dra::SliceJsonDecoder decoder_;         // the watcher thread's
+  std::vector<ResourceSlicePtr> listed_;  // the list in progress (watcher thread only)
   std::atomic<int64_t> undecodable_{0};
 };
 

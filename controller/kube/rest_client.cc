@@ -283,31 +283,45 @@ absl::StatusOr<ObjectList> RestClient::List(const ResourcePath& collection,
   return list;
 }
 
-absl::StatusOr<ObjectList> RestClient::ListAll(const ResourcePath& collection,
-                                               ListOptions options) {
+absl::StatusOr<std::string> RestClient::ListPages(
+    const ResourcePath& collection, ListOptions options,
+    const std::function<void(ObjectList page)>& on_page, const std::function<void()>& on_restart) {
   const ListOptions first = options;
   bool restarted = false;
-  ObjectList all;
   for (;;) {
     absl::StatusOr<ObjectList> page = List(collection, options);
     if (!page.ok()) {
       if (apierrors::IsGone(page.status()) && !options.continue_token.empty() && !restarted) {
         restarted = true;
         options = first;
-        all = ObjectList();
+        on_restart();
         continue;
       }
       return page.status();
     }
-    if (all.items.empty() && all.kind.empty()) {
-      all.api_version = page->api_version;
-      all.kind = page->kind;
-    }
-    all.resource_version = page->resource_version;
-    for (nlohmann::json& item : page->items) all.items.push_back(std::move(item));
-    if (page->continue_token.empty()) break;
-    options.continue_token = page->continue_token;
+    std::string continue_token = std::move(page->continue_token);
+    std::string resource_version = page->resource_version;
+    on_page(*std::move(page));
+    if (continue_token.empty()) return resource_version;
+    options.continue_token = std::move(continue_token);
   }
+}
+
+absl::StatusOr<ObjectList> RestClient::ListAll(const ResourcePath& collection,
+                                               ListOptions options) {
+  ObjectList all;
+  absl::StatusOr<std::string> resource_version = ListPages(
+      collection, std::move(options),
+      [&all](ObjectList page) {
+        if (all.items.empty() && all.kind.empty()) {
+          all.api_version = page.api_version;
+          all.kind = page.kind;
+        }
+        for (nlohmann::json& item : page.items) all.items.push_back(std::move(item));
+      },
+      [&all] { all = ObjectList(); });
+  if (!resource_version.ok()) return resource_version.status();
+  all.resource_version = *std::move(resource_version);
   return all;
 }
 

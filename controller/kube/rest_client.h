@@ -137,6 +137,13 @@ class RestClient {
   // Every page, following continue tokens (options.limit is the page size). A continue token
   // that expired mid-way (410) restarts the listing from the beginning, once.
   absl::StatusOr<ObjectList> ListAll(const ResourcePath& collection, ListOptions options);
+  // The same, handing each page to `on_page` as it arrives, so that a caller can decode a large
+  // collection without holding every page's JSON at once. `on_restart` is called before the
+  // first page is read again after an expired continue token (the caller drops what it kept).
+  // Returns the list's resourceVersion (the last page's).
+  absl::StatusOr<std::string> ListPages(const ResourcePath& collection, ListOptions options,
+                                        const std::function<void(ObjectList page)>& on_page,
+                                        const std::function<void()>& on_restart);
   // POST to the collection (`collection` has no name); returns the created object.
   absl::StatusOr<nlohmann::json> Create(const ResourcePath& collection,
                                         const nlohmann::json& object,

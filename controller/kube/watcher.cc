@@ -95,6 +95,14 @@ bool ReadEnvelope(od::parser* parser, std::string* buffer, absl::string_view lin
 
 }  // namespace
 
+void WatchSink::ListPage(std::vector<nlohmann::json> items) {
+  if (pending_.empty()) {
+    pending_ = std::move(items);
+    return;
+  }
+  for (nlohmann::json& item : items) pending_.push_back(std::move(item));
+}
+
 absl::Status WatchSink::ApplyRaw(runtime::WatchEventType type, absl::string_view object_json) {
   nlohmann::json object = nlohmann::json::parse(object_json.begin(), object_json.end(),
                                                 /*cb=*/nullptr, /*allow_exceptions=*/false);
@@ -189,10 +197,16 @@ absl::Status Watcher::List() {
   list_options.label_selector = options_.label_selector;
   list_options.field_selector = options_.field_selector;
   list_options.limit = options_.page_size;
-  absl::StatusOr<ObjectList> list = client_->ListAll(options_.collection, list_options);
-  if (!list.ok()) return list.status();
-  resource_version_ = list->resource_version;
-  sink_->Replace(std::move(list->items));
+  // Pages go to the sink as they arrive (a relist of 20,000 objects never sits in memory as JSON
+  // all at once).
+  sink_->BeginList();
+  absl::StatusOr<std::string> resource_version = client_->ListPages(
+      options_.collection, list_options,
+      [this](ObjectList page) { sink_->ListPage(std::move(page.items)); },
+      [this] { sink_->BeginList(); });
+  if (!resource_version.ok()) return resource_version.status();
+  resource_version_ = *std::move(resource_version);
+  sink_->EndList();
   absl::MutexLock lock(&mu_);
   ++stats_.lists;
   synced_ = true;

@@ -58,6 +58,14 @@ class WatchSink {
   virtual ~WatchSink() = default;
   // The whole content after a (re)list; items carry apiVersion and kind.
   virtual void Replace(std::vector<nlohmann::json> items) = 0;
+  // A (re)list as it arrives, page by page: BeginList, ListPage for each page in order (after
+  // BeginList again if the list restarts), then EndList once every page is in. The content must
+  // change only at EndList (a list that fails part-way changes nothing). Sinks that keep large
+  // collections override these to decode each page as it comes instead of holding every page's
+  // JSON; the defaults collect the items and call Replace.
+  virtual void BeginList() { pending_.clear(); }
+  virtual void ListPage(std::vector<nlohmann::json> items);
+  virtual void EndList() { Replace(std::exchange(pending_, {})); }
   // One watch event (never BOOKMARK or ERROR; those are the watcher's).
   virtual void Apply(runtime::WatchEventType type, const nlohmann::json& object) = 0;
   // One watch event as the JSON text of its object (valid for the duration of the call). Returns
@@ -65,6 +73,9 @@ class WatchSink {
   // JSON but does not decode is the sink's to skip, with OK. The default parses the text with
   // nlohmann::json and calls Apply.
   virtual absl::Status ApplyRaw(runtime::WatchEventType type, absl::string_view object_json);
+
+ private:
+  std::vector<nlohmann::json> pending_;  // the default BeginList / ListPage / EndList
 };
 
 struct WatcherOptions {

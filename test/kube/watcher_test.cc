@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "controller/api/object_meta_codec.h"
 #include "controller/runtime/testing/fake_clock.h"
@@ -404,6 +405,82 @@ TEST(WatcherRawPathTest, MalformedLinesAreUndecodableAndTheStreamResumes) {
     EXPECT_EQ(stats.failures, 1);
     EXPECT_EQ(watcher.last_error().code(), absl::StatusCode::kDataLoss) << watcher.last_error();
   }
+}
+
+// Records the list protocol: every call, and the page sizes.
+struct PageRecorder final : WatchSink {
+  void Replace(std::vector<nlohmann::json> items) override {
+    calls.push_back(absl::StrCat("Replace(", items.size(), ")"));
+  }
+  void BeginList() override { calls.push_back("Begin"); }
+  void ListPage(std::vector<nlohmann::json> items) override {
+    calls.push_back(absl::StrCat("Page(", items.size(), ")"));
+  }
+  void EndList() override { calls.push_back("End"); }
+  void Apply(runtime::WatchEventType, const nlohmann::json&) override {}
+  std::vector<std::string> calls;
+};
+
+Reply Page(std::vector<nlohmann::json> items, const std::string& rv, const std::string& next) {
+  return JsonReply(200, {{"apiVersion", "v1"},
+                         {"kind", "ConfigMapList"},
+                         {"metadata", {{"resourceVersion", rv}, {"continue", next}}},
+                         {"items", items}});
+}
+
+TEST_F(WatcherTest, ListPagesReachTheSinkOneByOneAndAnExpiredContinueTokenStartsOver) {
+  transport_.Push(Page({Obj("a", "1"), Obj("b", "2")}, "10", "token-1"));
+  transport_.Push(StatusReply(410, "Expired", "continue token expired"));
+  transport_.Push(Page({Obj("a", "1"), Obj("b", "2")}, "20", "token-2"));
+  transport_.Push(Page({Obj("c", "3")}, "20", ""));
+  transport_.Push(WatchReply({}, absl::OkStatus(), /*hold_open=*/true));
+  PageRecorder recorder;
+  WatcherOptions options = Options();
+  options.page_size = 2;
+  Start(options, &recorder);
+  ASSERT_TRUE(watcher_->WaitForSync(absl::InfiniteFuture()));
+  EXPECT_EQ(recorder.calls, (std::vector<std::string>{"Begin", "Page(2)", "Begin", "Page(2)",
+                                                       "Page(1)", "End"}));
+  EXPECT_EQ(watcher_->resource_version(), "20");
+  std::vector<HttpRequest> r = transport_.requests();
+  ASSERT_GE(r.size(), 4u);
+  EXPECT_EQ(QueryParam(r[1].path, "continue"), "token-1");
+  EXPECT_EQ(QueryParam(r[2].path, "continue"), "");
+  EXPECT_EQ(QueryParam(r[3].path, "continue"), "token-2");
+  StopAndJoin();
+}
+
+TEST_F(WatcherTest, AListThatFailsPartWayLeavesTheStoreAsItWas) {
+  transport_.Push(ListReply({Obj("a", "1")}, "10"));
+  // The watch makes progress, then its version expires: relist at once.
+  transport_.Push(WatchReply({Event("MODIFIED", Obj("a", "11", "kept")),
+                              Event("ERROR", {{"kind", "Status"}, {"code", 410}})}));
+  transport_.Push(Page({Obj("b", "2")}, "20", "token-1"));
+  transport_.Push(StatusReply(500, "InternalError", "boom"));  // second page fails
+  // With backoff on the fake clock, the watcher then waits (the clock never moves).
+  Start(Options(/*no_backoff=*/false));
+  ASSERT_TRUE(watcher_->WaitForSync(absl::InfiniteFuture()));
+  transport_.WaitForRequests(4);
+  ASSERT_TRUE(Eventually([&] { return watcher_->stats().failures >= 1; }));
+  // The store is as the watch left it; the half-read relist changed nothing.
+  EXPECT_EQ(Keys(), std::vector<std::string>{"default/a"});
+  EXPECT_EQ(ValueOf("default/a"), "kept");
+  StopAndJoin();
+}
+
+TEST(WatchSinkTest, DefaultListProtocolCollectsThePagesIntoOneReplace) {
+  runtime::Store<Named> store(runtime::KeyByMeta<Named>(
+      [](const Named& n) -> const api::ObjectMeta& { return n.metadata; }));
+  StoreSink<Named> sink(&store, DecodeNamed);
+  WatchSink& base = sink;
+  base.BeginList();
+  base.ListPage({Obj("stale", "1")});
+  base.BeginList();  // the list started over: the first page is dropped
+  base.ListPage({Obj("a", "1")});
+  base.ListPage({Obj("b", "2")});
+  EXPECT_EQ(store.Size(), 0u);  // nothing changes before EndList
+  base.EndList();
+  EXPECT_EQ(store.ListKeys(), (std::vector<std::string>{"default/a", "default/b"}));
 }
 
 TEST(WatchSinkTest, DefaultApplyRawParsesAndCallsApply) {
