@@ -196,7 +196,7 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (const dra::DeviceClass& c : state.device_classes) {
     docs.push_back(dra::EncodeDeviceClass(c, api_version, kube, /*include_server_fields=*/false));
   }
-  for (const dra::ResourceClaimTemplate& t : state.claim_templates) {
+  for (const dra::ResourceClaimTemplate& t : state.ClaimTemplates()) {
     docs.push_back(
         dra::EncodeResourceClaimTemplate(t, api_version, kube, /*include_server_fields=*/false));
   }

@@ -262,10 +262,10 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
         }
         out.device_classes.push_back(std::move(cls));
       }
-      for (const std::string& ns : w.template_namespaces) {
-        dra::ResourceClaimTemplate tmpl;
+      if (!w.template_namespaces.empty()) {
+        TemplateSet set;
+        dra::ResourceClaimTemplate& tmpl = set.prototype;
         tmpl.metadata.name = in.spec.claim_template.name;
-        tmpl.metadata.namespace_name = ns;
         tmpl.metadata.labels = OwnedLabels(in.metadata.name);
         tmpl.metadata.owner_references.push_back(OwnerOf(in));
         dra::ExactDeviceRequest request;
@@ -274,7 +274,9 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
         request.allocation_mode = api::AllocationModeName(in.spec.allocation_mode);
         request.count = in.spec.EffectiveCount();
         tmpl.requests.push_back(std::move(request));
-        out.claim_templates.push_back(std::move(tmpl));
+        set.namespaces = w.template_namespaces;
+        std::sort(set.namespaces.begin(), set.namespaces.end());
+        out.template_sets.push_back(std::move(set));
       }
     }
     status.conditions = ProfileConditions(facts);
@@ -289,12 +291,26 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
             [](const dra::DeviceClass& a, const dra::DeviceClass& b) {
               return a.metadata.name < b.metadata.name;
             });
-  std::sort(out.claim_templates.begin(), out.claim_templates.end(),
+  return out;
+}
+
+dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) const {
+  dra::ResourceClaimTemplate t = prototype;
+  t.metadata.namespace_name = namespace_name;
+  return t;
+}
+
+std::vector<dra::ResourceClaimTemplate> DesiredState::ClaimTemplates() const {
+  std::vector<dra::ResourceClaimTemplate> all;
+  for (const TemplateSet& set : template_sets) {
+    for (const std::string& ns : set.namespaces) all.push_back(set.In(ns));
+  }
+  std::sort(all.begin(), all.end(),
             [](const dra::ResourceClaimTemplate& a, const dra::ResourceClaimTemplate& b) {
               return std::tie(a.metadata.namespace_name, a.metadata.name) <
                      std::tie(b.metadata.namespace_name, b.metadata.name);
             });
-  return out;
+  return all;
 }
 
 }  // namespace gpuprofile::profile

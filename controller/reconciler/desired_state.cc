@@ -110,8 +110,8 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   for (const dra::DeviceClass& c : out->desired.device_classes) {
     out->class_by_profile[c.metadata.labels.at(profile::kProfileLabel)] = &c;
   }
-  for (const dra::ResourceClaimTemplate& t : out->desired.claim_templates) {
-    out->templates_by_profile[t.metadata.labels.at(profile::kProfileLabel)].push_back(&t);
+  for (const profile::TemplateSet& set : out->desired.template_sets) {
+    out->templates_by_profile[set.prototype.metadata.labels.at(profile::kProfileLabel)] = &set;
   }
   out->compute_time = clock_->Now() - start;
   return out;

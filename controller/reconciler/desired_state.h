@@ -38,7 +38,7 @@ struct Computed {
   // Indexes into desired.
   std::map<std::string, const profile::ProfileOutcome*> outcome_by_profile;
   std::map<std::string, const dra::DeviceClass*> class_by_profile;
-  std::map<std::string, std::vector<const dra::ResourceClaimTemplate*>> templates_by_profile;
+  std::map<std::string, const profile::TemplateSet*> templates_by_profile;
   int64_t devices = 0;
   int64_t pools = 0;
   int64_t incomplete_pools = 0;

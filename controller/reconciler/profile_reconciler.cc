@@ -315,8 +315,12 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
   int64_t in_place = 0;
   auto desired_it = computed.templates_by_profile.find(name);
   if (desired_it != computed.templates_by_profile.end()) {
-    for (const dra::ResourceClaimTemplate* desired : desired_it->second) {
-      const std::string key = TemplateKey(desired->metadata.namespace_name, desired->metadata.name);
+    const profile::TemplateSet& set = *desired_it->second;
+    for (const std::string& namespace_name : set.namespaces) {
+      // Materialised one at a time: the desired state keeps one object per profile.
+      const dra::ResourceClaimTemplate in_namespace = set.In(namespace_name);
+      const dra::ResourceClaimTemplate* const desired = &in_namespace;
+      const std::string key = TemplateKey(namespace_name, desired->metadata.name);
       wanted.insert(key);
       std::shared_ptr<const dra::ResourceClaimTemplate> actual = store->Get(key);
       if (actual == nullptr) {

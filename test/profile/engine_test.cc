@@ -38,7 +38,7 @@ const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
 
 std::vector<std::string> TemplateKeys(const DesiredState& state) {
   std::vector<std::string> keys;
-  for (const dra::ResourceClaimTemplate& t : state.claim_templates) {
+  for (const dra::ResourceClaimTemplate& t : state.ClaimTemplates()) {
     keys.push_back(t.metadata.namespace_name + "/" + t.metadata.name);
   }
   return keys;
@@ -81,7 +81,13 @@ TEST_F(EngineTest, StoryProfileGeneratesClassTemplatesAndStatus) {
 
   EXPECT_THAT(TemplateKeys(state),
               ElementsAre("ml-inference/large-memory", "ml-train/large-memory"));
-  const dra::ExactDeviceRequest& request = state.claim_templates[0].requests.at(0);
+  // One set for the profile, however many namespaces: the prototype has no namespace.
+  ASSERT_EQ(state.template_sets.size(), 1u);
+  EXPECT_EQ(state.template_sets[0].prototype.metadata.namespace_name, "");
+  EXPECT_THAT(state.template_sets[0].namespaces, ElementsAre("ml-inference", "ml-train"));
+  EXPECT_EQ(state.ClaimTemplates()[1].metadata.namespace_name, "ml-train");
+  EXPECT_EQ(state.ClaimTemplates()[1].metadata.owner_references.size(), 1u);
+  const dra::ExactDeviceRequest request = state.ClaimTemplates()[0].requests.at(0);
   EXPECT_EQ(request.name, "gpu");
   EXPECT_EQ(request.device_class_name, "large-memory");
   EXPECT_EQ(request.allocation_mode, "ExactCount");
@@ -121,7 +127,7 @@ TEST_F(EngineTest, FortyEightGiExcludesTheL40SAndAnEmptyMatchIsUnsatisfiableButR
   EXPECT_EQ(Cond(p, api::kConditionSatisfiable).reason, "NoMatchingDevices");
   EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kTrue);
   EXPECT_EQ(state.device_classes.size(), 1u);     // declared before its nodes arrive
-  EXPECT_THAT(state.claim_templates, IsEmpty());  // no namespaces selected
+  EXPECT_THAT(state.template_sets, IsEmpty());  // no namespaces selected
 }
 
 TEST_F(EngineTest, InvalidProfileIsStalledAndGeneratesNothing) {
@@ -140,7 +146,7 @@ TEST_F(EngineTest, InvalidProfileIsStalledAndGeneratesNothing) {
   EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kFalse);
   EXPECT_EQ(Cond(p, api::kConditionReady).reason, "InvalidSpec");
   EXPECT_THAT(state.device_classes, IsEmpty());
-  EXPECT_THAT(state.claim_templates, IsEmpty());
+  EXPECT_THAT(state.template_sets, IsEmpty());
 }
 
 TEST_F(EngineTest, TheOlderProfileWinsANameAndTheOtherReportsConflict) {
@@ -155,8 +161,9 @@ TEST_F(EngineTest, TheOlderProfileWinsANameAndTheOtherReportsConflict) {
   ASSERT_EQ(state.device_classes.size(), 1u);
   EXPECT_EQ(state.device_classes[0].metadata.labels.at(kProfileLabel), "b-older");
   EXPECT_THAT(TemplateKeys(state), ElementsAre("batch/shared", "ml-train/shared"));
-  EXPECT_EQ(state.claim_templates[0].metadata.labels.at(kProfileLabel), "a-newer");
-  EXPECT_EQ(state.claim_templates[1].metadata.labels.at(kProfileLabel), "b-older");
+  const std::vector<dra::ResourceClaimTemplate> templates = state.ClaimTemplates();
+  EXPECT_EQ(templates[0].metadata.labels.at(kProfileLabel), "a-newer");
+  EXPECT_EQ(templates[1].metadata.labels.at(kProfileLabel), "b-older");
   const ProfileOutcome& loser = state.profiles[0];
   ASSERT_EQ(loser.profile.metadata.name, "a-newer");
   EXPECT_EQ(Cond(loser, api::kConditionConflict).status, api::ConditionStatus::kTrue);
