@@ -206,6 +206,13 @@ bool IsResourceSlice(const json& obj) {
 absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   ResourceSlice slice;
   slice.name = ObjectName(obj);
+  if (const json* meta = api::JsonMember(obj, "metadata")) {
+    // Server-assigned; lenient (absent in files, and not the decoder's to validate).
+    if (const json* rv = api::JsonMember(*meta, "resourceVersion");
+        rv != nullptr && rv->is_string()) {
+      slice.resource_version = rv->get<std::string>();
+    }
+  }
   Decoder d(slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
                                : absl::StrCat(kKind, " \"", slice.name, "\""));
   if (!obj.is_object()) {

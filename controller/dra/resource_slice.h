@@ -2,7 +2,8 @@
 // Decodes ResourceSlice objects (resource.k8s.io v1beta1, v1beta2 and v1) into the
 // version-independent device model (dra::Device).
 // - v1beta1 wraps each device's fields in `basic`; v1beta2 and v1 put them on the device.
-// - Attributes are `{int: N}`, `{bool: B}`, `{string: S}` or `{version: V}` (exactly one). A version
+// - Attributes are `{int: N}`, `{bool: B}`, `{string: S}` or `{version: V}` (exactly one). A
+// version
 //   that is not strict semver is kept as text (ParseVersion() is nullopt), as Kubernetes stores
 //   it; CEL reports the error only when it is read.
 // - Capacities are `{value: Quantity}`; the quantity may be a string or a JSON number.
@@ -32,13 +33,14 @@ inline constexpr char kResourceApiGroup[] = "resource.k8s.io";
 // A decoded slice: what the inventory needs besides the devices (slices may carry no devices,
 // e.g. the counters-only slice of NVIDIA's DynamicMIG mode).
 struct ResourceSlice {
-  std::string name;         // metadata.name
-  std::string api_version;  // "resource.k8s.io/v1", ...
-  std::string driver;       // spec.driver
-  std::string pool;         // spec.pool.name
+  std::string name;              // metadata.name
+  std::string resource_version;  // metadata.resourceVersion, empty when absent
+  std::string api_version;       // "resource.k8s.io/v1", ...
+  std::string driver;            // spec.driver
+  std::string pool;              // spec.pool.name
   int64_t pool_generation = 0;
   int64_t resource_slice_count = 0;
-  std::string node_name;    // spec.nodeName, empty when absent
+  std::string node_name;        // spec.nodeName, empty when absent
   std::vector<Device> devices;  // in the order of spec.devices
 };
 

@@ -107,12 +107,15 @@ class SliceDecoder {
     if (!GetObject(Set(members[0]), &metadata) || !GetObject(Set(members[1]), &spec)) {
       return false;
     }
-    std::array<std::optional<sj::element>, 1> meta;
-    std::string_view name;
-    if (!Pick<1>(metadata, {"name"}, &meta) || !GetNonEmptyString(Set(meta[0]), &name)) {
+    std::array<std::optional<sj::element>, 2> meta;
+    std::string_view name, resource_version;
+    if (!Pick<2>(metadata, {"name", "resourceVersion"}, &meta) ||
+        !GetNonEmptyString(Set(meta[0]), &name) ||
+        !GetOptionalString(Set(meta[1]), &resource_version)) {
       return false;
     }
     slice->name = std::string(name);
+    slice->resource_version = std::string(resource_version);
     slice->api_version = std::string(api_version);
 
     std::array<std::optional<sj::element>, 4> fields;

@@ -81,6 +81,13 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
       options_.client, For(options_.watch, GpuNodeGroupsPath()), DecodeNodeGroupObject,
       runtime::KeyByMeta<NodeGroupObject>(
           [](const NodeGroupObject& g) -> const api::ObjectMeta& { return g.group.metadata; }));
+  profiles_->SetVersionOf(
+      [](const ProfileObject& p) -> absl::string_view { return p.metadata.resource_version; });
+  namespaces_->SetVersionOf(
+      [](const api::Namespace& n) -> absl::string_view { return n.metadata.resource_version; });
+  node_groups_->SetVersionOf([](const NodeGroupObject& g) -> absl::string_view {
+    return g.group.metadata.resource_version;
+  });
   Count<ProfileObject>(profiles_.get(), ProfileRelevant);
   Count<api::Namespace>(namespaces_.get(), NamespaceRelevant);
   // GpuNodeGroups are outputs only: the desired state never reads them.
@@ -126,6 +133,14 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       runtime::KeyByMeta<dra::ResourceClaimTemplate>(
           [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
       ProfileLabelIndex<dra::ResourceClaimTemplate>());
+  // Relists keep the cached objects that did not change (see Informer::SetVersionOf).
+  slices_->SetVersionOf(
+      [](const dra::ResourceSlice& s) -> absl::string_view { return s.resource_version; });
+  classes_->SetVersionOf(
+      [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
+  templates_->SetVersionOf([](const dra::ResourceClaimTemplate& t) -> absl::string_view {
+    return t.metadata.resource_version;
+  });
   slices_->SetRawDecoder([](absl::string_view json) { return Shared(dra::DecodeSliceFast(json)); });
   slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
     slices_version_.fetch_add(1);

@@ -45,7 +45,8 @@ const char* KindName(AttributeValue::Kind kind) {
 // Every field of a slice and its devices, one per line, so that a mismatch names the field.
 std::string Dump(const ResourceSlice& s, int item_index) {
   std::string out =
-      absl::StrCat("item ", item_index, " name=", s.name, " apiVersion=", s.api_version,
+      absl::StrCat("item ", item_index, " name=", s.name, " rv=", s.resource_version,
+                   " apiVersion=", s.api_version,
                    " driver=", s.driver, " pool=", s.pool, " generation=", s.pool_generation,
                    " count=", s.resource_slice_count, " node=", s.node_name, "\n");
   for (const Device& d : s.devices) {
@@ -235,6 +236,13 @@ TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {
   ExpectSame(with(R"("nodeName": "n", "devices": null)"));
   ExpectSame(with(R"("allNodes": true, "devices": [])"));
   ExpectSame(with(R"("allNodes": true, "devices": [{"name": "a"}])"));
+  // The resourceVersion (the informer keeps unchanged slices by it on a relist).
+  const std::string with_version = absl::StrReplaceAll(
+      with(R"("nodeName": "n")"), {{R"("name": "s"})", R"("name": "s", "resourceVersion": "42"})"}});
+  ExpectSame(with_version);
+  absl::StatusOr<ResourceSlice> fast = DecodeSliceFast(with_version);
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  EXPECT_EQ(fast->resource_version, "42");
   // Optional members set to null count as absent.
   ExpectSame(with(R"("nodeName": null, "devices": [{"name": "a", "attributes": null,
       "capacity": null, "nodeName": null, "basic": null}])"));
