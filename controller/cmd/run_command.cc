@@ -18,6 +18,7 @@
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/logger.h"
+#include "controller/cmd/malloc_trimmer.h"
 #include "controller/cmd/version.h"
 #include "controller/kube/cpprest_transport.h"
 #include "controller/kube/endpoint_server.h"
@@ -45,7 +46,8 @@ constexpr char kUsage[] =
     "         [--kube-api-qps 50] [--kube-api-burst 100] [--log-format text|json]\n"
     "         [--log-level debug|info|warn|error] [--workers 4]\n"
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
-    "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.36]\n";
+    "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.36]\n"
+    "         [--malloc-trim-interval 1s (0: never)]\n";
 
 struct RunFlags {
   kube::ConfigFlags config;
@@ -65,6 +67,7 @@ struct RunFlags {
   absl::Duration grace = absl::Seconds(30);
   absl::Duration status_interval = absl::Seconds(1);
   absl::Duration dra_poll = absl::Seconds(10);
+  absl::Duration malloc_trim_interval = absl::Seconds(1);  // see malloc_trimmer.h
   std::optional<KubeVersion> kube_version;
 };
 
@@ -99,6 +102,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--graceful-shutdown-timeout"}},
       {{"--status-update-interval"}},
       {{"--dra-discovery-interval"}},
+      {{"--malloc-trim-interval"}},
       {{"--kube-version"}},
   };
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -119,7 +123,8 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
            {"--leader-elect-retry-period", &f.retry_period},
            {"--graceful-shutdown-timeout", &f.grace},
            {"--status-update-interval", &f.status_interval},
-           {"--dra-discovery-interval", &f.dra_poll}}) {
+           {"--dra-discovery-interval", &f.dra_poll},
+           {"--malloc-trim-interval", &f.malloc_trim_interval}}) {
     absl::Status status = ParseDurationFlag(*parsed, name, out);
     if (!status.ok()) return status;
   }
@@ -249,6 +254,7 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
     return kExitFailure;
   }
   op = *std::move(created);
+  MallocTrimmer trimmer(flags.malloc_trim_interval);
   log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()}});
   op->StartCaches();
 
