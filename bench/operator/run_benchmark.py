@@ -24,7 +24,10 @@ Each round:
       then in IDLE_SECONDS after POST /emulator/compact and POST /emulator/watches/drop (every
       watch ends, and resuming from the old resourceVersion gets 410, so every informer
       relists);
-    - rss: the operator's VmHWM (peak RSS) at the end.
+    - rss: the operator's VmHWM (peak RSS) at the end (also its VmRSS at Ready, VmHWM after the
+      churn, VmRSS before and after the forced relist). The operator runs with
+      MALLOC_ARENA_MAX=2 as the Deployment in config/manager sets it (--malloc-arena-max 0:
+      glibc's default).
  B. kubectl. A fresh emulator with the same seed; `kubectl.1.33 apply --server-side=false -f`
     render's output (GpuProfiles first, then GpuNodeGroups, DeviceClasses and
     ResourceClaimTemplates, the last two with the controller ownerReference to their profile's
@@ -339,8 +342,13 @@ def operator_round(args, data, desired_counts, work):
             "--leader-elect=false", "--metrics-bind-address", "0",
             "--health-probe-bind-address", "0", "--kube-api-qps", "1000",
             "--kube-api-burst", "2000", "--log-level", args.log_level] + args.operator_flag
+    env = dict(os.environ)
+    if args.malloc_arena_max:
+        env["MALLOC_ARENA_MAX"] = str(args.malloc_arena_max)  # as config/manager sets it
+    else:
+        env.pop("MALLOC_ARENA_MAX", None)
     t0 = time.monotonic()
-    op = subprocess.Popen(argv, stderr=oplog, stdout=oplog)
+    op = subprocess.Popen(argv, stderr=oplog, stdout=oplog, env=env)
     STARTED.append(op)
     for p in profiles:
         code, body = client.request("POST", PROFILES_PATH, p)
@@ -452,6 +460,7 @@ def operator_round(args, data, desired_counts, work):
     churn_quiet_end, _ = wait_quiet(audit, audit_churn, OPERATOR_USER, 3, 120)
     by_verb, by_vr, _ = count(audit.lines(audit_churn, churn_quiet_end), OPERATOR_USER)
     r["churn_requests"] = dict(by_vr)
+    r["rss_peak_before_relist"] = proc_status(op.pid, "VmHWM")
 
     # Idle, then idle after every watch is dropped and the history compacted (forced relist).
     idle_start = audit.offset()
@@ -459,6 +468,7 @@ def operator_round(args, data, desired_counts, work):
     by_verb, by_vr, _ = count(audit.lines(idle_start), OPERATOR_USER)
     r["idle_requests"] = dict(by_vr)
     r["idle_writes"] = sum(v for k, v in by_verb.items() if k in WRITE_VERBS)
+    r["rss_before_relist"] = proc_status(op.pid, "VmRSS")
     relist_start = audit.offset()
     code1, _ = client.request("POST", "/emulator/compact", b"")
     code2, _ = client.request("POST", "/emulator/watches/drop", b"")
@@ -596,6 +606,9 @@ def main():
     parser.add_argument("--kubectl", default=None)
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--operator-flag", action="append", default=[])
+    parser.add_argument("--malloc-arena-max", type=int, default=2,
+                        help="MALLOC_ARENA_MAX for the operator, as config/manager/manager.yaml "
+                             "sets it (0: unset, glibc's default)")
     parser.add_argument("--skip-kubectl", action="store_true")
     parser.add_argument("--json", default=None, help="write every round and the medians here")
     parser.add_argument("--keep", action="store_true", help="keep each round's work directory")
@@ -653,7 +666,8 @@ def summarize(rows, meta):
         r["requests_total"] = sum(v for k, v in req.items() if k != "discovery")
         r["requests_events"] = r["requests_detail"].get("create events", 0)
         r["requests_no_events"] = r["requests_total"] - r["requests_events"]
-        r["rss_peak_mib"] = (r.get("rss_peak") or 0) / 2**20
+        for key in ("rss_peak", "rss_at_ready", "rss_peak_before_relist", "rss_end"):
+            r[key + "_mib"] = (r.get(key) or 0) / 2**20
         if "kubectl_requests" in r:
             r["kubectl_requests_total"] = sum(r["kubectl_requests"].values())
     m = {k: med(rows, k) for k in rows[0] if isinstance(rows[0][k], (int, float))
@@ -687,7 +701,11 @@ def summarize(rows, meta):
     line("writes in %g s after compact + watch drop" % meta["idle_seconds"], "relist_writes",
          "%d", "0")
     line("lists re-issued after the drop", "relist_lists", "%d")
+    line("operator RSS at Ready, VmRSS (MiB)", "rss_at_ready_mib", "%.0f")
+    line("operator peak RSS before the forced relist, VmHWM (MiB)", "rss_peak_before_relist_mib",
+         "%.0f")
     line("operator peak RSS, VmHWM (MiB)", "rss_peak_mib", "%.0f", "< 100")
+    line("operator RSS at the end, VmRSS (MiB)", "rss_end_mib", "%.0f")
     print()
     print("requests by verb and resource (round 1): %s" % json.dumps(
         rows[0]["requests_detail"], sort_keys=True))
