@@ -479,7 +479,7 @@ TEST(DeviceTest, DevicesAndViewsOutliveTheBuilderAndTheCallersStrings) {
 }
 
 TEST(DeviceTest, CopiesAndIndependentlyBuiltEqualDevicesCompareEqual) {
-  auto build = [] {
+  auto base = [] {
     return DeviceBuilder("gpu-0")
         .Driver("gpu.example.com")
         .Pool("pool", 2)
@@ -489,9 +489,9 @@ TEST(DeviceTest, CopiesAndIndependentlyBuiltEqualDevicesCompareEqual) {
         .Attribute("index", AttributeValue::Int(0))
         .Attribute("driverVersion", AttributeValue::Version("570.133.20"))
         .Attribute("sriov", AttributeValue::Bool(false))
-        .Capacity("memory", Q("46068Mi"))
-        .Build();
+        .Capacity("memory", Q("46068Mi"));
   };
+  auto build = [&base] { return base().Build(); };
   const Device a = build();
   const Device copy = a;  // NOLINT(performance-unnecessary-copy-initialization)
   Device assigned;
@@ -516,18 +516,6 @@ TEST(DeviceTest, CopiesAndIndependentlyBuiltEqualDevicesCompareEqual) {
   EXPECT_NE(devices[0], a);
 
   // Any one difference makes them unequal.
-  auto base = [] {
-    return DeviceBuilder("gpu-0")
-        .Driver("gpu.example.com")
-        .Pool("pool", 2)
-        .Slice("slice")
-        .Node("node-a")
-        .Attribute("productName", AttributeValue::String("L40S"))
-        .Attribute("index", AttributeValue::Int(0))
-        .Attribute("driverVersion", AttributeValue::Version("570.133.20"))
-        .Attribute("sriov", AttributeValue::Bool(false))
-        .Capacity("memory", Q("46068Mi"));
-  };
   ASSERT_EQ(base().Build(), a);
   const std::vector<std::pair<std::string, Device>> different = {
       {"name", base().Name("gpu-1").Build()},
