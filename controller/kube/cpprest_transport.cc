@@ -18,6 +18,8 @@
 #include <boost/asio/ssl.hpp>
 #include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -43,7 +45,21 @@ absl::Status MapHttpException(const http::http_exception& e, bool cancelled) {
     return absl::DeadlineExceededError(
         absl::StrCat("no data from the server within the idle timeout (", what, ")"));
   }
-  if (absl::StrContains(what, "SSL") || absl::StrContains(what, "handshake")) {
+  // A TLS alert read after the handshake (TLS 1.3 servers reject a missing client certificate
+  // then) reaches us as a failed read carrying OpenSSL's packed error code.
+  if (code > 0 && ERR_GET_LIB(static_cast<unsigned long>(code)) == ERR_LIB_SSL) {  // NOLINT
+    const char* reason = ERR_reason_error_string(static_cast<unsigned long>(code));  // NOLINT
+    if (reason != nullptr) what = absl::StrCat(what, ": ", reason);
+    if (ERR_GET_REASON(static_cast<unsigned long>(code)) ==  // NOLINT
+        SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED) {
+      return absl::UnavailableError(absl::StrCat(
+          "the server requires a client certificate (", what,
+          "): set client-certificate and client-key (or their -data forms) for the user in the "
+          "kubeconfig"));
+    }
+  }
+  if (absl::StrContains(what, "SSL") || absl::StrContains(what, "handshake") ||
+      (code > 0 && ERR_GET_LIB(static_cast<unsigned long>(code)) == ERR_LIB_SSL)) {  // NOLINT
     return absl::UnavailableError(absl::StrCat(
         "TLS handshake with the server failed (", what, ", code ", code,
         "): check the cluster's certificate-authority (the server certificate must be signed by "

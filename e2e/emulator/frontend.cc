@@ -152,11 +152,14 @@ std::optional<HttpResponse> Frontend::Authorize(const HttpRequest& request, User
   if (!auth_.authenticate) return std::nullopt;
   std::optional<std::string> token = BearerToken(request);
   auto it = token ? auth_.tokens.find(*token) : auth_.tokens.end();
-  if (it == auth_.tokens.end()) {
+  if (!token.has_value() && auth_.client_certificate_user.has_value()) {
+    user = *auth_.client_certificate_user;
+  } else if (it == auth_.tokens.end()) {
     user = UserInfo{};
     return ErrorResponse(UnauthorizedError());
+  } else {
+    user = it->second;
   }
-  user = it->second;
   if (!auth_.rbac) return std::nullopt;
   RbacObjects rbac;
   rbac.roles = server_->Objects("roles.rbac.authorization.k8s.io");

@@ -39,6 +39,10 @@ absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec);
 struct AuthConfig {
   bool authenticate = false;  // bearer tokens required: missing or unknown → 401
   std::map<std::string, UserInfo> tokens;
+  // --client-cert-auth: every connection presented a client certificate the emulator's CA signed
+  // (checked in the TLS handshake); a request without a bearer token is this user. The handler
+  // cannot see which certificate, and the emulator issues only one (kube-emulator-admin).
+  std::optional<UserInfo> client_certificate_user;
   bool rbac = false;  // --authorization RBAC; otherwise AlwaysAllow
 };
 

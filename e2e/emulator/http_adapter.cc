@@ -182,6 +182,12 @@ class CpprestServer final : public HttpServer {
               boost::asio::buffer(tls_.cert_chain_pem.data(), tls_.cert_chain_pem.size()));
           ctx.use_private_key(boost::asio::buffer(tls_.key_pem.data(), tls_.key_pem.size()),
                               boost::asio::ssl::context::pem);
+          if (!tls_.client_ca_pem.empty()) {
+            ctx.add_certificate_authority(
+                boost::asio::buffer(tls_.client_ca_pem.data(), tls_.client_ca_pem.size()));
+            ctx.set_verify_mode(boost::asio::ssl::verify_peer |
+                                boost::asio::ssl::verify_fail_if_no_peer_cert);
+          }
         });
       }
       listener_ = std::make_unique<listener_ns::http_listener>(web::uri(url_), config);

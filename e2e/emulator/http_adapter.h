@@ -26,6 +26,8 @@ class HttpServer {
 struct TlsConfig {
   std::string cert_chain_pem;  // server certificate first
   std::string key_pem;
+  // When set, the handshake requires a client certificate this CA signed (mutual TLS).
+  std::string client_ca_pem;
 };
 
 // Listens on host:port (port 0 picks a free port); HTTPS when `tls` is set, with the URL

@@ -34,7 +34,7 @@ constexpr char kUsage[] =
     "  [-f MANIFESTS]... [--state FILE] [--kubeconfig-out FILE] [--audit-log FILE]\n"
     "  [--faults SPEC] [--watch-history N] [--bookmark-interval DURATION]\n"
     "  [--watch-queue N] [--watch-unread-bytes N] [--watch-senders N]\n"
-    "  [--tls] [--token-file FILE] [--authorization AlwaysAllow|RBAC]\n";
+    "  [--tls [--client-cert-auth]] [--token-file FILE] [--authorization AlwaysAllow|RBAC]\n";
 
 struct Flags {
   std::string listen = "127.0.0.1:0";
@@ -44,6 +44,7 @@ struct Flags {
   std::vector<std::string> manifests;
   std::string state;
   std::string kubeconfig_out;
+  bool client_cert_auth = false;  // with --tls: mutual TLS, the kubeconfig carries the client cert
   std::string audit_log;
   std::string faults;
   size_t watch_history = 10000;
@@ -93,6 +94,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") return absl::CancelledError(kUsage);
     if (arg == "--tls" && !has_inline) {
       flags.tls = true;
+      continue;
+    }
+    if (arg == "--client-cert-auth" && !has_inline) {
+      flags.client_cert_auth = true;
       continue;
     }
     absl::StatusOr<std::string> v = next();
@@ -150,6 +155,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", arg, "\n", kUsage));
     }
   }
+  if (flags.client_cert_auth && !flags.tls) {
+    return absl::InvalidArgumentError("--client-cert-auth needs --tls");
+  }
   return flags;
 }
 
@@ -167,8 +175,10 @@ absl::Status WriteAtomically(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-std::string Kubeconfig(const std::string& url, const std::string& ca_pem,
-                       const std::string& token) {
+// The admin's kubeconfig: a bearer token, or with --client-cert-auth the client certificate and
+// key (no token).
+std::string Kubeconfig(const std::string& url, const std::string& ca_pem, const std::string& token,
+                       const TlsMaterial* client) {
   std::string ca;
   if (!ca_pem.empty()) {
     ca = absl::StrCat("\n    certificate-authority-data: ", absl::Base64Escape(ca_pem));
@@ -178,8 +188,12 @@ std::string Kubeconfig(const std::string& url, const std::string& ca_pem,
       url, ca,
       "\ncontexts:\n- name: kube-emulator\n  context:\n    cluster: kube-emulator\n"
       "    user: admin\n    namespace: default\ncurrent-context: kube-emulator\n"
-      "users:\n- name: admin\n  user:\n    token: ",
-      token, "\n");
+      "users:\n- name: admin\n  user:\n",
+      client != nullptr
+          ? absl::StrCat(
+                "    client-certificate-data: ", absl::Base64Escape(client->client_cert_pem),
+                "\n    client-key-data: ", absl::Base64Escape(client->client_key_pem), "\n")
+          : absl::StrCat("    token: ", token, "\n"));
 }
 
 int Run(int argc, char** argv) {
@@ -266,14 +280,21 @@ int Run(int argc, char** argv) {
       UserInfo{"kube-emulator-admin", "", {"system:masters", "system:authenticated"}};
   std::optional<TlsConfig> tls;
   std::string ca_pem;
+  std::optional<TlsMaterial> client_material;  // --client-cert-auth
   if (flags->tls) {
     absl::StatusOr<TlsMaterial> material = GenerateTlsMaterial({"127.0.0.1"}, {"localhost"});
     if (!material.ok()) {
       std::cerr << "kube-emulator: --tls: " << material.status().message() << "\n";
       return 1;
     }
-    tls = TlsConfig{material->server_cert_pem, material->server_key_pem};
+    tls = TlsConfig{material->server_cert_pem, material->server_key_pem, ""};
     ca_pem = material->ca_cert_pem;
+    if (flags->client_cert_auth) {
+      tls->client_ca_pem = ca_pem;
+      auth.client_certificate_user =
+          UserInfo{"kube-emulator-admin", "", {"system:masters", "system:authenticated"}};
+      client_material = *material;
+    }
   }
   Frontend frontend(server->get(), *faults, flags->audit_log, flags->state);
   frontend.SetAuth(std::move(auth));
@@ -319,8 +340,9 @@ int Run(int argc, char** argv) {
     }
   });
   if (!flags->kubeconfig_out.empty()) {
-    if (absl::Status s =
-            WriteAtomically(flags->kubeconfig_out, Kubeconfig((*http)->url(), ca_pem, admin_token));
+    if (absl::Status s = WriteAtomically(flags->kubeconfig_out,
+                                         Kubeconfig((*http)->url(), ca_pem, admin_token,
+                                                    client_material ? &*client_material : nullptr));
         !s.ok()) {
       std::cerr << "kube-emulator: --kubeconfig-out: " << s.message() << "\n";
     }

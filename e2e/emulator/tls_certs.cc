@@ -58,8 +58,10 @@ absl::Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& 
 }
 
 // A certificate for `key` named `cn`, signed by `issuer_key` (issuer nullptr: self-signed).
+enum class Usage { kCa, kServer, kClient };
+
 absl::StatusOr<Cert> MakeCert(EVP_PKEY* key, const std::string& cn, X509* issuer,
-                              EVP_PKEY* issuer_key, bool ca,
+                              EVP_PKEY* issuer_key, Usage usage,
                               const std::vector<std::string>& ip_sans,
                               const std::vector<std::string>& dns_sans) {
   Cert cert(X509_new());
@@ -83,13 +85,16 @@ absl::StatusOr<Cert> MakeCert(EVP_PKEY* key, const std::string& cn, X509* issuer
   if (s.ok() && issuer) {
     s = AddExtension(cert.get(), signer, NID_authority_key_identifier, "keyid:always");
   }
-  if (s.ok() && ca) {
+  if (s.ok() && usage == Usage::kCa) {
     s = AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE");
     if (s.ok()) s = AddExtension(cert.get(), signer, NID_key_usage, "critical,keyCertSign,cRLSign");
   } else if (s.ok()) {
     s = AddExtension(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE");
     if (s.ok()) s = AddExtension(cert.get(), signer, NID_key_usage, "critical,digitalSignature");
-    if (s.ok()) s = AddExtension(cert.get(), signer, NID_ext_key_usage, "serverAuth");
+    if (s.ok()) {
+      s = AddExtension(cert.get(), signer, NID_ext_key_usage,
+                       usage == Usage::kClient ? "clientAuth" : "serverAuth");
+    }
     std::vector<std::string> sans;
     for (const std::string& ip : ip_sans) sans.push_back("IP:" + ip);
     for (const std::string& dns : dns_sans) sans.push_back("DNS:" + dns);
@@ -108,6 +113,15 @@ absl::StatusOr<std::string> CertPem(X509* cert) {
   return BioText(bio.get());
 }
 
+absl::StatusOr<std::string> KeyPem(EVP_PKEY* key) {
+  Bio bio(BIO_new(BIO_s_mem()));
+  if (!bio ||
+      PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    return OpenSslError("PEM_write_bio_PrivateKey");
+  }
+  return BioText(bio.get());
+}
+
 }  // namespace
 
 absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& ip_sans,
@@ -116,11 +130,20 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
   Pkey server_key = NewKey();
   if (!ca_key || !server_key) return OpenSslError("EC key generation");
   absl::StatusOr<Cert> ca =
-      MakeCert(ca_key.get(), "kube-emulator-ca", nullptr, ca_key.get(), true, {}, {});
+      MakeCert(ca_key.get(), "kube-emulator-ca", nullptr, ca_key.get(), Usage::kCa, {}, {});
   if (!ca.ok()) return ca.status();
   absl::StatusOr<Cert> server = MakeCert(server_key.get(), "kube-emulator", ca->get(), ca_key.get(),
-                                         false, ip_sans, dns_sans);
+                                         Usage::kServer, ip_sans, dns_sans);
   if (!server.ok()) return server.status();
+  Pkey client_key = NewKey();
+  if (!client_key) return OpenSslError("EC key generation");
+  absl::StatusOr<Cert> client = MakeCert(client_key.get(), "kube-emulator-admin", ca->get(),
+                                         ca_key.get(), Usage::kClient, {}, {});
+  if (!client.ok()) return client.status();
+  absl::StatusOr<std::string> client_pem = CertPem(client->get());
+  if (!client_pem.ok()) return client_pem.status();
+  absl::StatusOr<std::string> client_key_pem = KeyPem(client_key.get());
+  if (!client_key_pem.ok()) return client_key_pem.status();
   TlsMaterial out;
   absl::StatusOr<std::string> ca_pem = CertPem(ca->get());
   absl::StatusOr<std::string> server_pem = CertPem(server->get());
@@ -128,12 +151,11 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
   if (!server_pem.ok()) return server_pem.status();
   out.ca_cert_pem = *ca_pem;
   out.server_cert_pem = *server_pem + *ca_pem;
-  Bio bio(BIO_new(BIO_s_mem()));
-  if (!bio || PEM_write_bio_PrivateKey(bio.get(), server_key.get(), nullptr, nullptr, 0, nullptr,
-                                       nullptr) != 1) {
-    return OpenSslError("PEM_write_bio_PrivateKey");
-  }
-  out.server_key_pem = BioText(bio.get());
+  absl::StatusOr<std::string> server_key_pem = KeyPem(server_key.get());
+  if (!server_key_pem.ok()) return server_key_pem.status();
+  out.server_key_pem = *server_key_pem;
+  out.client_cert_pem = *client_pem;
+  out.client_key_pem = *client_key_pem;
   return out;
 }
 

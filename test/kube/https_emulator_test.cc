@@ -197,5 +197,41 @@ TEST_F(HttpsEmulatorTest, ExecPluginIsRunCachedAndRefreshedOnExpiry) {
   }
 }
 
+// kube-emulator --client-cert-auth: the handshake requires a client certificate its CA signed,
+// and its kubeconfig carries that certificate and key instead of a token.
+TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMutualTls) {
+  ScratchDir dir;
+  EmulatorProcess emu({"--tls", "--client-cert-auth", "--kubeconfig-out", dir.File("kubeconfig")});
+  ASSERT_TRUE(emu.ok()) << emu.Stderr();
+  ASSERT_OK_AND_ASSIGN(Kubeconfig kubeconfig,
+                       LoadKubeconfig({dir.File("kubeconfig"), ""}, HostEnv{}));
+  ASSERT_OK_AND_ASSIGN(ClientConfig config, ClientConfigFromKubeconfig(kubeconfig, "", {}));
+  ASSERT_FALSE(config.tls.client_certificate_pem.empty());
+  ASSERT_FALSE(config.tls.client_key_pem.empty());
+  ASSERT_TRUE(kubeconfig.users.begin()->second.token.empty());
+
+  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewCpprestTransport(config);
+  ASSERT_OK(transport);
+  RestClientOptions options;
+  options.credentials = config.credentials;
+  options.max_retries = 0;
+  RestClient client(transport->get(), options);
+  ASSERT_OK(client.Create(kConfigMaps, ConfigMap("mtls")).status());
+  ASSERT_OK_AND_ASSIGN(nlohmann::json got, client.Get(kConfigMaps.WithName("mtls")));
+  EXPECT_EQ(got["metadata"]["name"], "mtls");
+
+  // Without the client certificate the handshake fails, and the error says what to check.
+  ClientConfig no_cert = config;
+  no_cert.tls.client_certificate_pem.clear();
+  no_cert.tls.client_key_pem.clear();
+  absl::StatusOr<std::unique_ptr<HttpTransport>> bare = NewCpprestTransport(no_cert);
+  ASSERT_OK(bare);
+  RestClient refused(bare->get(), options);
+  absl::Status s = refused.Get(kConfigMaps.WithName("mtls")).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+  EXPECT_NE(s.message().find("the server requires a client certificate"), absl::string_view::npos)
+      << s;
+}
+
 }  // namespace
 }  // namespace gpuprofile::kube
