@@ -21,35 +21,21 @@ using gpuprofile::cel::Value;
 
 const Value& SampleDevice() {
   static const Value* const kDevice = [] {
-    gpuprofile::dra::Device d;
-    d.driver = "gpu.nvidia.com";
-    d.pool = d.node = "a100-node-1";
-    d.name = "gpu-0";
-    auto str = [](const char* s) {
-      gpuprofile::dra::AttributeValue a;
-      a.kind = gpuprofile::dra::AttributeValue::Kind::kString;
-      a.string_value = s;
-      return a;
-    };
-    auto ver = [](const char* s) {
-      gpuprofile::dra::AttributeValue a;
-      a.kind = gpuprofile::dra::AttributeValue::Kind::kVersion;
-      a.string_value = s;
-      auto v = gpuprofile::Semver::ParseStrict(s);
-      if (v.ok()) a.version = *v;
-      return a;
-    };
-    d.attributes["type"] = str("gpu");
-    d.attributes["productName"] = str("NVIDIA A100-SXM4-40GB");
-    d.attributes["architecture"] = str("Ampere");
-    d.attributes["cudaComputeCapability"] = ver("8.0.0");
-    d.attributes["driverVersion"] = ver("550.127.8");
-    d.attributes["resource.kubernetes.io/pcieRoot"] = str("pci0000:00");
-    gpuprofile::dra::AttributeValue idx;
-    idx.kind = gpuprofile::dra::AttributeValue::Kind::kInt;
-    idx.int_value = 3;
-    d.attributes["index"] = idx;
-    d.capacity["memory"] = *gpuprofile::Quantity::Parse("40Gi");
+    using gpuprofile::dra::AttributeValue;
+    const gpuprofile::dra::Device d =
+        gpuprofile::dra::DeviceBuilder("gpu-0")
+            .Driver("gpu.nvidia.com")
+            .Pool("a100-node-1")
+            .Node("a100-node-1")
+            .Attribute("type", AttributeValue::String("gpu"))
+            .Attribute("productName", AttributeValue::String("NVIDIA A100-SXM4-40GB"))
+            .Attribute("architecture", AttributeValue::String("Ampere"))
+            .Attribute("cudaComputeCapability", AttributeValue::Version("8.0.0"))
+            .Attribute("driverVersion", AttributeValue::Version("550.127.8"))
+            .Attribute("resource.kubernetes.io/pcieRoot", AttributeValue::String("pci0000:00"))
+            .Attribute("index", AttributeValue::Int(3))
+            .Capacity("memory", *gpuprofile::Quantity::Parse("40Gi"))
+            .Build();
     return new Value(gpuprofile::cel::MakeDeviceValue(d));
   }();
   return *kDevice;
