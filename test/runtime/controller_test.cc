@@ -136,6 +136,12 @@ TEST_F(ControllerTest, RequeueUsesTheRateLimiter) {
   WaitReconciles(1);
   EXPECT_EQ(Total(kReconcileResultRequeue), 1);
   EXPECT_EQ(controller_->queue()->NumRequeues("a"), 1);
+  // The rate limiter counts the requeue before the queue reads the clock for its delay: advance
+  // the fake clock only once the key waits, or the 5 ms start after the advance.
+  for (int i = 0; i < 10000 && controller_->queue()->NumWaiting() == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  ASSERT_EQ(controller_->queue()->NumWaiting(), 1);
   clock_.Advance(absl::Milliseconds(5));
   ASSERT_TRUE(script_.WaitCalls("a", 2));
 }
