@@ -23,6 +23,22 @@
 #include "e2e/emulator/table.h"
 
 namespace gpuprofile::e2e {
+namespace {
+
+// The request's label and field selectors, with the field labels `type` supports checked (list
+// and watch; the error message is the 400's).
+absl::StatusOr<Selectors> RequestSelectors(const HttpRequest& request, const ResourceType& type) {
+  absl::StatusOr<Selectors> selectors =
+      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  if (!selectors.ok()) return selectors.status();
+  if (absl::Status supported = CheckFieldLabels(selectors->fields, type.field_labels);
+      !supported.ok()) {
+    return supported;
+  }
+  return selectors;
+}
+
+}  // namespace
 
 HttpResponse ApiServer::Get(const HttpRequest& request, const Route& route,
                             const ResourceType& type) {
@@ -40,14 +56,9 @@ HttpResponse ApiServer::Get(const HttpRequest& request, const Route& route,
 
 HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
                              const ResourceType& type) {
-  absl::StatusOr<Selectors> selectors =
-      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  absl::StatusOr<Selectors> selectors = RequestSelectors(request, type);
   if (!selectors.ok()) {
     return ErrorResponse(BadRequest(std::string(selectors.status().message())));
-  }
-  if (absl::Status supported = CheckFieldLabels(selectors->fields, type.field_labels);
-      !supported.ok()) {
-    return ErrorResponse(BadRequest(std::string(supported.message())));
   }
   int64_t limit = 0;
   if (request.HasQuery("limit") && !absl::SimpleAtoi(request.Query("limit"), &limit)) {
@@ -123,14 +134,9 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
 
 HttpResponse ApiServer::Watch(const HttpRequest& request, const Route& route,
                               const ResourceType& type) {
-  absl::StatusOr<Selectors> selectors =
-      ParseSelectors(request.Query("labelSelector"), request.Query("fieldSelector"));
+  absl::StatusOr<Selectors> selectors = RequestSelectors(request, type);
   if (!selectors.ok()) {
     return ErrorResponse(BadRequest(std::string(selectors.status().message())));
-  }
-  if (absl::Status supported = CheckFieldLabels(selectors->fields, type.field_labels);
-      !supported.ok()) {
-    return ErrorResponse(BadRequest(std::string(supported.message())));
   }
   WatchSpec spec;
   spec.type = type;
