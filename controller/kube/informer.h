@@ -51,8 +51,7 @@ class Informer final : public WatchSink {
   Informer(RestClient* client, WatcherOptions options, Decoder<T> decode,
            typename runtime::Store<T>::KeyFunc key,
            std::map<std::string, typename runtime::Store<T>::IndexFunc> indexers = {})
-      : store_(key, std::move(indexers)),
-        key_(std::move(key)),
+      : store_(std::move(key), std::move(indexers)),
         decode_(std::move(decode)),
         watcher_(client, this, std::move(options)) {}
   ~Informer() override { Stop(); }
@@ -115,7 +114,7 @@ class Informer final : public WatchSink {
     for (const nlohmann::json& item : items) {
       ObjectPtr object = Decode(item);
       if (object == nullptr) continue;
-      ObjectPtr before = store_.Get(key_(*object));
+      ObjectPtr before = store_.Get(store_.KeyOf(*object));
       if (before != nullptr && version_of_ != nullptr) {
         const absl::string_view version = version_of_(*object);
         if (!version.empty() && version == version_of_(*before)) object = before;
@@ -178,7 +177,6 @@ class Informer final : public WatchSink {
   // The list in progress and the cached object of each item's key (watcher thread only).
   std::vector<ObjectPtr> listed_;
   std::vector<ObjectPtr> listed_before_;
-  const typename runtime::Store<T>::KeyFunc key_;
   const Decoder<T> decode_;
   std::function<absl::string_view(const T&)> version_of_;  // fixed before Start
   RawDecoder<T> raw_decode_;                // fixed before Start

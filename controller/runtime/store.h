@@ -110,6 +110,9 @@ class Store {
     return previous;
   }
 
+  // The key `object` has (or would have) in this store.
+  std::string KeyOf(const T& object) const { return key_(object); }
+
   ObjectPtr Get(const std::string& key) const {
     absl::ReaderMutexLock lock(&mu_);
     auto it = contents_.items.find(key);
