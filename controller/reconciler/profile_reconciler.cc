@@ -318,13 +318,12 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
     const profile::TemplateSet& set = *desired_it->second;
     for (const std::string& namespace_name : set.namespaces) {
       // Materialised one at a time: the desired state keeps one object per profile.
-      const dra::ResourceClaimTemplate in_namespace = set.In(namespace_name);
-      const dra::ResourceClaimTemplate* const desired = &in_namespace;
-      const std::string key = TemplateKey(namespace_name, desired->metadata.name);
+      const dra::ResourceClaimTemplate desired = set.In(namespace_name);
+      const std::string key = TemplateKey(namespace_name, desired.metadata.name);
       wanted.insert(key);
       std::shared_ptr<const dra::ResourceClaimTemplate> actual = store->Get(key);
       if (actual == nullptr) {
-        absl::Status created = options_.writer->CreateTemplate(version, *desired);
+        absl::Status created = options_.writer->CreateTemplate(version, desired);
         if (created.ok()) {
           changes->created.push_back(key);
           ++in_place;
@@ -337,7 +336,7 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
         // Not in the cache but on the server: either the cache is behind (a labelled object)
         // or an unmanaged template, which the engine must see to report Conflict.
         absl::StatusOr<nlohmann::json> existing = options_.writer->GetTemplate(
-            version, desired->metadata.namespace_name, desired->metadata.name);
+            version, desired.metadata.namespace_name, desired.metadata.name);
         if (!existing.ok()) {
           changes->Fail(existing.status());
           continue;
@@ -353,7 +352,7 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
         } else {
           // A template the operator cannot even read is certainly not its own.
           dra::ResourceClaimTemplate opaque;
-          opaque.metadata = desired->metadata;
+          opaque.metadata = desired.metadata;
           opaque.metadata.labels.clear();
           opaque.metadata.owner_references.clear();
           options_.desired->NoteForeignTemplate(std::move(opaque));
@@ -361,15 +360,15 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
         changes->conflicts.push_back(key);
         continue;
       }
-      if (dra::SameDesiredState(*desired, *actual)) {
+      if (dra::SameDesiredState(desired, *actual)) {
         ++in_place;
         continue;
       }
       // Same spec, other metadata (adoption, labels): patch; spec changed: re-create, since
       // ResourceClaimTemplate.spec is immutable and pods name templates.
       dra::ResourceClaimTemplate relabelled = *actual;
-      relabelled.metadata = MergedMeta(actual->metadata, desired->metadata);
-      if (dra::SameDesiredState(*desired, relabelled)) {
+      relabelled.metadata = MergedMeta(actual->metadata, desired.metadata);
+      if (dra::SameDesiredState(desired, relabelled)) {
         absl::Status patched =
             options_.writer->PatchTemplateOwnership(version, relabelled.metadata);
         if (patched.ok()) {
@@ -386,7 +385,7 @@ int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Compute
         changes->Fail(deleted);
         continue;
       }
-      absl::Status created = options_.writer->CreateTemplate(version, *desired);
+      absl::Status created = options_.writer->CreateTemplate(version, desired);
       if (created.ok()) {
         changes->recreated.push_back(key);
         ++in_place;
