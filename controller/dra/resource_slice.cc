@@ -183,10 +183,12 @@ class Decoder {
   std::vector<std::string> errors_;
 };
 
-std::string ObjectName(const json& obj) {
+// metadata.<field> when it is a string, else "" (lenient: the name only labels error messages,
+// and the server-assigned resourceVersion is absent in files).
+std::string MetadataString(const json& obj, const char* field) {
   if (const json* meta = api::JsonMember(obj, "metadata")) {
-    if (const json* name = api::JsonMember(*meta, "name"); name != nullptr && name->is_string()) {
-      return name->get<std::string>();
+    if (const json* value = api::JsonMember(*meta, field); value != nullptr && value->is_string()) {
+      return value->get<std::string>();
     }
   }
   return "";
@@ -205,14 +207,8 @@ bool IsResourceSlice(const json& obj) {
 
 absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   ResourceSlice slice;
-  slice.name = ObjectName(obj);
-  if (const json* meta = api::JsonMember(obj, "metadata")) {
-    // Server-assigned; lenient (absent in files, and not the decoder's to validate).
-    if (const json* rv = api::JsonMember(*meta, "resourceVersion");
-        rv != nullptr && rv->is_string()) {
-      slice.resource_version = rv->get<std::string>();
-    }
-  }
+  slice.name = MetadataString(obj, "name");
+  slice.resource_version = MetadataString(obj, "resourceVersion");
   Decoder d(slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
                                : absl::StrCat(kKind, " \"", slice.name, "\""));
   if (!obj.is_object()) {

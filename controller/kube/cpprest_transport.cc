@@ -47,19 +47,20 @@ absl::Status MapHttpException(const http::http_exception& e, bool cancelled) {
   }
   // A TLS alert read after the handshake (TLS 1.3 servers reject a missing client certificate
   // then) reaches us as a failed read carrying OpenSSL's packed error code.
-  if (code > 0 && ERR_GET_LIB(static_cast<unsigned long>(code)) == ERR_LIB_SSL) {  // NOLINT
-    const char* reason = ERR_reason_error_string(static_cast<unsigned long>(code));  // NOLINT
-    if (reason != nullptr) what = absl::StrCat(what, ": ", reason);
-    if (ERR_GET_REASON(static_cast<unsigned long>(code)) ==  // NOLINT
-        SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED) {
+  const auto openssl_code = static_cast<unsigned long>(code);  // NOLINT(runtime/int): OpenSSL's
+  const bool openssl_error = code > 0 && ERR_GET_LIB(openssl_code) == ERR_LIB_SSL;
+  if (openssl_error) {
+    if (const char* reason = ERR_reason_error_string(openssl_code)) {
+      what = absl::StrCat(what, ": ", reason);
+    }
+    if (ERR_GET_REASON(openssl_code) == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED) {
       return absl::UnavailableError(absl::StrCat(
           "the server requires a client certificate (", what,
           "): set client-certificate and client-key (or their -data forms) for the user in the "
           "kubeconfig"));
     }
   }
-  if (absl::StrContains(what, "SSL") || absl::StrContains(what, "handshake") ||
-      (code > 0 && ERR_GET_LIB(static_cast<unsigned long>(code)) == ERR_LIB_SSL)) {  // NOLINT
+  if (openssl_error || absl::StrContains(what, "SSL") || absl::StrContains(what, "handshake")) {
     return absl::UnavailableError(absl::StrCat(
         "TLS handshake with the server failed (", what, ", code ", code,
         "): check the cluster's certificate-authority (the server certificate must be signed by "
