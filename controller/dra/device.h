@@ -147,6 +147,13 @@ class Device {
   std::optional<AttributeValue> FindAttribute(absl::string_view name) const;
   const Quantity* FindCapacity(absl::string_view name) const;
 
+  // The storage this device shares with the other devices built with it (one slice's), and its
+  // index there. Per-slice caches key on the storage: a slice the informer kept unchanged keeps
+  // it (profile/fleet_memo.h). `storage()` keeps it alive; `storage_id()` only names it.
+  std::shared_ptr<const void> storage() const { return block_; }
+  const void* storage_id() const { return block_.get(); }
+  uint32_t storage_index() const { return index_; }
+
   // Same fields, attributes and capacities (the storage may differ).
   friend bool operator==(const Device& a, const Device& b);
   friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,11 +20,69 @@
 namespace gpuprofile::dra {
 namespace {
 
-bool DeviceLess(const Device& a, const Device& b) {
-  const absl::string_view an = a.node(), bn = b.node();
-  if (an != bn) return an < bn;
-  return std::make_tuple(a.pool(), a.name(), a.driver(), a.slice_name()) <
-         std::make_tuple(b.pool(), b.name(), b.driver(), b.slice_name());
+// The rank of each distinct string among `values`, in sorted order: comparing ranks compares
+// the strings.
+class Ranks {
+ public:
+  void Add(absl::string_view value) { rank_.try_emplace(value, 0); }
+  void Assign() {
+    std::vector<absl::string_view> sorted;
+    sorted.reserve(rank_.size());
+    for (const auto& [value, rank] : rank_) sorted.push_back(value);
+    std::sort(sorted.begin(), sorted.end());
+    for (uint32_t i = 0; i < sorted.size(); ++i) rank_[sorted[i]] = i;
+  }
+  uint32_t Of(absl::string_view value) const { return rank_.at(value); }
+
+ private:
+  absl::flat_hash_map<absl::string_view, uint32_t> rank_;
+};
+
+// The devices of `slices` (sorted by name), sorted by node, pool, device name, driver, then
+// slice name. The operator rebuilds the inventory of 40,000 devices on every slice change:
+// comparing ranks, most of them worked out once per slice, takes a fraction of the time of
+// comparing the strings through the devices' storage.
+std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slices) {
+  // Nodes, pools and drivers are ranked (few, and mostly one per slice); device names are
+  // compared as text, which happens only between devices of one node and pool.
+  Ranks nodes, pools, drivers;
+  size_t count = 0;
+  for (const ResourceSlice* slice : slices) {
+    pools.Add(slice->pool);
+    drivers.Add(slice->driver);
+    if (!slice->node_name.empty()) nodes.Add(slice->node_name);
+    for (const Device& d : slice->devices) {
+      if (slice->node_name.empty()) nodes.Add(d.node());
+    }
+    count += slice->devices.size();
+  }
+  for (Ranks* r : {&nodes, &pools, &drivers}) r->Assign();
+  struct Key {
+    uint32_t node, pool, driver, slice;  // ranks; slices are sorted by name
+    absl::string_view name;
+    const Device* device;
+  };
+  std::vector<Key> keys;
+  keys.reserve(count);
+  for (uint32_t s = 0; s < slices.size(); ++s) {
+    const ResourceSlice& slice = *slices[s];
+    const uint32_t pool = pools.Of(slice.pool), driver = drivers.Of(slice.driver);
+    const bool per_device_node = slice.node_name.empty();
+    const uint32_t node = per_device_node ? 0 : nodes.Of(slice.node_name);
+    for (const Device& d : slice.devices) {
+      keys.push_back({per_device_node ? nodes.Of(d.node()) : node, pool, driver, s, d.name(), &d});
+    }
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.node != b.node) return a.node < b.node;
+    if (a.pool != b.pool) return a.pool < b.pool;
+    if (a.name != b.name) return a.name < b.name;
+    return std::tie(a.driver, a.slice) < std::tie(b.driver, b.slice);
+  });
+  std::vector<Device> sorted;
+  sorted.reserve(keys.size());
+  for (const Key& key : keys) sorted.push_back(*key.device);
+  return sorted;
 }
 
 }  // namespace
@@ -38,48 +97,71 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
 }
 
 Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices) {
-  // The last slice of each name wins; std::map keeps the names sorted for determinism.
-  std::map<absl::string_view, const ResourceSlice*> by_name;
+  // The last slice of each name wins; sorted by name for determinism.
+  std::vector<const ResourceSlice*> by_name;
+  by_name.reserve(slices.size());
   for (const std::shared_ptr<const ResourceSlice>& slice : slices) {
-    if (slice != nullptr) by_name[slice->name] = slice.get();
+    if (slice != nullptr) by_name.push_back(slice.get());
+  }
+  std::stable_sort(
+      by_name.begin(), by_name.end(),
+      [](const ResourceSlice* a, const ResourceSlice* b) { return a->name < b->name; });
+  {
+    std::vector<const ResourceSlice*> last_of_name;
+    last_of_name.reserve(by_name.size());
+    for (size_t i = 0; i < by_name.size(); ++i) {
+      if (i + 1 < by_name.size() && by_name[i + 1]->name == by_name[i]->name) continue;
+      last_of_name.push_back(by_name[i]);
+    }
+    by_name = std::move(last_of_name);
   }
 
   using PoolKey = std::pair<absl::string_view, absl::string_view>;  // (driver, pool name)
-  std::map<PoolKey, int64_t> newest;
-  for (const auto& [name, slice] : by_name) {
-    auto [it, inserted] =
-        newest.emplace(PoolKey{slice->driver, slice->pool}, slice->pool_generation);
-    if (!inserted) it->second = std::max(it->second, slice->pool_generation);
+  absl::flat_hash_map<PoolKey, PoolInfo> pools;
+  for (const ResourceSlice* slice : by_name) {
+    PoolInfo& pool = pools[PoolKey{slice->driver, slice->pool}];
+    pool.generation = std::max(pool.generation, slice->pool_generation);
   }
 
   Inventory inventory;
-  size_t device_count = 0;
-  for (const auto& [name, slice] : by_name) device_count += slice->devices.size();
-  auto devices = std::make_shared<std::vector<Device>>();
-  devices->reserve(device_count);
-  std::map<PoolKey, PoolInfo> pools;
-  for (const auto& [name, slice] : by_name) {
-    const PoolKey key{slice->driver, slice->pool};
-    const int64_t generation = newest[key];
-    if (slice->pool_generation < generation) {
+  std::vector<const ResourceSlice*> kept;  // by name
+  kept.reserve(by_name.size());
+  for (const ResourceSlice* slice : by_name) {
+    PoolInfo& pool = pools[PoolKey{slice->driver, slice->pool}];
+    if (slice->pool_generation < pool.generation) {
       ++inventory.stale_slices_ignored_;
       continue;
     }
-    PoolInfo& pool = pools[key];
-    pool.driver = slice->driver;
-    pool.name = slice->pool;
-    pool.generation = generation;
     ++pool.slice_count_seen;
     pool.resource_slice_count = std::max(pool.resource_slice_count, slice->resource_slice_count);
     pool.device_count += static_cast<int64_t>(slice->devices.size());
-    // Devices are handles on their slice's storage: copying them copies no attribute.
-    devices->insert(devices->end(), slice->devices.begin(), slice->devices.end());
+    kept.push_back(slice);
   }
+  inventory.pools_.reserve(pools.size());
   for (auto& [key, pool] : pools) {
+    pool.driver = std::string(key.first);
+    pool.name = std::string(key.second);
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
     inventory.pools_.push_back(std::move(pool));
   }
-  std::sort(devices->begin(), devices->end(), DeviceLess);
+  std::sort(inventory.pools_.begin(), inventory.pools_.end(),
+            [](const PoolInfo& a, const PoolInfo& b) {
+              return std::tie(a.driver, a.name) < std::tie(b.driver, b.name);
+            });
+  // Devices are handles on their slice's storage: copying them copies no attribute.
+  auto devices = std::make_shared<std::vector<Device>>(SortedDevices(kept));
+  inventory.node_index_.reserve(devices->size());
+  absl::string_view previous;
+  for (const Device& device : *devices) {
+    const absl::string_view node = device.node();
+    if (node.empty()) {
+      inventory.node_index_.push_back(kNoNode);
+      continue;
+    }
+    if (inventory.node_count_ == 0 || node != previous) ++inventory.node_count_;
+    previous = node;
+    inventory.node_index_.push_back(inventory.node_count_ - 1);
+  }
   if (!devices->empty()) inventory.devices_ = std::move(devices);
   return inventory;
 }

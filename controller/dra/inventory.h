@@ -48,6 +48,13 @@ class Inventory {
   // Devices of every pool's newest generation, sorted by node, pool, device name, then driver
   // (and slice name, so that the order is total).
   const std::vector<Device>& devices() const;
+  // For each device (same index), the number of its node among the distinct nodes in devices()
+  // order (so: ascending), or kNoNode when it has none. Lets callers count nodes without
+  // comparing names.
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  const std::vector<uint32_t>& node_index() const { return node_index_; }
+  // Distinct nodes among the devices.
+  uint32_t node_count() const { return node_count_; }
   // Pools sorted by driver, then name.
   const std::vector<PoolInfo>& pools() const { return pools_; }
   // Slices ignored because their pool has a newer generation.
@@ -57,6 +64,8 @@ class Inventory {
 
  private:
   std::shared_ptr<const std::vector<Device>> devices_;  // null when empty
+  std::vector<uint32_t> node_index_;
+  uint32_t node_count_ = 0;
   std::vector<PoolInfo> pools_;
   int stale_slices_ignored_ = 0;
 };
