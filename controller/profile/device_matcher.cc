@@ -4,29 +4,11 @@
 #include <algorithm>
 #include <optional>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "controller/cel/device_value.h"
 #include "controller/profile/selector_paths.h"
 
 namespace gpuprofile::profile {
 namespace {
-
-struct Outcome {
-  bool matched = false;
-  std::string error;  // non-empty when a selector raised an error
-};
-
-Outcome Evaluate(const CompiledSelectors& selectors, const cel::Value& device) {
-  for (const SelectorTerm& term : selectors.terms) {
-    const cel::Value result = term.program->Evaluate({device});
-    if (result.is_error()) {
-      return {false, absl::StrCat(term.field, ": ", result.error_message())};
-    }
-    if (!result.IsTrue()) return {false, ""};
-  }
-  return {true, ""};
-}
 
 // The paths every selector of a profile reads, or nullopt when one of them is not reducible.
 std::optional<std::vector<DevicePath>> ProfilePaths(const CompiledSelectors& selectors) {
@@ -43,7 +25,8 @@ std::string DeviceName(const dra::Device& device) {
   return absl::StrCat(device.driver(), "/", device.pool(), "/", device.name());
 }
 
-void Record(const Outcome& outcome, const dra::Device& device, size_t index, ProfileMatches* out) {
+void Record(const SelectorOutcome& outcome, const dra::Device& device, size_t index,
+            ProfileMatches* out) {
   if (outcome.matched) {
     out->matched[index] = true;
     ++out->matched_count;
@@ -59,7 +42,9 @@ void Record(const Outcome& outcome, const dra::Device& device, size_t index, Pro
 
 std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
                                          const std::vector<const CompiledSelectors*>& profiles,
-                                         const MatchOptions& options) {
+                                         const MatchOptions& options, FleetMemo* memo) {
+  FleetMemo local;
+  if (memo == nullptr) memo = &local;
   const std::vector<dra::Device>& devices = inventory.devices();
   std::vector<ProfileMatches> results(profiles.size());
   for (ProfileMatches& r : results) r.matched.assign(devices.size(), false);
@@ -81,38 +66,28 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
   std::sort(union_paths.begin(), union_paths.end());
   union_paths.erase(std::unique(union_paths.begin(), union_paths.end()), union_paths.end());
 
-  cel::DeviceValueBuilder values;
   if (!shared.empty()) {
-    // Group devices by what the shared profiles can observe; evaluate on one representative.
-    absl::flat_hash_map<std::string, size_t> class_of_key;
-    std::vector<size_t> representative;  // class -> device index
-    std::vector<size_t> device_class(devices.size());
-    std::string key;
-    for (size_t d = 0; d < devices.size(); ++d) {
-      key.clear();
-      AppendProjectionKey(devices[d], union_paths, &key);
-      auto [it, inserted] = class_of_key.try_emplace(key, representative.size());
-      if (inserted) representative.push_back(d);
-      device_class[d] = it->second;
-    }
-    std::vector<cel::Value> class_values;
-    class_values.reserve(representative.size());
-    for (size_t d : representative) class_values.push_back(values.Build(devices[d]));
-    std::vector<Outcome> outcomes(representative.size());
+    // Devices grouped by what the shared profiles can observe; one evaluation per class.
+    const std::vector<uint32_t> class_of_device = memo->ProjectionIds(devices, union_paths);
+    std::vector<uint32_t> classes(class_of_device);
+    std::sort(classes.begin(), classes.end());
+    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+    const size_t class_count = classes.empty() ? 0 : classes.back() + 1;
     for (size_t p : shared) {
-      for (size_t c = 0; c < representative.size(); ++c) {
-        outcomes[c] = Evaluate(*profiles[p], class_values[c]);
-      }
+      const uint32_t selectors_id = memo->SelectorsId(*profiles[p]);
+      // Copies: a later ClassOutcome may move the memo's entries.
+      std::vector<SelectorOutcome> by_class(class_count);
+      for (uint32_t c : classes) by_class[c] = memo->ClassOutcome(selectors_id, *profiles[p], c);
       for (size_t d = 0; d < devices.size(); ++d) {
-        Record(outcomes[device_class[d]], devices[d], d, &results[p]);
+        Record(by_class[class_of_device[d]], devices[d], d, &results[p]);
       }
     }
   }
-  if (!per_device.empty()) {
+  for (size_t p : per_device) {
+    const uint32_t selectors_id = memo->SelectorsId(*profiles[p]);
     for (size_t d = 0; d < devices.size(); ++d) {
-      const cel::Value device = values.Build(devices[d]);
-      for (size_t p : per_device)
-        Record(Evaluate(*profiles[p], device), devices[d], d, &results[p]);
+      Record(memo->DeviceOutcome(selectors_id, *profiles[p], devices[d]), devices[d], d,
+             &results[p]);
     }
   }
   return results;

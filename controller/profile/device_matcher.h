@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "controller/dra/inventory.h"
+#include "controller/profile/fleet_memo.h"
 #include "controller/profile/selector_compiler.h"
 
 namespace gpuprofile::profile {
@@ -33,8 +34,11 @@ struct MatchOptions {
 };
 
 // One result per entry of `profiles` (nullptr entries, e.g. invalid profiles, match nothing).
+// `memo` (optional) keeps projection classes and outcomes between calls (fleet_memo.h); the
+// result is the same with or without it.
 std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
                                          const std::vector<const CompiledSelectors*>& profiles,
-                                         const MatchOptions& options = {});
+                                         const MatchOptions& options = {},
+                                         FleetMemo* memo = nullptr);
 
 }  // namespace gpuprofile::profile

@@ -86,7 +86,10 @@ std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ow
 
 }  // namespace
 
-DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory) {
+DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
+                                 FleetMemo* memo) {
+  FleetMemo local;
+  if (memo == nullptr) memo = &local;
   DesiredState out;
 
   // Profiles in name order; compile each.
@@ -184,11 +187,13 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
   }
 
   // Devices, node groups and matches.
-  NodeGroups groups = BuildNodeGroups(inventory);
+  NodeGroups groups = BuildNodeGroups(inventory, memo);
   std::vector<const CompiledSelectors*> compiled;
   for (const Work& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
-  const std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled);
+  const std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled, {}, memo);
+  memo->Sweep();
   const std::vector<dra::Device>& devices = inventory.devices();
+  const std::vector<uint32_t>& node_index = inventory.node_index();
 
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
   for (size_t p = 0; p < work.size(); ++p) {
@@ -212,26 +217,25 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
     if (w.selectors) {
       status.selectors = w.selectors->Expressions();
       const ProfileMatches& m = matches[p];
-      // Devices are sorted by node first, so one pass counts distinct nodes overall and per
-      // group: a node's devices are contiguous.
+      // Node numbers ascend with the devices (a node's devices are contiguous), so one pass
+      // counts distinct nodes overall and per group.
       std::vector<int64_t> group_devices(groups.groups.size(), 0);
       std::vector<int64_t> group_nodes(groups.groups.size(), 0);
-      std::vector<uint32_t> groups_on_node;
+      std::vector<uint32_t> group_last_node(groups.groups.size(), dra::Inventory::kNoNode);
       int64_t nodes = 0;
-      std::optional<absl::string_view> current_node;
+      uint32_t last_node = dra::Inventory::kNoNode;
       for (size_t d = 0; d < devices.size(); ++d) {
         if (!m.matched[d]) continue;
         const uint32_t g = groups.group_of_device[d];
         ++group_devices[g];
-        const absl::string_view node = devices[d].node();
-        if (node.empty()) continue;
-        if (!current_node.has_value() || *current_node != node) {
-          current_node = node;
-          groups_on_node.clear();
+        const uint32_t node = node_index[d];
+        if (node == dra::Inventory::kNoNode) continue;
+        if (node != last_node) {
+          last_node = node;
           ++nodes;
         }
-        if (std::find(groups_on_node.begin(), groups_on_node.end(), g) == groups_on_node.end()) {
-          groups_on_node.push_back(g);
+        if (group_last_node[g] != node) {
+          group_last_node[g] = node;
           ++group_nodes[g];
         }
       }

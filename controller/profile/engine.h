@@ -32,6 +32,7 @@
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim_template.h"
+#include "controller/profile/fleet_memo.h"
 
 namespace gpuprofile::profile {
 
@@ -82,6 +83,10 @@ struct DesiredState {
   std::vector<dra::ResourceClaimTemplate> ClaimTemplates() const;
 };
 
-DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory);
+// `memo` (optional; one per Kubernetes version) keeps per-slice work between calls, so that a
+// caller whose slices change a few at a time pays for the changed ones (fleet_memo.h). The
+// result is the same with or without it.
+DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
+                                 FleetMemo* memo = nullptr);
 
 }  // namespace gpuprofile::profile

@@ -117,58 +117,77 @@ std::string SignatureHash(const api::DeviceSignature& s) {
   return absl::StrFormat("%08x", hash);
 }
 
-NodeGroups BuildNodeGroups(const dra::Inventory& inventory) {
+NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
+  FleetMemo local;
+  if (memo == nullptr) memo = &local;
   const std::vector<dra::Device>& devices = inventory.devices();
-  // Keys view the inventory's pool infos.
-  std::map<std::pair<absl::string_view, absl::string_view>, const dra::PoolInfo*> pools;
-  for (const dra::PoolInfo& pool : inventory.pools()) pools[{pool.driver, pool.name}] = &pool;
+  const std::vector<uint32_t>& node_index = inventory.node_index();
+  // Keys view the inventory's pool infos; only incomplete pools are looked up.
+  std::map<std::pair<absl::string_view, absl::string_view>, const dra::PoolInfo*> incomplete;
+  for (const dra::PoolInfo& pool : inventory.pools()) {
+    if (pool.incomplete) incomplete[{pool.driver, pool.name}] = &pool;
+  }
 
   struct Accumulator {
-    api::DeviceSignature signature;
-    std::set<std::string, std::less<>> nodes;
+    uint32_t signature = 0;  // memo id
+    int64_t nodes = 0;
+    uint32_t last_node = dra::Inventory::kNoNode;
+    std::vector<std::string> node_names;  // the first kMaxNodeNamesInStatus, sorted
     int64_t devices = 0;
     std::set<std::pair<std::string, std::string>> incomplete;
   };
-  std::map<api::DeviceSignature, size_t> index_of;
+  const std::vector<uint32_t> signature_ids = memo->SignatureIds(devices);
+  std::map<uint32_t, size_t> index_of;  // memo signature id -> accumulator
   std::vector<Accumulator> accumulators;
   std::vector<uint32_t> signature_of_device(devices.size());
   for (size_t d = 0; d < devices.size(); ++d) {
-    api::DeviceSignature signature = SignatureOf(devices[d]);
-    auto [it, inserted] = index_of.try_emplace(signature, accumulators.size());
-    if (inserted) accumulators.push_back({std::move(signature), {}, 0, {}});
+    auto [it, inserted] = index_of.try_emplace(signature_ids[d], accumulators.size());
+    if (inserted) {
+      accumulators.emplace_back();
+      accumulators.back().signature = signature_ids[d];
+    }
     Accumulator& acc = accumulators[it->second];
     signature_of_device[d] = static_cast<uint32_t>(it->second);
     ++acc.devices;
-    const absl::string_view node = devices[d].node();
-    if (!node.empty() && acc.nodes.find(node) == acc.nodes.end()) acc.nodes.emplace(node);
-    auto pool = pools.find({devices[d].driver(), devices[d].pool()});
-    if (pool != pools.end() && pool->second->incomplete) {
-      acc.incomplete.insert({pool->second->driver, pool->second->name});
+    // Node numbers ascend with the devices, so a node not seen last is a node not seen yet.
+    const uint32_t node = node_index[d];
+    if (node != dra::Inventory::kNoNode && node != acc.last_node) {
+      acc.last_node = node;
+      ++acc.nodes;
+      if (acc.node_names.size() < static_cast<size_t>(api::kMaxNodeNamesInStatus)) {
+        acc.node_names.emplace_back(devices[d].node());
+      }
+    }
+    if (!incomplete.empty()) {
+      auto pool = incomplete.find({devices[d].driver(), devices[d].pool()});
+      if (pool != incomplete.end()) {
+        acc.incomplete.insert({pool->second->driver, pool->second->name});
+      }
     }
   }
 
   // Names: base names that collide get the hash suffix, as do names that are too long.
   std::map<std::string, int> base_count;
-  for (const Accumulator& acc : accumulators) ++base_count[BaseNodeGroupName(acc.signature)];
+  for (const Accumulator& acc : accumulators) {
+    ++base_count[BaseNodeGroupName(memo->Signature(acc.signature))];
+  }
   std::vector<api::GpuNodeGroup> groups(accumulators.size());
   for (size_t i = 0; i < accumulators.size(); ++i) {
     Accumulator& acc = accumulators[i];
-    std::string name = BaseNodeGroupName(acc.signature);
+    const api::DeviceSignature& signature = memo->Signature(acc.signature);
+    std::string name = BaseNodeGroupName(signature);
     if (base_count[name] > 1 || name.size() > kMaxNodeGroupNameLength) {
-      const std::string hash = SignatureHash(acc.signature);
+      const std::string hash = SignatureHash(signature);
       name = absl::StrCat(TrimToLength(name, kMaxNodeGroupNameLength - hash.size() - 1), "-", hash);
     }
     api::GpuNodeGroup& group = groups[i];
     group.metadata.name = std::move(name);
-    group.status.signature = acc.signature;
+    group.status.signature = signature;
     group.status.devices = acc.devices;
-    group.status.node_count = static_cast<int64_t>(acc.nodes.size());
-    for (const std::string& node : acc.nodes) {
-      if (group.status.nodes.size() >= static_cast<size_t>(api::kMaxNodeNamesInStatus)) break;
-      group.status.nodes.push_back(node);
-    }
+    group.status.node_count = acc.nodes;
+    group.status.nodes = std::move(acc.node_names);
     for (const auto& [driver, pool_name] : acc.incomplete) {
-      const dra::PoolInfo& pool = *pools.at({driver, pool_name});
+      const dra::PoolInfo& pool = *incomplete.at({driver, pool_name});
       group.status.incomplete_pools.push_back({pool.driver, pool.name, pool.generation,
                                                pool.slice_count_seen, pool.resource_slice_count});
     }

@@ -15,6 +15,7 @@
 
 #include "controller/api/gpu_node_group.h"
 #include "controller/dra/inventory.h"
+#include "controller/profile/fleet_memo.h"
 
 namespace gpuprofile::profile {
 
@@ -36,6 +37,8 @@ std::string BaseNodeGroupName(const api::DeviceSignature& signature);
 // FNV-1a (32-bit) of the signature's fields, as 8 lowercase hex digits.
 std::string SignatureHash(const api::DeviceSignature& signature);
 
-NodeGroups BuildNodeGroups(const dra::Inventory& inventory);
+// `memo` (optional) keeps the devices' signatures between calls (fleet_memo.h); the result is
+// the same with or without it.
+NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo = nullptr);
 
 }  // namespace gpuprofile::profile

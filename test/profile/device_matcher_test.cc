@@ -29,46 +29,11 @@ std::vector<CompiledSelectors> CompileAll(const std::vector<api::GpuProfileSpec>
   return out;
 }
 
-std::vector<api::GpuProfileSpec> Specs() {
-  std::vector<api::GpuProfileSpec> specs;
-  specs.push_back(DefaultSpec());
-  api::GpuProfileSpec large = DefaultSpec();
-  large.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
-  specs.push_back(large);
-  api::GpuProfileSpec xl = DefaultSpec();
-  xl.selector.memory = api::QuantityRange{Q("48Gi"), std::nullopt};
-  specs.push_back(xl);
-  api::GpuProfileSpec mig = DefaultSpec();
-  mig.device_type = "mig";
-  specs.push_back(mig);
-  api::GpuProfileSpec cc = DefaultSpec();
-  cc.selector.compute_capability = api::VersionRange{V("8.0"), std::nullopt};
-  cc.selector.cuda_driver_version = api::VersionRange{V("12.4"), std::nullopt};
-  specs.push_back(cc);
-  // Not reducible to named reads: evaluated per device.
-  api::GpuProfileSpec whole_map = DefaultSpec();
-  whole_map.selector.cel = {"device.attributes['gpu.nvidia.com'].exists(k, k == 'uuid')"};
-  specs.push_back(whole_map);
-  // Reads a per-device value: reducible, but every device is its own class.
-  api::GpuProfileSpec by_uuid = DefaultSpec();
-  by_uuid.selector.cel = {
-      "'uuid' in device.attributes['gpu.nvidia.com'] && "
-      "device.attributes['gpu.nvidia.com'].uuid.endsWith('1')"};
-  specs.push_back(by_uuid);
-  // Raises "no such key" on devices without uuid.
-  api::GpuProfileSpec raising = DefaultSpec();
-  raising.selector.cel = {"device.attributes['gpu.nvidia.com'].uuid.startsWith('GPU-')"};
-  specs.push_back(raising);
-  api::GpuProfileSpec amd = DefaultSpec();
-  amd.driver = "gpu.amd.com";
-  specs.push_back(amd);
-  return specs;
-}
 
 TEST(DeviceMatcherTest, SharedEvaluationAgreesWithPerDeviceEvaluation) {
   for (const char* path : {testing::kMixedFleet, testing::kSampleFleet}) {
     dra::Inventory inventory = LoadInventory({path});
-    std::vector<CompiledSelectors> compiled = CompileAll(Specs());
+    std::vector<CompiledSelectors> compiled = CompileAll(testing::VariedSpecs());
     std::vector<const CompiledSelectors*> pointers;
     for (const CompiledSelectors& c : compiled) pointers.push_back(&c);
     pointers.push_back(nullptr);  // an invalid profile
@@ -87,7 +52,7 @@ TEST(DeviceMatcherTest, SharedEvaluationAgreesWithPerDeviceEvaluation) {
 
 TEST(DeviceMatcherTest, CountsOnTheMixedFleet) {
   dra::Inventory inventory = LoadInventory({testing::kMixedFleet});
-  std::vector<CompiledSelectors> compiled = CompileAll(Specs());
+  std::vector<CompiledSelectors> compiled = CompileAll(testing::VariedSpecs());
   std::vector<const CompiledSelectors*> pointers;
   for (const CompiledSelectors& c : compiled) pointers.push_back(&c);
   const std::vector<ProfileMatches> m = MatchDevices(inventory, pointers);

@@ -2,6 +2,7 @@
 #include "controller/profile/node_groups.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -68,6 +69,50 @@ TEST(NodeGroupsTest, MixedFleetCollisionsDriversAndIncompletePools) {
   for (size_t d = 0; d < inventory.devices().size(); ++d) {
     EXPECT_EQ(groups.groups[groups.group_of_device[d]].status.signature,
               SignatureOf(inventory.devices()[d]));
+  }
+}
+
+// Devices of two groups interleaved on one node (by name: a100, t4, t4, a100), so that a group's
+// devices come after another group was seen: counts and signatures stay with their group.
+TEST(NodeGroupsTest, InterleavedGroupsOnOneNodeKeepTheirSignatures) {
+  const auto gpu = [](const char* name, const char* product, const char* memory) {
+    return dra::DeviceBuilder(name)
+        .Driver("gpu.nvidia.com")
+        .Pool("node-1")
+        .Slice("node-1-slice")
+        .Node("node-1")
+        .Attribute("type", dra::AttributeValue::String("gpu"))
+        .Attribute("productName", dra::AttributeValue::String(product))
+        .Capacity("memory", *Quantity::Parse(memory));
+  };
+  dra::ResourceSlice slice;
+  slice.name = "node-1-slice";
+  slice.driver = "gpu.nvidia.com";
+  slice.pool = "node-1";
+  slice.pool_generation = 1;
+  slice.resource_slice_count = 1;
+  slice.node_name = "node-1";
+  slice.devices = {gpu("gpu-0", "NVIDIA A100-SXM4-40GB", "40Gi").Build(),
+                   gpu("gpu-1", "Tesla T4", "15Gi").Build(),
+                   gpu("gpu-2", "Tesla T4", "15Gi").Build(),
+                   gpu("gpu-3", "NVIDIA A100-SXM4-40GB", "40Gi").Build()};
+  std::vector<dra::ResourceSlice> slices;
+  slices.push_back(std::move(slice));
+  const dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+  FleetMemo memo;
+  for (FleetMemo* m : {static_cast<FleetMemo*>(nullptr), &memo, &memo}) {
+    const NodeGroups groups = BuildNodeGroups(inventory, m);
+    EXPECT_THAT(Names(groups), ElementsAre("nvidia-a100-sxm4-40gb", "tesla-t4"));
+    for (const api::GpuNodeGroup& g : groups.groups) {
+      EXPECT_EQ(g.status.devices, 2) << g.metadata.name;
+      EXPECT_EQ(g.status.node_count, 1) << g.metadata.name;
+    }
+    EXPECT_EQ(groups.groups[0].status.signature.memory, "40Gi");
+    EXPECT_EQ(groups.groups[1].status.signature.memory, "15Gi");
+    for (size_t d = 0; d < inventory.devices().size(); ++d) {
+      EXPECT_EQ(groups.groups[groups.group_of_device[d]].status.signature,
+                SignatureOf(inventory.devices()[d]));
+    }
   }
 }
 

@@ -50,6 +50,44 @@ inline dra::Inventory LoadInventory(const std::vector<std::string>& relative_pat
   return inventory.ok() ? *std::move(inventory) : dra::Inventory{};
 }
 
+// Specs that exercise the matcher: shared and per-device evaluation, a per-device value, a
+// selector raising errors, another driver.
+inline std::vector<api::GpuProfileSpec> VariedSpecs() {
+  std::vector<api::GpuProfileSpec> specs;
+  specs.push_back(DefaultSpec());
+  api::GpuProfileSpec large = DefaultSpec();
+  large.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
+  specs.push_back(large);
+  api::GpuProfileSpec xl = DefaultSpec();
+  xl.selector.memory = api::QuantityRange{Q("48Gi"), std::nullopt};
+  specs.push_back(xl);
+  api::GpuProfileSpec mig = DefaultSpec();
+  mig.device_type = "mig";
+  specs.push_back(mig);
+  api::GpuProfileSpec cc = DefaultSpec();
+  cc.selector.compute_capability = api::VersionRange{V("8.0"), std::nullopt};
+  cc.selector.cuda_driver_version = api::VersionRange{V("12.4"), std::nullopt};
+  specs.push_back(cc);
+  // Not reducible to named reads: evaluated per device.
+  api::GpuProfileSpec whole_map = DefaultSpec();
+  whole_map.selector.cel = {"device.attributes['gpu.nvidia.com'].exists(k, k == 'uuid')"};
+  specs.push_back(whole_map);
+  // Reads a per-device value: reducible, but every device is its own class.
+  api::GpuProfileSpec by_uuid = DefaultSpec();
+  by_uuid.selector.cel = {
+      "'uuid' in device.attributes['gpu.nvidia.com'] && "
+      "device.attributes['gpu.nvidia.com'].uuid.endsWith('1')"};
+  specs.push_back(by_uuid);
+  // Raises "no such key" on devices without uuid.
+  api::GpuProfileSpec raising = DefaultSpec();
+  raising.selector.cel = {"device.attributes['gpu.nvidia.com'].uuid.startsWith('GPU-')"};
+  specs.push_back(raising);
+  api::GpuProfileSpec amd = DefaultSpec();
+  amd.driver = "gpu.amd.com";
+  specs.push_back(amd);
+  return specs;
+}
+
 inline const char kMixedFleet[] = "test/testdata/profile/mixed-fleet.yaml";
 inline const char kSampleFleet[] = "config/samples/fleet";
 

@@ -1,0 +1,175 @@
+// File: bench/desired_state_benchmark.cc
+// What one ResourceSlice change costs the operator's desired state, at the operator benchmark's
+// size (bench/operator: 5,000 slices x 8 GPUs, 100 profiles, 200 namespaces, 20,000 templates
+// already in the cache), against recomputing everything from scratch in the same run.
+//
+//   python3 bench/operator/generate.py build/bench-operator-5000-200
+//   build/bench/desired_state_benchmark --data build/bench-operator-5000-200
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// Each iteration replaces one slice (alternately by a version with one device more and back)
+// and computes the desired state:
+// - BM_FromScratch: Inventory::FromSlices + ComputeDesiredState without a memo (the baseline:
+//   what render does, and what the operator did for every change before it kept a memo);
+// - BM_WithMemo: the same with one long-lived FleetMemo, as the operator runs it: only the
+//   changed slice's devices get signatures, projections and evaluations;
+// - BM_InventoryOnly: Inventory::FromSlices alone (its share of BM_WithMemo).
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "controller/api/gpu_profile_codec.h"
+#include "controller/api/namespace_codec.h"
+#include "controller/core/kube_version.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_slice.h"
+#include "controller/profile/engine.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::profile {
+namespace {
+
+std::string g_data_dir;
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "cannot read %s (generate it: bench/operator/generate.py DIR)\n",
+                 path.c_str());
+    std::exit(2);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+std::shared_ptr<const dra::ResourceSlice> Decode(const nlohmann::json& item) {
+  absl::StatusOr<dra::ResourceSlice> slice = dra::DecodeSlice(item);
+  if (!slice.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(slice.status().message()).c_str());
+    std::exit(2);
+  }
+  return std::make_shared<const dra::ResourceSlice>(*std::move(slice));
+}
+
+struct Fixture {
+  EngineInput input;
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
+  // Two versions of the slice that changes: as generated, and with one more device.
+  std::shared_ptr<const dra::ResourceSlice> changed[2];
+  size_t changed_index = 0;
+};
+
+const Fixture& Data() {
+  static const Fixture* const kFixture = [] {
+    auto* f = new Fixture;
+    f->input.kube_version = KubeVersion{1, 34};
+    f->input.namespaces_complete = true;
+    for (const nlohmann::json& item : ReadJson(g_data_dir + "/profiles.json")["items"]) {
+      absl::StatusOr<api::GpuProfile> p = api::DecodeGpuProfile(item);
+      if (!p.ok()) std::exit(2);
+      f->input.profiles.push_back(*std::move(p));
+    }
+    for (const nlohmann::json& item : ReadJson(g_data_dir + "/namespaces.json")["items"]) {
+      absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(item);
+      if (!ns.ok()) std::exit(2);
+      f->input.namespaces.push_back(*std::move(ns));
+    }
+    nlohmann::json items = ReadJson(g_data_dir + "/slices.json")["items"];
+    for (const nlohmann::json& item : items) f->slices.push_back(Decode(item));
+    // An L4-like slice in the middle: one device more, as the operator benchmark's churn does.
+    f->changed_index = f->slices.size() / 2;
+    nlohmann::json bigger = items[f->changed_index];
+    nlohmann::json extra = bigger["spec"]["devices"].back();
+    extra["name"] = "gpu-extra";
+    bigger["spec"]["devices"].push_back(extra);
+    f->changed[0] = f->slices[f->changed_index];
+    f->changed[1] = Decode(bigger);
+    // Steady state: every desired object already exists.
+    const DesiredState desired =
+        ComputeDesiredState(f->input, dra::Inventory::FromSlices(f->slices));
+    for (const dra::DeviceClass& c : desired.device_classes) {
+      f->input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(c));
+    }
+    for (dra::ResourceClaimTemplate& t : desired.ClaimTemplates()) {
+      f->input.existing_templates.push_back(
+          std::make_shared<const dra::ResourceClaimTemplate>(std::move(t)));
+    }
+    return f;
+  }();
+  return *kFixture;
+}
+
+void BM_FromScratch(benchmark::State& state) {
+  const Fixture& f = Data();
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices = f.slices;
+  int flip = 0;
+  for (auto _ : state) {
+    flip ^= 1;
+    slices[f.changed_index] = f.changed[flip];
+    DesiredState out = ComputeDesiredState(f.input, dra::Inventory::FromSlices(slices));
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_FromScratch)->Unit(benchmark::kMillisecond);
+
+void BM_WithMemo(benchmark::State& state) {
+  const Fixture& f = Data();
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices = f.slices;
+  FleetMemo memo;
+  ComputeDesiredState(f.input, dra::Inventory::FromSlices(slices), &memo);
+  const FleetMemo::Counters before = memo.counters();
+  int flip = 0;
+  for (auto _ : state) {
+    flip ^= 1;
+    slices[f.changed_index] = f.changed[flip];
+    DesiredState out = ComputeDesiredState(f.input, dra::Inventory::FromSlices(slices), &memo);
+    benchmark::DoNotOptimize(out);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["signatures"] =
+      (memo.counters().signatures_computed - before.signatures_computed) / n;
+  state.counters["evaluations"] = (memo.counters().evaluations - before.evaluations) / n;
+}
+BENCHMARK(BM_WithMemo)->Unit(benchmark::kMillisecond);
+
+// The inventory alone (its share of BM_WithMemo).
+void BM_InventoryOnly(benchmark::State& state) {
+  const Fixture& f = Data();
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices = f.slices;
+  int flip = 0;
+  for (auto _ : state) {
+    flip ^= 1;
+    slices[f.changed_index] = f.changed[flip];
+    dra::Inventory inventory = dra::Inventory::FromSlices(slices);
+    benchmark::DoNotOptimize(inventory);
+  }
+}
+BENCHMARK(BM_InventoryOnly)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace gpuprofile::profile
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
+      gpuprofile::profile::g_data_dir = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (gpuprofile::profile::g_data_dir.empty()) {
+    std::fprintf(stderr, "usage: desired_state_benchmark --data DIR [benchmark flags]\n");
+    return 2;
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}

@@ -1,0 +1,183 @@
+// File: controller/profile/fleet_memo.cc
+#include "controller/profile/fleet_memo.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "controller/profile/node_groups.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+constexpr uint32_t kUnset = UINT32_MAX;
+
+// Tables larger than this many entries per live device start afresh at the next Sweep().
+constexpr size_t kTableSlack = 4;
+constexpr size_t kTableFloor = 4096;
+
+uint64_t PairKey(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
+
+}  // namespace
+
+SelectorOutcome EvaluateSelectors(const CompiledSelectors& selectors, const cel::Value& device) {
+  for (const SelectorTerm& term : selectors.terms) {
+    const cel::Value result = term.program->Evaluate({device});
+    if (result.is_error()) return {false, absl::StrCat(term.field, ": ", result.error_message())};
+    if (!result.IsTrue()) return {false, ""};
+  }
+  return {true, ""};
+}
+
+struct FleetMemo::StorageEntry {
+  std::shared_ptr<const void> storage;  // keeps the address from being reused while kept
+  uint64_t seen = 0;                    // the sweep generation it was last seen in
+  std::vector<uint32_t> signature_ids;  // by storage index; kUnset until computed
+  uint64_t class_generation = 0;        // of class_ids
+  std::vector<uint32_t> class_ids;      // by storage index; kUnset until computed
+  // selectors id -> outcome by storage index (absent: not evaluated yet).
+  absl::flat_hash_map<uint32_t, std::vector<std::optional<SelectorOutcome>>> outcomes;
+};
+
+FleetMemo::FleetMemo() = default;
+FleetMemo::~FleetMemo() = default;
+
+FleetMemo::StorageEntry& FleetMemo::Entry(const dra::Device& device) {
+  const void* id = device.storage_id();
+  if (id != last_storage_ || last_entry_ == nullptr) {
+    std::unique_ptr<StorageEntry>& entry = storage_[id];
+    if (entry == nullptr) {
+      entry = std::make_unique<StorageEntry>();
+      entry->storage = device.storage();
+    }
+    last_storage_ = id;
+    last_entry_ = entry.get();
+  }
+  last_entry_->seen = sweep_generation_;
+  return *last_entry_;
+}
+
+namespace {
+
+// Grows `v` so that `index` is valid, filling with `fill`.
+template <typename T>
+T& Slot(std::vector<T>& v, uint32_t index, const T& fill) {
+  if (index >= v.size()) v.resize(index + 1, fill);
+  return v[index];
+}
+
+}  // namespace
+
+std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& devices) {
+  std::vector<uint32_t> ids(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    StorageEntry& entry = Entry(devices[d]);
+    uint32_t& id = Slot(entry.signature_ids, devices[d].storage_index(), kUnset);
+    if (id == kUnset) {
+      ++counters_.signatures_computed;
+      api::DeviceSignature signature = SignatureOf(devices[d]);
+      auto [it, inserted] = signature_ids_.try_emplace(std::move(signature),
+                                                       static_cast<uint32_t>(signatures_.size()));
+      if (inserted) signatures_.push_back(it->first);
+      id = it->second;
+    }
+    ids[d] = id;
+  }
+  return ids;
+}
+
+std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& devices,
+                                               const std::vector<DevicePath>& paths) {
+  if (paths != class_paths_ || classes_stale_) {
+    classes_stale_ = false;
+    class_paths_ = paths;
+    ++class_generation_;
+    class_values_.clear();
+    class_ids_.clear();
+    class_outcomes_.clear();
+  }
+  std::vector<uint32_t> ids(devices.size());
+  std::string key;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    StorageEntry& entry = Entry(devices[d]);
+    if (entry.class_generation != class_generation_) {
+      entry.class_ids.clear();
+      entry.class_generation = class_generation_;
+    }
+    uint32_t& id = Slot(entry.class_ids, devices[d].storage_index(), kUnset);
+    if (id == kUnset) {
+      ++counters_.projections_computed;
+      key.clear();
+      AppendProjectionKey(devices[d], class_paths_, &key);
+      auto [it, inserted] =
+          class_ids_.try_emplace(key, static_cast<uint32_t>(class_values_.size()));
+      if (inserted) class_values_.push_back(values_.Build(devices[d]));
+      id = it->second;
+    }
+    ids[d] = id;
+  }
+  return ids;
+}
+
+uint32_t FleetMemo::SelectorsId(const CompiledSelectors& selectors) {
+  std::string key;
+  for (const SelectorTerm& term : selectors.terms) {
+    absl::StrAppend(&key, term.field.size(), ":", term.field, term.expression.size(), ":",
+                    term.expression);
+  }
+  return selectors_ids_.try_emplace(key, static_cast<uint32_t>(selectors_ids_.size()))
+      .first->second;
+}
+
+const SelectorOutcome& FleetMemo::ClassOutcome(uint32_t selectors_id,
+                                               const CompiledSelectors& selectors,
+                                               uint32_t class_id) {
+  auto [it, inserted] = class_outcomes_.try_emplace(PairKey(selectors_id, class_id));
+  if (inserted) {
+    ++counters_.evaluations;
+    it->second = EvaluateSelectors(selectors, class_values_[class_id]);
+  }
+  return it->second;
+}
+
+const SelectorOutcome& FleetMemo::DeviceOutcome(uint32_t selectors_id,
+                                                const CompiledSelectors& selectors,
+                                                const dra::Device& device) {
+  StorageEntry& entry = Entry(device);
+  std::optional<SelectorOutcome>& slot =
+      Slot(entry.outcomes[selectors_id], device.storage_index(), std::optional<SelectorOutcome>());
+  if (!slot.has_value()) {
+    ++counters_.evaluations;
+    slot = EvaluateSelectors(selectors, values_.Build(device));
+  }
+  return *slot;
+}
+
+void FleetMemo::Sweep() {
+  size_t live_devices = 0;
+  for (auto it = storage_.begin(); it != storage_.end();) {
+    if (it->second->seen != sweep_generation_) {
+      storage_.erase(it++);
+    } else {
+      live_devices += it->second->signature_ids.size();
+      ++it;
+    }
+  }
+  last_storage_ = nullptr;
+  last_entry_ = nullptr;
+  ++sweep_generation_;
+  const size_t bound = std::max(kTableFloor, kTableSlack * live_devices);
+  if (class_values_.size() > bound) classes_stale_ = true;
+  if (signatures_.size() > bound || selectors_ids_.size() > bound) {
+    // Ids are about to be reused for other values: forget everything that holds one.
+    storage_.clear();
+    signatures_.clear();
+    signature_ids_.clear();
+    selectors_ids_.clear();
+    classes_stale_ = true;
+    class_outcomes_.clear();
+  }
+}
+
+}  // namespace gpuprofile::profile
