@@ -100,7 +100,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
 
   auto out = std::make_shared<Computed>();
   out->cache_version = version;
-  out->desired = profile::ComputeDesiredState(input, inventory);
+  out->desired = profile::ComputeDesiredState(input, inventory, &memo_);
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());
   out->incomplete_pools = static_cast<int64_t>(inventory.IncompletePools().size());

@@ -4,6 +4,11 @@
 // after one ResourceSlice change share one computation, and nothing is recomputed while the
 // cache has not changed (ClusterCache::version()).
 //
+// A ResourceSlice change recomputes only what it can change: the spec side (classes, templates,
+// conflicts) is cheap and redone, but the per-device work (node-group signatures, projections,
+// selector evaluations) is done only for the changed slices' devices (profile/fleet_memo.h);
+// the rest is linear passes over the inventory (bench/desired_state_benchmark.cc).
+//
 // Under churn (100 ResourceSlice updates a second) the whole computation is not redone for
 // every change: within max(`min_interval`, the last computation's duration) of the end of the
 // last computation, Get() returns that (slightly stale) result with `retry_after` set, and the
@@ -85,6 +90,9 @@ class DesiredStateCache {
   // copies every device). Only Compute touches these, under compute_mu_.
   std::shared_ptr<const dra::Inventory> inventory_ ABSL_GUARDED_BY(compute_mu_);
   uint64_t inventory_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
+  // Per-slice work (signatures, projections, selector outcomes) kept between computations:
+  // after a ResourceSlice change, only the changed slices' devices are worked out again.
+  profile::FleetMemo memo_ ABSL_GUARDED_BY(compute_mu_);
   absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time last_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
