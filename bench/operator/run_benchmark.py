@@ -36,10 +36,11 @@ Each round:
     them, from the first kubectl's start.
 
 MINIMUM requests for the operator to converge (with G node groups, P profiles, T templates):
-  a list and a watch on each of the 6 kinds it caches (the list of NODES slices in pages of 500:
-  6 + 5 + NODES/500 = 21 reads) + 1 finalizer patch per profile + 1 DeviceClass create per
-  profile + T template creates + 1 status write per profile + 2 per node group (create, status)
-  = 21 + 3P + T + 2G (20,341 for P=100, T=20,000, G=10). Discovery (/version, /apis...) and
+  a list and a watch on each of the 6 kinds it caches (the list of NODES slices in pages of 100,
+  kSlicePageSize in controller/reconciler/cluster_cache.h: 6 + 5 + NODES/100 = 61 reads) + 1
+  finalizer patch per profile + 1 DeviceClass create per profile + T template creates + 1 status
+  write per profile + 2 per node group (create, status) = 61 + 3P + T + 2G (20,381 for P=100,
+  T=20,000, G=10). Discovery (/version, /apis...) and
   Events are reported apart.
 
 Prints each round and a table of medians; writes the medians as JSON (--json).
@@ -68,6 +69,7 @@ OPERATOR_TOKEN = "operator-token-0123456789"
 OPERATOR_USER = "gpu-profile-operator"
 WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
 STARTED = []   # every process this benchmark started, stopped on exit
+SLICE_PAGE_SIZE = 100  # the operator's ResourceSlice list page (kSlicePageSize)
 
 
 def log(msg):
@@ -658,7 +660,7 @@ def summarize(rows, meta):
     p = counts.get("GpuProfile", 0)
     t = counts.get("ResourceClaimTemplate", 0)
     g = counts.get("GpuNodeGroup", 0)
-    slice_pages = max(1, -(-meta["nodes"] // 500))
+    slice_pages = max(1, -(-meta["nodes"] // SLICE_PAGE_SIZE))
     reads = 6 + 5 + slice_pages
     minimum = reads + 3 * p + t + 2 * g
     for r in rows:
@@ -709,9 +711,9 @@ def summarize(rows, meta):
     print()
     print("requests by verb and resource (round 1): %s" % json.dumps(
         rows[0]["requests_detail"], sort_keys=True))
-    print("minimum = %d reads (a list and a watch per cached kind, slices in %d pages of 500) + "
+    print("minimum = %d reads (a list and a watch per cached kind, slices in %d pages of %d) + "
           "3 x %d profiles + %d templates + 2 x %d node groups = %d" % (
-              reads, slice_pages, p, t, g, minimum))
+              reads, slice_pages, SLICE_PAGE_SIZE, p, t, g, minimum))
 
 
 if __name__ == "__main__":

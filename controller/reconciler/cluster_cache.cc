@@ -1,6 +1,7 @@
 // File: controller/reconciler/cluster_cache.cc
 #include "controller/reconciler/cluster_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -117,8 +118,14 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   if (dra_version_.has_value() || stopped_) return false;
   dra_version_ = version;
   dra_checked_ = true;
+  // Slices are the largest objects listed (about 4.5 KB of JSON each, several times that as a
+  // parsed page document): pages of kSlicePageSize keep a (re)list's transient page document
+  // near 4 MB instead of about 18 MB for 500, at the cost of 40 more list requests on 5,000
+  // slices.
+  kube::WatcherOptions slice_watch = For(options_.watch, ResourceSlicesPath(version));
+  slice_watch.page_size = std::min(slice_watch.page_size, kSlicePageSize);
   slices_ = std::make_unique<kube::Informer<dra::ResourceSlice>>(
-      options_.client, For(options_.watch, ResourceSlicesPath(version)), DecodeSliceObject,
+      options_.client, slice_watch, DecodeSliceObject,
       [](const dra::ResourceSlice& s) { return s.name; });
   classes_ = std::make_unique<kube::Informer<dra::DeviceClass>>(
       options_.client, For(options_.watch, DeviceClassesPath(version)), DecodeDeviceClassObject,

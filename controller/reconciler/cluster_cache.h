@@ -42,6 +42,9 @@ struct ClusterCacheOptions {
   kube::WatcherOptions watch;
 };
 
+// Page size of the ResourceSlice (re)list (at most; WatcherOptions.page_size if smaller).
+inline constexpr int64_t kSlicePageSize = 100;
+
 class ClusterCache {
  public:
   explicit ClusterCache(ClusterCacheOptions options);
