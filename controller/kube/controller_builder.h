@@ -2,9 +2,11 @@
 // controller-runtime's builder, for this project's informers: wires change events of informers
 // into a runtime::Controller's work queue as keys of the primary kind.
 //   For(informer)               the object's own key ("namespace/name", or "name")
-//   Owns(informer, kind)        the key of the object's controller owner of `kind` (owner
-//                               references; the owner is in the object's namespace, or cluster-
-//                               scoped when the object is)
+//   Owns(informer, kind, scope) the key of the object's controller owner of `kind` (owner
+//                               references): by default the owner is in the object's namespace
+//                               (or cluster-scoped when the object is); OwnerScope::kCluster for
+//                               a cluster-scoped owner of namespaced objects (a GpuProfile owning
+//                               ResourceClaimTemplates), whose key is its name alone
 //   Watches(informer, map)      whatever keys `map` returns for the object (labels, fields, or
 //                               "every primary object")
 // Each of before/after is mapped (an update that moves an object between owners enqueues both).
@@ -24,6 +26,12 @@
 
 namespace gpuprofile::kube {
 
+// Where the owner named by an owner reference lives (an owner reference has no namespace).
+enum class OwnerScope {
+  kObjectNamespace,  // in the owned object's namespace (namespaced owners; cluster-scoped objects)
+  kCluster,          // cluster-scoped
+};
+
 class ControllerBuilder {
  public:
   // `controller` must outlive the informers it is wired to.
@@ -37,18 +45,21 @@ class ControllerBuilder {
   }
 
   template <typename T>
-  ControllerBuilder& Owns(Informer<T>* informer, runtime::MetaFunc<T> meta, std::string kind) {
-    return Watches<T>(informer, [meta = std::move(meta), kind = std::move(kind)](const T& object) {
-      std::vector<std::string> keys;
-      const api::ObjectMeta& m = meta(object);
-      const api::OwnerReference* owner = m.ControllerOwner();
-      if (owner == nullptr || owner->kind != kind) return keys;
-      api::ObjectMeta owner_meta;
-      owner_meta.name = owner->name;
-      owner_meta.namespace_name = m.namespace_name;
-      keys.push_back(runtime::MetaNamespaceKey(owner_meta));
-      return keys;
-    });
+  ControllerBuilder& Owns(Informer<T>* informer, runtime::MetaFunc<T> meta, std::string kind,
+                          OwnerScope scope = OwnerScope::kObjectNamespace) {
+    return Watches<T>(informer,
+                      [meta = std::move(meta), kind = std::move(kind), scope](const T& object) {
+                        std::vector<std::string> keys;
+                        const api::ObjectMeta& m = meta(object);
+                        const api::OwnerReference* owner = m.ControllerOwner();
+                        if (owner == nullptr || owner->kind != kind) return keys;
+                        api::ObjectMeta owner_meta;
+                        owner_meta.name = owner->name;
+                        if (scope == OwnerScope::kObjectNamespace)
+                          owner_meta.namespace_name = m.namespace_name;
+                        keys.push_back(runtime::MetaNamespaceKey(owner_meta));
+                        return keys;
+                      });
   }
 
   template <typename T>

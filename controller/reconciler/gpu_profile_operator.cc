@@ -129,7 +129,7 @@ void GpuProfileOperator::Wire() {
         .Owns<dra::DeviceClass>(
             &classes,
             [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
-            api::kGpuProfileKind)
+            api::kGpuProfileKind, kube::OwnerScope::kCluster)
         .Watches<dra::DeviceClass>(
             &classes, [by_label](const dra::DeviceClass& c) { return by_label(c.metadata); })
         .Owns<dra::ResourceClaimTemplate>(
@@ -137,7 +137,7 @@ void GpuProfileOperator::Wire() {
             [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& {
               return t.metadata;
             },
-            api::kGpuProfileKind)
+            api::kGpuProfileKind, kube::OwnerScope::kCluster)
         .Watches<dra::ResourceClaimTemplate>(
             &templates,
             [by_label](const dra::ResourceClaimTemplate& t) { return by_label(t.metadata); });

@@ -133,10 +133,13 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     absl::MutexLock lock(&mu_);
     last_status_write_.erase(name);
     last_warning_.erase(name);
+    // A deleted profile's gauges drop to 0; a key that never named a profile creates none.
     if (options_.metrics != nullptr) {
-      options_.metrics->matched_devices->WithLabels({name})->Set(0);
-      options_.metrics->matched_nodes->WithLabels({name})->Set(0);
-      options_.metrics->ready->WithLabels({name})->Set(0);
+      for (runtime::GaugeFamily* gauge :
+           {options_.metrics->matched_devices, options_.metrics->matched_nodes,
+            options_.metrics->ready}) {
+        if (runtime::Gauge* series = gauge->Find({name})) series->Set(0);
+      }
     }
     return runtime::ReconcileResult{};
   }

@@ -217,6 +217,14 @@ M* MetricFamily<M>::WithLabels(const LabelValues& values) {
   return slot.get();
 }
 
+template <typename M>
+M* MetricFamily<M>::Find(const LabelValues& values) {
+  CheckArity(values);
+  absl::MutexLock lock(&mu_);
+  auto it = series_.find(values);
+  return it == series_.end() ? nullptr : it->second.get();
+}
+
 template <>
 MetricType MetricFamily<Counter>::type() const {
   return MetricType::kCounter;

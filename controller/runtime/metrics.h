@@ -114,6 +114,8 @@ class MetricFamily final : public MetricFamilyBase {
   // The series with these label values (one per label name, in declaration order), created at
   // zero on first use.
   M* WithLabels(const LabelValues& values);
+  // The series with these label values if it exists, else null (creates nothing).
+  M* Find(const LabelValues& values);
 
   MetricType type() const override;
   void AppendText(std::string* out) const override;

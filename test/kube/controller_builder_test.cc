@@ -90,6 +90,24 @@ TEST_F(ControllerBuilderTest, OwnsFollowsTheControllerOwnerOfThatKindOnly) {
   EXPECT_THAT(Drain(controller_->queue()), UnorderedElementsAre("ml/p1"));
 }
 
+// A GpuProfile (cluster-scoped) owning ResourceClaimTemplates (namespaced): the key is the
+// profile's name, not "<template namespace>/<name>", which names no profile.
+TEST_F(ControllerBuilderTest, OwnsAClusterScopedOwnerOfNamespacedObjectsByItsName) {
+  auto owned = NewInformer();
+  ControllerBuilder(controller_.get())
+      .Owns<Obj>(owned.get(), MetaOf, "GpuProfile", OwnerScope::kCluster);
+  nlohmann::json ref = {{"apiVersion", "gpuprofile.io/v1alpha1"},
+                        {"kind", "GpuProfile"},
+                        {"name", "p1"},
+                        {"uid", "u1"},
+                        {"controller", true}};
+  owned->Apply(runtime::WatchEventType::kAdded,
+               {{"metadata", {{"name", "t"}, {"namespace", "ml"}, {"ownerReferences", {ref}}}}});
+  owned->Apply(runtime::WatchEventType::kAdded,
+               {{"metadata", {{"name", "c"}, {"ownerReferences", {ref}}}}});
+  EXPECT_THAT(Drain(controller_->queue()), UnorderedElementsAre("p1"));
+}
+
 TEST_F(ControllerBuilderTest, WatchesMapsBeforeAndAfterAndDeletes) {
   auto watched = NewInformer();
   ControllerBuilder(controller_.get()).Watches<Obj>(watched.get(), [](const Obj& o) {

@@ -28,6 +28,8 @@ namespace {
 
 using kube::testing::KubeEmulator;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 std::string Src(const std::string& path) {
@@ -169,6 +171,11 @@ TEST_F(OperatorTest, StoryProfilesConvergeOnTheExampleFleet) {
   ASSERT_TRUE(large.ok());
   EXPECT_THAT((*large)["metadata"]["finalizers"], ElementsAre("gpuprofile.io/cleanup"));
   EXPECT_GT((*large)["status"]["matchedDevices"].get<int>(), 0);
+  // Per-profile gauges name profiles only: events of owned templates enqueue their profile by
+  // name (a GpuProfile is cluster-scoped), not "<template namespace>/<profile>".
+  const std::string exposition = metrics_.TextExposition();
+  EXPECT_THAT(exposition, HasSubstr("gpuprofile_ready{profile=\"large-memory\"} 1"));
+  EXPECT_THAT(exposition, Not(HasSubstr("profile=\"ml-train/")));
 
   // Idle: nothing changes, so nothing is written.
   absl::SleepFor(absl::Milliseconds(500));
@@ -190,8 +197,7 @@ TEST_F(OperatorTest, NamespaceLabelsAddAndRemoveTemplates) {
   // turns True: namespaces and profiles reach the operator through separate watches, so it can
   // see the profile before the last namespace, report Ready for the namespaces it has seen, and
   // create the other template a moment later.
-  const std::vector<std::string> before = {"batch/light-inference",
-                                           "ml-inference/light-inference"};
+  const std::vector<std::string> before = {"batch/light-inference", "ml-inference/light-inference"};
   ASSERT_TRUE(Eventually(
       [&] { return Names(kTemplates, "gpuprofile.io/profile=light-inference") == before; }));
   ApplyObject({{"apiVersion", "v1"},

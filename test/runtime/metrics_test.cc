@@ -124,5 +124,18 @@ TEST(MetricsRegistryTest, GaugeGoesUpAndDown) {
   EXPECT_DOUBLE_EQ(g.Value(), 1.5);
 }
 
+TEST(MetricsRegistryTest, FindCreatesNoSeries) {
+  MetricsRegistry registry;
+  absl::StatusOr<GaugeFamily*> family = registry.RegisterGauge("g", "help", {"profile"});
+  ASSERT_TRUE(family.ok());
+  EXPECT_EQ((*family)->Find({"p"}), nullptr);
+  std::string text;
+  (*family)->AppendText(&text);
+  EXPECT_EQ(text, "");
+  (*family)->WithLabels({"p"})->Set(2);
+  ASSERT_NE((*family)->Find({"p"}), nullptr);
+  EXPECT_DOUBLE_EQ((*family)->Find({"p"})->Value(), 2);
+}
+
 }  // namespace
 }  // namespace gpuprofile::runtime
