@@ -11,9 +11,11 @@
 // and computes the desired state:
 // - BM_FromScratch: Inventory::FromSlices + ComputeDesiredState without a memo (the baseline:
 //   what render does, and what the operator did for every change before it kept a memo);
-// - BM_WithMemo: the same with one long-lived FleetMemo, as the operator runs it: only the
-//   changed slice's devices get signatures, projections and evaluations;
-// - BM_InventoryOnly: Inventory::FromSlices alone (its share of BM_WithMemo).
+// - BM_WithMemo: the same with one long-lived FleetMemo: only the changed slice's devices get
+//   signatures, projections and evaluations;
+// - BM_OperatorPath: as the operator computes after a slice change: the spec plan kept
+//   (PlanProfiles once), a long-lived FleetMemo, AssembleDesiredState;
+// - BM_InventoryOnly: Inventory::FromSlices alone (its share of the others).
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -138,7 +140,23 @@ void BM_WithMemo(benchmark::State& state) {
 }
 BENCHMARK(BM_WithMemo)->Unit(benchmark::kMillisecond);
 
-// The inventory alone (its share of BM_WithMemo).
+void BM_OperatorPath(benchmark::State& state) {
+  const Fixture& f = Data();
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices = f.slices;
+  const SpecPlan plan = PlanProfiles(f.input);
+  FleetMemo memo;
+  AssembleDesiredState(plan, dra::Inventory::FromSlices(slices), &memo);
+  int flip = 0;
+  for (auto _ : state) {
+    flip ^= 1;
+    slices[f.changed_index] = f.changed[flip];
+    DesiredState out = AssembleDesiredState(plan, dra::Inventory::FromSlices(slices), &memo);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_OperatorPath)->Unit(benchmark::kMillisecond);
+
+// The inventory alone (its share of the others).
 void BM_InventoryOnly(benchmark::State& state) {
   const Fixture& f = Data();
   std::vector<std::shared_ptr<const dra::ResourceSlice>> slices = f.slices;

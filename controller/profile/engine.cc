@@ -45,17 +45,6 @@ api::OwnerReference OwnerOf(const api::GpuProfile& profile) {
   return ref;
 }
 
-// Per-profile working state.
-struct Work {
-  const api::GpuProfile* profile = nullptr;
-  std::optional<CompiledSelectors> selectors;  // set when valid
-  std::string problems;
-  std::vector<std::string> namespaces;
-  std::vector<std::string> conflicts;
-  bool generates_class = false;
-  std::vector<std::string> template_namespaces;  // namespaces it generates a template in
-};
-
 // Who may write an existing object labelled for `labelled_profile`, claimed by `winner`.
 enum class Ownership { kOurs, kForeign, kOtherProfile };
 
@@ -86,26 +75,24 @@ std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ow
 
 }  // namespace
 
-DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
-                                 FleetMemo* memo) {
-  FleetMemo local;
-  if (memo == nullptr) memo = &local;
-  DesiredState out;
+SpecPlan PlanProfiles(const EngineInput& input) {
+  SpecPlan plan;
+  std::vector<ProfilePlan>& work = plan.profiles;
 
   // Profiles in name order; compile each.
-  std::vector<Work> work(input.profiles.size());
-  for (size_t i = 0; i < input.profiles.size(); ++i) work[i].profile = &input.profiles[i];
-  std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) {
-    return a.profile->metadata.name < b.profile->metadata.name;
+  work.resize(input.profiles.size());
+  for (size_t i = 0; i < input.profiles.size(); ++i) work[i].profile = input.profiles[i];
+  std::sort(work.begin(), work.end(), [](const ProfilePlan& a, const ProfilePlan& b) {
+    return a.profile.metadata.name < b.profile.metadata.name;
   });
   std::set<std::string> existing_profiles;
-  for (Work& w : work) {
-    existing_profiles.insert(w.profile->metadata.name);
+  for (ProfilePlan& w : work) {
+    existing_profiles.insert(w.profile.metadata.name);
     absl::StatusOr<CompiledSelectors> compiled =
-        CompileSelectors(w.profile->spec, input.kube_version);
+        CompileSelectors(w.profile.spec, input.kube_version);
     if (compiled.ok()) {
       w.selectors = *std::move(compiled);
-      w.namespaces = TargetNamespaces(w.profile->spec.claim_template, input.namespaces,
+      w.namespaces = TargetNamespaces(w.profile.spec.claim_template, input.namespaces,
                                       input.namespaces_complete);
     } else {
       w.problems = std::string(compiled.status().message());
@@ -113,46 +100,50 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
   }
 
   // Names: the oldest valid profile claiming a class name / template (namespace, name) wins.
-  std::map<std::string, std::vector<Work*>> class_claims;
-  std::map<std::pair<std::string, std::string>, std::vector<Work*>> template_claims;
-  for (Work& w : work) {
+  std::map<std::string, std::vector<ProfilePlan*>> class_claims;
+  // Keys view the plan's strings (work does not change size from here on).
+  std::map<std::pair<absl::string_view, absl::string_view>, std::vector<ProfilePlan*>>
+      template_claims;
+  for (ProfilePlan& w : work) {
     if (!w.selectors) continue;
-    class_claims[w.profile->spec.device_class_name].push_back(&w);
+    class_claims[w.profile.spec.device_class_name].push_back(&w);
     for (const std::string& ns : w.namespaces) {
-      template_claims[{ns, w.profile->spec.claim_template.name}].push_back(&w);
+      template_claims[{ns, w.profile.spec.claim_template.name}].push_back(&w);
     }
   }
-  const auto oldest = [](std::vector<Work*>& claimants) {
-    return *std::min_element(claimants.begin(), claimants.end(),
-                             [](Work* a, Work* b) { return Older(*a->profile, *b->profile); });
+  const auto oldest = [](std::vector<ProfilePlan*>& claimants) {
+    return *std::min_element(
+        claimants.begin(), claimants.end(),
+        [](ProfilePlan* a, ProfilePlan* b) { return Older(a->profile, b->profile); });
   };
-  const auto names_of = [](const std::vector<Work*>& claimants) {
+  const auto names_of = [](const std::vector<ProfilePlan*>& claimants) {
     std::set<std::string> names;
-    for (const Work* w : claimants) names.insert(w->profile->metadata.name);
+    for (const ProfilePlan* w : claimants) names.insert(w->profile.metadata.name);
     return names;
   };
 
   std::map<std::string, const dra::DeviceClass*> existing_class;
   for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
-  std::map<std::pair<std::string, std::string>, const dra::ResourceClaimTemplate*> existing_tmpl;
+  std::map<std::pair<absl::string_view, absl::string_view>, const dra::ResourceClaimTemplate*>
+      existing_tmpl;  // keys view the input's templates
   for (const auto& t : input.existing_templates) {
     existing_tmpl[{t->metadata.namespace_name, t->metadata.name}] = t.get();
   }
 
   for (auto& [name, claimants] : class_claims) {
-    Work* winner = oldest(claimants);
-    for (Work* w : claimants) {
+    ProfilePlan* winner = oldest(claimants);
+    for (ProfilePlan* w : claimants) {
       if (w != winner) {
         w->conflicts.push_back(absl::StrCat("DeviceClass ", name,
                                             " is claimed by the older "
                                             "GpuProfile ",
-                                            winner->profile->metadata.name));
+                                            winner->profile.metadata.name));
       }
     }
     auto existing = existing_class.find(name);
     if (existing != existing_class.end()) {
       const Ownership ownership =
-          OwnershipOf(existing->second->metadata, winner->profile->metadata.name,
+          OwnershipOf(existing->second->metadata, winner->profile.metadata.name,
                       names_of(claimants), existing_profiles);
       if (ownership != Ownership::kOurs) {
         winner->conflicts.push_back(
@@ -164,18 +155,18 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
   }
   for (auto& [key, claimants] : template_claims) {
     const std::string object = absl::StrCat(key.first, "/", key.second);
-    Work* winner = oldest(claimants);
-    for (Work* w : claimants) {
+    ProfilePlan* winner = oldest(claimants);
+    for (ProfilePlan* w : claimants) {
       if (w != winner) {
         w->conflicts.push_back(absl::StrCat("ResourceClaimTemplate ", object,
                                             " is claimed by the older GpuProfile ",
-                                            winner->profile->metadata.name));
+                                            winner->profile.metadata.name));
       }
     }
     auto existing = existing_tmpl.find(key);
     if (existing != existing_tmpl.end()) {
       const Ownership ownership =
-          OwnershipOf(existing->second->metadata, winner->profile->metadata.name,
+          OwnershipOf(existing->second->metadata, winner->profile.metadata.name,
                       names_of(claimants), existing_profiles);
       if (ownership != Ownership::kOurs) {
         winner->conflicts.push_back(ConflictMessage("ResourceClaimTemplate", object, ownership,
@@ -183,13 +174,23 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
         continue;
       }
     }
-    winner->template_namespaces.push_back(key.first);
+    winner->template_namespaces.emplace_back(key.first);
   }
+
+  return plan;
+}
+
+DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
+                                  FleetMemo* memo) {
+  FleetMemo local;
+  if (memo == nullptr) memo = &local;
+  DesiredState out;
+  const std::vector<ProfilePlan>& work = plan.profiles;
 
   // Devices, node groups and matches.
   NodeGroups groups = BuildNodeGroups(inventory, memo);
   std::vector<const CompiledSelectors*> compiled;
-  for (const Work& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
+  for (const ProfilePlan& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
   const std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled, {}, memo);
   memo->Sweep();
   const std::vector<dra::Device>& devices = inventory.devices();
@@ -197,8 +198,8 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
 
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
   for (size_t p = 0; p < work.size(); ++p) {
-    const Work& w = work[p];
-    const api::GpuProfile& in = *w.profile;
+    const ProfilePlan& w = work[p];
+    const api::GpuProfile& in = w.profile;
     ProfileOutcome outcome;
     outcome.profile.metadata = in.metadata;
     outcome.profile.spec = in.spec;
@@ -296,6 +297,11 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
               return a.metadata.name < b.metadata.name;
             });
   return out;
+}
+
+DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
+                                 FleetMemo* memo) {
+  return AssembleDesiredState(PlanProfiles(input), inventory, memo);
 }
 
 dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) const {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/profile/fleet_memo.h"
+#include "controller/profile/selector_compiler.h"
 
 namespace gpuprofile::profile {
 
@@ -82,6 +84,32 @@ struct DesiredState {
   // Every ResourceClaimTemplate, sorted by namespace, then name.
   std::vector<dra::ResourceClaimTemplate> ClaimTemplates() const;
 };
+
+// The desired state is computed in two steps, so that a caller can keep the first while only
+// devices change (a ResourceSlice change cannot change any of it):
+// - PlanProfiles: what depends on the profiles, namespaces and existing objects only: each
+//   profile compiled, its namespaces, the names it won or lost;
+// - AssembleDesiredState: with the inventory, node groups, matches, statuses and the objects.
+// ComputeDesiredState is both.
+struct ProfilePlan {
+  api::GpuProfile profile;                     // as given
+  std::optional<CompiledSelectors> selectors;  // set when valid
+  std::string problems;                        // when invalid
+  std::vector<std::string> namespaces;         // targeted
+  std::vector<std::string> conflicts;          // names lost, objects not ours
+  bool generates_class = false;
+  std::vector<std::string> template_namespaces;  // namespaces it generates a template in
+};
+
+struct SpecPlan {
+  std::vector<ProfilePlan> profiles;  // sorted by name
+};
+
+SpecPlan PlanProfiles(const EngineInput& input);
+
+// `plan` must come from the same Kubernetes version as `memo`'s other uses.
+DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
+                                  FleetMemo* memo = nullptr);
 
 // `memo` (optional; one per Kubernetes version) keeps per-slice work between calls, so that a
 // caller whose slices change a few at a time pays for the changed ones (fleet_memo.h). The

@@ -103,7 +103,7 @@ template <typename T>
 void ClusterCache::Count(kube::Informer<T>* informer,
                          std::function<bool(const T*, const T*)> relevant) {
   informer->AddHandler([this, relevant = std::move(relevant)](const T* before, const T* after) {
-    if (relevant(before, after)) version_.fetch_add(1);
+    if (relevant(before, after)) BumpSpecVersion();
   });
 }
 
@@ -166,7 +166,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   slices_->Start();
   classes_->Start();
   templates_->Start();
-  version_.fetch_add(1);
+  BumpSpecVersion();
   return true;
 }
 

@@ -74,7 +74,10 @@ class ClusterCache {
   uint64_t version() const { return version_.load(); }
   // Bumped by ResourceSlice changes only: the inventory is rebuilt when this moves.
   uint64_t slices_version() const { return slices_version_.load(); }
-  void Touch() { version_.fetch_add(1); }
+  // Moves on every change counted by version() except ResourceSlice changes: the desired state's
+  // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
+  uint64_t spec_version() const { return spec_version_.load(); }
+  void Touch() { BumpSpecVersion(); }
 
   const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
   const runtime::Store<api::Namespace>& namespaces() const { return namespaces_->store(); }
@@ -95,6 +98,12 @@ class ClusterCache {
   DraWiring dra_wiring_;
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> slices_version_{0};
+  std::atomic<uint64_t> spec_version_{0};
+  // spec_version_ first: a reader that sees the new version() then sees the new spec_version().
+  void BumpSpecVersion() {
+    spec_version_.fetch_add(1);
+    version_.fetch_add(1);
+  }
   std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;

@@ -30,6 +30,11 @@ void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) 
   ++foreign_version_;
 }
 
+int64_t DesiredStateCache::plans() const {
+  absl::MutexLock lock(&compute_mu_);
+  return plans_;
+}
+
 DesiredSnapshot DesiredStateCache::Get() {
   absl::MutexLock compute_lock(&compute_mu_);
   const uint64_t version = cache_->version();
@@ -67,21 +72,41 @@ DesiredSnapshot DesiredStateCache::Get() {
 
 std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   const absl::Time start = clock_->Now();
-  profile::EngineInput input;
-  input.kube_version = kube_;
-  input.namespaces_complete = true;
-  for (const auto& object : cache_->profiles().List()) {
-    if (object->profile.has_value()) input.profiles.push_back(*object->profile);
+  // The spec side: replanned only when a profile, namespace, managed object or noted foreign
+  // template changed, never for a ResourceSlice change. The counter is read before the objects:
+  // a change during the copy makes the next computation replan rather than miss it.
+  const uint64_t spec_version = cache_->spec_version();
+  std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> foreign;
+  bool replan = plan_ == nullptr || plan_version_ != spec_version;
+  {
+    absl::MutexLock lock(&mu_);
+    if (plan_foreign_version_ != foreign_version_) replan = true;
+    if (replan) {
+      for (const auto& [key, entry] : foreign_) foreign.push_back(entry.first);
+      plan_foreign_version_ = foreign_version_;
+    }
+    last_foreign_version_ = plan_foreign_version_;
   }
-  for (const auto& ns : cache_->namespaces().List()) input.namespaces.push_back(*ns);
-  if (const auto* store = cache_->device_classes()) {
-    input.existing_classes = store->List();
+  if (replan) {
+    profile::EngineInput input;
+    input.kube_version = kube_;
+    input.namespaces_complete = true;
+    for (const auto& object : cache_->profiles().List()) {
+      if (object->profile.has_value()) input.profiles.push_back(*object->profile);
+    }
+    for (const auto& ns : cache_->namespaces().List()) input.namespaces.push_back(*ns);
+    if (const auto* store = cache_->device_classes()) {
+      input.existing_classes = store->List();
+    }
+    if (const auto* store = cache_->claim_templates()) {
+      input.existing_templates = store->List();
+    }
+    for (auto& t : foreign) input.existing_templates.push_back(std::move(t));
+    plan_ = std::make_shared<const profile::SpecPlan>(profile::PlanProfiles(input));
+    plan_version_ = spec_version;
+    ++plans_;
   }
-  if (const auto* store = cache_->claim_templates()) {
-    input.existing_templates = store->List();
-  }
-  // The slices' counter is read before the slices: a change during the copy makes the next
-  // computation rebuild again rather than miss it.
+  // The slices' counter is read before the slices, likewise.
   const uint64_t slices_version = cache_->slices_version();
   if (inventory_ == nullptr || inventory_version_ != slices_version) {
     std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
@@ -91,16 +116,11 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
         std::make_shared<const dra::Inventory>(dra::Inventory::FromSlices(std::move(slices)));
     inventory_version_ = slices_version;
   }
-  {
-    absl::MutexLock lock(&mu_);
-    for (const auto& [key, entry] : foreign_) input.existing_templates.push_back(entry.first);
-    last_foreign_version_ = foreign_version_;
-  }
   const dra::Inventory& inventory = *inventory_;
 
   auto out = std::make_shared<Computed>();
   out->cache_version = version;
-  out->desired = profile::ComputeDesiredState(input, inventory, &memo_);
+  out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_);
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());
   out->incomplete_pools = static_cast<int64_t>(inventory.IncompletePools().size());

@@ -4,10 +4,11 @@
 // after one ResourceSlice change share one computation, and nothing is recomputed while the
 // cache has not changed (ClusterCache::version()).
 //
-// A ResourceSlice change recomputes only what it can change: the spec side (classes, templates,
-// conflicts) is cheap and redone, but the per-device work (node-group signatures, projections,
-// selector evaluations) is done only for the changed slices' devices (profile/fleet_memo.h);
-// the rest is linear passes over the inventory (bench/desired_state_benchmark.cc).
+// A ResourceSlice change recomputes only what it can change: the spec side (compiled selectors,
+// namespaces, names won and lost: profile::PlanProfiles) is kept, and of the per-device work
+// (node-group signatures, projections, selector evaluations) only the changed slices' devices are
+// worked out (profile/fleet_memo.h); what remains is the inventory's order and per-profile counts,
+// linear passes over the devices (bench/desired_state_benchmark.cc).
 //
 // Under churn (100 ResourceSlice updates a second) the whole computation is not redone for
 // every change: within max(`min_interval`, the last computation's duration) of the end of the
@@ -67,8 +68,9 @@ class DesiredStateCache {
 
   // The desired state for the cache's content (see above for staleness under churn).
   DesiredSnapshot Get();
-  // Computations so far (for tests and the benchmark).
+  // Computations so far, and how many of them planned the spec side anew (for tests).
   int64_t computations() const;
+  int64_t plans() const;
 
   void NoteForeignTemplate(dra::ResourceClaimTemplate foreign);
   const KubeVersion& kube_version() const { return kube_; }
@@ -83,7 +85,7 @@ class DesiredStateCache {
   const absl::Duration min_interval_;
   const absl::Duration foreign_ttl_;
 
-  absl::Mutex compute_mu_;  // one computation at a time
+  mutable absl::Mutex compute_mu_;  // one computation at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
   std::shared_ptr<const Computed> last_ ABSL_GUARDED_BY(mu_);
   // The inventory of the last computation, reused while no ResourceSlice changed (building it
@@ -93,11 +95,17 @@ class DesiredStateCache {
   // Per-slice work (signatures, projections, selector outcomes) kept between computations:
   // after a ResourceSlice change, only the changed slices' devices are worked out again.
   profile::FleetMemo memo_ ABSL_GUARDED_BY(compute_mu_);
+  // The spec side of the last computation (profile/engine.h), reused while spec_version() and
+  // the noted foreign templates stay the same.
+  std::shared_ptr<const profile::SpecPlan> plan_ ABSL_GUARDED_BY(compute_mu_);
+  uint64_t plan_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
+  int64_t plans_ ABSL_GUARDED_BY(compute_mu_) = 0;
   absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time last_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t plan_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   // (namespace, name) -> the template and when it was seen.
   std::map<std::pair<std::string, std::string>,
            std::pair<std::shared_ptr<const dra::ResourceClaimTemplate>, absl::Time>>

@@ -75,6 +75,7 @@ class GpuProfileOperator {
 
   const KubeVersion& kube_version() const { return kube_; }
   ClusterCache& cache() { return *cache_; }
+  DesiredStateCache& desired() { return *desired_; }
   runtime::Controller& controller() { return *controller_; }
 
  private:

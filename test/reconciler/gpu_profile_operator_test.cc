@@ -214,6 +214,44 @@ TEST_F(OperatorTest, NamespaceLabelsAddAndRemoveTemplates) {
       [&] { return Names(kTemplates, "gpuprofile.io/profile=light-inference") == before; }));
 }
 
+// A ResourceSlice change is computed without planning the profiles again (the spec side of the
+// desired state cannot change with devices), and the profile counts the new device.
+TEST_F(OperatorTest, ASliceChangeKeepsTheSpecPlan) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  const auto matched = [&] {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+    return p.ok() ? (*p)["status"].value("matchedDevices", -1) : -1;
+  };
+  const int before = matched();
+  ASSERT_GT(before, 0);
+  // Settled: no replanning for a while (late events of the operator's own writes).
+  int64_t plans = -1;
+  ASSERT_TRUE(Eventually([&] {
+    const int64_t now = operator_->desired().plans();
+    const bool settled = now == plans;
+    plans = now;
+    absl::SleepFor(absl::Milliseconds(300));
+    return settled;
+  }));
+  const int64_t computations = operator_->desired().computations();
+
+  // One more A100-40GB device on a100-node-1 (a copy of its first, renamed).
+  const kube::ResourcePath slice =
+      ResourceSlicesPath(dra::DraApiVersion::kV1).WithName("a100-node-1-gpu.nvidia.com-7kq2x");
+  absl::StatusOr<nlohmann::json> object = client_->Get(slice);
+  ASSERT_TRUE(object.ok()) << object.status();
+  nlohmann::json extra = (*object)["spec"]["devices"][0];
+  extra["name"] = "gpu-extra";
+  (*object)["spec"]["devices"].push_back(extra);
+  ASSERT_TRUE(client_->Update(slice, *object).ok());
+  EXPECT_TRUE(Eventually([&] { return matched() == before + 1; }));
+  EXPECT_GT(operator_->desired().computations(), computations);
+  EXPECT_EQ(operator_->desired().plans(), plans);
+}
+
 TEST_F(OperatorTest, CountChangeRecreatesTemplatesUnderTheSameName) {
   Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
   Apply("config/samples/namespaces.yaml");
