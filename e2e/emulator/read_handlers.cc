@@ -92,15 +92,23 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
   int64_t count = 0;
   std::string next_ns, next_name;
   int64_t remaining = 0;
+  // As the API server: remainingItemCount only for lists without selectors, where what remains
+  // is counted without converting it; with selectors, the page ends at the first match past
+  // the limit (the continue token is then known to be needed).
+  const bool selecting = !selectors->labels.empty() || !selectors->fields.empty();
   for (const ObjectPtr& o : store_.List(type.storage_key, route.ns)) {
     std::string ns = NamespaceOf(*o), name = NameOf(*o);
     if (continuing && std::make_pair(ns, name) <= std::make_pair(start_ns, start_name)) continue;
+    if (limit > 0 && count >= limit && !selecting) {
+      ++remaining;
+      continue;
+    }
     nlohmann::json wire = FromStorage(type, route.version, *o);
     if (!MatchesLabels(selectors->labels, wire) || !MatchesFields(selectors->fields, wire))
       continue;
     if (limit > 0 && count >= limit) {
       ++remaining;
-      continue;
+      break;
     }
     next_ns = ns;
     next_name = name;
@@ -116,7 +124,7 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
   nlohmann::json meta = {{"resourceVersion", std::to_string(list_rv)}};
   if (remaining > 0) {
     meta["continue"] = EncodeContinue(list_rv, next_ns, next_name);
-    meta["remainingItemCount"] = remaining;
+    if (!selecting) meta["remainingItemCount"] = remaining;
   }
   if (table) {
     return JsonResponse(

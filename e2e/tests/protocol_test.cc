@@ -356,6 +356,13 @@ TEST(ProtocolTest, ListPaginationWithLimitAndContinue) {
   EXPECT_EQ(pages, 3);
   EXPECT_THAT(names, ::testing::ElementsAre("m0", "m1", "m2", "m3", "m4"));
 
+  // With a selector the API server leaves remainingItemCount unset; pages still chain.
+  json selected =
+      emu.http().Get(absl::StrCat(kCms, "?limit=2&fieldSelector=metadata.name!=m0")).Json();
+  EXPECT_THAT(selected["items"], ::testing::SizeIs(2));
+  EXPECT_FALSE(selected["metadata"].value("continue", "").empty());
+  EXPECT_FALSE(selected["metadata"].contains("remainingItemCount"));
+
   json first = emu.http().Get(absl::StrCat(kCms, "?limit=2")).Json();
   ASSERT_EQ(emu.http().Request("POST", "/emulator/compact").status, 200);
   RawResponse expired = emu.http().Get(
