@@ -153,6 +153,14 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
     slices_version_.fetch_add(1);
     version_.fetch_add(1);
   });
+  // Every change of a cached DeviceClass or ResourceClaimTemplate, relevant to the desired state
+  // or not (a hand edit of a managed class keeps its labels but must be repaired).
+  classes_->AddHandler(
+      [this](const dra::DeviceClass*, const dra::DeviceClass*) { owned_version_.fetch_add(1); });
+  templates_->AddHandler(
+      [this](const dra::ResourceClaimTemplate*, const dra::ResourceClaimTemplate*) {
+        owned_version_.fetch_add(1);
+      });
   Count<dra::DeviceClass>(classes_.get(), [](const dra::DeviceClass* b, const dra::DeviceClass* a) {
     return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
                                a != nullptr ? &a->metadata : nullptr);

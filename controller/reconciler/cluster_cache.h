@@ -77,6 +77,9 @@ class ClusterCache {
   // Moves on every change counted by version() except ResourceSlice changes: the desired state's
   // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
   uint64_t spec_version() const { return spec_version_.load(); }
+  // Moves on every change of a cached DeviceClass or ResourceClaimTemplate (before the handlers
+  // that enqueue work run), including changes version() ignores.
+  uint64_t owned_version() const { return owned_version_.load(); }
   void Touch() { BumpSpecVersion(); }
 
   const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
@@ -99,6 +102,7 @@ class ClusterCache {
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> slices_version_{0};
   std::atomic<uint64_t> spec_version_{0};
+  std::atomic<uint64_t> owned_version_{0};
   // spec_version_ first: a reader that sees the new version() then sees the new spec_version().
   void BumpSpecVersion() {
     spec_version_.fetch_add(1);

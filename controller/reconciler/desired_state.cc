@@ -120,6 +120,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
 
   auto out = std::make_shared<Computed>();
   out->cache_version = version;
+  out->plan_id = plans_;
   out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_);
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());

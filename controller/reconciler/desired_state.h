@@ -40,6 +40,9 @@ namespace gpuprofile::reconciler {
 
 struct Computed {
   uint64_t cache_version = 0;
+  // Changes whenever the spec side (classes, templates, conflicts) was planned anew; equal ids
+  // mean equal desired DeviceClasses and ResourceClaimTemplates.
+  int64_t plan_id = 0;
   profile::DesiredState desired;
   // Indexes into desired.
   std::map<std::string, const profile::ProfileOutcome*> outcome_by_profile;

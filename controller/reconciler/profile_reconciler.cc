@@ -133,6 +133,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     absl::MutexLock lock(&mu_);
     last_status_write_.erase(name);
     last_warning_.erase(name);
+    in_place_.erase(name);
     // A deleted profile's gauges drop to 0; a key that never named a profile creates none.
     if (options_.metrics != nullptr) {
       for (runtime::GaugeFamily* gauge :
@@ -194,8 +195,31 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   }
 
   Changes changes;
-  ApplyClass(name, *computed, *version, &changes);
-  status.claim_templates.ready = ApplyTemplates(name, *computed, *version, &changes);
+  // Read before the objects are: a change during Apply makes the next reconcile apply again.
+  const uint64_t owned_version = cache.owned_version();
+  std::optional<int64_t> ready_in_place;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = in_place_.find(name);
+    if (it != in_place_.end() && it->second.plan_id == computed->plan_id &&
+        it->second.owned_version == owned_version && it->second.uid == object->metadata.uid &&
+        it->second.generation == object->metadata.generation) {
+      ready_in_place = it->second.templates_ready;
+    }
+  }
+  if (ready_in_place.has_value()) {
+    status.claim_templates.ready = *ready_in_place;
+  } else {
+    ApplyClass(name, *computed, *version, &changes);
+    status.claim_templates.ready = ApplyTemplates(name, *computed, *version, &changes);
+    if (changes.first_error.ok() && changes.conflicts.empty() && changes.created.empty() &&
+        changes.updated.empty() && changes.deleted.empty() && changes.recreated.empty() &&
+        changes.adopted.empty()) {
+      absl::MutexLock lock(&mu_);
+      in_place_[name] = {computed->plan_id, owned_version, object->metadata.uid,
+                         object->metadata.generation, status.claim_templates.ready};
+    }
+  }
   if (!changes.first_error.ok()) {
     ProgressingOverlay(absl::StrCat("applying generated objects: ", changes.first_error.message()),
                        &status);

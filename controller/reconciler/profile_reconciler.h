@@ -97,6 +97,18 @@ class ProfileReconciler {
   // The last warning note recorded per profile, so a condition that persists is not re-announced
   // on every pass (the recorder aggregates repeats, but each still costs a write).
   std::map<std::string, std::string> last_warning_ ABSL_GUARDED_BY(mu_);
+  // Per profile: when ApplyClass/ApplyTemplates last found every object in place (no write, no
+  // error, no conflict), for which plan and cached owned objects, and how many templates were in
+  // place. While neither moves (ResourceSlice churn), the objects cannot need a write and a
+  // reconcile only recomputes the status.
+  struct InPlace {
+    int64_t plan_id = 0;
+    uint64_t owned_version = 0;
+    std::string uid;
+    int64_t generation = 0;
+    int64_t templates_ready = 0;
+  };
+  std::map<std::string, InPlace> in_place_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpuprofile::reconciler

@@ -252,6 +252,35 @@ TEST_F(OperatorTest, ASliceChangeKeepsTheSpecPlan) {
   EXPECT_EQ(operator_->desired().plans(), plans);
 }
 
+// A hand edit of a managed DeviceClass keeps its labels (so the desired state is not recomputed)
+// but is still repaired, also after the profile has been reconciled with everything in place.
+TEST_F(OperatorTest, HandEditOfAManagedClassIsRepaired) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  absl::StatusOr<nlohmann::json> original = client_->Get(kClasses.WithName("large-memory"));
+  ASSERT_TRUE(original.ok()) << original.status();
+  // A slice change first: the profile is reconciled again with nothing to write.
+  const kube::ResourcePath slice =
+      ResourceSlicesPath(dra::DraApiVersion::kV1).WithName("a100-node-1-gpu.nvidia.com-7kq2x");
+  ASSERT_TRUE(client_
+                  ->Patch(slice, kube::PatchType::kMerge,
+                          {{"metadata", {{"annotations", {{"touched", "1"}}}}}})
+                  .ok());
+  absl::SleepFor(absl::Milliseconds(500));
+  ASSERT_TRUE(client_
+                  ->Patch(kClasses.WithName("large-memory"), kube::PatchType::kMerge,
+                          {{"spec",
+                            {{"selectors",
+                              {{{"cel", {{"expression", "device.driver == 'x.example.com'"}}}}}}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<nlohmann::json> now = client_->Get(kClasses.WithName("large-memory"));
+    return now.ok() && (*now)["spec"]["selectors"] == (*original)["spec"]["selectors"];
+  }));
+}
+
 TEST_F(OperatorTest, CountChangeRecreatesTemplatesUnderTheSameName) {
   Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
   Apply("config/samples/namespaces.yaml");
