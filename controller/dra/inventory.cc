@@ -24,18 +24,20 @@ namespace {
 // the strings.
 class Ranks {
  public:
-  void Add(absl::string_view value) { rank_.try_emplace(value, 0); }
+  void Add(absl::string_view value) {
+    if (rank_.try_emplace(value, 0).second) values_.push_back(value);
+  }
   void Assign() {
-    std::vector<absl::string_view> sorted;
-    sorted.reserve(rank_.size());
-    for (const auto& [value, rank] : rank_) sorted.push_back(value);
-    std::sort(sorted.begin(), sorted.end());
-    for (uint32_t i = 0; i < sorted.size(); ++i) rank_[sorted[i]] = i;
+    // Values arrive in slice-name order, which usually is their own order (slices are named
+    // after their node): checking is cheaper than sorting.
+    if (!std::is_sorted(values_.begin(), values_.end())) std::sort(values_.begin(), values_.end());
+    for (uint32_t i = 0; i < values_.size(); ++i) rank_[values_[i]] = i;
   }
   uint32_t Of(absl::string_view value) const { return rank_.at(value); }
 
  private:
   absl::flat_hash_map<absl::string_view, uint32_t> rank_;
+  std::vector<absl::string_view> values_;  // in order of first Add
 };
 
 // The devices of `slices` (sorted by name), sorted by node, pool, device name, driver, then
@@ -73,12 +75,14 @@ std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slice
       keys.push_back({per_device_node ? nodes.Of(d.node()) : node, pool, driver, s, d.name(), &d});
     }
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+  const auto less = [](const Key& a, const Key& b) {
     if (a.node != b.node) return a.node < b.node;
     if (a.pool != b.pool) return a.pool < b.pool;
     if (a.name != b.name) return a.name < b.name;
     return std::tie(a.driver, a.slice) < std::tie(b.driver, b.slice);
-  });
+  };
+  // Usually already in order (one slice per node, named after it, devices in name order).
+  if (!std::is_sorted(keys.begin(), keys.end(), less)) std::sort(keys.begin(), keys.end(), less);
   std::vector<Device> sorted;
   sorted.reserve(keys.size());
   for (const Key& key : keys) sorted.push_back(*key.device);
@@ -103,9 +107,13 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
   for (const std::shared_ptr<const ResourceSlice>& slice : slices) {
     if (slice != nullptr) by_name.push_back(slice.get());
   }
-  std::stable_sort(
-      by_name.begin(), by_name.end(),
-      [](const ResourceSlice* a, const ResourceSlice* b) { return a->name < b->name; });
+  const auto by_slice_name = [](const ResourceSlice* a, const ResourceSlice* b) {
+    return a->name < b->name;
+  };
+  // The slice cache lists by name already; a stable sort keeps equal names in input order.
+  if (!std::is_sorted(by_name.begin(), by_name.end(), by_slice_name)) {
+    std::stable_sort(by_name.begin(), by_name.end(), by_slice_name);
+  }
   {
     std::vector<const ResourceSlice*> last_of_name;
     last_of_name.reserve(by_name.size());
@@ -117,17 +125,29 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
   }
 
   using PoolKey = std::pair<absl::string_view, absl::string_view>;  // (driver, pool name)
-  absl::flat_hash_map<PoolKey, PoolInfo> pools;
+  // Pools in order of first sight (slice-name order, usually their own order: see Ranks).
+  absl::flat_hash_map<PoolKey, size_t> pool_index;
+  std::vector<PoolInfo> pools;
+  std::vector<size_t> pool_of_slice;
+  pool_of_slice.reserve(by_name.size());
   for (const ResourceSlice* slice : by_name) {
-    PoolInfo& pool = pools[PoolKey{slice->driver, slice->pool}];
+    auto [it, inserted] = pool_index.try_emplace(PoolKey{slice->driver, slice->pool}, pools.size());
+    if (inserted) {
+      pools.emplace_back();
+      pools.back().driver = slice->driver;
+      pools.back().name = slice->pool;
+    }
+    PoolInfo& pool = pools[it->second];
     pool.generation = std::max(pool.generation, slice->pool_generation);
+    pool_of_slice.push_back(it->second);
   }
 
   Inventory inventory;
   std::vector<const ResourceSlice*> kept;  // by name
   kept.reserve(by_name.size());
-  for (const ResourceSlice* slice : by_name) {
-    PoolInfo& pool = pools[PoolKey{slice->driver, slice->pool}];
+  for (size_t i = 0; i < by_name.size(); ++i) {
+    const ResourceSlice* slice = by_name[i];
+    PoolInfo& pool = pools[pool_of_slice[i]];
     if (slice->pool_generation < pool.generation) {
       ++inventory.stale_slices_ignored_;
       continue;
@@ -137,17 +157,16 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
     pool.device_count += static_cast<int64_t>(slice->devices.size());
     kept.push_back(slice);
   }
-  inventory.pools_.reserve(pools.size());
-  for (auto& [key, pool] : pools) {
-    pool.driver = std::string(key.first);
-    pool.name = std::string(key.second);
+  for (PoolInfo& pool : pools) {
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
-    inventory.pools_.push_back(std::move(pool));
   }
-  std::sort(inventory.pools_.begin(), inventory.pools_.end(),
-            [](const PoolInfo& a, const PoolInfo& b) {
-              return std::tie(a.driver, a.name) < std::tie(b.driver, b.name);
-            });
+  const auto pool_less = [](const PoolInfo& a, const PoolInfo& b) {
+    return std::tie(a.driver, a.name) < std::tie(b.driver, b.name);
+  };
+  if (!std::is_sorted(pools.begin(), pools.end(), pool_less)) {
+    std::sort(pools.begin(), pools.end(), pool_less);
+  }
+  inventory.pools_ = std::move(pools);
   // Devices are handles on their slice's storage: copying them copies no attribute.
   auto devices = std::make_shared<std::vector<Device>>(SortedDevices(kept));
   inventory.node_index_.reserve(devices->size());
