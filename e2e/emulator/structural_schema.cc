@@ -1,14 +1,39 @@
 // File: e2e/emulator/structural_schema.cc
 #include "e2e/emulator/structural_schema.h"
 
+#include <memory>
 #include <regex>
+#include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 
 namespace gpuprofile::e2e {
 namespace {
+
+// The compiled `pattern`, or null when it is not a valid ECMAScript regex. Compiling a
+// std::regex costs far more than matching it, and every write of a custom resource validates the
+// same few patterns: under the operator benchmark's churn, compiling them on every status patch
+// took most of the emulator's core. Thread-safe.
+std::shared_ptr<const std::regex> CompiledPattern(const std::string& pattern) {
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* const cache =
+      new absl::flat_hash_map<std::string, std::shared_ptr<const std::regex>>();
+  absl::MutexLock lock(&mu);
+  if (auto it = cache->find(pattern); it != cache->end()) return it->second;
+  std::shared_ptr<const std::regex> compiled;
+  try {
+    compiled = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error&) {
+    // An invalid pattern is the CRD's problem; kube-apiserver rejects such CRDs.
+  }
+  if (cache->size() >= 4096) cache->clear();  // CRDs come and go in tests; stay bounded
+  (*cache)[pattern] = compiled;
+  return compiled;
+}
 
 std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : absl::StrCat(path, ".", key);
@@ -160,14 +185,11 @@ class Walker {
     if (value.is_string()) {
       const std::string s = value.get<std::string>();
       if (auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
-        try {
-          if (!std::regex_search(s, std::regex(p->get<std::string>(), std::regex::ECMAScript))) {
-            outcome.errors.push_back(FieldInvalid(
-                path, value,
-                absl::StrCat(path, " in body should match '", p->get<std::string>(), "'")));
-          }
-        } catch (const std::regex_error&) {
-          // An invalid pattern is the CRD's problem; kube-apiserver rejects such CRDs.
+        const std::shared_ptr<const std::regex> pattern = CompiledPattern(p->get<std::string>());
+        if (pattern != nullptr && !std::regex_search(s, *pattern)) {
+          outcome.errors.push_back(FieldInvalid(
+              path, value,
+              absl::StrCat(path, " in body should match '", p->get<std::string>(), "'")));
         }
       }
       if (auto m = schema.find("maxLength");
