@@ -69,14 +69,19 @@ TEST_F(ControllerBuilderTest, ForEnqueuesTheObjectsOwnKey) {
   EXPECT_THAT(Drain(controller_->queue()), UnorderedElementsAre("ns/a", "cluster-wide"));
 }
 
+// A controller owner reference to the GpuProfile "p1".
+nlohmann::json ControllerRefToP1() {
+  return {{"apiVersion", "gpuprofile.io/v1alpha1"},
+          {"kind", "GpuProfile"},
+          {"name", "p1"},
+          {"uid", "u1"},
+          {"controller", true}};
+}
+
 TEST_F(ControllerBuilderTest, OwnsFollowsTheControllerOwnerOfThatKindOnly) {
   auto owned = NewInformer();
   ControllerBuilder(controller_.get()).Owns<Obj>(owned.get(), MetaOf, "GpuProfile");
-  nlohmann::json ref = {{"apiVersion", "gpuprofile.io/v1alpha1"},
-                        {"kind", "GpuProfile"},
-                        {"name", "p1"},
-                        {"uid", "u1"},
-                        {"controller", true}};
+  nlohmann::json ref = ControllerRefToP1();
   owned->Apply(runtime::WatchEventType::kAdded,
                {{"metadata", {{"name", "t"}, {"namespace", "ml"}, {"ownerReferences", {ref}}}}});
   nlohmann::json other = ref;
@@ -96,11 +101,7 @@ TEST_F(ControllerBuilderTest, OwnsAClusterScopedOwnerOfNamespacedObjectsByItsNam
   auto owned = NewInformer();
   ControllerBuilder(controller_.get())
       .Owns<Obj>(owned.get(), MetaOf, "GpuProfile", OwnerScope::kCluster);
-  nlohmann::json ref = {{"apiVersion", "gpuprofile.io/v1alpha1"},
-                        {"kind", "GpuProfile"},
-                        {"name", "p1"},
-                        {"uid", "u1"},
-                        {"controller", true}};
+  nlohmann::json ref = ControllerRefToP1();
   owned->Apply(runtime::WatchEventType::kAdded,
                {{"metadata", {{"name", "t"}, {"namespace", "ml"}, {"ownerReferences", {ref}}}}});
   owned->Apply(runtime::WatchEventType::kAdded,
