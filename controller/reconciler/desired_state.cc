@@ -50,7 +50,7 @@ DesiredSnapshot DesiredStateCache::Get() {
       }
     }
     if (last_ != nullptr) {
-      if (last_->cache_version == version && last_foreign_version_ == foreign_version_) {
+      if (last_->cache_version == version && plan_foreign_version_ == foreign_version_) {
         return {last_, absl::ZeroDuration()};
       }
       // At most one computation per interval, counted from the end of the last one and at least
@@ -85,7 +85,6 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
       for (const auto& [key, entry] : foreign_) foreign.push_back(entry.first);
       plan_foreign_version_ = foreign_version_;
     }
-    last_foreign_version_ = plan_foreign_version_;
   }
   if (replan) {
     profile::EngineInput input;

@@ -107,7 +107,7 @@ class DesiredStateCache {
   absl::Time last_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t last_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // The noted foreign templates the current plan covers.
   uint64_t plan_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
   // (namespace, name) -> the template and when it was seen.
   std::map<std::pair<std::string, std::string>,

@@ -17,6 +17,20 @@ using ::testing::ElementsAre;
 using ::testing::MatchesRegex;
 using ::testing::SizeIs;
 
+// A complete one-slice pool named after its node.
+dra::ResourceSlice NodeSlice(std::string name, std::string driver, std::string node,
+                             std::vector<dra::Device> devices) {
+  dra::ResourceSlice slice;
+  slice.name = std::move(name);
+  slice.driver = std::move(driver);
+  slice.pool = node;
+  slice.pool_generation = 1;
+  slice.resource_slice_count = 1;
+  slice.node_name = std::move(node);
+  slice.devices = std::move(devices);
+  return slice;
+}
+
 std::vector<std::string> Names(const NodeGroups& groups) {
   std::vector<std::string> names;
   for (const api::GpuNodeGroup& g : groups.groups) names.push_back(g.metadata.name);
@@ -85,20 +99,11 @@ TEST(NodeGroupsTest, InterleavedGroupsOnOneNodeKeepTheirSignatures) {
         .Attribute("productName", dra::AttributeValue::String(product))
         .Capacity("memory", *Quantity::Parse(memory));
   };
-  dra::ResourceSlice slice;
-  slice.name = "node-1-slice";
-  slice.driver = "gpu.nvidia.com";
-  slice.pool = "node-1";
-  slice.pool_generation = 1;
-  slice.resource_slice_count = 1;
-  slice.node_name = "node-1";
-  slice.devices = {gpu("gpu-0", "NVIDIA A100-SXM4-40GB", "40Gi").Build(),
-                   gpu("gpu-1", "Tesla T4", "15Gi").Build(),
-                   gpu("gpu-2", "Tesla T4", "15Gi").Build(),
-                   gpu("gpu-3", "NVIDIA A100-SXM4-40GB", "40Gi").Build()};
-  std::vector<dra::ResourceSlice> slices;
-  slices.push_back(std::move(slice));
-  const dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+  const dra::Inventory inventory = dra::Inventory::FromSlices({NodeSlice(
+      "node-1-slice", "gpu.nvidia.com", "node-1",
+      {gpu("gpu-0", "NVIDIA A100-SXM4-40GB", "40Gi").Build(),
+       gpu("gpu-1", "Tesla T4", "15Gi").Build(), gpu("gpu-2", "Tesla T4", "15Gi").Build(),
+       gpu("gpu-3", "NVIDIA A100-SXM4-40GB", "40Gi").Build()})});
   FleetMemo memo;
   for (FleetMemo* m : {static_cast<FleetMemo*>(nullptr), &memo, &memo}) {
     const NodeGroups groups = BuildNodeGroups(inventory, m);
@@ -129,15 +134,8 @@ TEST(NodeGroupsTest, NamesAreSlugsShortenedWithAHashWhenTooLong) {
           .Node("n1")
           .Attribute("model", dra::AttributeValue::String(std::string(80, 'X')))
           .Build();
-  dra::ResourceSlice slice;
-  slice.name = "s";
-  slice.driver = "gpu.example.com";
-  slice.pool = "n1";
-  slice.pool_generation = 1;
-  slice.resource_slice_count = 1;
-  slice.node_name = "n1";
-  slice.devices.push_back(device);
-  NodeGroups groups = BuildNodeGroups(dra::Inventory::FromSlices({slice}));
+  NodeGroups groups = BuildNodeGroups(
+      dra::Inventory::FromSlices({NodeSlice("s", "gpu.example.com", "n1", {device})}));
   ASSERT_THAT(groups.groups, SizeIs(1));
   const std::string& name = groups.groups[0].metadata.name;
   EXPECT_LE(name.size(), kMaxNodeGroupNameLength);
