@@ -9,6 +9,8 @@ werror=OFF
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths relative to the checkout, so that another clone of the same sources hits the cache.
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
+# Precompiled headers (GPO_PCH): ccache caches objects built with them only with this sloppiness.
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPO_WERROR=$werror \
   >/dev/null
 ninja -C "$build" -j"$(nproc)" "$@"
