@@ -15,6 +15,7 @@
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/manifest_writer.h"
+#include "controller/core/check.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/dra_object_codec.h"
@@ -181,7 +182,11 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
       profile::ComputeDesiredState(input, inventory.ok() ? *inventory : dra::Inventory{});
   for (const profile::ProfileOutcome& outcome : state.profiles) {
     if (!outcome.valid) {
-      AddProblems(*source_of.at(outcome.profile.metadata.name), outcome.problems, &problems);
+      // Every outcome is one of the profiles given above (engine.h).
+      auto source = source_of.find(outcome.profile.metadata.name);
+      GPO_CHECK(source != source_of.end(), "the engine returned profile ",
+                outcome.profile.metadata.name, ", which it was not given");
+      AddProblems(*source->second, outcome.problems, &problems);
     }
   }
   if (!problems.empty()) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "controller/core/check.h"
 
 namespace gpuprofile::runtime {
 namespace {
@@ -169,11 +170,11 @@ MetricFamilyBase::MetricFamilyBase(std::string name, std::string help,
             [this](size_t a, size_t b) { return label_names_[a] < label_names_[b]; });
 }
 
+// The label values' count is the calling code's, never input's: a mismatch is a programming
+// error (GPO_CHECK's rule), and a series with misaligned labels would mislead every dashboard.
 void MetricFamilyBase::CheckArity(const LabelValues& values) const {
-  if (values.size() == label_names_.size()) return;
-  std::fprintf(stderr, "metric %s: %zu label values given for %zu label names\n", name_.c_str(),
-               values.size(), label_names_.size());
-  std::abort();
+  GPO_CHECK(values.size() == label_names_.size(), "metric ", name_, ": ", values.size(),
+            " label values given for ", label_names_.size(), " label names");
 }
 
 std::string MetricFamilyBase::SeriesName(const std::string& suffix, const LabelValues& values,
