@@ -76,10 +76,20 @@ int64_t Controller::reconciles() const {
   return reconciles_;
 }
 
+bool Controller::AwaitReconciles(int64_t n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return reconciles_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
+
 void Controller::Worker() {
   while (std::optional<std::string> key = queue_.Get()) {
     ProcessOne(*key);
     queue_.Done(*key);
+    // Counted once the result is in the queue (requeue, backoff or forget) and the key is done:
+    // whoever waits on the count then sees the queue as this reconcile left it.
+    absl::MutexLock lock(&mu_);
+    ++reconciles_;
   }
 }
 
@@ -87,10 +97,6 @@ void Controller::ProcessOne(const std::string& key) {
   const absl::Time start = clock_->Now();
   absl::StatusOr<ReconcileResult> result = reconcile_(key);
   if (time_ != nullptr) time_->Observe(absl::ToDoubleSeconds(clock_->Now() - start));
-  {
-    absl::MutexLock lock(&mu_);
-    ++reconciles_;
-  }
   if (!result.ok()) {
     if (error_ != nullptr) error_->Inc();
     if (errors_total_ != nullptr) errors_total_->Inc();

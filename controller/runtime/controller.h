@@ -68,8 +68,12 @@ class Controller {
   // Shuts the queue down, lets running reconciles finish and joins the workers.
   void Stop();
 
-  // Reconciles finished so far (any result), for tests and logs.
+  // Reconciles finished so far (any result), each counted once its key is requeued or forgotten
+  // and done, for tests and logs.
   int64_t reconciles() const;
+  // Blocks until at least `n` reconciles have finished or `timeout` (real time) passes; returns
+  // whether they had. Lets tests wait on the controller's own progress instead of sleeping.
+  bool AwaitReconciles(int64_t n, absl::Duration timeout) const;
 
  private:
   void Worker();

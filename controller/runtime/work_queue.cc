@@ -129,6 +129,17 @@ int WorkQueue::NumWaiting() {
   return static_cast<int>(waiting_.size());
 }
 
+int WorkQueue::NumProcessing() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(processing_.size());
+}
+
+bool WorkQueue::Idle() {
+  absl::MutexLock lock(&mu_);
+  PromoteDueLocked();
+  return queue_.empty() && waiting_.empty() && processing_.empty();
+}
+
 void WorkQueue::ShutDown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;

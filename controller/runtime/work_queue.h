@@ -80,6 +80,10 @@ class WorkQueue {
   int Len();
   // Keys waiting for a delay to pass.
   int NumWaiting();
+  // Keys handed out by Get() and not Done yet.
+  int NumProcessing();
+  // Nothing ready, waiting or processing: no key can run until someone adds one.
+  bool Idle();
 
   void ShutDown();
   void ShutDownWithDrain();

@@ -69,9 +69,7 @@ class ControllerTest : public ::testing::Test {
 
   // Waits until the controller has finished `n` reconciles in all.
   void WaitReconciles(int64_t n) {
-    for (int i = 0; i < 10000 && controller_->reconciles() < n; ++i)
-      absl::SleepFor(absl::Milliseconds(1));
-    ASSERT_GE(controller_->reconciles(), n);
+    ASSERT_TRUE(controller_->AwaitReconciles(n, absl::Seconds(10))) << controller_->reconciles();
   }
 
   FakeClock clock_;
@@ -110,7 +108,8 @@ TEST_F(ControllerTest, TerminalErrorIsNotRetried) {
   ASSERT_TRUE(script_.WaitCalls("a", 1));
   WaitReconciles(1);
   clock_.Advance(absl::Hours(1));
-  absl::SleepFor(absl::Milliseconds(20));
+  // Not queued, not waiting, not running: nothing can call it again.
+  EXPECT_TRUE(controller_->queue()->Idle());
   EXPECT_EQ(script_.Calls("a"), 1);
   EXPECT_EQ(controller_->queue()->NumRequeues("a"), 0);
   EXPECT_EQ(Total(kReconcileResultError), 1);
@@ -123,7 +122,9 @@ TEST_F(ControllerTest, RequeueAfterWaitsExactlyThatLong) {
   WaitReconciles(1);
   EXPECT_EQ(Total(kReconcileResultRequeueAfter), 1);
   clock_.Advance(absl::Seconds(29));
-  absl::SleepFor(absl::Milliseconds(20));
+  // Still waiting for its delay (NumWaiting promotes what is due), so it cannot have run.
+  EXPECT_EQ(controller_->queue()->NumWaiting(), 1);
+  EXPECT_EQ(controller_->queue()->Len(), 0);
   EXPECT_EQ(script_.Calls("a"), 1);
   clock_.Advance(absl::Seconds(1));
   ASSERT_TRUE(script_.WaitCalls("a", 2));
@@ -136,11 +137,7 @@ TEST_F(ControllerTest, RequeueUsesTheRateLimiter) {
   WaitReconciles(1);
   EXPECT_EQ(Total(kReconcileResultRequeue), 1);
   EXPECT_EQ(controller_->queue()->NumRequeues("a"), 1);
-  // The rate limiter counts the requeue before the queue reads the clock for its delay: advance
-  // the fake clock only once the key waits, or the 5 ms start after the advance.
-  for (int i = 0; i < 10000 && controller_->queue()->NumWaiting() == 0; ++i) {
-    absl::SleepFor(absl::Milliseconds(1));
-  }
+  // A reconcile is counted once its requeue is in the queue: the key waits for its 5 ms already.
   ASSERT_EQ(controller_->queue()->NumWaiting(), 1);
   clock_.Advance(absl::Milliseconds(5));
   ASSERT_TRUE(script_.WaitCalls("a", 2));
