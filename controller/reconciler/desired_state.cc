@@ -4,30 +4,28 @@
 #include <algorithm>
 #include <vector>
 
+#include "controller/core/check.h"
 #include "controller/dra/inventory.h"
 
 namespace gpuprofile::reconciler {
+namespace {
 
-DesiredStateCache::DesiredStateCache(const ClusterCache* cache, KubeVersion kube,
-                                     runtime::Clock* clock, absl::Duration min_interval,
-                                     absl::Duration foreign_ttl)
-    : cache_(cache),
-      kube_(kube),
-      clock_(clock),
-      min_interval_(min_interval),
-      foreign_ttl_(foreign_ttl) {}
+const std::string& RequiredLabel(const api::ObjectMeta& meta, const char* label) {
+  auto it = meta.labels.find(label);
+  GPO_CHECK(it != meta.labels.end(), "generated object ", meta.name, " lacks label ", label);
+  return it->second;
+}
+
+}  // namespace
+
+DesiredStateCache::DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign,
+                                     KubeVersion kube, runtime::Clock* clock,
+                                     absl::Duration min_interval)
+    : cache_(cache), foreign_(foreign), kube_(kube), clock_(clock), min_interval_(min_interval) {}
 
 int64_t DesiredStateCache::computations() const {
   absl::MutexLock lock(&mu_);
   return computations_;
-}
-
-void DesiredStateCache::NoteForeignTemplate(dra::ResourceClaimTemplate foreign) {
-  absl::MutexLock lock(&mu_);
-  auto key = std::make_pair(foreign.metadata.namespace_name, foreign.metadata.name);
-  foreign_[key] = {std::make_shared<const dra::ResourceClaimTemplate>(std::move(foreign)),
-                   clock_->Now()};
-  ++foreign_version_;
 }
 
 int64_t DesiredStateCache::plans() const {
@@ -38,19 +36,12 @@ int64_t DesiredStateCache::plans() const {
 DesiredSnapshot DesiredStateCache::Get() {
   absl::MutexLock compute_lock(&compute_mu_);
   const uint64_t version = cache_->version();
+  const uint64_t foreign_version = foreign_->Snapshot(nullptr);
   const absl::Time now = clock_->Now();
   {
     absl::MutexLock lock(&mu_);
-    for (auto it = foreign_.begin(); it != foreign_.end();) {
-      if (now - it->second.second >= foreign_ttl_) {
-        it = foreign_.erase(it);
-        ++foreign_version_;
-      } else {
-        ++it;
-      }
-    }
     if (last_ != nullptr) {
-      if (last_->cache_version == version && plan_foreign_version_ == foreign_version_) {
+      if (last_->cache_version == version && plan_foreign_version_ == foreign_version) {
         return {last_, absl::ZeroDuration()};
       }
       // At most one computation per interval, counted from the end of the last one and at least
@@ -77,15 +68,9 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   // a change during the copy makes the next computation replan rather than miss it.
   const uint64_t spec_version = cache_->spec_version();
   std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> foreign;
-  bool replan = plan_ == nullptr || plan_version_ != spec_version;
-  {
-    absl::MutexLock lock(&mu_);
-    if (plan_foreign_version_ != foreign_version_) replan = true;
-    if (replan) {
-      for (const auto& [key, entry] : foreign_) foreign.push_back(entry.first);
-      plan_foreign_version_ = foreign_version_;
-    }
-  }
+  const uint64_t foreign_version = foreign_->Snapshot(&foreign);
+  const bool replan =
+      plan_ == nullptr || plan_version_ != spec_version || plan_foreign_version_ != foreign_version;
   if (replan) {
     profile::EngineInput input;
     input.kube_version = kube_;
@@ -103,6 +88,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
     for (auto& t : foreign) input.existing_templates.push_back(std::move(t));
     plan_ = std::make_shared<const profile::SpecPlan>(profile::PlanProfiles(input));
     plan_version_ = spec_version;
+    plan_foreign_version_ = foreign_version;
     ++plans_;
   }
   // The slices' counter is read before the slices, likewise.
@@ -127,11 +113,13 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   for (const profile::ProfileOutcome& outcome : out->desired.profiles) {
     out->outcome_by_profile[outcome.profile.metadata.name] = &outcome;
   }
+  // The engine labels every object it generates with its profile (profile/engine.h): a missing
+  // label is a broken invariant, not an input error.
   for (const dra::DeviceClass& c : out->desired.device_classes) {
-    out->class_by_profile[c.metadata.labels.at(profile::kProfileLabel)] = &c;
+    out->class_by_profile[RequiredLabel(c.metadata, profile::kProfileLabel)] = &c;
   }
   for (const profile::TemplateSet& set : out->desired.template_sets) {
-    out->templates_by_profile[set.prototype.metadata.labels.at(profile::kProfileLabel)] = &set;
+    out->templates_by_profile[RequiredLabel(set.prototype.metadata, profile::kProfileLabel)] = &set;
   }
   out->compute_time = clock_->Now() - start;
   return out;

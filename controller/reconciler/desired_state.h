@@ -16,10 +16,9 @@
 // caller comes back after that delay, when the next computation covers every change since. Results
 // are monotonic: never older than one already handed out.
 //
-// Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); when a
-// create meets one (409 AlreadyExists), the reconciler reports it here (NoteForeignTemplate) so
-// that the engine sees it and the profile gets `Conflict`. Such notes expire after
-// `foreign_ttl`, so a foreign object deleted later is retried.
+// Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); those a
+// create met are observed state of their own (foreign_objects.h), read here as one more input,
+// so that the engine sees them and the profile gets `Conflict`.
 // Thread-safety: thread-safe; one computation at a time, others wait for its result.
 #pragma once
 
@@ -34,6 +33,7 @@
 #include "controller/dra/inventory.h"
 #include "controller/profile/engine.h"
 #include "controller/reconciler/cluster_cache.h"
+#include "controller/reconciler/foreign_objects.h"
 #include "controller/runtime/clock.h"
 
 namespace gpuprofile::reconciler {
@@ -64,10 +64,9 @@ struct DesiredSnapshot {
 
 class DesiredStateCache {
  public:
-  // `cache` and `clock` must outlive this.
-  DesiredStateCache(const ClusterCache* cache, KubeVersion kube, runtime::Clock* clock,
-                    absl::Duration min_interval = absl::Milliseconds(200),
-                    absl::Duration foreign_ttl = absl::Seconds(60));
+  // `cache`, `foreign` and `clock` must outlive this.
+  DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, KubeVersion kube,
+                    runtime::Clock* clock, absl::Duration min_interval = absl::Milliseconds(200));
 
   // The desired state for the cache's content (see above for staleness under churn).
   DesiredSnapshot Get();
@@ -75,7 +74,6 @@ class DesiredStateCache {
   int64_t computations() const;
   int64_t plans() const;
 
-  void NoteForeignTemplate(dra::ResourceClaimTemplate foreign);
   const KubeVersion& kube_version() const { return kube_; }
 
  private:
@@ -83,10 +81,10 @@ class DesiredStateCache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
 
   const ClusterCache* const cache_;
+  ForeignObjects* const foreign_;
   const KubeVersion kube_;
   runtime::Clock* const clock_;
   const absl::Duration min_interval_;
-  const absl::Duration foreign_ttl_;
 
   mutable absl::Mutex compute_mu_;  // one computation at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
@@ -99,20 +97,15 @@ class DesiredStateCache {
   // after a ResourceSlice change, only the changed slices' devices are worked out again.
   profile::FleetMemo memo_ ABSL_GUARDED_BY(compute_mu_);
   // The spec side of the last computation (profile/engine.h), reused while spec_version() and
-  // the noted foreign templates stay the same.
+  // the foreign objects' version stay the same.
   std::shared_ptr<const profile::SpecPlan> plan_ ABSL_GUARDED_BY(compute_mu_);
   uint64_t plan_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
   int64_t plans_ ABSL_GUARDED_BY(compute_mu_) = 0;
   absl::Time last_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time last_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int64_t computations_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
-  // The noted foreign templates the current plan covers.
-  uint64_t plan_foreign_version_ ABSL_GUARDED_BY(mu_) = 0;
-  // (namespace, name) -> the template and when it was seen.
-  std::map<std::pair<std::string, std::string>,
-           std::pair<std::shared_ptr<const dra::ResourceClaimTemplate>, absl::Time>>
-      foreign_ ABSL_GUARDED_BY(mu_);
+  // The foreign objects' version the current plan covers.
+  uint64_t plan_foreign_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
 };
 
 }  // namespace gpuprofile::reconciler

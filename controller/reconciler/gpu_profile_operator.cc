@@ -55,7 +55,9 @@ void GpuProfileOperator::Wire() {
   cache_options.watch = options_.watch;
   cache_options.watch.clock = options_.clock;
   cache_ = std::make_unique<ClusterCache>(std::move(cache_options));
-  desired_ = std::make_unique<DesiredStateCache>(cache_.get(), kube_, options_.clock);
+  foreign_ = std::make_unique<ForeignObjects>(options_.clock);
+  desired_ =
+      std::make_unique<DesiredStateCache>(cache_.get(), foreign_.get(), kube_, options_.clock);
 
   ClusterWriterOptions writer_options;
   writer_options.client = options_.client;
@@ -67,12 +69,13 @@ void GpuProfileOperator::Wire() {
         {"verb", "resource"});
     if (writes.ok()) writer_options.writes_total = *writes;
   }
-  writer_ = std::make_unique<ClusterWriter>(std::move(writer_options));
+  writer_ = std::make_unique<RestClusterWriter>(std::move(writer_options));
 
   ProfileReconcilerOptions profile_options;
   profile_options.cache = cache_.get();
   profile_options.desired = desired_.get();
   profile_options.writer = writer_.get();
+  profile_options.foreign = foreign_.get();
   profile_options.clock = options_.clock;
   profile_options.events = options_.events;
   profile_options.metrics = profile_metrics_ ? &*profile_metrics_ : nullptr;
@@ -97,24 +100,34 @@ void GpuProfileOperator::Wire() {
       log(absl::StrCat("reconcile ", key, " failed (will retry): ", status.ToString()));
     };
   }
+  runtime::ControllerOptions fleet_options;
+  fleet_options.name = "gpunodegroup";
+  fleet_options.workers = 1;  // one key
+  fleet_options.clock = options_.clock;
+  fleet_options.metrics = controller_options.metrics;
+  fleet_options.on_error = controller_options.on_error;
   controller_ = std::make_unique<runtime::Controller>(
-      std::move(controller_options), [this](const std::string& key) { return Reconcile(key); });
+      std::move(controller_options),
+      [this](const std::string& key) { return profiles_->Reconcile(key); });
+  node_group_controller_ = std::make_unique<runtime::Controller>(
+      std::move(fleet_options), [this](const std::string&) { return node_groups_->Reconcile(); });
 
   // What each change enqueues (see the header).
-  const auto node_groups = [](const auto&) { return std::vector<std::string>{kNodeGroupsKey}; };
+  const auto fleet = [](const auto&) { return std::vector<std::string>{kFleetKey}; };
   kube::ControllerBuilder(controller_.get())
       .For<ProfileObject>(
           &cache_->profile_informer(),
           [](const ProfileObject& p) -> const api::ObjectMeta& { return p.metadata; })
-      .Watches<ProfileObject>(&cache_->profile_informer(), node_groups)
       .Watches<api::Namespace>(
           &cache_->namespace_informer(),
           [this](const api::Namespace&) { return cache_->profiles().ListKeys(); },
-          /*urgent=*/true)
-      .Watches<NodeGroupObject>(&cache_->node_group_informer(), node_groups);
-  cache_->SetDraWiring([this, node_groups](kube::Informer<dra::ResourceSlice>& slices,
-                                           kube::Informer<dra::DeviceClass>& classes,
-                                           kube::Informer<dra::ResourceClaimTemplate>& templates) {
+          /*urgent=*/true);
+  kube::ControllerBuilder(node_group_controller_.get())
+      .Watches<ProfileObject>(&cache_->profile_informer(), fleet)
+      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet);
+  cache_->SetDraWiring([this, fleet](kube::Informer<dra::ResourceSlice>& slices,
+                                     kube::Informer<dra::DeviceClass>& classes,
+                                     kube::Informer<dra::ResourceClaimTemplate>& templates) {
     const auto by_label = [this](const api::ObjectMeta& meta) {
       auto label = meta.labels.find(profile::kProfileLabel);
       if (label != meta.labels.end()) return std::vector<std::string>{label->second};
@@ -125,7 +138,6 @@ void GpuProfileOperator::Wire() {
         .Watches<dra::ResourceSlice>(
             &slices,
             [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
-        .Watches<dra::ResourceSlice>(&slices, node_groups)
         .Owns<dra::DeviceClass>(
             &classes,
             [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
@@ -141,6 +153,8 @@ void GpuProfileOperator::Wire() {
         .Watches<dra::ResourceClaimTemplate>(
             &templates,
             [by_label](const dra::ResourceClaimTemplate& t) { return by_label(t.metadata); });
+    kube::ControllerBuilder(node_group_controller_.get())
+        .Watches<dra::ResourceSlice>(&slices, fleet);
   });
 }
 
@@ -158,11 +172,6 @@ std::vector<std::string> GpuProfileOperator::ProfilesOfDriver(const std::string&
   return keys;
 }
 
-absl::StatusOr<runtime::ReconcileResult> GpuProfileOperator::Reconcile(const std::string& key) {
-  if (key == kNodeGroupsKey) return node_groups_->Reconcile();
-  return profiles_->Reconcile(key);
-}
-
 void GpuProfileOperator::StartCaches() {
   cache_->Start();
   poller_ = std::thread([this] { PollDiscovery(); });
@@ -170,8 +179,9 @@ void GpuProfileOperator::StartCaches() {
 
 void GpuProfileOperator::StartWorkers() {
   controller_->Start();
+  node_group_controller_->Start();
   EnqueueAllProfiles();
-  controller_->queue()->Add(kNodeGroupsKey);
+  node_group_controller_->queue()->Add(kFleetKey);
 }
 
 void GpuProfileOperator::PollDiscovery() {
@@ -197,7 +207,7 @@ void GpuProfileOperator::PollDiscovery() {
                                     "ResourceClaimTemplates in that version"));
         }
         EnqueueAllProfiles();
-        controller_->queue()->Add(kNodeGroupsKey);
+        node_group_controller_->queue()->Add(kFleetKey);
       }
       bool changed;
       {
@@ -225,6 +235,7 @@ void GpuProfileOperator::Stop() {
   }
   if (poller_.joinable()) poller_.join();
   controller_->Stop();
+  node_group_controller_->Stop();
   cache_->Stop();
 }
 

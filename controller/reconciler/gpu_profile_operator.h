@@ -1,18 +1,19 @@
 // File: controller/reconciler/gpu_profile_operator.h
-// The operator assembled: the cluster cache, the desired-state memo, one controller whose work
-// queue holds profile names and kNodeGroupsKey, the two reconcilers, and a discovery poller that
+// The operator assembled: the cluster cache, the desired-state memo, two controllers — profiles
+// (keys: profile names) and node groups (one key, kFleetKey) — with their reconcilers, and a
+// discovery poller that
 // notices when resource.k8s.io becomes served (DRA switched on after the operator started) and
 // then starts the DRA informers, with no restart.
 //
 // Event mapping (what each change enqueues):
-//   GpuProfile                  the profile, and the node groups (they list their profiles)
+//   GpuProfile                  the profile; the fleet (node groups list their profiles)
 //   Namespace                   every profile, ahead of queued work (a label change can add or
 //                               remove templates, and a new namespace should not wait)
-//   ResourceSlice               the profiles of that slice's driver, and the node groups
+//   ResourceSlice               the profiles of that slice's driver; the fleet
 //   DeviceClass / template      its controller owner (Owns), and the profile named by its label
 //                               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
-//   GpuNodeGroup                the node groups
+//   GpuNodeGroup                the fleet
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
 // only on the leader. Errors name what failed.
 // Thread-safety: thread-safe.
@@ -32,8 +33,10 @@
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
+#include "controller/reconciler/foreign_objects.h"
 #include "controller/reconciler/node_group_reconciler.h"
 #include "controller/reconciler/profile_reconciler.h"
+#include "controller/reconciler/rest_cluster_writer.h"
 #include "controller/runtime/controller.h"
 #include "controller/runtime/controller_runtime_metrics.h"
 #include "controller/runtime/event_recorder.h"
@@ -77,6 +80,7 @@ class GpuProfileOperator {
   ClusterCache& cache() { return *cache_; }
   DesiredStateCache& desired() { return *desired_; }
   runtime::Controller& controller() { return *controller_; }
+  runtime::Controller& node_group_controller() { return *node_group_controller_; }
 
  private:
   GpuProfileOperator(OperatorOptions options, KubeVersion kube);
@@ -84,12 +88,12 @@ class GpuProfileOperator {
   void PollDiscovery();
   void EnqueueAllProfiles();
   std::vector<std::string> ProfilesOfDriver(const std::string& driver) const;
-  absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& key);
 
   const OperatorOptions options_;
   const KubeVersion kube_;
   kube::Discovery discovery_;
   std::unique_ptr<ClusterCache> cache_;
+  std::unique_ptr<ForeignObjects> foreign_;
   std::unique_ptr<DesiredStateCache> desired_;
   std::unique_ptr<ClusterWriter> writer_;
   std::optional<runtime::ControllerRuntimeMetrics> runtime_metrics_;
@@ -97,7 +101,8 @@ class GpuProfileOperator {
   std::optional<NodeGroupMetrics> node_group_metrics_;
   std::unique_ptr<ProfileReconciler> profiles_;
   std::unique_ptr<NodeGroupReconciler> node_groups_;
-  std::unique_ptr<runtime::Controller> controller_;
+  std::unique_ptr<runtime::Controller> controller_;             // profiles
+  std::unique_ptr<runtime::Controller> node_group_controller_;  // kFleetKey
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -2,9 +2,10 @@
 // Keeps the GpuNodeGroups equal to the fleet (docs/design.md §3): one per device signature in
 // the desired state; created (then their status written through the status subresource, which
 // a create ignores), status patched when it changed, removed when their last device goes.
-// GpuNodeGroups are written only by the operator, so every one not desired is deleted. All
-// groups are reconciled under one key, kNodeGroupsKey: they come from one computation, and a
-// slice change can move devices between groups.
+// GpuNodeGroups are written only by the operator, so every one not desired is deleted. They
+// have a controller of their own (gpu_profile_operator.h) whose queue holds one key, kFleetKey:
+// all groups come from one computation, and a slice change can move devices between groups, so
+// they are reconciled together.
 // Also exports gpunodegroup_devices{node_group} and gpunodegroup_nodes{node_group}.
 // Thread-safety: thread-safe.
 #pragma once
@@ -22,8 +23,8 @@
 
 namespace gpuprofile::reconciler {
 
-// Not a valid profile name (those are DNS labels), so it never collides with one.
-inline constexpr char kNodeGroupsKey[] = "GpuNodeGroup:*";
+// The node-group controller's only key: the whole fleet.
+inline constexpr char kFleetKey[] = "fleet";
 
 struct NodeGroupMetrics {
   runtime::GaugeFamily* devices = nullptr;

@@ -15,58 +15,13 @@
 #include "controller/kube/api_error.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/profile_conditions.h"
+#include "controller/reconciler/object_plan.h"
 #include "controller/reconciler/profile_status.h"
 
 namespace gpuprofile::reconciler {
 namespace {
 
 constexpr absl::Duration kWaitForSync = absl::Seconds(1);
-
-std::string TemplateKey(const std::string& ns, const std::string& name) {
-  return absl::StrCat(ns, "/", name);
-}
-
-// Metadata to write over `actual`: the desired labels and owner reference added to what others
-// put there (labels, annotations, finalizers, their own owner references); owner references to
-// earlier incarnations of the same profile (other uid) dropped.
-api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta& desired) {
-  api::ObjectMeta merged = actual;
-  for (const auto& [k, v] : desired.labels) merged.labels[k] = v;
-  for (const api::OwnerReference& want : desired.owner_references) {
-    merged.owner_references.erase(
-        std::remove_if(merged.owner_references.begin(), merged.owner_references.end(),
-                       [&](const api::OwnerReference& ref) {
-                         return ref.kind == want.kind && ref.api_version == want.api_version &&
-                                (ref.name == want.name || ref.controller) && !(ref == want);
-                       }),
-        merged.owner_references.end());
-    if (std::find(merged.owner_references.begin(), merged.owner_references.end(), want) ==
-        merged.owner_references.end()) {
-      merged.owner_references.push_back(want);
-    }
-  }
-  return merged;
-}
-
-// `meta` without its owner references to `uid` (deletionPolicy Orphan); nullopt when it has
-// none, so there is nothing to write.
-std::optional<api::ObjectMeta> WithoutOwner(const api::ObjectMeta& meta, const std::string& uid) {
-  api::ObjectMeta out = meta;
-  auto& refs = out.owner_references;
-  const size_t before = refs.size();
-  refs.erase(std::remove_if(refs.begin(), refs.end(),
-                            [&](const api::OwnerReference& r) { return r.uid == uid; }),
-             refs.end());
-  if (refs.size() == before) return std::nullopt;
-  return out;
-}
-
-// Whether `meta` may be deleted on behalf of the profile with `uid`: labelled for it (the
-// caller looked it up by label) and controlled by it, by nobody, or by a profile that is gone.
-bool OwnedByOrOrphan(const api::ObjectMeta& meta, const std::string& uid) {
-  const api::OwnerReference* owner = meta.ControllerOwner();
-  return owner == nullptr || owner->uid == uid || owner->kind == api::kGpuProfileKind;
-}
 
 // "created DeviceClass a and 3 ResourceClaimTemplates (in batch, ml-train, team-a)": classes
 // are named "DeviceClass <name>", templates "<namespace>/<name>" in `what`.
@@ -104,6 +59,25 @@ absl::StatusOr<runtime::ReconcileResult> Later(absl::StatusOr<runtime::Reconcile
     result->requeue_after = also.requeue_after;
   }
   return result;
+}
+
+// What the caches hold that concerns profile `name` (object_plan.h). Errors: an index the
+// stores do not have (a wiring mistake, reported rather than crashed on).
+absl::StatusOr<ObservedObjects> Observe(const ClusterCache& cache, const std::string& name,
+                                        const dra::DeviceClass* desired_class) {
+  ObservedObjects observed;
+  const auto* classes = cache.device_classes();
+  const auto* templates = cache.claim_templates();
+  if (classes == nullptr || templates == nullptr) return observed;
+  if (desired_class != nullptr) {
+    observed.class_with_desired_name = classes->Get(desired_class->metadata.name);
+  }
+  ASSIGN_OR_RETURN(observed.labelled_classes, classes->ByIndex(kByProfileLabel, name));
+  ASSIGN_OR_RETURN(observed.labelled_templates, templates->ByIndex(kByProfileLabel, name));
+  observed.template_at = [templates](const std::string& ns, const std::string& template_name) {
+    return templates->Get(absl::StrCat(ns, "/", template_name));
+  };
+  return observed;
 }
 
 }  // namespace
@@ -194,8 +168,8 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     return Later(WriteStatus(*object, std::move(status)), come_back);
   }
 
-  Changes changes;
-  // Read before the objects are: a change during Apply makes the next reconcile apply again.
+  AppliedChanges changes;
+  // Read before the objects are: a change during the pass makes the next reconcile plan again.
   const uint64_t owned_version = cache.owned_version();
   std::optional<int64_t> ready_in_place;
   {
@@ -210,11 +184,18 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   if (ready_in_place.has_value()) {
     status.claim_templates.ready = *ready_in_place;
   } else {
-    ApplyClass(name, *computed, *version, &changes);
-    status.claim_templates.ready = ApplyTemplates(name, *computed, *version, &changes);
-    if (changes.first_error.ok() && changes.conflicts.empty() && changes.created.empty() &&
-        changes.updated.empty() && changes.deleted.empty() && changes.recreated.empty() &&
-        changes.adopted.empty()) {
+    const auto class_it = computed->class_by_profile.find(name);
+    const dra::DeviceClass* desired_class =
+        class_it == computed->class_by_profile.end() ? nullptr : class_it->second;
+    const auto templates_it = computed->templates_by_profile.find(name);
+    const profile::TemplateSet* desired_templates =
+        templates_it == computed->templates_by_profile.end() ? nullptr : templates_it->second;
+    ASSIGN_OR_RETURN(ObservedObjects observed, Observe(cache, name, desired_class));
+    const ObjectPlan plan =
+        PlanProfileObjects(object->metadata.uid, desired_class, desired_templates, observed);
+    changes = ExecutePlan(plan.actions, *version, options_.writer, options_.foreign);
+    status.claim_templates.ready = plan.templates_in_place + changes.templates_placed;
+    if (changes.Quiet()) {
       absl::MutexLock lock(&mu_);
       in_place_[name] = {computed->plan_id, owned_version, object->metadata.uid,
                          object->metadata.generation, status.claim_templates.ready};
@@ -236,212 +217,31 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const ProfileObject& object) {
   if (!object.HasFinalizer(kCleanupFinalizer)) return runtime::ReconcileResult{};
-  const std::string& name = object.metadata.name;
-  const std::string& uid = object.metadata.uid;
   const bool orphan = object.profile.has_value() &&
                       object.profile->spec.deletion_policy == api::DeletionPolicy::kOrphan;
   const std::optional<dra::DraApiVersion> version = options_.cache->dra_version();
-  std::vector<std::string> done;
   if (version.has_value()) {
-    const auto* classes = options_.cache->device_classes();
-    const auto* templates = options_.cache->claim_templates();
-    ASSIGN_OR_RETURN(auto owned_classes, classes->ByIndex(kByProfileLabel, name));
-    ASSIGN_OR_RETURN(auto owned_templates, templates->ByIndex(kByProfileLabel, name));
-    for (const auto& c : owned_classes) {
-      if (orphan) {
-        std::optional<api::ObjectMeta> released = WithoutOwner(c->metadata, uid);
-        if (!released.has_value()) continue;
-        RETURN_IF_ERROR(options_.writer->PatchClassOwnership(*version, *released));
-        done.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
-      } else if (OwnedByOrOrphan(c->metadata, uid)) {
-        RETURN_IF_ERROR(
-            options_.writer->DeleteDeviceClass(*version, c->metadata.name, c->metadata.uid));
-        done.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
-      }
+    ASSIGN_OR_RETURN(ObservedObjects observed,
+                     Observe(*options_.cache, object.metadata.name, nullptr));
+    const AppliedChanges changes =
+        ExecutePlan(PlanProfileCleanup(object.metadata.uid, orphan, observed), *version,
+                    options_.writer, options_.foreign);
+    const std::vector<std::string>& done = orphan ? changes.released : changes.deleted;
+    if (!done.empty()) {
+      Event(object, false, orphan ? "Orphaned" : "Deleted", orphan ? "Orphan" : "Delete",
+            Summarise(orphan ? "released (ownerReferences removed)" : "deleted", done));
     }
-    for (const auto& t : owned_templates) {
-      if (orphan) {
-        std::optional<api::ObjectMeta> released = WithoutOwner(t->metadata, uid);
-        if (!released.has_value()) continue;
-        RETURN_IF_ERROR(options_.writer->PatchTemplateOwnership(*version, *released));
-        done.push_back(TemplateKey(t->metadata.namespace_name, t->metadata.name));
-      } else if (OwnedByOrOrphan(t->metadata, uid)) {
-        RETURN_IF_ERROR(options_.writer->DeleteTemplate(*version, t->metadata.namespace_name,
-                                                        t->metadata.name, t->metadata.uid));
-        done.push_back(TemplateKey(t->metadata.namespace_name, t->metadata.name));
-      }
-    }
+    // The finalizer stays until every object is dealt with.
+    if (!changes.first_error.ok()) return changes.first_error;
   }
   std::vector<std::string> finalizers;
   for (const std::string& f : object.metadata.finalizers) {
     if (f != kCleanupFinalizer) finalizers.push_back(f);
   }
-  if (!done.empty()) {
-    Event(object, false, orphan ? "Orphaned" : "Deleted", orphan ? "Orphan" : "Delete",
-          Summarise(orphan ? "released (ownerReferences removed)" : "deleted", done));
-  }
   absl::Status removed = options_.writer->SetProfileFinalizers(object.metadata, finalizers);
   if (kube::apierrors::IsNotFound(removed)) return runtime::ReconcileResult{};
   if (!removed.ok()) return removed;
   return runtime::ReconcileResult{};
-}
-
-void ProfileReconciler::ApplyClass(const std::string& name, const Computed& computed,
-                                   dra::DraApiVersion version, Changes* changes) {
-  const auto* store = options_.cache->device_classes();
-  auto desired_it = computed.class_by_profile.find(name);
-  const dra::DeviceClass* desired =
-      desired_it == computed.class_by_profile.end() ? nullptr : desired_it->second;
-  if (desired != nullptr) {
-    std::shared_ptr<const dra::DeviceClass> actual = store->Get(desired->metadata.name);
-    const std::string label = absl::StrCat("DeviceClass ", desired->metadata.name);
-    if (actual == nullptr) {
-      absl::Status created = options_.writer->CreateDeviceClass(version, *desired);
-      if (created.ok()) {
-        changes->created.push_back(label);
-      } else if (kube::apierrors::IsAlreadyExists(created)) {
-        options_.cache->Touch();  // the class informer will bring it; compute again then
-        changes->conflicts.push_back(label);
-      } else {
-        changes->Fail(created);
-      }
-    } else if (!dra::SameDesiredState(*desired, *actual, false)) {
-      dra::DeviceClass next = *desired;
-      next.metadata = MergedMeta(actual->metadata, desired->metadata);
-      absl::Status updated = options_.writer->ReplaceDeviceClass(version, next);
-      if (updated.ok()) {
-        changes->updated.push_back(label);
-      } else {
-        changes->Fail(updated);
-      }
-    }
-  }
-  // Classes labelled for this profile under another name (deviceClassName changed).
-  absl::StatusOr<std::vector<std::shared_ptr<const dra::DeviceClass>>> labelled =
-      store->ByIndex(kByProfileLabel, name);
-  if (!labelled.ok()) return changes->Fail(labelled.status());
-  const std::string* uid = nullptr;
-  if (auto p = options_.cache->profiles().Get(name)) uid = &p->metadata.uid;
-  for (const auto& c : *labelled) {
-    if (desired != nullptr && c->metadata.name == desired->metadata.name) continue;
-    if (uid == nullptr || !OwnedByOrOrphan(c->metadata, *uid)) continue;
-    absl::Status deleted =
-        options_.writer->DeleteDeviceClass(version, c->metadata.name, c->metadata.uid);
-    if (deleted.ok()) {
-      changes->deleted.push_back(absl::StrCat("DeviceClass ", c->metadata.name));
-    } else {
-      changes->Fail(deleted);
-    }
-  }
-}
-
-int64_t ProfileReconciler::ApplyTemplates(const std::string& name, const Computed& computed,
-                                          dra::DraApiVersion version, Changes* changes) {
-  const auto* store = options_.cache->claim_templates();
-  std::set<std::string> wanted;
-  int64_t in_place = 0;
-  auto desired_it = computed.templates_by_profile.find(name);
-  if (desired_it != computed.templates_by_profile.end()) {
-    const profile::TemplateSet& set = *desired_it->second;
-    for (const std::string& namespace_name : set.namespaces) {
-      // Materialised one at a time: the desired state keeps one object per profile.
-      const dra::ResourceClaimTemplate desired = set.In(namespace_name);
-      const std::string key = TemplateKey(namespace_name, desired.metadata.name);
-      wanted.insert(key);
-      std::shared_ptr<const dra::ResourceClaimTemplate> actual = store->Get(key);
-      if (actual == nullptr) {
-        absl::Status created = options_.writer->CreateTemplate(version, desired);
-        if (created.ok()) {
-          changes->created.push_back(key);
-          ++in_place;
-          continue;
-        }
-        if (!kube::apierrors::IsAlreadyExists(created)) {
-          changes->Fail(created);
-          continue;
-        }
-        // Not in the cache but on the server: either the cache is behind (a labelled object)
-        // or an unmanaged template, which the engine must see to report Conflict.
-        absl::StatusOr<nlohmann::json> existing = options_.writer->GetTemplate(
-            version, desired.metadata.namespace_name, desired.metadata.name);
-        if (!existing.ok()) {
-          changes->Fail(existing.status());
-          continue;
-        }
-        absl::StatusOr<dra::ResourceClaimTemplate> decoded =
-            dra::DecodeResourceClaimTemplate(*existing);
-        if (decoded.ok()) {
-          auto managed = decoded->metadata.labels.find(profile::kManagedByLabel);
-          if (managed == decoded->metadata.labels.end() ||
-              managed->second != profile::kManagedByValue) {
-            options_.desired->NoteForeignTemplate(*decoded);
-          }
-        } else {
-          // A template the operator cannot even read is certainly not its own.
-          dra::ResourceClaimTemplate opaque;
-          opaque.metadata = desired.metadata;
-          opaque.metadata.labels.clear();
-          opaque.metadata.owner_references.clear();
-          options_.desired->NoteForeignTemplate(std::move(opaque));
-        }
-        changes->conflicts.push_back(key);
-        continue;
-      }
-      if (dra::SameDesiredState(desired, *actual)) {
-        ++in_place;
-        continue;
-      }
-      // Same spec, other metadata (adoption, labels): patch; spec changed: re-create, since
-      // ResourceClaimTemplate.spec is immutable and pods name templates.
-      dra::ResourceClaimTemplate relabelled = *actual;
-      relabelled.metadata = MergedMeta(actual->metadata, desired.metadata);
-      if (dra::SameDesiredState(desired, relabelled)) {
-        absl::Status patched =
-            options_.writer->PatchTemplateOwnership(version, relabelled.metadata);
-        if (patched.ok()) {
-          changes->adopted.push_back(key);
-          ++in_place;
-        } else {
-          changes->Fail(patched);
-        }
-        continue;
-      }
-      absl::Status deleted = options_.writer->DeleteTemplate(
-          version, actual->metadata.namespace_name, actual->metadata.name, actual->metadata.uid);
-      if (!deleted.ok()) {
-        changes->Fail(deleted);
-        continue;
-      }
-      absl::Status created = options_.writer->CreateTemplate(version, desired);
-      if (created.ok()) {
-        changes->recreated.push_back(key);
-        ++in_place;
-      } else {
-        // Deleted but not re-created (e.g. the delete has not finished): the next pass creates.
-        changes->Fail(created);
-      }
-    }
-  }
-  absl::StatusOr<std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>> labelled =
-      store->ByIndex(kByProfileLabel, name);
-  if (!labelled.ok()) {
-    changes->Fail(labelled.status());
-    return in_place;
-  }
-  std::shared_ptr<const ProfileObject> owner = options_.cache->profiles().Get(name);
-  for (const auto& t : *labelled) {
-    const std::string key = TemplateKey(t->metadata.namespace_name, t->metadata.name);
-    if (wanted.count(key) > 0) continue;
-    if (owner == nullptr || !OwnedByOrOrphan(t->metadata, owner->metadata.uid)) continue;
-    absl::Status deleted = options_.writer->DeleteTemplate(version, t->metadata.namespace_name,
-                                                           t->metadata.name, t->metadata.uid);
-    if (deleted.ok()) {
-      changes->deleted.push_back(key);
-    } else {
-      changes->Fail(deleted);
-    }
-  }
-  return in_place;
 }
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
@@ -474,7 +274,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
   return runtime::ReconcileResult{};
 }
 
-void ProfileReconciler::RecordEvents(const ProfileObject& object, const Changes& changes,
+void ProfileReconciler::RecordEvents(const ProfileObject& object, const AppliedChanges& changes,
                                      const api::GpuProfileStatus& status) {
   std::vector<std::string> parts;
   for (const std::string& part :

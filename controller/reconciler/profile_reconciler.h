@@ -11,19 +11,16 @@
 //     Caches not synced yet: come back in a second (never act on half a picture).
 //  4. Spec invalid (does not decode, or the engine rejects it): status Stalled naming the field;
 //     P's existing objects are left alone, so running workloads keep their class.
-//  5. DeviceClass: created if missing; replaced (PUT with resourceVersion) when its selectors or
-//     config differ after server defaulting; labels and ownerReference patched when adopting.
-//     Classes labelled for P under another name (P's deviceClassName changed) are deleted.
-//  6. Templates: created in every selected namespace; when their immutable spec must change,
-//     deleted and re-created under the same name; metadata-only differences (adoption) patched;
-//     P's templates in namespaces no longer selected deleted. A create that meets an object the
-//     cache does not know (an unmanaged template) reports it to the desired state, whose next
-//     computation gives P `Conflict` and leaves the object alone.
-//  7. Status from the engine (counts, conditions), with ready counts from what is in place,
+//  5. P's DeviceClass and ResourceClaimTemplates: the pure plan (object_plan.h) decides from the
+//     desired state and the cached objects, the executor (plan_executor.h) writes; a create
+//     that meets an unmanaged template records it as foreign observed state (foreign_objects.h),
+//     and the next computation gives P `Conflict` and leaves the object alone. Skipped while
+//     neither the plan nor the cached objects moved since a pass found everything in place.
+//  6. Status from the engine (counts, conditions), with ready counts from what is in place,
 //     Ready False / Reconciling True while a write failed, transition times carried over;
 //     written (merge patch of the status subresource) only when it changed, and at most once per
 //     `status_interval` per profile under churn.
-//  8. One Event per change set ("created DeviceClass x; created 3 ResourceClaimTemplates: ..."),
+//  7. One Event per change set ("created DeviceClass x; created 3 ResourceClaimTemplates: ..."),
 //     a Warning for conflicts and invalid specs.
 // Every delete carries a uid precondition; every write goes through ClusterWriter's leader gate.
 // Thread-safety: thread-safe; the controller never runs two passes for one profile at once.
@@ -39,6 +36,8 @@
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
+#include "controller/reconciler/foreign_objects.h"
+#include "controller/reconciler/plan_executor.h"
 #include "controller/runtime/controller.h"
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
@@ -56,6 +55,7 @@ struct ProfileReconcilerOptions {
   ClusterCache* cache = nullptr;             // required
   DesiredStateCache* desired = nullptr;      // required
   ClusterWriter* writer = nullptr;           // required
+  ForeignObjects* foreign = nullptr;         // required: templates met on create
   runtime::Clock* clock = nullptr;           // required
   runtime::EventRecorder* events = nullptr;  // may be null
   const ProfileMetrics* metrics = nullptr;   // may be null
@@ -69,24 +69,10 @@ class ProfileReconciler {
   absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& name);
 
  private:
-  struct Changes {
-    std::vector<std::string> created, updated, deleted, recreated, adopted;
-    std::vector<std::string> conflicts;  // newly found unmanaged objects
-    absl::Status first_error;
-    void Fail(absl::Status status) {
-      if (first_error.ok()) first_error = std::move(status);
-    }
-  };
-
   absl::StatusOr<runtime::ReconcileResult> Finalize(const ProfileObject& object);
-  void ApplyClass(const std::string& name, const Computed& computed, dra::DraApiVersion version,
-                  Changes* changes);
-  // Returns the number of desired templates in place afterwards.
-  int64_t ApplyTemplates(const std::string& name, const Computed& computed,
-                         dra::DraApiVersion version, Changes* changes);
   absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
                                                        api::GpuProfileStatus status);
-  void RecordEvents(const ProfileObject& object, const Changes& changes,
+  void RecordEvents(const ProfileObject& object, const AppliedChanges& changes,
                     const api::GpuProfileStatus& status);
   void Event(const ProfileObject& object, bool warning, const std::string& reason,
              const std::string& action, const std::string& note);

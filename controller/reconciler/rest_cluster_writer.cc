@@ -1,5 +1,5 @@
-// File: controller/reconciler/cluster_writer.cc
-#include "controller/reconciler/cluster_writer.h"
+// File: controller/reconciler/rest_cluster_writer.cc
+#include "controller/reconciler/rest_cluster_writer.h"
 
 #include <utility>
 
@@ -33,9 +33,9 @@ nlohmann::json OwnershipPatch(const api::ObjectMeta& meta) {
 
 }  // namespace
 
-ClusterWriter::ClusterWriter(ClusterWriterOptions options) : options_(std::move(options)) {}
+RestClusterWriter::RestClusterWriter(ClusterWriterOptions options) : options_(std::move(options)) {}
 
-absl::Status ClusterWriter::Gate(const char* verb, const char* resource) {
+absl::Status RestClusterWriter::Gate(const char* verb, const char* resource) {
   if (options_.may_write && !options_.may_write()) {
     return absl::FailedPreconditionError(
         "not writing: this replica is not the leader (leader election lost or not yet won)");
@@ -44,8 +44,8 @@ absl::Status ClusterWriter::Gate(const char* verb, const char* resource) {
   return absl::OkStatus();
 }
 
-absl::Status ClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
-                                              const dra::DeviceClass& c) {
+absl::Status RestClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
+                                                  const dra::DeviceClass& c) {
   RETURN_IF_ERROR(Gate("create", "deviceclasses"));
   nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
   return options_.client
@@ -53,8 +53,8 @@ absl::Status ClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
       .status();
 }
 
-absl::Status ClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
-                                               const dra::DeviceClass& c) {
+absl::Status RestClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
+                                                   const dra::DeviceClass& c) {
   RETURN_IF_ERROR(Gate("update", "deviceclasses"));
   nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
   return options_.client
@@ -63,8 +63,8 @@ absl::Status ClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
       .status();
 }
 
-absl::Status ClusterWriter::CreateTemplate(dra::DraApiVersion version,
-                                           const dra::ResourceClaimTemplate& t) {
+absl::Status RestClusterWriter::CreateTemplate(dra::DraApiVersion version,
+                                               const dra::ResourceClaimTemplate& t) {
   RETURN_IF_ERROR(Gate("create", "resourceclaimtemplates"));
   nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
   return options_.client
@@ -73,14 +73,14 @@ absl::Status ClusterWriter::CreateTemplate(dra::DraApiVersion version,
       .status();
 }
 
-absl::StatusOr<nlohmann::json> ClusterWriter::GetTemplate(dra::DraApiVersion version,
-                                                          const std::string& ns,
-                                                          const std::string& name) {
+absl::StatusOr<nlohmann::json> RestClusterWriter::GetTemplate(dra::DraApiVersion version,
+                                                              const std::string& ns,
+                                                              const std::string& name) {
   return options_.client->Get(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name));
 }
 
-absl::Status ClusterWriter::DeleteDeviceClass(dra::DraApiVersion version, const std::string& name,
-                                              const std::string& uid) {
+absl::Status RestClusterWriter::DeleteDeviceClass(dra::DraApiVersion version,
+                                                  const std::string& name, const std::string& uid) {
   RETURN_IF_ERROR(Gate("delete", "deviceclasses"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
@@ -88,8 +88,8 @@ absl::Status ClusterWriter::DeleteDeviceClass(dra::DraApiVersion version, const 
       options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status());
 }
 
-absl::Status ClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
-                                           const std::string& name, const std::string& uid) {
+absl::Status RestClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
+                                               const std::string& name, const std::string& uid) {
   RETURN_IF_ERROR(Gate("delete", "resourceclaimtemplates"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
@@ -99,8 +99,8 @@ absl::Status ClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std
           .status());
 }
 
-absl::Status ClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
-                                                const api::ObjectMeta& meta) {
+absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
+                                                    const api::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "deviceclasses"));
   return options_.client
       ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
@@ -108,8 +108,8 @@ absl::Status ClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
       .status();
 }
 
-absl::Status ClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
-                                                   const api::ObjectMeta& meta) {
+absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
+                                                       const api::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "resourceclaimtemplates"));
   return options_.client
       ->Patch(ResourceClaimTemplatesPath(version)
@@ -119,8 +119,8 @@ absl::Status ClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
       .status();
 }
 
-absl::Status ClusterWriter::PatchProfileStatus(const std::string& name,
-                                               const nlohmann::json& status) {
+absl::Status RestClusterWriter::PatchProfileStatus(const std::string& name,
+                                                   const nlohmann::json& status) {
   RETURN_IF_ERROR(Gate("patch", "gpuprofiles/status"));
   return options_.client
       ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
@@ -128,8 +128,8 @@ absl::Status ClusterWriter::PatchProfileStatus(const std::string& name,
       .status();
 }
 
-absl::Status ClusterWriter::SetProfileFinalizers(const api::ObjectMeta& meta,
-                                                 const std::vector<std::string>& finalizers) {
+absl::Status RestClusterWriter::SetProfileFinalizers(const api::ObjectMeta& meta,
+                                                     const std::vector<std::string>& finalizers) {
   RETURN_IF_ERROR(Gate("patch", "gpuprofiles"));
   nlohmann::json patch = nlohmann::json::array();
   patch.push_back(
@@ -141,14 +141,14 @@ absl::Status ClusterWriter::SetProfileFinalizers(const api::ObjectMeta& meta,
       .status();
 }
 
-absl::Status ClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
+absl::Status RestClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
   RETURN_IF_ERROR(Gate("create", "gpunodegroups"));
   return options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
       .status();
 }
 
-absl::Status ClusterWriter::PatchNodeGroupStatus(const std::string& name,
-                                                 const nlohmann::json& status) {
+absl::Status RestClusterWriter::PatchNodeGroupStatus(const std::string& name,
+                                                     const nlohmann::json& status) {
   RETURN_IF_ERROR(Gate("patch", "gpunodegroups/status"));
   return options_.client
       ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
@@ -156,8 +156,8 @@ absl::Status ClusterWriter::PatchNodeGroupStatus(const std::string& name,
       .status();
 }
 
-absl::Status ClusterWriter::PatchNodeGroupLabels(const std::string& name,
-                                                 const nlohmann::json& labels) {
+absl::Status RestClusterWriter::PatchNodeGroupLabels(const std::string& name,
+                                                     const nlohmann::json& labels) {
   RETURN_IF_ERROR(Gate("patch", "gpunodegroups"));
   return options_.client
       ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
@@ -166,7 +166,7 @@ absl::Status ClusterWriter::PatchNodeGroupLabels(const std::string& name,
       .status();
 }
 
-absl::Status ClusterWriter::DeleteNodeGroup(const std::string& name, const std::string& uid) {
+absl::Status RestClusterWriter::DeleteNodeGroup(const std::string& name, const std::string& uid) {
   RETURN_IF_ERROR(Gate("delete", "gpunodegroups"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;

@@ -137,6 +137,37 @@ class OperatorTest : public ::testing::Test {
     return names;
   }
 
+  // No key queued, waiting to come back or being reconciled: the operator has nothing left to do
+  // until an event arrives.
+  bool Idle() {
+    return operator_->controller().queue()->Idle() &&
+           operator_->node_group_controller().queue()->Idle();
+  }
+
+  // Reconciles every profile once more and waits, on the controller's own counter, until each of
+  // those reconciles has finished and nothing else is left to do.
+  void ReconcileEveryProfileOnce() {
+    const std::vector<std::string> keys = operator_->cache().profiles().ListKeys();
+    const int64_t done = operator_->controller().reconciles();
+    for (const std::string& key : keys) operator_->controller().queue()->Add(key);
+    ASSERT_TRUE(operator_->controller().AwaitReconciles(done + static_cast<int64_t>(keys.size()),
+                                                        absl::Seconds(20)));
+    ASSERT_TRUE(Eventually([&] { return Idle(); }));
+  }
+
+  // Waits until the operator's namespace cache holds `names`. Namespaces and profiles reach the
+  // operator through separate watches, and Kubernetes orders events only within one watch: a
+  // profile applied after a namespace may still be seen first. A test that expects a profile's
+  // Ready to cover a namespace waits for the namespace to be seen before applying the profile.
+  void WaitForNamespacesSeen(const std::vector<std::string>& names) {
+    ASSERT_TRUE(Eventually([&] {
+      for (const std::string& name : names) {
+        if (operator_->cache().namespaces().Get(name) == nullptr) return false;
+      }
+      return true;
+    }));
+  }
+
   double Writes() {
     double total = 0;
     const std::string text = metrics_.TextExposition();
@@ -177,29 +208,32 @@ TEST_F(OperatorTest, StoryProfilesConvergeOnTheExampleFleet) {
   EXPECT_THAT(exposition, HasSubstr("gpuprofile_ready{profile=\"large-memory\"} 1"));
   EXPECT_THAT(exposition, Not(HasSubstr("profile=\"ml-train/")));
 
-  // Idle: nothing changes, so nothing is written.
-  absl::SleepFor(absl::Milliseconds(500));
+  // Idle: once a pass over every profile writes nothing (the late events of the operator's own
+  // writes may take a pass or two), the next pass, with a fresh computation of the desired
+  // state, writes nothing either. An operator that wrote on every pass never gets there.
+  ASSERT_TRUE(Eventually([&] { return Idle(); }));
+  bool settled = false;
+  for (int pass = 0; pass < 10 && !settled; ++pass) {
+    const double before_pass = Writes();
+    ReconcileEveryProfileOnce();
+    settled = Writes() == before_pass;
+  }
+  ASSERT_TRUE(settled) << "every pass over the profiles wrote something";
   const double before = Writes();
   operator_->cache().Touch();
-  for (const std::string& key : operator_->cache().profiles().ListKeys()) {
-    operator_->controller().queue()->Add(key);
-  }
-  absl::SleepFor(absl::Seconds(1));
+  ReconcileEveryProfileOnce();
   EXPECT_EQ(Writes(), before);
 }
 
 TEST_F(OperatorTest, NamespaceLabelsAddAndRemoveTemplates) {
   Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
   Apply("config/samples/namespaces.yaml");
+  WaitForNamespacesSeen({"batch", "ml-inference", "ml-train"});
   Apply("config/samples/profiles/light-inference.yaml");
   ASSERT_TRUE(Eventually([&] { return ConditionIs("light-inference", "Ready", "True"); }));
-  // The namespaces of namespaces.yaml that opt in, waited for rather than sampled when Ready
-  // turns True: namespaces and profiles reach the operator through separate watches, so it can
-  // see the profile before the last namespace, report Ready for the namespaces it has seen, and
-  // create the other template a moment later.
+  // Ready covers every namespace the operator had seen: sampled, not waited for.
   const std::vector<std::string> before = {"batch/light-inference", "ml-inference/light-inference"};
-  ASSERT_TRUE(Eventually(
-      [&] { return Names(kTemplates, "gpuprofile.io/profile=light-inference") == before; }));
+  ASSERT_EQ(Names(kTemplates, "gpuprofile.io/profile=light-inference"), before);
   ApplyObject({{"apiVersion", "v1"},
                {"kind", "Namespace"},
                {"metadata", {{"name", "team-new"}, {"labels", {{"gpu-profiles", "enabled"}}}}}});
@@ -227,15 +261,11 @@ TEST_F(OperatorTest, ASliceChangeKeepsTheSpecPlan) {
   };
   const int before = matched();
   ASSERT_GT(before, 0);
-  // Settled: no replanning for a while (late events of the operator's own writes).
-  int64_t plans = -1;
-  ASSERT_TRUE(Eventually([&] {
-    const int64_t now = operator_->desired().plans();
-    const bool settled = now == plans;
-    plans = now;
-    absl::SleepFor(absl::Milliseconds(300));
-    return settled;
-  }));
+  // Settled: the late events of the operator's own writes are handled, and one more pass over
+  // every profile plans nothing new.
+  ASSERT_TRUE(Eventually([&] { return Idle(); }));
+  ReconcileEveryProfileOnce();
+  const int64_t plans = operator_->desired().plans();
   const int64_t computations = operator_->desired().computations();
 
   // One more A100-40GB device on a100-node-1 (a copy of its first, renamed).
@@ -262,13 +292,16 @@ TEST_F(OperatorTest, HandEditOfAManagedClassIsRepaired) {
   absl::StatusOr<nlohmann::json> original = client_->Get(kClasses.WithName("large-memory"));
   ASSERT_TRUE(original.ok()) << original.status();
   // A slice change first: the profile is reconciled again with nothing to write.
+  ASSERT_TRUE(Eventually([&] { return Idle(); }));
+  const int64_t reconciles = operator_->controller().reconciles();
   const kube::ResourcePath slice =
       ResourceSlicesPath(dra::DraApiVersion::kV1).WithName("a100-node-1-gpu.nvidia.com-7kq2x");
   ASSERT_TRUE(client_
                   ->Patch(slice, kube::PatchType::kMerge,
                           {{"metadata", {{"annotations", {{"touched", "1"}}}}}})
                   .ok());
-  absl::SleepFor(absl::Milliseconds(500));
+  ASSERT_TRUE(operator_->controller().AwaitReconciles(reconciles + 1, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return Idle(); }));
   ASSERT_TRUE(client_
                   ->Patch(kClasses.WithName("large-memory"), kube::PatchType::kMerge,
                           {{"spec",
@@ -284,14 +317,12 @@ TEST_F(OperatorTest, HandEditOfAManagedClassIsRepaired) {
 TEST_F(OperatorTest, CountChangeRecreatesTemplatesUnderTheSameName) {
   Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
   Apply("config/samples/namespaces.yaml");
+  WaitForNamespacesSeen({"batch", "ml-inference", "ml-train"});
   Apply("config/samples/profiles/large-memory.yaml");
   ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
-  // Waited for, as above: Ready may come before the operator has seen the ml-train namespace.
-  absl::StatusOr<nlohmann::json> old_tmpl;
-  ASSERT_TRUE(Eventually([&] {
-    old_tmpl = client_->Get(kTemplates.WithNamespace("ml-train").WithName("large-memory"));
-    return old_tmpl.ok();
-  })) << old_tmpl.status();
+  absl::StatusOr<nlohmann::json> old_tmpl =
+      client_->Get(kTemplates.WithNamespace("ml-train").WithName("large-memory"));
+  ASSERT_TRUE(old_tmpl.ok()) << old_tmpl.status();
   nlohmann::json patch = {{"spec", {{"count", 2}}}};
   ASSERT_TRUE(
       client_->Patch(kProfiles.WithName("large-memory"), kube::PatchType::kMerge, patch).ok());

@@ -1,0 +1,135 @@
+// File: controller/reconciler/plan_executor.cc
+#include "controller/reconciler/plan_executor.h"
+
+#include <utility>
+
+#include "controller/dra/dra_object_codec.h"
+#include "controller/kube/api_error.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+bool IsManaged(const api::ObjectMeta& meta) {
+  auto managed = meta.labels.find(profile::kManagedByLabel);
+  return managed != meta.labels.end() && managed->second == profile::kManagedByValue;
+}
+
+// A template create met an existing object the cache does not hold: find out whose it is.
+void NoteExistingTemplate(const Action& action, dra::DraApiVersion version, ClusterWriter* writer,
+                          ForeignObjects* foreign, AppliedChanges* changes) {
+  changes->conflicts.push_back(action.Describe());
+  absl::StatusOr<nlohmann::json> existing =
+      writer->GetTemplate(version, action.namespace_name, action.name);
+  if (!existing.ok()) return changes->Fail(existing.status());
+  if (foreign == nullptr) return;
+  absl::StatusOr<dra::ResourceClaimTemplate> decoded = dra::DecodeResourceClaimTemplate(*existing);
+  if (decoded.ok()) {
+    if (!IsManaged(decoded->metadata)) foreign->AddTemplate(*std::move(decoded));
+    return;
+  }
+  // A template the operator cannot even read is certainly not its own.
+  dra::ResourceClaimTemplate opaque;
+  opaque.metadata.namespace_name = action.namespace_name;
+  opaque.metadata.name = action.name;
+  foreign->AddTemplate(std::move(opaque));
+}
+
+void Create(const Action& action, dra::DraApiVersion version, ClusterWriter* writer,
+            ForeignObjects* foreign, AppliedChanges* changes) {
+  const bool is_class = action.kind == ObjectKind::kDeviceClass;
+  absl::Status created = is_class ? writer->CreateDeviceClass(version, *action.device_class)
+                                  : writer->CreateTemplate(version, *action.claim_template);
+  if (created.ok()) {
+    changes->created.push_back(action.Describe());
+    if (!is_class) ++changes->templates_placed;
+  } else if (!kube::apierrors::IsAlreadyExists(created)) {
+    changes->Fail(std::move(created));
+  } else if (is_class) {
+    // Every class is cached: the informer brings it, and the engine then decides.
+    changes->conflicts.push_back(action.Describe());
+  } else {
+    NoteExistingTemplate(action, version, writer, foreign, changes);
+  }
+}
+
+absl::Status Delete(const Action& action, dra::DraApiVersion version, ClusterWriter* writer) {
+  return action.kind == ObjectKind::kDeviceClass
+             ? writer->DeleteDeviceClass(version, action.name, action.uid)
+             : writer->DeleteTemplate(version, action.namespace_name, action.name, action.uid);
+}
+
+absl::Status PatchMeta(const Action& action, dra::DraApiVersion version, ClusterWriter* writer) {
+  return action.kind == ObjectKind::kDeviceClass
+             ? writer->PatchClassOwnership(version, action.meta)
+             : writer->PatchTemplateOwnership(version, action.meta);
+}
+
+}  // namespace
+
+bool AppliedChanges::Quiet() const {
+  return first_error.ok() && conflicts.empty() && created.empty() && updated.empty() &&
+         recreated.empty() && adopted.empty() && released.empty() && deleted.empty();
+}
+
+AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersion version,
+                           ClusterWriter* writer, ForeignObjects* foreign) {
+  AppliedChanges changes;
+  for (const Action& action : actions) {
+    switch (action.verb) {
+      case ActionVerb::kCreate:
+        Create(action, version, writer, foreign, &changes);
+        break;
+      case ActionVerb::kReplace: {
+        absl::Status replaced = writer->ReplaceDeviceClass(version, *action.device_class);
+        if (replaced.ok()) {
+          changes.updated.push_back(action.Describe());
+        } else {
+          changes.Fail(std::move(replaced));
+        }
+        break;
+      }
+      case ActionVerb::kRecreate: {
+        absl::Status deleted = Delete(action, version, writer);
+        if (!deleted.ok()) {
+          changes.Fail(std::move(deleted));
+          break;
+        }
+        absl::Status created = writer->CreateTemplate(version, *action.claim_template);
+        if (created.ok()) {
+          changes.recreated.push_back(action.Describe());
+          ++changes.templates_placed;
+        } else {
+          // Deleted but not re-created (e.g. the delete has not finished): the next pass creates.
+          changes.Fail(std::move(created));
+        }
+        break;
+      }
+      case ActionVerb::kAdopt:
+      case ActionVerb::kRelease: {
+        absl::Status patched = PatchMeta(action, version, writer);
+        if (!patched.ok()) {
+          changes.Fail(std::move(patched));
+        } else if (action.verb == ActionVerb::kAdopt) {
+          changes.adopted.push_back(action.Describe());
+          if (action.kind == ObjectKind::kClaimTemplate) ++changes.templates_placed;
+        } else {
+          changes.released.push_back(action.Describe());
+        }
+        break;
+      }
+      case ActionVerb::kDelete: {
+        absl::Status deleted = Delete(action, version, writer);
+        if (deleted.ok()) {
+          changes.deleted.push_back(action.Describe());
+        } else {
+          changes.Fail(std::move(deleted));
+        }
+        break;
+      }
+    }
+  }
+  return changes;
+}
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,46 @@
+// File: controller/reconciler/plan_executor.h
+// Carries out an object plan (object_plan.h) through a ClusterWriter, action by action, and says
+// what happened. Every action is tried even when an earlier one failed (the first error is
+// kept): one stuck namespace must not hold back the others.
+//
+// What the server answers that the plan could not know is handled here:
+//  - a create that meets an existing object (409 AlreadyExists) is a conflict: for a template,
+//    the object is read, and when it is not the operator's it is recorded in `foreign` (the
+//    desired state then reports Conflict and wants nothing there); when it is (the cache was
+//    behind) nothing more is needed, its watch event brings it;
+//  - a re-create whose delete succeeded but whose create failed is left to the next pass.
+// Thread-safety: thread-compatible; the writer and `foreign` are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "controller/dra/api_version.h"
+#include "controller/reconciler/cluster_writer.h"
+#include "controller/reconciler/foreign_objects.h"
+#include "controller/reconciler/object_plan.h"
+
+namespace gpuprofile::reconciler {
+
+struct AppliedChanges {
+  // Objects as Action::Describe() names them, by what was done to them.
+  std::vector<std::string> created, updated, recreated, adopted, released, deleted;
+  std::vector<std::string> conflicts;  // creates that met an object the cache did not have
+  // Desired templates put in place by this plan (created, re-created or adopted).
+  int64_t templates_placed = 0;
+  absl::Status first_error;
+
+  void Fail(absl::Status status) {
+    if (first_error.ok()) first_error = std::move(status);
+  }
+  // Nothing written, nothing failed, nothing in the way.
+  bool Quiet() const;
+};
+
+// `foreign` may be null (templates met on create are then not recorded).
+AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersion version,
+                           ClusterWriter* writer, ForeignObjects* foreign);
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,65 @@
+// File: controller/reconciler/rest_cluster_writer.h
+// ClusterWriter over the REST client: encoding in the served DRA version, the field manager, and
+// the gate that stops a replica that is not (or no longer) the leader from writing anything —
+// the last line of defence behind "workers only run while leading".
+// Thread-safety: thread-safe.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "controller/core/kube_version.h"
+#include "controller/kube/rest_client.h"
+#include "controller/reconciler/cluster_writer.h"
+#include "controller/runtime/metrics.h"
+
+namespace gpuprofile::reconciler {
+
+struct ClusterWriterOptions {
+  kube::RestClient* client = nullptr;  // must outlive the writer
+  KubeVersion kube;
+  std::string field_manager = "gpu-profile-operator";
+  // Null: always open (tests, --leader-elect=false).
+  std::function<bool()> may_write;
+  // gpuprofile_operator_writes_total{verb,resource}; may be null.
+  runtime::CounterFamily* writes_total = nullptr;
+};
+
+class RestClusterWriter final : public ClusterWriter {
+ public:
+  explicit RestClusterWriter(ClusterWriterOptions options);
+
+  absl::Status CreateDeviceClass(dra::DraApiVersion version, const dra::DeviceClass& c) override;
+  absl::Status ReplaceDeviceClass(dra::DraApiVersion version, const dra::DeviceClass& c) override;
+  absl::Status CreateTemplate(dra::DraApiVersion version,
+                              const dra::ResourceClaimTemplate& t) override;
+  absl::StatusOr<nlohmann::json> GetTemplate(dra::DraApiVersion version, const std::string& ns,
+                                             const std::string& name) override;
+  absl::Status DeleteDeviceClass(dra::DraApiVersion version, const std::string& name,
+                                 const std::string& uid) override;
+  absl::Status DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
+                              const std::string& name, const std::string& uid) override;
+  absl::Status PatchClassOwnership(dra::DraApiVersion version,
+                                   const api::ObjectMeta& meta) override;
+  absl::Status PatchTemplateOwnership(dra::DraApiVersion version,
+                                      const api::ObjectMeta& meta) override;
+
+  absl::Status PatchProfileStatus(const std::string& name, const nlohmann::json& status) override;
+  absl::Status SetProfileFinalizers(const api::ObjectMeta& meta,
+                                    const std::vector<std::string>& finalizers) override;
+
+  absl::Status CreateNodeGroup(const nlohmann::json& object) override;
+  absl::Status PatchNodeGroupStatus(const std::string& name, const nlohmann::json& status) override;
+  absl::Status PatchNodeGroupLabels(const std::string& name, const nlohmann::json& labels) override;
+  absl::Status DeleteNodeGroup(const std::string& name, const std::string& uid) override;
+
+  const KubeVersion& kube() const { return options_.kube; }
+
+ private:
+  absl::Status Gate(const char* verb, const char* resource);
+
+  const ClusterWriterOptions options_;
+};
+
+}  // namespace gpuprofile::reconciler

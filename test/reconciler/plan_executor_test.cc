@@ -1,0 +1,212 @@
+// The executor of object plans (plan_executor.h) against a fake writer: what it writes for each
+// action, and how it handles what the server answers — a create meeting an unmanaged template
+// (recorded as foreign observed state), one meeting the operator's own (the cache was behind),
+// failures that must not stop the other actions, and a re-create whose delete failed.
+#include "controller/reconciler/plan_executor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "controller/dra/dra_object_codec.h"
+#include "controller/kube/api_error.h"
+#include "controller/runtime/testing/fake_clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/reconciler/testing/fake_cluster_writer.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::FakeClusterWriter;
+using ::testing::IsEmpty;
+
+constexpr dra::DraApiVersion kV1 = dra::DraApiVersion::kV1;
+
+absl::Status ApiStatus(int code, const std::string& reason) {
+  kube::ApiError error;
+  error.code = code;
+  error.reason = reason;
+  error.message = reason;
+  return kube::ApiErrorStatus(error, "POST", "/apis/resource.k8s.io/v1/...");
+}
+
+Action CreateTemplate(const std::string& ns, const std::string& name) {
+  auto t = std::make_shared<dra::ResourceClaimTemplate>();
+  t->metadata.namespace_name = ns;
+  t->metadata.name = name;
+  t->metadata.labels = {{"app.kubernetes.io/managed-by", "gpu-profile-operator"}};
+  Action action;
+  action.verb = ActionVerb::kCreate;
+  action.kind = ObjectKind::kClaimTemplate;
+  action.namespace_name = ns;
+  action.name = name;
+  action.claim_template = std::move(t);
+  return action;
+}
+
+Action Other(ActionVerb verb, ObjectKind kind, const std::string& ns, const std::string& name,
+             const std::string& uid) {
+  Action action;
+  action.verb = verb;
+  action.kind = kind;
+  action.namespace_name = ns;
+  action.name = name;
+  action.uid = uid;
+  action.meta.namespace_name = ns;
+  action.meta.name = name;
+  if (kind == ObjectKind::kDeviceClass) {
+    auto c = std::make_shared<dra::DeviceClass>();
+    c->metadata.name = name;
+    c->metadata.resource_version = "7";
+    action.device_class = std::move(c);
+  } else {
+    action.claim_template = CreateTemplate(ns, name).claim_template;
+  }
+  return action;
+}
+
+class PlanExecutorTest : public ::testing::Test {
+ protected:
+  runtime::FakeClock clock_;
+  FakeClusterWriter writer_;
+  ForeignObjects foreign_{&clock_};
+
+  std::vector<std::string> ForeignKeys() {
+    std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> templates;
+    foreign_.Snapshot(&templates);
+    std::vector<std::string> keys;
+    for (const auto& t : templates) {
+      keys.push_back(t->metadata.namespace_name + "/" + t->metadata.name);
+    }
+    return keys;
+  }
+};
+
+TEST_F(PlanExecutorTest, WritesEachActionAndSaysWhatWasDone) {
+  const AppliedChanges changes =
+      ExecutePlan({Other(ActionVerb::kCreate, ObjectKind::kDeviceClass, "", "c", ""),
+                   Other(ActionVerb::kReplace, ObjectKind::kDeviceClass, "", "d", "u-d"),
+                   CreateTemplate("batch", "t"),
+                   Other(ActionVerb::kRecreate, ObjectKind::kClaimTemplate, "ml", "t", "u-1"),
+                   Other(ActionVerb::kAdopt, ObjectKind::kClaimTemplate, "team", "t", "u-2"),
+                   Other(ActionVerb::kRelease, ObjectKind::kDeviceClass, "", "e", "u-e"),
+                   Other(ActionVerb::kDelete, ObjectKind::kClaimTemplate, "old", "t", "u-3")},
+                  kV1, &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(),
+              ElementsAre("create DeviceClass c", "replace DeviceClass d rv=7", "create batch/t",
+                          "delete ml/t uid=u-1", "create ml/t", "patch team/t owners=[]",
+                          "patch DeviceClass e owners=[]", "delete old/t uid=u-3"));
+  EXPECT_THAT(changes.created, ElementsAre("DeviceClass c", "batch/t"));
+  EXPECT_THAT(changes.updated, ElementsAre("DeviceClass d"));
+  EXPECT_THAT(changes.recreated, ElementsAre("ml/t"));
+  EXPECT_THAT(changes.adopted, ElementsAre("team/t"));
+  EXPECT_THAT(changes.released, ElementsAre("DeviceClass e"));
+  EXPECT_THAT(changes.deleted, ElementsAre("old/t"));
+  EXPECT_EQ(changes.templates_placed, 3);
+  EXPECT_TRUE(changes.first_error.ok());
+  EXPECT_FALSE(changes.Quiet());
+}
+
+TEST_F(PlanExecutorTest, AnEmptyPlanIsQuiet) {
+  const AppliedChanges changes = ExecutePlan({}, kV1, &writer_, &foreign_);
+  EXPECT_TRUE(changes.Quiet());
+  EXPECT_THAT(writer_.calls(), IsEmpty());
+}
+
+TEST_F(PlanExecutorTest, ACreateMeetingAnUnmanagedTemplateRecordsItAsForeign) {
+  writer_.Fail("create batch/t", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredTemplate(
+      "batch", "t",
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "ResourceClaimTemplate"},
+       {"metadata", {{"name", "t"}, {"namespace", "batch"}, {"uid", "theirs"}}},
+       {"spec", {{"spec", {{"devices", {{"requests", nlohmann::json::array()}}}}}}}});
+  const uint64_t before = foreign_.Snapshot(nullptr);
+  const AppliedChanges changes =
+      ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("create batch/t", "get batch/t"));
+  EXPECT_THAT(changes.conflicts, ElementsAre("batch/t"));
+  EXPECT_TRUE(changes.first_error.ok());
+  EXPECT_EQ(changes.templates_placed, 0);
+  EXPECT_THAT(ForeignKeys(), ElementsAre("batch/t"));
+  EXPECT_GT(foreign_.Snapshot(nullptr), before);  // the desired state plans again
+}
+
+TEST_F(PlanExecutorTest, ACreateMeetingTheOperatorsOwnTemplateRecordsNothing) {
+  writer_.Fail("create batch/t", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredTemplate(
+      "batch", "t",
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "ResourceClaimTemplate"},
+       {"metadata",
+        {{"name", "t"},
+         {"namespace", "batch"},
+         {"labels", {{"app.kubernetes.io/managed-by", "gpu-profile-operator"}}}}},
+       {"spec", {{"spec", {{"devices", {{"requests", nlohmann::json::array()}}}}}}}});
+  const AppliedChanges changes =
+      ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(changes.conflicts, ElementsAre("batch/t"));  // come back once the cache has it
+  EXPECT_THAT(ForeignKeys(), IsEmpty());
+}
+
+TEST_F(PlanExecutorTest, AnUnreadableExistingTemplateIsForeign) {
+  writer_.Fail("create batch/t", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredTemplate("batch", "t", {{"kind", "ResourceClaimTemplate"}, {"spec", 3}});
+  ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(ForeignKeys(), ElementsAre("batch/t"));
+}
+
+TEST_F(PlanExecutorTest, ForeignEntriesExpire) {
+  writer_.Fail("create batch/t", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredTemplate("batch", "t", {{"kind", "ResourceClaimTemplate"}, {"spec", 3}});
+  ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
+  clock_.Advance(absl::Seconds(61));
+  EXPECT_THAT(ForeignKeys(), IsEmpty());
+}
+
+TEST_F(PlanExecutorTest, AClassCreateMeetingAnExistingClassIsAConflictWithoutARead) {
+  writer_.Fail("create DeviceClass c", ApiStatus(409, "AlreadyExists"));
+  const AppliedChanges changes =
+      ExecutePlan({Other(ActionVerb::kCreate, ObjectKind::kDeviceClass, "", "c", "")}, kV1,
+                  &writer_, &foreign_);
+  EXPECT_THAT(changes.conflicts, ElementsAre("DeviceClass c"));
+  EXPECT_THAT(writer_.calls(), ElementsAre("create DeviceClass c"));
+}
+
+TEST_F(PlanExecutorTest, AFailureKeepsTheFirstErrorAndGoesOn) {
+  writer_.Fail("create batch/t", ApiStatus(500, "InternalError"));
+  writer_.Fail("create ml/t", ApiStatus(403, "Forbidden"));
+  const AppliedChanges changes = ExecutePlan(
+      {CreateTemplate("batch", "t"), CreateTemplate("ml", "t"), CreateTemplate("team", "t")}, kV1,
+      &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("create batch/t", "create ml/t", "create team/t"));
+  EXPECT_TRUE(kube::apierrors::IsInternalError(changes.first_error)) << changes.first_error;
+  EXPECT_THAT(changes.created, ElementsAre("team/t"));
+  EXPECT_EQ(changes.templates_placed, 1);
+  EXPECT_FALSE(changes.Quiet());
+}
+
+TEST_F(PlanExecutorTest, ARecreateWhoseDeleteFailsDoesNotCreate) {
+  writer_.Fail("delete ml/t uid=u-1", ApiStatus(409, "Conflict"));
+  const AppliedChanges changes =
+      ExecutePlan({Other(ActionVerb::kRecreate, ObjectKind::kClaimTemplate, "ml", "t", "u-1")}, kV1,
+                  &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("delete ml/t uid=u-1"));
+  EXPECT_TRUE(kube::apierrors::IsConflict(changes.first_error));
+  EXPECT_THAT(changes.recreated, IsEmpty());
+}
+
+TEST_F(PlanExecutorTest, ARecreateWhoseCreateFailsIsLeftToTheNextPass) {
+  writer_.Fail("create ml/t", ApiStatus(409, "AlreadyExists"));  // the delete has not finished
+  const AppliedChanges changes =
+      ExecutePlan({Other(ActionVerb::kRecreate, ObjectKind::kClaimTemplate, "ml", "t", "u-1")}, kV1,
+                  &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("delete ml/t uid=u-1", "create ml/t"));
+  EXPECT_FALSE(changes.first_error.ok());
+  EXPECT_EQ(changes.templates_placed, 0);
+}
+
+}  // namespace
+}  // namespace gpuprofile::reconciler
