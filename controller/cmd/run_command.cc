@@ -31,6 +31,7 @@
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/health_checks.h"
 #include "controller/runtime/leader_elector.h"
+#include "controller/runtime/manager.h"
 #include "controller/runtime/metrics.h"
 #include "controller/runtime/shutdown_signal.h"
 
@@ -166,10 +167,35 @@ std::string Identity() {
   return absl::StrCat(base, "_", absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
 }
 
-// Set by the leader elector's callback when leadership is lost: the process exits 1.
-std::atomic<bool> g_lost_leadership{false};
-// Set once shutdown starts: releasing the Lease then ends leadership on purpose.
-std::atomic<bool> g_shutting_down{false};
+// An endpoint server (metrics, probes) as the manager runs it; "0" disables it.
+class ServerRunnable final : public runtime::Runnable {
+ public:
+  ServerRunnable(std::string what, std::string address, kube::EndpointHandlers handlers,
+                 Logger* log)
+      : what_(std::move(what)),
+        address_(std::move(address)),
+        server_(kube::NewCpprestEndpointServer(std::move(handlers))),
+        log_(log) {}
+  absl::Status Start() override {
+    absl::StatusOr<int> port = server_->Start(address_);
+    if (!port.ok()) {
+      return absl::Status(port.status().code(), absl::StrCat("serving ", what_, " on ", address_,
+                                                             ": ", port.status().message()));
+    }
+    if (*port != 0) {
+      log_->Info(absl::StrCat("serving ", what_),
+                 {{"address", address_}, {"port", std::to_string(*port)}});
+    }
+    return absl::OkStatus();
+  }
+  void Stop() override { server_->Stop(); }
+
+ private:
+  const std::string what_;
+  const std::string address_;
+  std::unique_ptr<kube::EndpointServer> server_;
+  Logger* const log_;
+};
 
 }  // namespace
 
@@ -232,7 +258,10 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
 
   std::unique_ptr<runtime::LeaderElector> elector;
   kube::RestLeaseClient lease_client(&client);
-  std::unique_ptr<reconciler::GpuProfileOperator> op;
+  // Set by the leader elector's callback when leadership is lost: the process exits 1.
+  std::atomic<bool> lost_leadership{false};
+  // Set once shutdown starts: releasing the Lease then ends leadership on purpose.
+  std::atomic<bool> shutting_down{false};
 
   reconciler::OperatorOptions options;
   options.client = &client;
@@ -253,10 +282,9 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
     log.Error("cannot start the operator", {{"error", created.status().ToString()}});
     return kExitFailure;
   }
-  op = *std::move(created);
+  std::unique_ptr<reconciler::GpuProfileOperator> op = *std::move(created);
   MallocTrimmer trimmer(flags.malloc_trim_interval);
   log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()}});
-  op->StartCaches();
 
   // /metrics, /healthz, /readyz (kubebuilder's flags; "0" disables either server).
   runtime::HealthChecks healthz("healthz");
@@ -264,24 +292,26 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   reconciler::GpuProfileOperator* op_ptr = op.get();
   readyz.Add("informers-synced", [op_ptr] { return op_ptr->CachesReady(); }).IgnoreError();
   readyz.Add("dra-served", [op_ptr] { return op_ptr->DraServed(); }).IgnoreError();
-  std::vector<std::unique_ptr<kube::EndpointServer>> servers;
-  for (const auto& [address, handlers, what] :
-       std::vector<std::tuple<std::string, kube::EndpointHandlers, std::string>>{
-           {flags.metrics_address, kube::MetricsHandlers(&metrics), "metrics"},
-           {flags.probe_address, kube::ProbeHandlers(&healthz, &readyz), "health probes"}}) {
-    std::unique_ptr<kube::EndpointServer> server = kube::NewCpprestEndpointServer(handlers);
-    absl::StatusOr<int> port = server->Start(address);
-    if (!port.ok()) {
-      log.Error(absl::StrCat("cannot serve ", what),
-                {{"address", address}, {"error", port.status().ToString()}});
-      op->Stop();
-      return kExitFailure;
-    }
-    if (*port != 0) {
-      log.Info(absl::StrCat("serving ", what),
-               {{"address", address}, {"port", std::to_string(*port)}});
-    }
-    servers.push_back(std::move(server));
+  ServerRunnable metrics_server("metrics", flags.metrics_address, kube::MetricsHandlers(&metrics),
+                                &log);
+  ServerRunnable probe_server("health probes", flags.probe_address,
+                              kube::ProbeHandlers(&healthz, &readyz), &log);
+
+  // Servers and caches now; the workers once this replica leads and the caches have synced.
+  runtime::ManagerOptions manager_options;
+  manager_options.wait_for_sync = [op_ptr](absl::Time deadline) {
+    return op_ptr->WaitForCacheSync(deadline);
+  };
+  manager_options.log = [&log](const std::string& line) { log.Info(line); };
+  runtime::Manager manager(std::move(manager_options));
+  manager.AddServer("the metrics server", &metrics_server);
+  manager.AddServer("the health probe server", &probe_server);
+  manager.AddCache("the informer caches", op->caches_runnable());
+  manager.AddLeaderOnly("the controllers", op->workers_runnable());
+  if (absl::Status started = manager.Start(); !started.ok()) {
+    log.Error("cannot start", {{"error", started.ToString()}});
+    manager.Stop();
+    return kExitFailure;
   }
 
   std::thread elector_thread;
@@ -299,12 +329,12 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
     lec.renew_deadline = flags.renew_deadline;
     lec.retry_period = flags.retry_period;
     lec.master_status = nullptr;
-    lec.callbacks.on_started_leading = [&log, &op] {
-      log.Info("became the leader: starting workers");
-      op->StartWorkers();
+    lec.callbacks.on_started_leading = [&log, &manager] {
+      log.Info("became the leader: starting workers once the caches have synced");
+      manager.StartLeading();
     };
-    lec.callbacks.on_stopped_leading = [&log, signal] {
-      if (g_shutting_down.load() || g_lost_leadership.exchange(true)) return;
+    lec.callbacks.on_stopped_leading = [&log, &shutting_down, &lost_leadership, signal] {
+      if (shutting_down.load() || lost_leadership.exchange(true)) return;
       log.Warn("leadership lost: stopping (the process restarts and campaigns again)");
       signal->Notify();
     };
@@ -319,7 +349,7 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
         runtime::LeaderElector::Create(lec, &lease_client, runtime::RealClock::Default());
     if (!le.ok()) {
       log.Error("invalid leader election settings", {{"error", le.status().ToString()}});
-      op->Stop();
+      manager.Stop();
       return kExitUsage;
     }
     elector = *std::move(le);
@@ -328,23 +358,23 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
               {"identity", identity}});
     elector_thread = std::thread([&elector] { elector->Run(); });
   } else {
-    op->StartWorkers();
+    manager.StartLeading();
   }
 
   signal->Wait();
-  g_shutting_down.store(true);
-  const bool lost = g_lost_leadership.load();
+  shutting_down.store(true);
+  const bool lost = lost_leadership.load();
   const int signal_number = signal->signal_number();
   log.Info(lost ? "shutting down after losing leadership" : "shutting down",
            {{"signal", signal_number > 0 ? strsignal(signal_number) : "none"},
             {"gracePeriod", absl::FormatDuration(flags.grace)}});
 
-  // Graceful shutdown: finish running reconciles, release the lease, flush events. A second
-  // signal ends the process at once (ShutdownSignal); so does the end of the grace period.
+  // Graceful shutdown: finish running reconciles, stop the caches and servers, release the
+  // lease, flush events. A second signal ends the process at once (ShutdownSignal); so does the
+  // end of the grace period.
   runtime::GracePeriod grace(flags.grace);
   absl::Status stopped = grace.Run([&] {
-    for (auto& server : servers) server->Stop();
-    op->Stop();
+    manager.Stop();
     if (elector != nullptr) {
       elector->Stop();
       if (elector_thread.joinable()) elector_thread.join();

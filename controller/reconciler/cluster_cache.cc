@@ -197,6 +197,30 @@ void ClusterCache::MarkDraChecked() {
   dra_checked_ = true;
 }
 
+bool ClusterCache::WaitForSync(absl::Time deadline) {
+  if (!profiles_->WaitForSync(deadline) || !namespaces_->WaitForSync(deadline) ||
+      !node_groups_->WaitForSync(deadline)) {
+    return false;
+  }
+  kube::Informer<dra::ResourceSlice>* slices = nullptr;
+  kube::Informer<dra::DeviceClass>* classes = nullptr;
+  kube::Informer<dra::ResourceClaimTemplate>* templates = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    auto checked = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return dra_checked_ || stopped_; };
+    if (!mu_.AwaitWithDeadline(absl::Condition(&checked), deadline) || stopped_) return false;
+    // The DRA informers, once made, live as long as the cache: waiting on them needs no lock.
+    slices = slices_.get();
+    classes = classes_.get();
+    templates = templates_.get();
+  }
+  if (slices != nullptr && (!slices->WaitForSync(deadline) || !classes->WaitForSync(deadline) ||
+                            !templates->WaitForSync(deadline))) {
+    return false;
+  }
+  return HasSynced();
+}
+
 bool ClusterCache::HasSynced() const {
   if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced()) {
     return false;

@@ -66,6 +66,8 @@ class ClusterCache {
   // The always-on informers have synced, discovery has been checked once, and the DRA informers
   // have synced when enabled.
   bool HasSynced() const;
+  // Blocks until HasSynced(), Stop() or `deadline` (the watchers' clock); returns HasSynced().
+  bool WaitForSync(absl::Time deadline);
   std::optional<dra::DraApiVersion> dra_version() const;
 
   // Bumped by every change that can change the desired state (and by Touch()): not by status

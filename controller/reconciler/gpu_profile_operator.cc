@@ -227,6 +227,11 @@ void GpuProfileOperator::PollDiscovery() {
   }
 }
 
+void GpuProfileOperator::StopWorkers() {
+  controller_->Stop();
+  node_group_controller_->Stop();
+}
+
 void GpuProfileOperator::Stop() {
   {
     absl::MutexLock lock(&mu_);
@@ -234,8 +239,7 @@ void GpuProfileOperator::Stop() {
     stopping_ = true;
   }
   if (poller_.joinable()) poller_.join();
-  controller_->Stop();
-  node_group_controller_->Stop();
+  StopWorkers();
   cache_->Stop();
 }
 

@@ -15,7 +15,8 @@
 //                               object may now conflict with, or free, a name)
 //   GpuNodeGroup                the fleet
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
-// only on the leader. Errors name what failed.
+// only on the leader, once WaitForCacheSync says the caches have synced (runtime::Manager does
+// both, through caches_runnable() and workers_runnable()). Errors name what failed.
 // Thread-safety: thread-safe.
 #pragma once
 
@@ -40,6 +41,7 @@
 #include "controller/runtime/controller.h"
 #include "controller/runtime/controller_runtime_metrics.h"
 #include "controller/runtime/event_recorder.h"
+#include "controller/runtime/manager.h"
 #include "controller/runtime/metrics.h"
 
 namespace gpuprofile::reconciler {
@@ -68,8 +70,15 @@ class GpuProfileOperator {
 
   void StartCaches();
   void StartWorkers();
-  // Stops workers (finishing running reconciles), the poller and the informers.
+  // Stops the workers (running reconciles finish); idempotent.
+  void StopWorkers();
+  // Stops workers, the poller and the informers; idempotent.
   void Stop();
+  bool WaitForCacheSync(absl::Time deadline) { return cache_->WaitForSync(deadline); }
+
+  // The operator's two parts as runtime::Manager runs them.
+  runtime::Runnable* caches_runnable() { return &caches_runnable_; }
+  runtime::Runnable* workers_runnable() { return &workers_runnable_; }
 
   // For /readyz: OK when the caches have synced and resource.k8s.io is served; otherwise the
   // reason.
@@ -103,6 +112,17 @@ class GpuProfileOperator {
   std::unique_ptr<NodeGroupReconciler> node_groups_;
   std::unique_ptr<runtime::Controller> controller_;             // profiles
   std::unique_ptr<runtime::Controller> node_group_controller_;  // kFleetKey
+
+  runtime::FunctionRunnable caches_runnable_{[this] {
+                                               StartCaches();
+                                               return absl::OkStatus();
+                                             },
+                                             [this] { Stop(); }};
+  runtime::FunctionRunnable workers_runnable_{[this] {
+                                                StartWorkers();
+                                                return absl::OkStatus();
+                                              },
+                                              [this] { StopWorkers(); }};
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
