@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,8 @@ struct Case {
   const char* name;
   bool tls;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class EmulatorShutdownTest : public ::testing::TestWithParam<Case> {};
 
