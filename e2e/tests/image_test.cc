@@ -197,9 +197,9 @@ std::string ImageTest::build_output_;
 absl::Duration ImageTest::build_time_;
 
 TEST_F(ImageTest, ImageIsMinimalNonRootWithoutShell) {
-  CommandResult config = PodmanRun(
-      {"image", "inspect", "--format", "{{.Config.User}}|{{json .Config.Entrypoint}}|{{.Size}}",
-       image_});
+  CommandResult config =
+      PodmanRun({"image", "inspect", "--format",
+                 "{{.Config.User}}|{{json .Config.Entrypoint}}|{{.Size}}", image_});
   ASSERT_EQ(config.exit_code, 0) << config.out;
   std::vector<std::string> fields = absl::StrSplit(Trimmed(config.out), '|');
   ASSERT_EQ(fields.size(), 3u) << config.out;
@@ -212,14 +212,14 @@ TEST_F(ImageTest, ImageIsMinimalNonRootWithoutShell) {
   EXPECT_LT(size, 64 << 20) << "the image grew past 64 MiB";
 
   // `version`, read-only, as the image's user.
-  CommandResult version = PodmanRun({"run", "--rm", "--network", "host", "--read-only",
-                                     "--cap-drop", "ALL", image_, "version"});
+  CommandResult version = PodmanRun(
+      {"run", "--rm", "--network", "host", "--read-only", "--cap-drop", "ALL", image_, "version"});
   EXPECT_EQ(version.exit_code, 0) << version.out;
   EXPECT_EQ(Trimmed(version.out), absl::StrCat("gpu-profile-controller ", cmd::kVersion));
 
   // No shell to start.
-  CommandResult shell = PodmanRun({"run", "--rm", "--network", "host", "--entrypoint", "/bin/sh",
-                                   image_, "-c", "true"});
+  CommandResult shell = PodmanRun(
+      {"run", "--rm", "--network", "host", "--entrypoint", "/bin/sh", image_, "-c", "true"});
   EXPECT_NE(shell.exit_code, 0) << shell.out;
 
   // Every file in the image, from an exported container's file system.
@@ -299,9 +299,13 @@ PodSpecRun FromDeployment(const json& deployment, const std::string& container_n
   const json container_security = container.value("securityContext", json::object());
   const json pod_security = pod.value("securityContext", json::object());
   for (const auto& [key, value] : container_security.items()) {
-    static const std::set<std::string> known = {
-        "runAsNonRoot", "runAsUser",    "runAsGroup",    "allowPrivilegeEscalation",
-        "capabilities", "seccompProfile", "readOnlyRootFilesystem"};
+    static const std::set<std::string> known = {"runAsNonRoot",
+                                                "runAsUser",
+                                                "runAsGroup",
+                                                "allowPrivilegeEscalation",
+                                                "capabilities",
+                                                "seccompProfile",
+                                                "readOnlyRootFilesystem"};
     EXPECT_TRUE(known.count(key)) << "securityContext." << key << " is not mapped to podman";
   }
   for (const auto& [key, value] : pod_security.items()) {
@@ -374,9 +378,9 @@ PodSpecRun FromDeployment(const json& deployment, const std::string& container_n
     if (e.contains("value")) {
       value = e["value"].get<std::string>();
     } else {
-      const std::string field =
-          e.value("valueFrom", json::object()).value("fieldRef", json::object()).value(
-              "fieldPath", "");
+      const std::string field = e.value("valueFrom", json::object())
+                                    .value("fieldRef", json::object())
+                                    .value("fieldPath", "");
       if (field == "metadata.name") {
         value = out.pod_name;
       } else if (field == "metadata.namespace") {
@@ -431,8 +435,9 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
   ScratchDir dir;
   const std::string user = absl::StrCat("system:serviceaccount:", kNamespace, ":", kServiceAccount);
   const std::string sa_token = "operator-service-account-token";
-  dir.Write("tokens.csv", absl::StrCat(sa_token, ",", user, ",uid-operator,\"system:serviceaccounts,",
-                                       "system:serviceaccounts:", kNamespace, "\"\n"));
+  dir.Write("tokens.csv",
+            absl::StrCat(sa_token, ",", user, ",uid-operator,\"system:serviceaccounts,",
+                         "system:serviceaccounts:", kNamespace, "\"\n"));
   EmulatorProcess emulator({"--kube-version", "1.34", "-f", Src("config/samples/fleet"), "--tls",
                             "--token-file", dir.File("tokens.csv"), "--authorization", "RBAC",
                             "--kubeconfig-out", dir.File("kubeconfig"), "--audit-log",
@@ -440,13 +445,13 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
   ASSERT_TRUE(emulator.ok()) << emulator.Stderr();
   const std::string kubeconfig = ReadFile(dir.File("kubeconfig"));
   std::string ca_pem;
-  ASSERT_TRUE(absl::Base64Unescape(KubeconfigValue(kubeconfig, "certificate-authority-data"),
-                                   &ca_pem));
+  ASSERT_TRUE(
+      absl::Base64Unescape(KubeconfigValue(kubeconfig, "certificate-authority-data"), &ca_pem));
   RawHttpClient admin(emulator.url(), ca_pem);
   admin.SetBearerToken(KubeconfigValue(kubeconfig, "token"));
   auto kubectl_ok = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {kubectl, "--kubeconfig", dir.File("kubeconfig"),
-                                     "--cache-dir", dir.File("kubectl-cache")};
+    std::vector<std::string> argv = {kubectl, "--kubeconfig", dir.File("kubeconfig"), "--cache-dir",
+                                     dir.File("kubectl-cache")};
     argv.insert(argv.end(), args.begin(), args.end());
     CommandResult r = RunCommand(argv, kCommand);
     EXPECT_EQ(r.exit_code, 0) << "kubectl " << absl::StrJoin(args, " ") << "\n" << r.out;
@@ -461,15 +466,16 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
   ASSERT_EQ(kubectl_ok({"apply", "-k", Src("config/samples")}).exit_code, 0);
 
   // The Deployment as stored, and its service account.
-  RawResponse got =
-      admin.Get(absl::StrCat("/apis/apps/v1/namespaces/", kNamespace, "/deployments/", kDeployment));
+  RawResponse got = admin.Get(
+      absl::StrCat("/apis/apps/v1/namespaces/", kNamespace, "/deployments/", kDeployment));
   ASSERT_EQ(got.status, 200) << got.body;
   const json deployment = got.Json();
   const json& pod = deployment["spec"]["template"]["spec"];
   ASSERT_EQ(pod.value("serviceAccountName", ""), kServiceAccount)
       << "the token file names another service account than the Deployment";
-  ASSERT_EQ(admin.Get(absl::StrCat("/api/v1/namespaces/", kNamespace, "/serviceaccounts/",
-                                   kServiceAccount))
+  ASSERT_EQ(admin
+                .Get(absl::StrCat("/api/v1/namespaces/", kNamespace, "/serviceaccounts/",
+                                  kServiceAccount))
                 .status,
             200);
   const std::string container_name =
@@ -496,8 +502,9 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
   std::replace(spec.podman_args.begin(), spec.podman_args.end(), std::string("IMAGE"), image_);
 
   Container c(ContainerName("operator"));
-  std::vector<std::string> run = {"run", "--detach", "--name", c.name(), "--network", "host",
-                                  "--stop-timeout", std::to_string(spec.grace_seconds)};
+  std::vector<std::string> run = {
+      "run",       "--detach", "--name",         c.name(),
+      "--network", "host",     "--stop-timeout", std::to_string(spec.grace_seconds)};
   run.insert(run.end(), spec.podman_args.begin(), spec.podman_args.end());
   std::printf("podman %s\n", absl::StrJoin(run, " ").c_str());
   const absl::Time start = absl::Now();
@@ -518,11 +525,12 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
     if (items.size() != kSampleProfiles) return false;
     for (const json& p : items) {
       bool ready = false;
-      for (const json& cond : p.value("status", json::object()).value("conditions", json::array())) {
+      for (const json& cond :
+           p.value("status", json::object()).value("conditions", json::array())) {
         if (cond.value("type", "") == "Ready" && cond.value("status", "") == "True") ready = true;
       }
-      if (!ready || p["status"].value("observedGeneration", -1) !=
-                        p["metadata"].value("generation", -2)) {
+      if (!ready ||
+          p["status"].value("observedGeneration", -1) != p["metadata"].value("generation", -2)) {
         return false;
       }
     }
@@ -545,7 +553,8 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
     EXPECT_TRUE(Eventually([&] {
       status = http.Get(path).status;
       return status == 200;
-    })) << path << " on " << port << " answered " << status;
+    })) << path
+        << " on " << port << " answered " << status;
   }
   ASSERT_GT(spec.ports.count("metrics"), 0u);
   RawHttpClient metrics(absl::StrCat("http://127.0.0.1:", spec.ports["metrics"]));
@@ -566,7 +575,8 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
     RawResponse r = admin.Get(lease_path);
     holder = r.status == 200 ? r.Json()["spec"].value("holderIdentity", "") : "";
     return absl::StartsWith(holder, spec.pod_name + "_");
-  })) << "holder: " << holder;
+  })) << "holder: "
+      << holder;
 
   // SIGTERM, as the kubelet sends it; the Lease is released within the grace period.
   const absl::Time stop_start = absl::Now();
