@@ -19,7 +19,7 @@
 // (podman --network host joins the test's namespace) and the fixed ports the Deployment names
 // (8080, 8081) collide with nothing else on the machine. Where podman cannot run (not root, no
 // podman, no namespaces) the tests say why and are skipped. Every container and the image are
-// removed at the end, failed or not.
+// removed at the end, failed or not. GPO_TEST_IMAGE=NAME runs the tests on an existing image.
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -158,6 +159,15 @@ class ImageTest : public ::testing::Test {
       skip_reason_ = absl::StrCat("no network namespace for the test: ", error);
       return;
     }
+    // GPO_TEST_IMAGE=NAME tests an image built elsewhere (e.g. by the multi-stage Dockerfile)
+    // instead of building one; it is left in place.
+    if (const char* given = std::getenv("GPO_TEST_IMAGE"); given != nullptr && *given != '\0') {
+      given_image_ = true;
+      image_ = given;
+      built_ = true;
+      build_output_ = absl::StrCat("given by GPO_TEST_IMAGE\n");
+      return;
+    }
     image_ = absl::StrCat("localhost/gpo-image-test:", ::getpid());
     const absl::Time start = absl::Now();
     // image.sh reads the binary from GPO_BINARY.
@@ -169,7 +179,7 @@ class ImageTest : public ::testing::Test {
     built_ = built.exit_code == 0;
   }
   static void TearDownTestSuite() {
-    if (!image_.empty()) PodmanRun({"rmi", "--force", image_});
+    if (!image_.empty() && !given_image_) PodmanRun({"rmi", "--force", image_});
   }
 
   void SetUp() override {
@@ -185,6 +195,7 @@ class ImageTest : public ::testing::Test {
 
   static std::string skip_reason_;
   static std::string image_;
+  static bool given_image_;
   static bool built_;
   static std::string build_output_;
   static absl::Duration build_time_;
@@ -192,6 +203,7 @@ class ImageTest : public ::testing::Test {
 
 std::string ImageTest::skip_reason_;
 std::string ImageTest::image_;
+bool ImageTest::given_image_ = false;
 bool ImageTest::built_ = false;
 std::string ImageTest::build_output_;
 absl::Duration ImageTest::build_time_;
