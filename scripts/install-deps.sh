@@ -13,7 +13,16 @@ packages=(
   nodejs npm                     # the CEL conformance data and the differential evaluator
   python3 python3-jsonschema python3-yaml   # schema validation of generated objects
   lua5.1                         # the Argo CD health check's tests (config/argocd)
+  ca-certificates                # the runtime image's CA bundle (scripts/image-rootfs.sh)
 )
+# Building and running the runtime image in CI (scripts/image.sh, e2e/tests/image_test.cc):
+# podman with vfs storage, chroot isolation and runc (crun fails on these machines), and
+# mmdebstrap for a local Debian base image (the multi-stage Dockerfile). With root and
+# --network host nothing else is needed (no uidmap, fuse-overlayfs or slirp4netns). The
+# Dockerfile's build stage sets GPO_NO_IMAGE_TOOLS=1: it builds no image itself.
+if [ "${GPO_NO_IMAGE_TOOLS:-}" != "1" ]; then
+  packages+=(podman runc mmdebstrap)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

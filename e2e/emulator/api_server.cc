@@ -251,6 +251,11 @@ void ApiServer::CloseAllWatches() {
   watches_.CloseAll();
 }
 
+void ApiServer::ShutdownWatches() {
+  absl::MutexLock lock(&mu_);
+  watches_.Shutdown();
+}
+
 std::vector<ObjectPtr> ApiServer::Objects(const std::string& storage_key) const {
   absl::MutexLock lock(&mu_);
   return store_.List(storage_key, "");

@@ -55,6 +55,8 @@ class ApiServer {
   // Bookmarks, watch timeouts, dead watchers. Call every ~50 ms.
   void Tick();
   void CloseAllWatches();
+  // Ends every watch and every watch opened from now on (before the HTTP listener closes).
+  void ShutdownWatches();
   void CompactHistory();
 
   // Every stored object of a storage key ("roles.rbac.authorization.k8s.io"), all namespaces.

@@ -156,6 +156,25 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   lease->columns = {Path("Holder", ".spec.holderIdentity")};
   t.push_back(lease);
 
+  // The rest of what `kubectl apply -k config/default` creates: only stored (nothing runs a
+  // Deployment's pods), so that a test can read back the Deployment as a cluster stores it.
+  auto deploy = Make("apps", "v1", "deployments", "Deployment", true);
+  deploy->status_subresource = true;
+  deploy->tracks_generation = true;
+  deploy->short_names = {"deploy"};
+  deploy->categories = {"all"};
+  t.push_back(deploy);
+  auto svc = Make("", "v1", "services", "Service", true);
+  svc->status_subresource = true;
+  svc->short_names = {"svc"};
+  svc->categories = {"all"};
+  t.push_back(svc);
+  auto pdb = Make("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true);
+  pdb->status_subresource = true;
+  pdb->tracks_generation = true;
+  pdb->short_names = {"pdb"};
+  t.push_back(pdb);
+
   for (auto [resource, kind, namespaced] : std::vector<std::tuple<std::string, std::string, bool>>{
            {"roles", "Role", true},
            {"rolebindings", "RoleBinding", true},

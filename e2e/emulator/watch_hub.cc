@@ -19,6 +19,10 @@ void WatchHub::Send(Watcher& w, const char* type, const nlohmann::json& object, 
 }
 
 void WatchHub::Fail(std::shared_ptr<StreamSink> sink, const nlohmann::json& status) {
+  if (shut_down_) {
+    delivery_.Open(std::move(sink))->CloseNow();
+    return;
+  }
   nlohmann::json event = {{"type", "ERROR"}, {"object", status}};
   std::shared_ptr<WatchQueue> queue = delivery_.Open(std::move(sink));
   queue->Push(std::make_shared<const std::string>(event.dump() + "\n"), false);
@@ -28,6 +32,10 @@ void WatchHub::Fail(std::shared_ptr<StreamSink> sink, const nlohmann::json& stat
 void WatchHub::Open(WatchSpec spec, std::shared_ptr<StreamSink> sink,
                     const std::vector<StoreEvent>& replay, const std::vector<ObjectPtr>& initial,
                     absl::Time now) {
+  if (shut_down_) {
+    delivery_.Open(std::move(sink))->CloseNow();
+    return;
+  }
   auto w = std::make_unique<Watcher>();
   w->spec = std::move(spec);
   w->queue = delivery_.Open(std::move(sink));
@@ -118,6 +126,11 @@ void WatchHub::Tick(absl::Time now, uint64_t current_rv) {
 void WatchHub::CloseAll() {
   for (auto& w : watchers_) w->queue->CloseNow();
   watchers_.clear();
+}
+
+void WatchHub::Shutdown() {
+  shut_down_ = true;
+  CloseAll();
 }
 
 }  // namespace gpuprofile::e2e

@@ -54,6 +54,10 @@ class WatchHub {
   // Ends every open watch now, dropping undelivered events (the client sees the stream end and
   // must re-watch).
   void CloseAll();
+  // CloseAll, and from now on every watch ends as soon as it opens. For the process's
+  // shutdown: a client that re-watches at once (as reflectors do) would otherwise get a stream
+  // nothing ever ends, and closing the HTTP listener waits for every open stream.
+  void Shutdown();
   size_t size() const { return watchers_.size(); }
 
  private:
@@ -77,6 +81,7 @@ class WatchHub {
   absl::Duration bookmark_interval_;
   WatchDelivery delivery_;  // destroyed after watchers_ (declared before it)
   std::vector<std::unique_ptr<Watcher>> watchers_;
+  bool shut_down_ = false;
 };
 
 }  // namespace gpuprofile::e2e
