@@ -3,7 +3,7 @@
 #   bash bench/watch/run.sh [BUILD_DIR] [RUNS] [SECONDS]
 # Builds nothing: run `scripts/build.sh watch_bench kube-emulator` first. Each run starts a fresh
 # kube-emulator seeded with 5,000 ResourceSlices of 8 devices (e2e/bench/gen_slices.py), runs
-# watch_bench against it (the real Watcher + ResourceSliceSink over HTTP, 100 updates/s for
+# watch_bench against it (the operator's ResourceSlice informer over HTTP, 100 updates/s for
 # SECONDS, then the one-thread decode comparison), and stops it. Prints every run's JSON line and
 # the medians.
 set -euo pipefail

@@ -1,7 +1,8 @@
 // File: bench/watch/watch_bench.cc
 // The client benchmark of issue 5: list + watch of the ResourceSlices of a kube-emulator that
-// bench/watch/run.sh started (seeded with 5,000 slices of 8 devices), with the real Watcher and
-// ResourceSliceSink over HTTP. Prints one JSON line:
+// bench/watch/run.sh started (seeded with 5,000 slices of 8 devices), with the ResourceSlice
+// informer the operator ships (reconciler::NewResourceSliceInformer: Watcher + Reflector with
+// the simdjson raw decoder, falling back to the DOM path) over HTTP. Prints one JSON line:
 //   slices, sync_ms          slices cached, and the time from starting the watcher to HasSynced
 //   json_bytes_per_slice     compact JSON of the cached objects without managedFields (mean)
 //   heap_bytes_per_slice     malloc'd bytes the filled store holds per slice (mallinfo2 delta)
@@ -11,18 +12,18 @@
 //                            --seconds (each sets spec.pool.generation to its send time, in
 //                            Unix nanoseconds: the handler reads it from the decoded slice)
 //   live_events, live_events_per_s, p50_ms, p99_ms, max_ms
-//                            MODIFIED events the handler (the sink's observer) saw, and the
+//                            MODIFIED events the handler (an informer handler) saw, and the
 //                            latency from sending the patch to the handler
 //   decode_lines             recorded event lines (a watch's initial ADDED events: real server
 //                            output), decoded on this one thread, each figure the median of 5
 //                            passes, in CPU time of the thread:
-//   fast_events_per_s        Watcher (envelope) + ResourceSliceSink::ApplyRaw + store, through
-//                            the real Watcher over an in-memory transport replaying the lines
+//   fast_events_per_s        the operator's slice informer (Watcher envelope + raw decoder +
+//                            store + handlers) over an in-memory transport replaying the lines
 //                            (a second time: each event replaces its slice, as updates do)
 //   dom_parse_events_per_s   nlohmann::json::parse of each line (the issue's baseline)
 //   dom_decode_events_per_s  nlohmann::json::parse + DecodeSlice (the watcher's former path)
 //   fast_vs_dom_parse        fast_events_per_s / dom_parse_events_per_s
-//   fallbacks                events the fast decoder handed to the strict decoder
+//   fallbacks                events the raw decoder handed to the DOM path
 // Usage: watch_bench URL [--rate N] [--seconds S] [--decode-lines N] [--save-lines FILE]
 //        watch_bench --lines FILE   (the decode comparison only, over saved lines)
 // With WATCH_BENCH_FAST_ONLY set, the baselines are skipped (to profile the fast path alone).
@@ -47,15 +48,21 @@
 #include "absl/time/clock.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/kube/cpprest_transport.h"
-#include "controller/kube/resource_slice_sink.h"
+#include "controller/kube/informer.h"
 #include "controller/kube/rest_client.h"
 #include "controller/kube/watcher.h"
+#include "controller/reconciler/cluster_cache.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::kube {
 namespace {
 
 const ResourcePath kSlices{"resource.k8s.io", "v1", "resourceslices", "", "", ""};
+constexpr dra::DraApiVersion kVersion = dra::DraApiVersion::kV1;  // kSlices' version
+
+std::unique_ptr<Informer<dra::ResourceSlice>> NewSliceInformer(RestClient* client) {
+  return reconciler::NewResourceSliceInformer(client, WatcherOptions{}, kVersion);
+}
 
 int64_t NowNs() { return absl::ToUnixNanos(absl::Now()); }
 
@@ -136,26 +143,21 @@ class ReplayTransport final : public HttpTransport {
   double cpu_seconds_ = 0;  // written before done_ is notified
 };
 
-// Events per CPU-second of the fast path: a fresh Watcher + ResourceSliceSink + store fed the
-// lines by a ReplayTransport.
+// Events per CPU-second of the shipped path: a fresh slice informer fed the lines by a
+// ReplayTransport (its thread runs the watcher, so the transport measures the informer's work).
 double FastPass(const std::vector<std::string>& lines, int64_t* fallbacks) {
   ReplayTransport transport(&lines);
   RestClientOptions client_options;
   client_options.qps = 0;
   RestClient client(&transport, client_options);
-  std::unique_ptr<runtime::Store<dra::ResourceSlice>> store = NewResourceSliceStore();
-  ResourceSliceSink sink(store.get());
-  WatcherOptions options;
-  options.collection = kSlices;
-  Watcher watcher(&client, &sink, options);
-  std::thread thread([&] { watcher.Run(); });
+  std::unique_ptr<Informer<dra::ResourceSlice>> informer = NewSliceInformer(&client);
+  informer->Start();
   const double cpu = transport.Wait();
-  watcher.Stop();
-  thread.join();
-  *fallbacks = sink.fallbacks();
-  if (watcher.stats().events != 2 * static_cast<int64_t>(lines.size())) {
+  informer->Stop();
+  *fallbacks = informer->raw_fallbacks();
+  if (informer->watcher().stats().events != 2 * static_cast<int64_t>(lines.size())) {
     std::fprintf(stderr, "fast pass applied %lld of %zu events\n",
-                 static_cast<long long>(watcher.stats().events), lines.size());
+                 static_cast<long long>(informer->watcher().stats().events), lines.size());
   }
   return lines.size() / cpu;
 }
@@ -250,33 +252,27 @@ int Run(int argc, char** argv) {
   // 1. List + watch until synced; memory of the filled store.
   const int64_t heap_before = HeapBytes();
   const int64_t rss_before = RssBytes();
-  std::unique_ptr<runtime::Store<dra::ResourceSlice>> store = NewResourceSliceStore();
+  std::unique_ptr<Informer<dra::ResourceSlice>> informer = NewSliceInformer(&client);
   absl::Mutex mu;
   std::vector<int64_t> latencies_ns;
   latencies_ns.reserve(static_cast<size_t>(rate) * seconds + 16);
   std::atomic<bool> measuring{false};
-  ResourceSliceSinkOptions sink_options;
-  sink_options.on_event = [&](runtime::WatchEventType type, ResourceSlicePtr now,
-                              ResourceSlicePtr before) {
-    if (type != runtime::WatchEventType::kModified || !measuring.load()) return;
-    const int64_t latency = NowNs() - now->pool_generation;
+  // A modification: both set (an informer announces every change as before, after).
+  informer->AddHandler([&](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
+    if (before == nullptr || after == nullptr || !measuring.load()) return;
+    const int64_t latency = NowNs() - after->pool_generation;
     absl::MutexLock lock(&mu);
     latencies_ns.push_back(latency);
-  };
-  ResourceSliceSink sink(store.get(), sink_options);
-  WatcherOptions watcher_options;
-  watcher_options.collection = kSlices;
-  Watcher watcher(&client, &sink, watcher_options);
+  });
   const absl::Time start = absl::Now();
-  std::thread watcher_thread([&] { watcher.Run(); });
-  if (!watcher.WaitForSync(absl::Now() + absl::Minutes(5))) {
-    std::fprintf(stderr, "not synced: %s\n", watcher.last_error().ToString().c_str());
-    watcher.Stop();
-    watcher_thread.join();
+  informer->Start();
+  if (!informer->WaitForSync(absl::Now() + absl::Minutes(5))) {
+    std::fprintf(stderr, "not synced: %s\n", informer->watcher().last_error().ToString().c_str());
+    informer->Stop();
     return 1;
   }
   const double sync_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
-  const size_t slices = store->Size();
+  const size_t slices = informer->store().Size();
   std::fprintf(stderr, "synced %zu slices in %.0f ms\n", slices, sync_ms);
   const int64_t heap_bytes = HeapBytes() - heap_before;
   const int64_t rss_bytes = RssBytes() - rss_before;
@@ -302,7 +298,7 @@ int Run(int argc, char** argv) {
   measuring = true;
   const int total = rate * seconds;
   std::atomic<int> update_errors{0};
-  const int64_t events_before = watcher.stats().events;
+  const int64_t events_before = informer->watcher().stats().events;
   const absl::Time live_start = absl::Now();
   std::thread writer([&] {
     for (int i = 0; i < total; ++i) {
@@ -334,9 +330,8 @@ int Run(int argc, char** argv) {
     absl::MutexLock lock(&mu);
     latencies = latencies_ns;
   }
-  const int64_t live_events = watcher.stats().events - events_before;
-  watcher.Stop();
-  watcher_thread.join();
+  const int64_t live_events = informer->watcher().stats().events - events_before;
+  informer->Stop();
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) {
     return latencies.empty() ? -1.0

@@ -1,8 +1,11 @@
 // File: controller/dra/api_version.cc
 #include "controller/dra/api_version.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -84,6 +87,23 @@ std::vector<DraApiVersion> DraApiVersionsIn(const KubeVersion& kube) {
     if (CheckServedVersion(kube, v).ok()) out.push_back(v);
   }
   return out;
+}
+
+absl::StatusOr<DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
+                                                  const std::optional<KubeVersion>& kube) {
+  const std::vector<DraApiVersion> order =
+      kube ? DraApiVersionsIn(*kube)
+           : std::vector<DraApiVersion>{DraApiVersion::kV1, DraApiVersion::kV1beta2,
+                                        DraApiVersion::kV1beta1};
+  for (DraApiVersion v : order) {
+    const std::string name(VersionName(v));
+    if (std::find(served.begin(), served.end(), name) != served.end()) return v;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the server serves resource.k8s.io in ",
+      served.empty() ? "no version" : absl::StrCat("versions ", absl::StrJoin(served, ", ")),
+      ", but the operator needs v1, v1beta2 or v1beta1 (Kubernetes 1.32+; on 1.32/1.33 enable "
+      "DRA with --runtime-config=resource.k8s.io/v1beta1=true or v1beta2)"));
 }
 
 }  // namespace gpuprofile::dra

@@ -11,6 +11,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,12 @@ absl::Status CheckServedVersion(const KubeVersion& kube, DraApiVersion version);
 
 // The versions that exist in `kube`, newest first (the operator's order of preference).
 std::vector<DraApiVersion> DraApiVersionsIn(const KubeVersion& kube);
+
+// The version to use among those a server serves (`served`: "v1", "v1beta2", ..., as discovery
+// lists them) on release `kube` (nullopt: unknown release, v1 > v1beta2 > v1beta1). The choice is
+// the operator's, not the server's preference: a 1.33 cluster with v1beta2 enabled is driven
+// through v1beta2 even if the server prefers v1beta1. NotFound naming what is served otherwise.
+absl::StatusOr<DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
+                                                  const std::optional<KubeVersion>& kube);
 
 }  // namespace gpuprofile::dra

@@ -1,17 +1,13 @@
 // File: controller/kube/discovery.cc
 #include "controller/kube/discovery.h"
 
-#include <algorithm>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "controller/core/status_macros.h"
 
 namespace gpuprofile::kube {
 namespace {
-
-constexpr char kDraGroup[] = "resource.k8s.io";
 
 std::string StringAt(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
@@ -48,23 +44,6 @@ absl::StatusOr<ServerVersion> ParseServerVersion(const nlohmann::json& body) {
   absl::StatusOr<KubeVersion> kube = KubeVersion::Parse(text);
   if (kube.ok()) v.kube = *kube;
   return v;
-}
-
-absl::StatusOr<dra::DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
-                                                       const std::optional<KubeVersion>& kube) {
-  std::vector<dra::DraApiVersion> order =
-      kube ? dra::DraApiVersionsIn(*kube)
-           : std::vector<dra::DraApiVersion>{dra::DraApiVersion::kV1, dra::DraApiVersion::kV1beta2,
-                                             dra::DraApiVersion::kV1beta1};
-  for (dra::DraApiVersion v : order) {
-    const std::string name(dra::VersionName(v));
-    if (std::find(served.begin(), served.end(), name) != served.end()) return v;
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "the server serves resource.k8s.io in ",
-      served.empty() ? "no version" : absl::StrCat("versions ", absl::StrJoin(served, ", ")),
-      ", but the operator needs v1, v1beta2 or v1beta1 (Kubernetes 1.32+; on 1.32/1.33 enable "
-      "DRA with --runtime-config=resource.k8s.io/v1beta1=true or v1beta2)"));
 }
 
 absl::StatusOr<ServerVersion> Discovery::GetServerVersion() {
@@ -137,20 +116,15 @@ absl::StatusOr<ApiGroupInfo> Discovery::Group(const std::string& group) {
 }
 
 absl::StatusOr<std::string> Discovery::PreferredVersion(const std::string& group) {
-  if (group == kDraGroup) {
-    ASSIGN_OR_RETURN(dra::DraApiVersion v, PreferredDraApiVersion());
-    return std::string(dra::VersionName(v));
-  }
   ASSIGN_OR_RETURN(ApiGroupInfo info, Group(group));
   return info.preferred_version;
 }
 
-absl::StatusOr<dra::DraApiVersion> Discovery::PreferredDraApiVersion() {
-  ASSIGN_OR_RETURN(ServerVersion version, GetServerVersion());
-  absl::StatusOr<ApiGroupInfo> info = Group(kDraGroup);
-  if (!info.ok() && !absl::IsNotFound(info.status())) return info.status();
-  return ChooseDraApiVersion(info.ok() ? info->versions : std::vector<std::string>{},
-                             version.kube);
+absl::StatusOr<std::vector<std::string>> Discovery::ServedVersions(const std::string& group) {
+  absl::StatusOr<ApiGroupInfo> info = Group(group);
+  if (absl::IsNotFound(info.status())) return std::vector<std::string>{};
+  if (!info.ok()) return info.status();
+  return std::move(info->versions);
 }
 
 void Discovery::Refresh() {

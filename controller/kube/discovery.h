@@ -1,10 +1,8 @@
 // File: controller/kube/discovery.h
 // What the server is and serves: its version (/version) and, per API group, the served versions
-// and the one to use (legacy discovery, /apis: one request for every group). For
-// resource.k8s.io the choice is the project's, not the server's: the newest version the
-// operator supports among those served (v1 > v1beta2 > v1beta1, controller/dra/api_version.h),
-// so a 1.33 cluster with v1beta2 enabled is driven through v1beta2 even if the server prefers
-// v1beta1.
+// and the server's preferred one (legacy discovery, /apis: one request for every group). Which
+// version of a group a caller uses is the caller's choice where it differs from the server's
+// (resource.k8s.io: dra::ChooseDraApiVersion over ServedVersions, in the reconciler).
 //
 // Results are cached until Refresh(); asking for a group the cache does not know refreshes once
 // first (a CRD or an API group that appeared since). Errors: the REST client's, or NotFound
@@ -19,7 +17,6 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "controller/core/kube_version.h"
-#include "controller/dra/api_version.h"
 #include "controller/kube/rest_client.h"
 
 namespace gpuprofile::kube {
@@ -41,11 +38,6 @@ struct ApiGroupInfo {
 // Parses a /version body.
 absl::StatusOr<ServerVersion> ParseServerVersion(const nlohmann::json& body);
 
-// The resource.k8s.io version to use among `served` ("v1", "v1beta2", ...) on server `kube`
-// (nullopt: unknown release, use the fixed order). NotFound naming what is served otherwise.
-absl::StatusOr<dra::DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
-                                                       const std::optional<KubeVersion>& kube);
-
 class Discovery {
  public:
   // `client` must outlive this.
@@ -55,10 +47,12 @@ class Discovery {
   absl::StatusOr<std::vector<ApiGroupInfo>> Groups();
   // The group's information; refreshes once when the group is unknown. NotFound if not served.
   absl::StatusOr<ApiGroupInfo> Group(const std::string& group);
-  // The version to use for `group` ("v1" for the core group ""): the server's preferred
-  // version, except for resource.k8s.io (see above).
+  // The server's preferred version of `group` ("v1" for the core group ""). NotFound if the
+  // group is not served.
   absl::StatusOr<std::string> PreferredVersion(const std::string& group);
-  absl::StatusOr<dra::DraApiVersion> PreferredDraApiVersion();
+  // The versions the server serves of `group`, as it lists them; empty when the group is not
+  // served (after one refresh, as Group).
+  absl::StatusOr<std::vector<std::string>> ServedVersions(const std::string& group);
 
   // Drops every cached answer.
   void Refresh();

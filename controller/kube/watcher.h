@@ -16,14 +16,14 @@
 //      after delivering events is resumed at once; one that delivered nothing waits first.
 // Stop() ends the loop: an open stream is cancelled and a backoff wait cut short.
 //
-// WatchSink receives JSON; StoreSink<T> decodes it into a runtime::Store<T>. Objects that do
-// not decode are skipped (and counted): one bad object must not stop the cache.
+// WatchSink receives JSON; kube::Reflector<T> (reflector.h) decodes it into a runtime::Store<T>
+// and tells handlers; kube::Informer runs a Watcher feeding one.
 //
 // Watch events are not parsed into a DOM: the watcher reads only the envelope of each line with
 // simdjson (type, object.metadata.resourceVersion, and an ERROR's Status) and hands the object's
 // JSON text to WatchSink::ApplyRaw. Its default parses the text with nlohmann::json and calls
 // Apply, so sinks that only implement Apply work unchanged; a sink with a faster decoder
-// overrides ApplyRaw (kube::ResourceSliceSink does). A line whose envelope is not
+// overrides ApplyRaw (a Reflector with a raw decoder does). A line whose envelope is not
 // {"type": string, "object": object}, or whose object the sink reports as not JSON, counts as
 // undecodable and ends the stream (resumed from the last version seen).
 //
@@ -147,48 +147,6 @@ class Watcher {
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);
   std::string rv_ ABSL_GUARDED_BY(mu_);
   absl::BitGen gen_ ABSL_GUARDED_BY(mu_);
-};
-
-// Decodes one object into a T; an error skips the object.
-template <typename T>
-using Decoder = std::function<absl::StatusOr<std::shared_ptr<const T>>(const nlohmann::json&)>;
-
-// Feeds a runtime::Store<T>: Replace after every (re)list, Apply per event.
-template <typename T>
-class StoreSink final : public WatchSink {
- public:
-  // `store` must outlive the sink. `on_undecodable` (optional) hears about skipped objects.
-  StoreSink(runtime::Store<T>* store, Decoder<T> decode,
-            std::function<void(const absl::Status&)> on_undecodable = nullptr)
-      : store_(store), decode_(std::move(decode)), on_undecodable_(std::move(on_undecodable)) {}
-
-  void Replace(std::vector<nlohmann::json> items) override {
-    std::vector<std::shared_ptr<const T>> objects;
-    objects.reserve(items.size());
-    for (const nlohmann::json& item : items) {
-      absl::StatusOr<std::shared_ptr<const T>> object = decode_(item);
-      if (object.ok()) {
-        objects.push_back(*std::move(object));
-      } else if (on_undecodable_) {
-        on_undecodable_(object.status());
-      }
-    }
-    store_->Replace(std::move(objects));
-  }
-
-  void Apply(runtime::WatchEventType type, const nlohmann::json& object) override {
-    absl::StatusOr<std::shared_ptr<const T>> decoded = decode_(object);
-    if (!decoded.ok()) {
-      if (on_undecodable_) on_undecodable_(decoded.status());
-      return;
-    }
-    store_->Apply(runtime::WatchEvent<T>{type, *std::move(decoded)});
-  }
-
- private:
-  runtime::Store<T>* const store_;
-  const Decoder<T> decode_;
-  const std::function<void(const absl::Status&)> on_undecodable_;
 };
 
 }  // namespace gpuprofile::kube

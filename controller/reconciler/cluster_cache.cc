@@ -69,6 +69,24 @@ bool OwnedObjectRelevant(const api::ObjectMeta* before, const api::ObjectMeta* a
 
 }  // namespace
 
+std::unique_ptr<kube::Informer<dra::ResourceSlice>> NewResourceSliceInformer(
+    kube::RestClient* client, kube::WatcherOptions watch, dra::DraApiVersion version) {
+  // Slices are the largest objects listed (about 4.5 KB of JSON each, several times that as a
+  // parsed page document): pages of kSlicePageSize keep a (re)list's transient page document
+  // near 4 MB instead of about 18 MB for 500, at the cost of 40 more list requests on 5,000
+  // slices.
+  watch.collection = ResourceSlicesPath(version);
+  watch.page_size = std::min(watch.page_size, kSlicePageSize);
+  auto slices = std::make_unique<kube::Informer<dra::ResourceSlice>>(
+      client, std::move(watch), DecodeSliceObject,
+      [](const dra::ResourceSlice& s) { return s.name; });
+  slices->SetRawDecoder([](absl::string_view json) { return Shared(dra::DecodeSliceFast(json)); });
+  // Relists keep the cached slices that did not change (see kube/reflector.h).
+  slices->SetVersionOf(
+      [](const dra::ResourceSlice& s) -> absl::string_view { return s.resource_version; });
+  return slices;
+}
+
 ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(options)) {
   profiles_ = std::make_unique<kube::Informer<ProfileObject>>(
       options_.client, For(options_.watch, GpuProfilesPath()), DecodeProfileObject,
@@ -118,15 +136,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   if (dra_version_.has_value() || stopped_) return false;
   dra_version_ = version;
   dra_checked_ = true;
-  // Slices are the largest objects listed (about 4.5 KB of JSON each, several times that as a
-  // parsed page document): pages of kSlicePageSize keep a (re)list's transient page document
-  // near 4 MB instead of about 18 MB for 500, at the cost of 40 more list requests on 5,000
-  // slices.
-  kube::WatcherOptions slice_watch = For(options_.watch, ResourceSlicesPath(version));
-  slice_watch.page_size = std::min(slice_watch.page_size, kSlicePageSize);
-  slices_ = std::make_unique<kube::Informer<dra::ResourceSlice>>(
-      options_.client, slice_watch, DecodeSliceObject,
-      [](const dra::ResourceSlice& s) { return s.name; });
+  slices_ = NewResourceSliceInformer(options_.client, options_.watch, version);
   classes_ = std::make_unique<kube::Informer<dra::DeviceClass>>(
       options_.client, For(options_.watch, DeviceClassesPath(version)), DecodeDeviceClassObject,
       runtime::KeyByMeta<dra::DeviceClass>(
@@ -140,15 +150,12 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       runtime::KeyByMeta<dra::ResourceClaimTemplate>(
           [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
       ProfileLabelIndex<dra::ResourceClaimTemplate>());
-  // Relists keep the cached objects that did not change (see Informer::SetVersionOf).
-  slices_->SetVersionOf(
-      [](const dra::ResourceSlice& s) -> absl::string_view { return s.resource_version; });
+  // Relists keep the cached objects that did not change (see kube/reflector.h).
   classes_->SetVersionOf(
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
   templates_->SetVersionOf([](const dra::ResourceClaimTemplate& t) -> absl::string_view {
     return t.metadata.resource_version;
   });
-  slices_->SetRawDecoder([](absl::string_view json) { return Shared(dra::DecodeSliceFast(json)); });
   slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
     slices_version_.fetch_add(1);
     version_.fetch_add(1);

@@ -2,7 +2,9 @@
 #include "controller/reconciler/cluster_objects.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "controller/api/gpu_node_group_codec.h"
@@ -84,6 +86,15 @@ absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
   out->group = *std::move(decoded);
   if (auto status = object.find("status"); status != object.end()) out->status = *status;
   return std::shared_ptr<const NodeGroupObject>(std::move(out));
+}
+
+absl::StatusOr<dra::DraApiVersion> DiscoverDraApiVersion(kube::Discovery* discovery) {
+  absl::StatusOr<kube::ServerVersion> version = discovery->GetServerVersion();
+  if (!version.ok()) return version.status();
+  absl::StatusOr<std::vector<std::string>> served =
+      discovery->ServedVersions(dra::kResourceApiGroup);
+  if (!served.ok()) return served.status();
+  return dra::ChooseDraApiVersion(*served, version->kube);
 }
 
 kube::ResourcePath GpuProfilesPath() {

@@ -24,6 +24,7 @@
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/dra/resource_slice.h"
+#include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
 #include "nlohmann/json.hpp"
 
@@ -76,6 +77,11 @@ struct NodeGroupObject {
 };
 absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
     const nlohmann::json& object);
+
+// The resource.k8s.io version the operator uses on the server `discovery` talks to: the newest
+// it supports among those served (dra::ChooseDraApiVersion). NotFound when none is served;
+// discovery's errors otherwise.
+absl::StatusOr<dra::DraApiVersion> DiscoverDraApiVersion(kube::Discovery* discovery);
 
 // REST paths (collections; WithName / WithNamespace for objects).
 kube::ResourcePath GpuProfilesPath();

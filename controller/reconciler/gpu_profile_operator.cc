@@ -195,7 +195,7 @@ void GpuProfileOperator::PollDiscovery() {
     if (!cache_->dra_version().has_value()) {
       if (!first) discovery_.Refresh();
       first = false;
-      absl::StatusOr<dra::DraApiVersion> version = discovery_.PreferredDraApiVersion();
+      absl::StatusOr<dra::DraApiVersion> version = DiscoverDraApiVersion(&discovery_);
       absl::Status status = version.status();
       // NotFound: discovery answered that no version is served (DRANotServed is then true);
       // other errors say nothing either way.

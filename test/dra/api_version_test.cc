@@ -113,5 +113,18 @@ TEST(DraApiVersionsInTest, NewestFirst) {
               ElementsAre(DraApiVersion::kV1, DraApiVersion::kV1beta2, DraApiVersion::kV1beta1));
 }
 
+TEST(ChooseDraApiVersionTest, TheProjectsOrderNotTheServersPreference) {
+  KubeVersion k133 = *KubeVersion::Parse("1.33");
+  KubeVersion k134 = *KubeVersion::Parse("1.34");
+  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1", "v1beta2"}, k133), DraApiVersion::kV1beta2);
+  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1"}, k133), DraApiVersion::kV1beta1);
+  EXPECT_EQ(*ChooseDraApiVersion({"v1beta2", "v1", "v1beta1"}, k134), DraApiVersion::kV1);
+  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1", "v1"}, std::nullopt), DraApiVersion::kV1);
+  absl::StatusOr<DraApiVersion> none = ChooseDraApiVersion({"v1alpha3"}, std::nullopt);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("serves resource.k8s.io in versions v1alpha3"),
+            absl::string_view::npos);
+}
+
 }  // namespace
 }  // namespace gpuprofile::dra

@@ -1,7 +1,11 @@
 // File: test/kube/discovery_test.cc
 #include "controller/kube/discovery.h"
 
+#include <string>
+#include <vector>
+
 #include "controller/runtime/testing/fake_clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/fake_transport.h"
 #include "test/testing/status_matchers.h"
@@ -9,7 +13,7 @@
 namespace gpuprofile::kube {
 namespace {
 
-using dra::DraApiVersion;
+using ::testing::ElementsAre;
 using testing::FakeTransport;
 using testing::JsonReply;
 
@@ -61,19 +65,6 @@ TEST(ParseServerVersionTest, ReadsMinorWithPlusAndPatchFromGitVersion) {
   EXPECT_FALSE(ParseServerVersion({{"major", "x"}}).ok());
 }
 
-TEST(ChooseDraApiVersionTest, TheProjectsOrderNotTheServersPreference) {
-  KubeVersion k133 = *KubeVersion::Parse("1.33");
-  KubeVersion k134 = *KubeVersion::Parse("1.34");
-  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1", "v1beta2"}, k133), DraApiVersion::kV1beta2);
-  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1"}, k133), DraApiVersion::kV1beta1);
-  EXPECT_EQ(*ChooseDraApiVersion({"v1beta2", "v1", "v1beta1"}, k134), DraApiVersion::kV1);
-  EXPECT_EQ(*ChooseDraApiVersion({"v1beta1", "v1"}, std::nullopt), DraApiVersion::kV1);
-  absl::StatusOr<DraApiVersion> none = ChooseDraApiVersion({"v1alpha3"}, std::nullopt);
-  ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.status().message().find("serves resource.k8s.io in versions v1alpha3"),
-            absl::string_view::npos);
-}
-
 TEST_F(DiscoveryTest, PreferredVersionsAreCachedUntilRefresh) {
   transport_.SetHandler([](const HttpRequest& r) {
     if (r.path == "/version") return JsonReply(200, Version("33", "v1.33.1"));
@@ -81,13 +72,17 @@ TEST_F(DiscoveryTest, PreferredVersionsAreCachedUntilRefresh) {
     return JsonReply(200, Groups({"v1beta1", "v1beta2"}, "v1beta1"));
   });
   Discovery discovery(client_.get());
+  ASSERT_OK(discovery.GetServerVersion());
+  // The server's preference: which version the operator uses is its own choice (dra).
   ASSERT_OK_AND_ASSIGN(std::string dra, discovery.PreferredVersion("resource.k8s.io"));
-  EXPECT_EQ(dra, "v1beta2");
+  EXPECT_EQ(dra, "v1beta1");
+  EXPECT_THAT(*discovery.ServedVersions("resource.k8s.io"), ElementsAre("v1beta1", "v1beta2"));
   EXPECT_EQ(*discovery.PreferredVersion("coordination.k8s.io"), "v1");
   EXPECT_EQ(*discovery.PreferredVersion(""), "v1");
   EXPECT_EQ(transport_.request_count(), 2u);  // /version and /apis once each
   discovery.Refresh();
-  ASSERT_OK(discovery.PreferredDraApiVersion());
+  ASSERT_OK(discovery.GetServerVersion());
+  ASSERT_OK(discovery.ServedVersions("resource.k8s.io"));
   EXPECT_EQ(transport_.request_count(), 4u);
 }
 
@@ -107,6 +102,8 @@ TEST_F(DiscoveryTest, AnUnknownGroupRefreshesOnceThenIsNotFound) {
   EXPECT_NE(missing.status().message().find("does not serve the API group \"example.com\""),
             absl::string_view::npos);
   EXPECT_EQ(apis_calls, 3);
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> none, discovery.ServedVersions("example.com"));
+  EXPECT_TRUE(none.empty());
 }
 
 }  // namespace
