@@ -237,7 +237,7 @@ class JsonBuilder : public YAML::EventHandler {
     if (it == anchors_.end()) return Fail(mark, "alias refers to an unfinished (recursive) node");
     const Anchored& anchored = it->second;
     if (static_cast<int64_t>(stack_.size()) + anchored.height > limits::kMaxNestingDepth) {
-      return FailNesting(mark);
+      return FailNesting(mark, /*through_alias=*/true);
     }
     if (!Charge(anchored.nodes, mark)) return;
     Add(anchored.value, "", false, mark, 0, anchored.nodes, anchored.height);
@@ -292,9 +292,10 @@ class JsonBuilder : public YAML::EventHandler {
     limit_exceeded_ = true;
   }
 
-  void FailNesting(const YAML::Mark& mark) {
+  void FailNesting(const YAML::Mark& mark, bool through_alias) {
     FailLimit(mark, absl::StrCat("mappings and sequences nest deeper than ",
-                                 limits::kMaxNestingDepth, " levels (aliases included)"));
+                                 limits::kMaxNestingDepth, " levels",
+                                 through_alias ? " (through an alias)" : ""));
   }
 
   // Charges `nodes` materialised nodes to the file's budget; false (and the error) when that
@@ -312,7 +313,7 @@ class JsonBuilder : public YAML::EventHandler {
   void Push(bool is_map, const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (!status_.ok()) return;
     if (static_cast<int64_t>(stack_.size()) + 1 > limits::kMaxNestingDepth) {
-      return FailNesting(mark);
+      return FailNesting(mark, /*through_alias=*/false);
     }
     if (!Charge(1, mark)) return;
     Frame frame;

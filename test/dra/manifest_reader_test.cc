@@ -490,7 +490,7 @@ TEST(ManifestReaderLimitsTest, AliasesCannotNestDeeperThanTheLimit) {
   auto result = ParseManifests(text, "alias-depth.yaml");
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(Message(result), HasSubstr("alias-depth.yaml: document 1: line 4, column "));
-  EXPECT_THAT(Message(result), HasSubstr(absl::StrCat(Deeper(), " (aliases included)")));
+  EXPECT_THAT(Message(result), HasSubstr(absl::StrCat(Deeper(), " (through an alias)")));
 }
 
 TEST(ManifestReaderLimitsTest, TooManyDocumentsStopTheFile) {
