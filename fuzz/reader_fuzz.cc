@@ -65,8 +65,12 @@ void CheckObjects(const std::vector<ManifestObject>& objects, int64_t node_budge
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   const int64_t budget = limits::YamlNodeBudget(size);
-  // The same bytes as YAML, as JSON, and sniffed (stdin).
+  // The same bytes as YAML, as JSON, and sniffed (stdin: JSON first only when the text starts
+  // with '{', else exactly the .yaml case, which is not run twice).
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const bool sniffed = first != std::string::npos && text[first] == '{';
   for (const char* name : {"input.yaml", "input.json", "stdin"}) {
+    if (name == std::string("stdin") && !sniffed) continue;
     auto objects = gpuprofile::dra::ParseManifests(text, name);
     if (objects.ok()) {
       CheckObjects(*objects, budget);
