@@ -517,7 +517,8 @@ void ParseYamlText(absl::string_view text, const std::string& name,
         break;
       }
       if (document >= limits::kMaxYamlDocumentsPerFile) {
-        errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": the file holds more than ",
+        errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document),
+                                      ": the file holds more than ",
                                       limits::kMaxYamlDocumentsPerFile,
                                       " YAML documents, the limit per file; split it"));
         break;

@@ -173,8 +173,8 @@ TEST_F(ManifestLoaderTest, InvalidSliceFilesGiveTheStrictErrors) {
 // Hostile input gives ReadManifests' errors on the fast path too (controller/core/input_limits.h).
 TEST_F(ManifestLoaderTest, HostileFilesGiveTheStrictErrors) {
   const std::string deep(100'000, '[');
-  ExpectSameAsReadManifests({Write("deep.json", R"({"apiVersion": "v1", "kind": "List", "items": )" +
-                                                    deep)});
+  ExpectSameAsReadManifests(
+      {Write("deep.json", R"({"apiVersion": "v1", "kind": "List", "items": )" + deep)});
   ExpectSameAsReadManifests({Write("deep.yaml", "a: " + deep)});
   const std::string bomb =
       ::gpuprofile::testing::SourceDir() + "/test/testdata/hostile/alias-bomb.yaml";

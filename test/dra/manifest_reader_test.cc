@@ -393,7 +393,8 @@ TEST(ManifestReaderLimitsTest, AliasBombFailsOnTheNodeBudgetNamingFileDocumentAn
 }
 
 TEST(ManifestReaderLimitsTest, TheCheckedInAliasBombFailsByName) {
-  const std::string path = gpuprofile::testing::SourceDir() + "/test/testdata/hostile/alias-bomb.yaml";
+  const std::string path =
+      gpuprofile::testing::SourceDir() + "/test/testdata/hostile/alias-bomb.yaml";
   auto result = ReadManifests({path});
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(Message(result), HasSubstr(path + ": document 1: line "));
