@@ -1,30 +1,58 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/ and runs each for the
-# given number of seconds (default 60; the profile target half of it) from the checked-in seed
-# corpus. Fails on any crash, leak, timeout or sanitizer report.
+# Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, runs every checked-in
+# regression input once, then fuzzes each target from its seed corpus. The argument N (default
+# 60) sets the time budget, 2.5 N seconds in all as before: the CEL parser and evaluator 0.75 N
+# each, the profile pipeline and the YAML/JSON readers 0.5 N each. Every input runs under a time
+# and memory limit (-timeout, -rss_limit_mb, -malloc_limit_mb). Fails on any crash, leak,
+# timeout, out-of-memory or sanitizer report; what libFuzzer saves then lands in
+# $GPO_FUZZ_ARTIFACTS (default build-fuzz/artifacts/): once the bug is fixed, add the input to the
+# target's corpus directory (fuzz/corpus, fuzz/profile_corpus, fuzz/reader_corpus) so that it
+# stays a regression input.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${GPO_FUZZ_BUILD_DIR:-$root/build-fuzz}
+artifacts=${GPO_FUZZ_ARTIFACTS:-$build/artifacts}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths relative to the checkout, so that another clone of the same sources hits the cache.
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DGPO_FUZZ=ON -DGPO_BUILD_TESTS=OFF -DGPO_BUILD_BENCHMARKS=OFF \
   >/dev/null
-ninja -C "$build" -j"$(nproc)" cel_fuzz profile_fuzz
-for target in parse evaluate; do
+ninja -C "$build" -j"$(nproc)" cel_fuzz profile_fuzz reader_fuzz
+mkdir -p "$artifacts"
+
+# run TARGET SECONDS CORPUS_DIR GLOB MAX_LEN TIMEOUT RSS_MB MALLOC_MB [env...]
+run() {
+  local target=$1 secs=$2 seeds=$3 glob=$4 max_len=$5 timeout=$6 rss=$7 malloc=$8
+  shift 8
+  local limits=(-timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb="$malloc"
+                -artifact_prefix="$artifacts/$target-")
+  # Regression pass: every checked-in input once, whole (no -max_len), under the same limits.
+  local log
+  # shellcheck disable=SC2086
+  if ! log=$(env "$@" "$build/fuzz/$target" "${limits[@]}" "$seeds"/$glob 2>&1); then
+    tail -n 40 <<<"$log"
+    echo "$target ${*:+($*) }failed on a regression input of $seeds"
+    return 1
+  fi
+  echo "$target ${*:+($*) }passed $(grep -c '^Executed' <<<"$log") regression inputs of $seeds"
+  local corpus
   corpus=$(mktemp -d)
-  cp "$root"/fuzz/corpus/*.cel "$corpus"/
-  echo "fuzzing cel $target for ${seconds}s"
-  GPO_FUZZ_MODE=$target "$build/fuzz/cel_fuzz" -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
+  # shellcheck disable=SC2086
+  cp "$seeds"/$glob "$corpus"/
+  echo "fuzzing $target ${*:+($*) }for ${secs}s"
+  env "$@" "$build/fuzz/$target" -max_total_time="$secs" -max_len="$max_len" "${limits[@]}" \
+    -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
   rm -rf "$corpus"
+}
+
+for mode in parse evaluate; do
+  run cel_fuzz $((seconds * 3 / 4)) "$root/fuzz/corpus" '*.cel' 4096 10 2048 2048 \
+    GPO_FUZZ_MODE=$mode
 done
-# Manifests -> GpuProfiles -> engine; half the time: each input runs the whole pipeline.
-corpus=$(mktemp -d)
-cp "$root"/fuzz/profile_corpus/*.yaml "$corpus"/
-echo "fuzzing profile decoding and the engine for $((seconds / 2))s"
-"$build/fuzz/profile_fuzz" -max_total_time="$((seconds / 2))" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=8192 -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
-rm -rf "$corpus"
+# Manifests -> GpuProfiles -> engine: each input runs the whole pipeline.
+run profile_fuzz $((seconds / 2)) "$root/fuzz/profile_corpus" '*.yaml' 8192 10 2048 2048
+# The YAML and JSON readers: the alias bomb must stay within a few MB, deep nesting within the
+# stack, every input within 5 s even under the sanitizers.
+run reader_fuzz $((seconds / 2)) "$root/fuzz/reader_corpus" '*' 8192 5 1024 256

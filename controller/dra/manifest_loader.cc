@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/core/input_limits.h"
 #include "controller/dra/slice_fast_decoder.h"
 
 namespace gpuprofile::dra {
@@ -75,6 +76,16 @@ class Loader {
     result.name = file;
     if (MayBeJson(file, *text)) {
       FastDecodeResult decoded = FastDecodeSliceJson(&*text);
+      if (decoded.handled && decoded.slices.size() > limits::kMaxManifestObjectsPerFile) {
+        // As the strict path words it (input_limits.h).
+        if (code_ == absl::StatusCode::kOk) code_ = absl::StatusCode::kInvalidArgument;
+        errors_.push_back(absl::StrCat(file, " (document 1, items[",
+                                       limits::kMaxManifestObjectsPerFile,
+                                       "]): the file holds more than ",
+                                       limits::kMaxManifestObjectsPerFile,
+                                       " objects, the limit per file; split it"));
+        return;
+      }
       if (decoded.handled) {
         result.fast = true;
         for (FastDecodedSlice& d : decoded.slices) {

@@ -42,7 +42,8 @@ struct LoadedManifests {
 
 // Reads every path (files, directories) as ReadManifests does; a `.json` file (or a file of
 // another extension whose text starts with `{`, except `.yaml`/`.yml`) is tried on the fast path
-// first. Errors: exactly ReadManifests' status for the same paths.
+// first. Errors: exactly ReadManifests' status for the same paths, limits included (a file over
+// limits::kMaxManifestFileBytes is refused before it is read; see manifest_reader.h).
 absl::StatusOr<LoadedManifests> LoadManifests(const std::vector<std::string>& paths);
 
 }  // namespace gpuprofile::dra

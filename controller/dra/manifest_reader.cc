@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/core/input_limits.h"
 #include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/exceptions.h"
 #include "yaml-cpp/mark.h"
@@ -200,11 +202,25 @@ absl::StatusOr<json> ResolveScalar(const std::string& tag, const std::string& te
   return absl::InvalidArgumentError(absl::StrCat("cannot decode \"", text, "\" as !!", kind));
 }
 
+// The nodes one file's YAML may materialise, shared by its documents (input_limits.h).
+struct NodeBudget {
+  int64_t used = 0;
+  int64_t limit = 0;
+  size_t input_bytes = 0;
+};
+
 // Builds one YAML document as JSON from yaml-cpp's parse events. The first problem is kept in
-// status(); later events are then ignored.
+// status(); later events are then ignored. Every node it materialises (parsed, copied in by an
+// alias, copied to remember an anchor) is charged to the file's budget, and no value may nest
+// deeper than limits::kMaxNestingDepth, aliases included: an alias bomb fails after the budget's
+// worth of work, not 10^9 nodes.
 class JsonBuilder : public YAML::EventHandler {
  public:
+  explicit JsonBuilder(NodeBudget* budget) : budget_(budget) {}
+
   const absl::Status& status() const { return status_; }
+  // True when status() is a limit (budget, nesting) rather than malformed YAML.
+  bool limit_exceeded() const { return limit_exceeded_; }
   json& root() { return root_; }
 
   void OnDocumentStart(const YAML::Mark& mark) override { document_mark_ = mark; }
@@ -212,19 +228,26 @@ class JsonBuilder : public YAML::EventHandler {
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    Add(json(nullptr), "", false, mark, anchor);
+    if (!Charge(1, mark)) return;
+    Add(json(nullptr), "", false, mark, anchor, 1, 0);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (!status_.ok()) return;
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) return Fail(mark, "alias refers to an unfinished (recursive) node");
-    Add(it->second, "", false, mark, 0);
+    const Anchored& anchored = it->second;
+    if (static_cast<int64_t>(stack_.size()) + anchored.height > limits::kMaxNestingDepth) {
+      return FailNesting(mark, /*through_alias=*/true);
+    }
+    if (!Charge(anchored.nodes, mark)) return;
+    Add(anchored.value, "", false, mark, 0, anchored.nodes, anchored.height);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
-    if (!status_.ok()) return;
+    if (!status_.ok() || !Charge(1, mark)) return;
     absl::StatusOr<json> resolved = ResolveScalar(tag, value);
     if (!resolved.ok()) return Fail(mark, resolved.status().message());
-    Add(*std::move(resolved), value, tag == "?" && value == "<<", mark, anchor);
+    Add(*std::move(resolved), value, tag == "?" && value == "<<", mark, anchor, 1, 0);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -241,6 +264,8 @@ class JsonBuilder : public YAML::EventHandler {
   struct Frame {
     bool is_map = false;
     json value;
+    int64_t nodes = 1;  // in the subtree, this collection included
+    int height = 1;     // levels of collections in the subtree, this one included
     YAML::anchor_t anchor = 0;
     YAML::Mark start_mark;
     bool have_key = false;
@@ -250,12 +275,47 @@ class JsonBuilder : public YAML::EventHandler {
     std::vector<json> merged;  // maps merged in with `<<`, first has precedence
   };
 
+  // A value remembered for its anchor, with its size and height for the limits.
+  struct Anchored {
+    json value;
+    int64_t nodes = 0;
+    int height = 0;
+  };
+
   void Fail(const YAML::Mark& mark, absl::string_view message) {
     if (status_.ok()) status_ = absl::InvalidArgumentError(absl::StrCat(MarkLabel(mark), message));
   }
 
+  void FailLimit(const YAML::Mark& mark, absl::string_view message) {
+    if (!status_.ok()) return;
+    Fail(mark, message);
+    limit_exceeded_ = true;
+  }
+
+  void FailNesting(const YAML::Mark& mark, bool through_alias) {
+    FailLimit(mark, absl::StrCat("mappings and sequences nest deeper than ",
+                                 limits::kMaxNestingDepth, " levels",
+                                 through_alias ? " (through an alias)" : ""));
+  }
+
+  // Charges `nodes` materialised nodes to the file's budget; false (and the error) when that
+  // exceeds it.
+  bool Charge(int64_t nodes, const YAML::Mark& mark) {
+    if (!status_.ok()) return false;
+    budget_->used += nodes;
+    if (budget_->used <= budget_->limit) return true;
+    FailLimit(mark, absl::StrCat("anchors and aliases expand the file to more than ",
+                                 budget_->limit, " nodes, the limit for ", budget_->input_bytes,
+                                 " bytes of YAML (an alias bomb?)"));
+    return false;
+  }
+
   void Push(bool is_map, const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (!status_.ok()) return;
+    if (static_cast<int64_t>(stack_.size()) + 1 > limits::kMaxNestingDepth) {
+      return FailNesting(mark, /*through_alias=*/false);
+    }
+    if (!Charge(1, mark)) return;
     Frame frame;
     frame.is_map = is_map;
     frame.value = is_map ? json::object() : json::array();
@@ -269,25 +329,33 @@ class JsonBuilder : public YAML::EventHandler {
     Frame frame = std::move(stack_.back());
     stack_.pop_back();
     if (frame.is_map) {
-      for (const json& merged : frame.merged) {
+      // Moved, not copied: the merged maps are this frame's own copies (charged when added).
+      for (json& merged : frame.merged) {
         for (auto it = merged.begin(); it != merged.end(); ++it) {
-          if (!frame.value.contains(it.key())) frame.value[it.key()] = it.value();
+          if (!frame.value.contains(it.key())) frame.value[it.key()] = std::move(it.value());
         }
       }
     }
-    Add(std::move(frame.value), "", false, frame.start_mark, frame.anchor);
+    Add(std::move(frame.value), "", false, frame.start_mark, frame.anchor, frame.nodes,
+        frame.height);
   }
 
-  // Adds a finished node to its parent (or makes it the document root).
+  // Adds a finished node (`nodes` in its subtree, `height` levels of collections) to its parent
+  // (or makes it the document root).
   void Add(json value, const std::string& raw, bool is_merge_key, const YAML::Mark& mark,
-           YAML::anchor_t anchor) {
+           YAML::anchor_t anchor, int64_t nodes, int height) {
     if (!status_.ok()) return;
-    if (anchor != 0) anchors_[anchor] = value;
+    if (anchor != 0) {
+      if (!Charge(nodes, mark)) return;  // the copy kept for aliases
+      anchors_[anchor] = Anchored{value, nodes, height};
+    }
     if (stack_.empty()) {
       root_ = std::move(value);
       return;
     }
     Frame& top = stack_.back();
+    top.nodes += nodes;
+    top.height = std::max(top.height, height + 1);
     if (!top.is_map) {
       top.value.push_back(std::move(value));
       return;
@@ -329,11 +397,13 @@ class JsonBuilder : public YAML::EventHandler {
     top.value[top.key] = std::move(value);
   }
 
+  NodeBudget* budget_;
   YAML::Mark document_mark_;
   absl::Status status_;
+  bool limit_exceeded_ = false;
   json root_;
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, json> anchors_;
+  std::map<YAML::anchor_t, Anchored> anchors_;
 };
 
 std::string JsonTypeName(const json& value) {
@@ -342,9 +412,17 @@ std::string JsonTypeName(const json& value) {
   return value.type_name();
 }
 
+// What is left of one file's object limit (input_limits.h).
+struct ObjectRoom {
+  size_t left = limits::kMaxManifestObjectsPerFile;
+  bool exceeded = false;  // reported once; the file's other objects are then dropped
+};
+
 // Checks one top-level document (or list item) and appends it, flattening lists.
 void AddObject(json object, const std::string& file, int document_index, int item_index,
-               std::vector<ManifestObject>& out, std::vector<std::string>& errors) {
+               ObjectRoom& room, std::vector<ManifestObject>& out,
+               std::vector<std::string>& errors) {
+  if (room.exceeded) return;
   ManifestObject mo{file, document_index, json(), item_index};
   auto fail = [&](absl::string_view message) {
     errors.push_back(absl::StrCat(mo.Location(), ": ", message));
@@ -362,6 +440,12 @@ void AddObject(json object, const std::string& file, int document_index, int ite
   const std::string kind = object["kind"].get<std::string>();
   const bool is_list = kind == "List" || (absl::EndsWith(kind, "List") && object.contains("items"));
   if (!is_list) {
+    if (room.left == 0) {
+      room.exceeded = true;
+      return fail(absl::StrCat("the file holds more than ", limits::kMaxManifestObjectsPerFile,
+                               " objects, the limit per file; split it"));
+    }
+    --room.left;
     mo.object = std::move(object);
     out.push_back(std::move(mo));
     return;
@@ -382,35 +466,40 @@ void AddObject(json object, const std::string& file, int document_index, int ite
         item["apiVersion"] = api_version;
       }
     }
-    AddObject(std::move(item), file, document_index, static_cast<int>(i), out, errors);
+    AddObject(std::move(item), file, document_index, static_cast<int>(i), room, out, errors);
+    if (room.exceeded) return;
   }
 }
 
 void ParseJsonText(absl::string_view text, const std::string& name,
                    std::vector<ManifestObject>& out, std::vector<std::string>& errors) {
   if (absl::StripAsciiWhitespace(text).empty()) return;  // an empty file holds no objects
-  json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    // Parse again with exceptions to get nlohmann's positioned message.
-    try {
-      json unused = json::parse(text.begin(), text.end());
-      (void)unused;
-      errors.push_back(absl::StrCat(name, ": invalid JSON"));
-    } catch (const json::exception& e) {
-      absl::string_view what = e.what();
-      if (auto pos = what.find("] "); pos != absl::string_view::npos) what.remove_prefix(pos + 2);
-      errors.push_back(absl::StrCat(name, ": invalid JSON: ", what));
-    }
+  absl::StatusOr<json> value = limits::ParseJson(text, name, limits::kMaxManifestFileBytes);
+  if (!value.ok()) {
+    errors.emplace_back(value.status().message());
     return;
   }
-  if (value.is_null()) return;
-  AddObject(std::move(value), name, 0, -1, out, errors);
+  if (value->is_null()) return;
+  ObjectRoom room;
+  AddObject(*std::move(value), name, 0, -1, room, out, errors);
 }
 
 void ParseYamlText(absl::string_view text, const std::string& name,
                    std::vector<ManifestObject>& out, std::vector<std::string>& errors) {
   std::istringstream in{std::string(text)};
   int document = 0;
+  NodeBudget budget;
+  budget.limit = limits::YamlNodeBudget(text.size());
+  budget.input_bytes = text.size();
+  ObjectRoom room;
+  // The document being built; outside the try block so that a yaml-cpp exception raised after
+  // the builder hit a limit (its own recursion guard, deeper than ours) reports the limit.
+  std::optional<JsonBuilder> builder;
+  auto builder_error = [&]() {
+    return absl::StrCat(name, ": ", DocumentLabel(document), ": ",
+                        builder->limit_exceeded() ? "" : "invalid YAML: ",
+                        builder->status().message());
+  };
   try {
     YAML::Parser parser(in);
     // yaml-cpp 0.7 can return the same empty document forever on some malformed input (a token
@@ -418,27 +507,39 @@ void ParseYamlText(absl::string_view text, const std::string& name,
     // did, and never produce more documents than the text has bytes.
     int previous_start = -1;
     while (true) {
-      JsonBuilder builder;
-      if (!parser.HandleNextDocument(builder)) break;
-      const YAML::Mark& start = builder.document_mark();
-      if ((start.pos == previous_start && builder.root().is_null()) ||
+      builder.emplace(&budget);
+      if (!parser.HandleNextDocument(*builder)) break;
+      const YAML::Mark& start = builder->document_mark();
+      if ((start.pos == previous_start && builder->root().is_null()) ||
           document > static_cast<int>(text.size())) {
         errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
                                       MarkLabel(start), "unexpected token"));
         break;
       }
+      if (document >= limits::kMaxYamlDocumentsPerFile) {
+        errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document),
+                                      ": the file holds more than ",
+                                      limits::kMaxYamlDocumentsPerFile,
+                                      " YAML documents, the limit per file; split it"));
+        break;
+      }
       previous_start = start.pos;
-      if (!builder.status().ok()) {
-        errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
-                                      builder.status().message()));
-      } else if (!builder.root().is_null()) {
-        AddObject(std::move(builder.root()), name, document, -1, out, errors);
+      if (!builder->status().ok()) {
+        errors.push_back(builder_error());
+        if (builder->limit_exceeded()) break;  // the rest of the file is not worth the work
+      } else if (!builder->root().is_null()) {
+        AddObject(std::move(builder->root()), name, document, -1, room, out, errors);
+        if (room.exceeded) break;
       }
       ++document;
     }
   } catch (const YAML::Exception& e) {
-    errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
-                                  MarkLabel(e.mark), e.msg));
+    if (builder && builder->limit_exceeded()) {
+      errors.push_back(builder_error());
+    } else {
+      errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": invalid YAML: ",
+                                    MarkLabel(e.mark), e.msg));
+    }
   } catch (const std::exception& e) {  // e.g. std::bad_alloc from a hostile input
     errors.push_back(absl::StrCat(name, ": ", DocumentLabel(document), ": ", e.what()));
   }
@@ -446,6 +547,12 @@ void ParseYamlText(absl::string_view text, const std::string& name,
 
 void ParseInto(absl::string_view text, const std::string& name, std::vector<ManifestObject>& out,
                std::vector<std::string>& errors) {
+  if (absl::Status size = limits::CheckSize(text.size(), limits::kMaxManifestFileBytes, name,
+                                            "the file");
+      !size.ok()) {
+    errors.emplace_back(size.message());
+    return;
+  }
   const std::string ext =
       absl::AsciiStrToLower(std::filesystem::path(name).extension().string());
   if (ext == ".json") return ParseJsonText(text, name, out, errors);
@@ -574,10 +681,17 @@ absl::StatusOr<std::string> ReadManifestFile(const std::string& path, size_t spa
   if (f == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot open"));
   // Read straight into one buffer of the file's size (plus the spare capacity) when the size is
   // known; files without one (pipes), or that grow meanwhile, are read on in chunks.
+  // Files over the limit are refused before they are read (by their size, or, for pipes, once
+  // more than the limit has arrived).
+  constexpr size_t kMax = limits::kMaxManifestFileBytes;
   std::string contents;
   struct stat st;
   if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     const size_t size = static_cast<size_t>(st.st_size);
+    if (absl::Status s = limits::CheckSize(size, kMax, path, "the file"); !s.ok()) {
+      std::fclose(f);
+      return s;
+    }
     contents.reserve(size + spare_capacity);
     contents.resize(size);
     contents.resize(std::fread(contents.data(), 1, size, f));
@@ -586,6 +700,11 @@ absl::StatusOr<std::string> ReadManifestFile(const std::string& path, size_t spa
   while (!std::feof(f) && !std::ferror(f)) {
     const size_t n = std::fread(chunk, 1, sizeof(chunk), f);
     contents.append(chunk, n);
+    if (contents.size() > kMax) {
+      std::fclose(f);
+      return absl::InvalidArgumentError(absl::StrCat(path, ": the file is over the limit of ",
+                                                     kMax, " bytes"));
+    }
   }
   const bool failed = std::ferror(f) != 0;
   const int read_errno = errno;

@@ -10,6 +10,13 @@
 // merge keys (`<<`) are resolved; duplicate keys in one mapping are an error. Empty documents are
 // skipped.
 //
+// Hostile input fails fast with a clear error (the limits and why: controller/core/input_limits.h):
+// files over limits::kMaxManifestFileBytes are refused before they are read; YAML whose anchors
+// and aliases would materialise more than limits::YamlNodeBudget(size) nodes (an alias bomb),
+// values nested deeper than limits::kMaxNestingDepth (YAML or JSON), more than
+// limits::kMaxYamlDocumentsPerFile documents or limits::kMaxManifestObjectsPerFile objects in one
+// file stop that file's reading with an error naming the file, the document and the position.
+//
 // Errors are absl::Status values (never exceptions): InvalidArgument for malformed input, NotFound
 // for missing paths, the mapped errno for other I/O failures. Messages name the file, the document
 // (1-based) and, where the parser gives one, the line and column (1-based). When several inputs

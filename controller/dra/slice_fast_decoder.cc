@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "controller/core/input_limits.h"
 #include "controller/core/quantity.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
@@ -402,6 +403,10 @@ bool DecodeDocument(const sj::element& root, std::vector<FastDecodedSlice>* out)
 
 // The strict path for one object: nlohmann::json, then DecodeSlice.
 absl::StatusOr<ResourceSlice> DecodeStrict(absl::string_view json) {
+  if (absl::Status s = limits::CheckJsonText(json, "ResourceSlice", limits::kMaxApiObjectBytes);
+      !s.ok()) {
+    return absl::DataLossError(s.message());
+  }
   nlohmann::json object = nlohmann::json::parse(json.begin(), json.end(), /*cb=*/nullptr,
                                                 /*allow_exceptions=*/false);
   if (object.is_discarded()) {

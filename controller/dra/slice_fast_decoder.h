@@ -59,7 +59,9 @@ struct FastDecodeResult {
 // into a ResourceSlice, with simdjson and without an nlohmann::json document. The result is
 // exactly DecodeSlice(nlohmann::json::parse(json)), errors included: whatever the fast path would
 // not decode identically (see above) is handed to the strict path. Errors:
-//  - DataLoss when the text is not JSON;
+//  - DataLoss when the text is not JSON, or when the strict path gets text over
+//    limits::kMaxApiObjectBytes or nested deeper than limits::kMaxNestingDepth (simdjson, on the
+//    fast path, stops at 1,024 levels by itself);
 //  - DecodeSlice's InvalidArgument (every problem, with field paths) otherwise.
 // Thread-compatible: one decoder per thread. It keeps its parser's buffers and the versions and
 // quantities it parsed (bounded) between calls, which is what makes per-event decoding cheap.

@@ -7,6 +7,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "controller/core/input_limits.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::kube {
@@ -80,10 +81,14 @@ nlohmann::json ToJson(const ApiError& e) {
 }
 
 std::optional<ApiError> FromJson(const std::string& text) {
+  if (!limits::CheckJsonText(text, "api error", limits::kMaxApiObjectBytes).ok()) {
+    return std::nullopt;
+  }
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;
   ApiError e;
-  e.code = j.value("code", 0);
+  // Not j.value("code", 0): it throws when "code" is not a number.
+  if (auto it = j.find("code"); it != j.end() && it->is_number_integer()) e.code = it->get<int>();
   e.reason = GetString(j, "reason");
   e.message = GetString(j, "message");
   e.group = GetString(j, "group");
@@ -113,7 +118,11 @@ bool HasReason(const absl::Status& status, int code, const char* reason) {
 ApiError ParseApiError(const HttpResponse& response) {
   ApiError e;
   e.code = response.status;
-  nlohmann::json body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  // An error body is a Status object; one over the limits (input_limits.h) is not parsed.
+  nlohmann::json body;
+  if (limits::CheckJsonText(response.body, "error response", limits::kMaxApiObjectBytes).ok()) {
+    body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  }
   if (body.is_object() && GetString(body, "kind") == "Status") {
     e.reason = GetString(body, "reason");
     e.message = GetString(body, "message");

@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/core/input_limits.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::kube {
@@ -150,6 +151,10 @@ absl::StatusOr<Credentials> ParseExecCredential(const std::string& output,
                                                 const std::string& api_version,
                                                 absl::Time* expiry) {
   *expiry = absl::InfiniteFuture();
+  if (absl::Status s = limits::CheckJsonText(output, "stdout", limits::kMaxExecCredentialBytes);
+      !s.ok()) {
+    return s;
+  }
   nlohmann::json j = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return absl::InvalidArgumentError("stdout is not a JSON object");
   auto str = [&](const nlohmann::json& o, const char* key) -> std::string {

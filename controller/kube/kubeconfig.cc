@@ -2,7 +2,9 @@
 #include "controller/kube/kubeconfig.h"
 
 #include <algorithm>
+#include <exception>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -13,7 +15,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "controller/core/input_limits.h"
 #include "controller/core/status_macros.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace gpuprofile::kube {
@@ -32,6 +36,42 @@ std::string Resolve(const std::string& file, const std::string& path) {
   }
   return absl::StrCat(Dir(file), "/", relative);
 }
+
+// Finds where a YAML document first nests deeper than limits::kMaxNestingDepth.
+class NestingCheck : public YAML::EventHandler {
+ public:
+  bool too_deep() const { return too_deep_; }
+  const YAML::Mark& mark() const { return mark_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Enter(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Enter(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void Enter(const YAML::Mark& mark) {
+    if (++depth_ > limits::kMaxNestingDepth && !too_deep_) {
+      too_deep_ = true;
+      mark_ = mark;
+    }
+  }
+
+  int depth_ = 0;
+  bool too_deep_ = false;
+  YAML::Mark mark_;
+};
 
 // Reads one kubeconfig's YAML tree, collecting every problem as "<where>: <what>".
 class Reader {
@@ -260,13 +300,35 @@ absl::StatusOr<std::string> ReadPem(const HostEnv& host, const std::string& path
 }  // namespace
 
 absl::StatusOr<Kubeconfig> ParseKubeconfig(absl::string_view text, const std::string& path) {
+  const std::string what = absl::StrCat("kubeconfig ", path);
+  RETURN_IF_ERROR(limits::CheckSize(text.size(), limits::kMaxKubeconfigBytes, what, "the file"));
   try {
+    // Nesting is checked on parse events before the tree is built (input_limits.h). Aliases
+    // need no budget here: yaml-cpp's tree shares an aliased node instead of copying it, and the
+    // reader visits a fixed set of fields.
+    {
+      std::istringstream in{std::string(text)};
+      YAML::Parser parser(in);
+      NestingCheck check;
+      try {
+        parser.HandleNextDocument(check);
+      } catch (const YAML::Exception&) {
+        if (!check.too_deep()) throw;  // yaml-cpp's own depth guard comes later than ours
+      }
+      if (check.too_deep()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": line ", check.mark().line + 1, ", column ", check.mark().column + 1,
+            ": mappings and sequences nest deeper than ", limits::kMaxNestingDepth, " levels"));
+      }
+    }
     YAML::Node root = YAML::Load(std::string(text));
     return ParseTree(root, path);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", path, ": not valid YAML at line ",
+    return absl::InvalidArgumentError(absl::StrCat(what, ": not valid YAML at line ",
                                                    e.mark.line + 1, ", column ",
                                                    e.mark.column + 1, ": ", e.msg));
+  } catch (const std::exception& e) {  // std::bad_alloc
+    return absl::ResourceExhaustedError(absl::StrCat(what, ": ", e.what()));
   }
 }
 

@@ -83,7 +83,9 @@ struct Kubeconfig {
 };
 
 // Parses one kubeconfig; `path` is used in messages and to resolve relative paths.
-// InvalidArgument naming the file, entry and field for malformed content.
+// InvalidArgument naming the file, entry and field for malformed content, and naming the file
+// (and the position) for text over limits::kMaxKubeconfigBytes or nested deeper than
+// limits::kMaxNestingDepth (controller/core/input_limits.h).
 absl::StatusOr<Kubeconfig> ParseKubeconfig(absl::string_view text, const std::string& path);
 
 // Merges `next` (a later file) into `merged` with kubectl's first-wins rules.

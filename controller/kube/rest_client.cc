@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "controller/core/input_limits.h"
 #include "controller/core/status_macros.h"
 #include "controller/runtime/controller_runtime_metrics.h"
 
@@ -224,11 +225,14 @@ absl::StatusOr<HttpResponse> RestClient::Do(const Call& call) {
 
 absl::StatusOr<nlohmann::json> RestClient::ParseBody(const Call& call,
                                                      const HttpResponse& response) {
-  nlohmann::json body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) {
-    return absl::DataLossError(absl::StrCat(call.method, " ", call.path, ": the ",
-                                            response.status, " response is not JSON"));
-  }
+  // Size and nesting are checked before parsing (input_limits.h): a broken or hostile server
+  // cannot make the client exhaust its memory or stack.
+  absl::StatusOr<nlohmann::json> body =
+      limits::ParseJson(response.body,
+                        absl::StrCat(call.method, " ", call.path, ": the ", response.status,
+                                     " response"),
+                        limits::kMaxApiResponseBytes);
+  if (!body.ok()) return absl::DataLossError(body.status().message());
   return body;
 }
 

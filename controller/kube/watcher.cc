@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "controller/core/input_limits.h"
 #include "controller/kube/api_error.h"
 #include "simdjson.h"
 
@@ -237,6 +238,15 @@ Watcher::WatchEnd Watcher::WatchOnce(bool* progressed) {
   std::string buffer;
   Envelope event;
   auto on_line = [&](absl::string_view line) -> bool {
+    // Size and nesting first (input_limits.h), before any parser or decoder sees the event.
+    if (absl::Status s = limits::CheckJsonText(
+            line, absl::StrCat("watch event of ", options_.collection.Path()),
+            limits::kMaxWatchEventBytes);
+        !s.ok()) {
+      ++undecodable;
+      stream_error = absl::DataLossError(s.message());
+      return false;
+    }
     if (!ReadEnvelope(&parser, &buffer, line, &event)) {
       ++undecodable;
       stream_error = absl::DataLossError(

@@ -258,6 +258,31 @@ spec: {driver: gpu.nvidia.com, nodeName: n, pool: {name: n, generation: "one", r
   EXPECT_THAT(r.err, HasSubstr("spec.pool.generation"));
 }
 
+// Hostile input from a pull request: `render` exits 1 with the file named, after bounded work
+// (the YAML node budget and the nesting limit of controller/core/input_limits.h).
+TEST(RenderErrorsTest, AnAliasBombExitsOneNamingTheFile) {
+  const std::string bomb = Src("test/testdata/hostile/alias-bomb.yaml");
+  Result r = Render({"-f", bomb, "-f", Src("config/samples/fleet")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr(bomb + ": document 1: line "));
+  EXPECT_THAT(r.err, HasSubstr("anchors and aliases expand the file to more than"));
+}
+
+TEST(RenderErrorsTest, DeeplyNestedInputsExitOneNamingTheFile) {
+  std::string deep;
+  for (int i = 0; i < 100'000; ++i) deep += "[";
+  for (const char* name : {"/deep.yaml", "/deep.json"}) {
+    const std::string path = ::testing::TempDir() + name;
+    WriteFile(path, R"({"apiVersion": "v1", "kind": "ConfigMap", "data": )" + deep);
+    Result r = Render({"-f", path, "-f", Src("config/samples/profiles")});
+    EXPECT_EQ(r.code, 1) << name;
+    EXPECT_THAT(r.out, IsEmpty()) << name;
+    EXPECT_THAT(r.err, HasSubstr(path + ": ")) << name;
+    EXPECT_THAT(r.err, HasSubstr("deeper than 256 levels")) << name;
+  }
+}
+
 TEST(RenderErrorsTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Render({}).code, 2);
   EXPECT_EQ(Render({"-f", Src("config/samples/profiles"), "-o", "xml"}).code, 2);

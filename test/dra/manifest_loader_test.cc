@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "controller/core/input_limits.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
@@ -167,6 +168,25 @@ TEST_F(ManifestLoaderTest, InvalidSliceFilesGiveTheStrictErrors) {
 
   ExpectSameAsReadManifests({Write("broken.json", R"({"apiVersion": "v1", "kind": )")});
   ExpectSameAsReadManifests({(root_ / "missing.json").string()});
+}
+
+// Hostile input gives ReadManifests' errors on the fast path too (controller/core/input_limits.h).
+TEST_F(ManifestLoaderTest, HostileFilesGiveTheStrictErrors) {
+  const std::string deep(100'000, '[');
+  ExpectSameAsReadManifests(
+      {Write("deep.json", R"({"apiVersion": "v1", "kind": "List", "items": )" + deep)});
+  ExpectSameAsReadManifests({Write("deep.yaml", "a: " + deep)});
+  const std::string bomb =
+      ::gpuprofile::testing::SourceDir() + "/test/testdata/hostile/alias-bomb.yaml";
+  ExpectSameAsReadManifests({bomb});
+  absl::StatusOr<LoadedManifests> loaded = LoadManifests({bomb});
+  EXPECT_THAT(loaded.status().message(), HasSubstr("anchors and aliases expand the file"));
+  // A sparse file over the size limit is refused before it is read, whatever its extension.
+  const std::string huge = Write("huge.json", "");
+  std::filesystem::resize_file(huge, limits::kMaxManifestFileBytes + 1);
+  ExpectSameAsReadManifests({huge});
+  loaded = LoadManifests({huge});
+  EXPECT_THAT(loaded.status().message(), HasSubstr(huge + ": the file is "));
 }
 
 TEST_F(ManifestLoaderTest, SliceNamesReadTwiceAreComparedAsBefore) {

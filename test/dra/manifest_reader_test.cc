@@ -6,9 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "controller/core/input_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -334,6 +338,206 @@ TEST(ManifestReaderMalformedYamlTest, InputsThatLoopTheYamlParserAreErrors) {
     EXPECT_FALSE(objects.ok()) << text;
     EXPECT_THAT(objects.status().message(), ::testing::HasSubstr("bad.yaml")) << text;
   }
+}
+
+}  // namespace
+}  // namespace gpuprofile::dra
+
+// Hostile input (controller/core/input_limits.h): every limit ends in an error naming the file,
+// the document and the position, after bounded work.
+namespace gpuprofile::dra {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Repeat(absl::string_view s, int n) {
+  std::string out;
+  out.reserve(s.size() * static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) out.append(s.data(), s.size());
+  return out;
+}
+
+// A GpuProfile whose spec holds `levels` anchored lists of `fanout` aliases of the level below:
+// fanout^levels strings once expanded.
+std::string AliasBomb(int levels, int fanout) {
+  std::string text =
+      "apiVersion: gpuprofile.io/v1alpha1\nkind: GpuProfile\nmetadata: {name: lol}\nspec:\n"
+      "  l0: &l0 [";
+  for (int i = 0; i < fanout; ++i) absl::StrAppend(&text, i ? ", " : "", "\"lol\"");
+  text += "]\n";
+  for (int level = 1; level <= levels; ++level) {
+    absl::StrAppend(&text, "  l", level, ": &l", level, " [");
+    for (int i = 0; i < fanout; ++i) absl::StrAppend(&text, i ? ", " : "", "*l", level - 1);
+    text += "]\n";
+  }
+  return text;
+}
+
+std::string Message(const absl::StatusOr<std::vector<ManifestObject>>& result) {
+  return std::string(result.status().message());
+}
+
+std::string Deeper() { return absl::StrCat("deeper than ", limits::kMaxNestingDepth, " levels"); }
+
+TEST(ManifestReaderLimitsTest, AliasBombFailsOnTheNodeBudgetNamingFileDocumentAndLine) {
+  const std::string bomb = AliasBomb(9, 10);  // 10^9 strings from about 600 bytes
+  auto result = ParseManifests(bomb, "bomb.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(result), HasSubstr("bomb.yaml: document 1: line "));
+  EXPECT_THAT(Message(result),
+              HasSubstr(absl::StrCat("anchors and aliases expand the file to more than ",
+                                     limits::YamlNodeBudget(bomb.size()), " nodes")));
+  EXPECT_THAT(Message(result), Not(HasSubstr("invalid YAML")));
+}
+
+TEST(ManifestReaderLimitsTest, TheCheckedInAliasBombFailsByName) {
+  const std::string path =
+      gpuprofile::testing::SourceDir() + "/test/testdata/hostile/alias-bomb.yaml";
+  auto result = ReadManifests({path});
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result), HasSubstr(path + ": document 1: line "));
+  EXPECT_THAT(Message(result), HasSubstr("anchors and aliases expand the file"));
+}
+
+TEST(ManifestReaderLimitsTest, AliasesWithinTheBudgetStillExpand) {
+  // 3 levels of 10: 10^4 strings (about 25,000 nodes with the anchors' copies), inside the
+  // budget of a small file.
+  ASSERT_OK_AND_ASSIGN(auto objects, ParseManifests(AliasBomb(3, 10), "fine.yaml"));
+  ASSERT_EQ(objects.size(), 1u);
+  const nlohmann::json& l3 = objects[0].object["spec"]["l3"];
+  ASSERT_EQ(l3.size(), 10u);
+  EXPECT_EQ(l3[9][9][9][9], "lol");
+}
+
+TEST(ManifestReaderLimitsTest, TheBudgetIsSharedByTheDocumentsOfAFile) {
+  // Each document alone is inside the budget (10^4 strings); together they are not.
+  std::string one = AliasBomb(3, 10);
+  auto result = ParseManifests(Repeat(one + "---\n", 20), "stream.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result), HasSubstr("stream.yaml: document "));
+  EXPECT_THAT(Message(result), HasSubstr("anchors and aliases expand the file"));
+  EXPECT_THAT(Message(result), Not(HasSubstr("document 1:")));
+}
+
+TEST(ManifestReaderLimitsTest, AnchorCopiesAreChargedToo) {
+  // Anchors on every level of a nested chain copy the subtree below each: quadratic work
+  // without one alias.
+  std::string text = "apiVersion: v1\nkind: ConfigMap\ndata:\n  x: ";
+  const int depth = 200;  // below the nesting limit: only the budget can stop this
+  for (int i = 0; i < depth; ++i) {
+    absl::StrAppend(&text, "&a", i, " [", Repeat("1, ", 20));
+  }
+  text += Repeat("]", depth) + "\n";
+  auto result = ParseManifests(text, "anchors.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result), HasSubstr("anchors.yaml: document 1: line 4, column "));
+  EXPECT_THAT(Message(result), HasSubstr("nodes, the limit for"));
+}
+
+struct DeepCase {
+  const char* name;
+  std::string text;
+};
+
+TEST(ManifestReaderLimitsTest, DeepNestingIsRefusedWithoutExhaustingTheStack) {
+  constexpr int kDeep = 100'000;
+  const std::string object = R"({"apiVersion": "v1", "kind": "ConfigMap", "data": )";
+  const std::vector<DeepCase> cases = {
+      {"flow.yaml", "apiVersion: v1\nkind: ConfigMap\ndata: " + Repeat("[", kDeep) +
+                        Repeat("]", kDeep) + "\n"},
+      {"flow-maps.yaml", "a: " + Repeat("{a: ", kDeep) + "1" + Repeat("}", kDeep) + "\n"},
+      {"block.yaml", Repeat("- ", kDeep) + "x\n"},
+      {"unclosed.yaml", Repeat("[", kDeep)},
+      {"arrays.json", object + Repeat("[", kDeep) + Repeat("]", kDeep) + "}"},
+      {"objects.json", object + Repeat(R"({"a": )", kDeep) + "1" + Repeat("}", kDeep) + "}"},
+      {"unclosed.json", Repeat("[", kDeep)},
+      {"stdin", object + Repeat("[", kDeep) + Repeat("]", kDeep) + "}"},  // sniffed as JSON
+  };
+  for (const DeepCase& c : cases) {
+    auto result = ParseManifests(c.text, c.name);
+    ASSERT_FALSE(result.ok()) << c.name;
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(Message(result), HasSubstr(absl::StrCat(c.name, ": "))) << c.name;
+    EXPECT_THAT(Message(result), HasSubstr(Deeper())) << c.name;
+  }
+}
+
+TEST(ManifestReaderLimitsTest, NestingUpToTheLimitIsAccepted) {
+  const int depth = limits::kMaxNestingDepth;
+  // The document's top-level mapping is one level; `data` holds depth - 1 more.
+  const std::string yaml = "apiVersion: v1\nkind: ConfigMap\ndata: " +
+                           Repeat("[", depth - 1) + Repeat("]", depth - 1) + "\n";
+  EXPECT_OK(ParseManifests(yaml, "ok.yaml"));
+  const std::string too_deep = "apiVersion: v1\nkind: ConfigMap\ndata: " + Repeat("[", depth) +
+                               Repeat("]", depth) + "\n";
+  auto result = ParseManifests(too_deep, "deep.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result),
+              HasSubstr(absl::StrCat("deep.yaml: document 1: line 3, column ", 6 + depth,
+                                     ": mappings and sequences nest ", Deeper())));
+  const std::string json = R"({"apiVersion": "v1", "kind": "ConfigMap", "data": )" +
+                           Repeat("[", depth - 1) + Repeat("]", depth - 1) + "}";
+  EXPECT_OK(ParseManifests(json, "ok.json"));
+}
+
+TEST(ManifestReaderLimitsTest, AliasesCannotNestDeeperThanTheLimit) {
+  // The anchored value is 3/4 of the limit deep; an alias of it at that level makes 6/4.
+  const int n = limits::kMaxNestingDepth * 3 / 4;
+  const std::string deep = Repeat("[", n) + Repeat("]", n);
+  const std::string text = "apiVersion: v1\nkind: ConfigMap\na: &deep " + deep + "\nb: " +
+                           Repeat("[", n - 1) + "*deep" + Repeat("]", n - 1) + "\n";
+  auto result = ParseManifests(text, "alias-depth.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result), HasSubstr("alias-depth.yaml: document 1: line 4, column "));
+  EXPECT_THAT(Message(result), HasSubstr(absl::StrCat(Deeper(), " (through an alias)")));
+}
+
+TEST(ManifestReaderLimitsTest, TooManyDocumentsStopTheFile) {
+  const std::string text = Repeat("---\n", limits::kMaxYamlDocumentsPerFile + 10);
+  auto result = ParseManifests(text, "separators.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(Message(result),
+              HasSubstr("separators.yaml: document 100001: the file holds more than 100000 YAML "
+                        "documents"));
+  // Exactly the limit is fine.
+  EXPECT_OK(ParseManifests(Repeat("---\n", limits::kMaxYamlDocumentsPerFile), "ok.yaml"));
+}
+
+TEST(ManifestReaderLimitsTest, WrongTypesAreErrorsNamingTheDocument) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"apiVersion: 1\nkind: Namespace\n", "object has no \"apiVersion\""},
+      {"apiVersion: v1\nkind: [Namespace]\n", "object has no \"kind\""},
+      {"- apiVersion: v1\n  kind: Namespace\n", "got array"},
+      {"just a string\n", "got string"},
+      {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", "items must be a list, got object"},
+      {"apiVersion: v1\nkind: List\nitems: [1]\n", "(document 1, items[0]): expected a "
+                                                    "Kubernetes object (a mapping), got integer"},
+      {"? [a, b]\n: c\n", "mapping keys must be scalars"},
+      {"a: !!int x\n", "cannot decode \"x\" as !!int"},
+  };
+  for (const auto& [text, expected] : cases) {
+    auto result = ParseManifests(text, "types.yaml");
+    ASSERT_FALSE(result.ok()) << text;
+    EXPECT_THAT(Message(result), HasSubstr("types.yaml")) << text;
+    EXPECT_THAT(Message(result), HasSubstr(expected)) << text;
+  }
+}
+
+TEST_F(ReadManifestsTest, OversizedFilesAreRefusedBeforeTheyAreRead) {
+  // A sparse file: no disk space, and the reader must not try to read (or allocate) it.
+  const std::string path = Write("huge.yaml", "");
+  std::filesystem::resize_file(path, limits::kMaxManifestFileBytes + 1);
+  auto result = ReadManifests({path});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(result),
+              HasSubstr(absl::StrCat(path, ": the file is ", limits::kMaxManifestFileBytes + 1,
+                                     " bytes, over the limit of ",
+                                     limits::kMaxManifestFileBytes, " bytes")));
+  auto text = ReadManifestFile(path);
+  EXPECT_FALSE(text.ok());
 }
 
 }  // namespace

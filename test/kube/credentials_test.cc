@@ -157,6 +157,9 @@ TEST(ExecPluginTest, FailuresNameThePluginTheUserAndTheHint) {
   };
   for (const Bad& b : std::vector<Bad>{
            {"not json", "stdout is not a JSON object"},
+           {std::string(100'000, '['), "stdout: JSON nests deeper than 256 levels"},
+           {std::string((1 << 20) + 1, ' '), "stdout: the JSON text is 1048577 bytes, over the "
+                                             "limit of 1048576 bytes"},
            {R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1",)"
             R"("status":{"token":"x"}})",
             "apiVersion is \"client.authentication.k8s.io/v1beta1\", but the kubeconfig asked for "

@@ -3,7 +3,11 @@
 // order LoadClientConfig follows — all over in-memory fakes of the filesystem and environment.
 #include "controller/kube/kubeconfig.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/escaping.h"
+#include "controller/core/input_limits.h"
 #include "controller/runtime/testing/fake_clock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/fake_host.h"
@@ -116,6 +120,49 @@ TEST_F(KubeconfigTest, InvalidYamlNamesLineAndColumn) {
   EXPECT_NE(Message(c.status()).find("kubeconfig /k/config: not valid YAML at line"),
             std::string::npos)
       << c.status();
+}
+
+// Hostile kubeconfigs (controller/core/input_limits.h): errors name the file, never a crash.
+TEST_F(KubeconfigTest, HostileInputIsRefusedNamingTheFile) {
+  auto repeat = [](const std::string& s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"clusters: " + repeat("[", 100'000), "kubeconfig /k/config: line 1, column "},
+      {"clusters: " + repeat("[", 100'000) + repeat("]", 100'000),
+       "nest deeper than 256 levels"},
+      {repeat("- ", 100'000) + "x\n", "nest deeper than 256 levels"},
+      {std::string(limits::kMaxKubeconfigBytes + 1, '#'),
+       "kubeconfig /k/config: the file is 16777217 bytes, over the limit of 16777216 bytes"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Kubeconfig> parsed = ParseKubeconfig(c.text, "/k/config");
+    ASSERT_FALSE(parsed.ok()) << c.text.substr(0, 40);
+    EXPECT_NE(Message(parsed.status()).find(c.message), std::string::npos) << parsed.status();
+  }
+}
+
+TEST_F(KubeconfigTest, AnAliasBombIsReadWithoutExpandingIt) {
+  // yaml-cpp shares aliased nodes, and the reader visits fixed fields: 10^9 entries on paper,
+  // ten "must be a mapping" errors in practice.
+  std::string text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
+  for (int level = 1; level <= 9; ++level) {
+    text += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) text += (i ? ", *l" : "*l") + std::to_string(level - 1);
+    text += "]\n";
+  }
+  text += "clusters: *l9\n";
+  absl::StatusOr<Kubeconfig> parsed = ParseKubeconfig(text, "/k/config");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(Message(parsed.status()).find("kubeconfig /k/config:"), std::string::npos);
+  EXPECT_NE(Message(parsed.status()).find("clusters[9] must be a mapping"), std::string::npos)
+      << parsed.status();
 }
 
 TEST_F(KubeconfigTest, KubeconfigListMergesFirstWinsAndSkipsMissingFiles) {

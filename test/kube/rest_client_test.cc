@@ -20,6 +20,7 @@ using testing::ErrorReply;
 using testing::FakeTransport;
 using testing::JsonReply;
 using testing::QueryParam;
+using testing::Reply;
 using testing::StatusReply;
 
 const ResourcePath kConfigMaps{"", "v1", "configmaps", "default", "", ""};
@@ -86,6 +87,32 @@ TEST_F(RestClientTest, GetSendsJsonAcceptUserAgentAndBearerToken) {
   EXPECT_EQ(Header(r, "Accept"), "application/json");
   EXPECT_EQ(Header(r, "Authorization"), "Bearer s3cret");
   EXPECT_EQ(Header(r, "User-Agent"), "gpu-profile-operator");
+}
+
+// Hostile or broken servers (controller/core/input_limits.h): a body nested past the limit is
+// DataLoss naming the request, checked before nlohmann parses it; an error body that deep is not
+// parsed at all (the HTTP status still counts).
+TEST_F(RestClientTest, DeeplyNestedBodiesAreDataLossNamingTheRequest) {
+  RestClient client(&transport_, Options());
+  Reply deep;
+  deep.response.status = 200;
+  deep.response.body = R"({"apiVersion": "v1", "kind": "ConfigMap", "data": )" +
+                       std::string(100'000, '[');
+  transport_.Push(deep);
+  absl::StatusOr<nlohmann::json> object = client.Get(kConfigMaps.WithName("x"));
+  ASSERT_FALSE(object.ok());
+  EXPECT_EQ(object.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(object.status().message(),
+            "GET /api/v1/namespaces/default/configmaps/x: the 200 response: JSON nests deeper "
+            "than 256 levels (at byte 306, line 1)");
+
+  Reply deep_error = deep;
+  deep_error.response.status = 404;
+  deep_error.response.body = std::string(100'000, '{');
+  transport_.Push(deep_error);
+  object = client.Get(kConfigMaps.WithName("x"));
+  ASSERT_FALSE(object.ok());
+  EXPECT_TRUE(apierrors::IsNotFound(object.status())) << object.status();
 }
 
 TEST_F(RestClientTest, WritesUseTheRightVerbsContentTypesAndQueries) {

@@ -372,6 +372,8 @@ TEST(WatcherRawPathTest, MalformedLinesAreUndecodableAndTheStreamResumes) {
            std::string(R"({"type":"ADDED","object":{"metadata":{"name":"x"},"a":tru}})"),
            std::string(R"({"type":"ADDED","object":{"metadata":{"name":"x"},"a":1.2.3}})"),
            std::string("{\"type\":\"ADDED\",\"object\":{\"a\":\"\xff\"}}"),
+           // Nested past limits::kMaxNestingDepth: refused before any parser sees it.
+           std::string(R"({"type":"ADDED","object":{"a":)") + std::string(100'000, '['),
        }) {
     SCOPED_TRACE(bad);
     runtime::FakeClock clock;
