@@ -4,8 +4,9 @@
 // (`format.dns1123Label()` ...), and `<format>.validate(s)`, which is optional.none() for a valid
 // string and otherwise the list of Kubernetes' own validation messages.
 //
-// The DNS and label checks reproduce k8s.io/apimachinery's util/validation (messages, regexes
-// quoted in them, length limits, and the "prefix" variants' trailing-dash masking). The CRD
+// The DNS and label checks are k8s.io/apimachinery's util/validation (controller/core/names.h:
+// messages, regexes quoted in them, length limits), plus the "prefix" variants' trailing-dash
+// masking. The CRD
 // formats follow kube-openapi's strfmt; `uri` reuses the URL library's ParseRequestURI.
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "controller/cel/function.h"
+#include "controller/core/names.h"
 #include "re2/re2.h"
 
 namespace gpuprofile::cel {
@@ -31,150 +33,9 @@ constexpr char kFormatLibrary[] = "Kubernetes format library";
 
 using Messages = std::vector<std::string>;
 
-// ---- k8s.io/apimachinery/pkg/util/validation ----
+// ---- k8s.io/apimachinery/pkg/util/validation (controller/core/names.h) ----
 
-constexpr char kDns1123LabelFmt[] = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-constexpr char kDns1123SubdomainFmt[] =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr char kDns1035LabelFmt[] = "[a-z]([-a-z0-9]*[a-z0-9])?";
-constexpr char kQualifiedNameFmt[] = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr char kLabelValueFmt[] = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-
-std::string RegexError(absl::string_view msg, absl::string_view fmt,
-                       std::vector<absl::string_view> examples) {
-  if (examples.empty()) return absl::StrCat(msg, " (regex used for validation is '", fmt, "')");
-  std::string out = absl::StrCat(msg, " (e.g. ");
-  for (size_t i = 0; i < examples.size(); ++i) {
-    if (i > 0) out += " or ";
-    absl::StrAppend(&out, "'", examples[i], "', ");
-  }
-  absl::StrAppend(&out, "regex used for validation is '", fmt, "')");
-  return out;
-}
-
-std::string MaxLenError(int n) { return absl::StrCat("must be no more than ", n, " characters"); }
-
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool IsAlnum(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); }
-
-// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ (or [a-z] first for RFC 1035).
-bool MatchesLabel(absl::string_view s, bool rfc1035) {
-  if (s.empty()) return false;
-  if (rfc1035 ? !(s[0] >= 'a' && s[0] <= 'z') : !IsLowerAlnum(s[0])) return false;
-  if (!IsLowerAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
-bool MatchesSubdomain(absl::string_view s) {
-  for (absl::string_view label : absl::StrSplit(s, '.')) {
-    if (!MatchesLabel(label, false)) return false;
-  }
-  return true;
-}
-
-// ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$
-bool MatchesQualifiedName(absl::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
-Messages IsDns1123Label(absl::string_view v) {
-  Messages errs;
-  if (v.size() > 63) errs.push_back(MaxLenError(63));
-  if (!MatchesLabel(v, false)) {
-    if (MatchesSubdomain(v)) {
-      errs.push_back("must not contain dots");
-    } else {
-      errs.push_back(RegexError(
-          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-          "and must start and end with an alphanumeric character",
-          kDns1123LabelFmt, {"my-name", "123-abc"}));
-    }
-  }
-  return errs;
-}
-
-Messages IsDns1123Subdomain(absl::string_view v) {
-  Messages errs;
-  if (v.size() > 253) errs.push_back(MaxLenError(253));
-  if (!MatchesSubdomain(v)) {
-    errs.push_back(RegexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-        "or '.', and must start and end with an alphanumeric character",
-        kDns1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
-}
-
-Messages IsDns1035Label(absl::string_view v) {
-  Messages errs;
-  if (v.size() > 63) errs.push_back(MaxLenError(63));
-  if (!MatchesLabel(v, true)) {
-    errs.push_back(RegexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
-        "an alphabetic character, and end with an alphanumeric character",
-        kDns1035LabelFmt, {"my-name", "abc-123"}));
-  }
-  return errs;
-}
-
-constexpr char kQualifiedNameErrMsg[] =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-
-Messages IsQualifiedName(absl::string_view value) {
-  Messages errs;
-  std::vector<absl::string_view> parts = absl::StrSplit(value, '/');
-  absl::string_view name;
-  if (parts.size() == 1) {
-    name = parts[0];
-  } else if (parts.size() == 2) {
-    absl::string_view prefix = parts[0];
-    name = parts[1];
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      for (const std::string& m : IsDns1123Subdomain(prefix)) {
-        errs.push_back(absl::StrCat("prefix part ", m));
-      }
-    }
-  } else {
-    errs.push_back(absl::StrCat(
-        "a qualified name ",
-        RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}),
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"));
-    return errs;
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back(absl::StrCat("name part ", MaxLenError(63)));
-  }
-  if (!MatchesQualifiedName(name)) {
-    errs.push_back(absl::StrCat(
-        "name part ",
-        RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"})));
-  }
-  return errs;
-}
-
-Messages IsValidLabelValue(absl::string_view v) {
-  Messages errs;
-  if (v.size() > 63) errs.push_back(MaxLenError(63));
-  if (!v.empty() && !MatchesQualifiedName(v)) {
-    errs.push_back(RegexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-        "'.', and must start and end with an alphanumeric character",
-        kLabelValueFmt, {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
 
 // apimachinery's maskTrailingDash: note it drops two characters before appending "a", exactly as
 // Kubernetes does ("abc-" is checked as "aba").
@@ -242,8 +103,7 @@ bool IsDateTime(absl::string_view str) {
   static const auto* re =
       new RE2("^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$");
   std::string hh, mm, ss;
-  if (!RE2::PartialMatch(re2::StringPiece(parts[1].data(), parts[1].size()), *re, &hh, &mm,
-                         &ss)) {
+  if (!RE2::PartialMatch(re2::StringPiece(parts[1].data(), parts[1].size()), *re, &hh, &mm, &ss)) {
     return false;
   }
   return hh <= "23" && mm <= "59" && ss <= "59";
@@ -276,18 +136,19 @@ struct NamedFormat {
 
 const std::vector<NamedFormat>& Formats() {
   static const auto* formats = new std::vector<NamedFormat>{
-      {"dns1123Label", "DNS1123Label", [](absl::string_view s) { return IsDns1123Label(s); }},
+      {"dns1123Label", "DNS1123Label", [](absl::string_view s) { return DnsLabelErrors(s); }},
       {"dns1123Subdomain", "DNS1123Subdomain",
-       [](absl::string_view s) { return IsDns1123Subdomain(s); }},
-      {"dns1035Label", "DNS1035Label", [](absl::string_view s) { return IsDns1035Label(s); }},
-      {"qualifiedName", "QualifiedName", [](absl::string_view s) { return IsQualifiedName(s); }},
+       [](absl::string_view s) { return DnsSubdomainErrors(s); }},
+      {"dns1035Label", "DNS1035Label", [](absl::string_view s) { return Dns1035LabelErrors(s); }},
+      {"qualifiedName", "QualifiedName",
+       [](absl::string_view s) { return QualifiedNameErrors(s); }},
       {"dns1123LabelPrefix", "DNS1123LabelPrefix",
-       [](absl::string_view s) { return IsDns1123Label(MaskTrailingDash(s)); }},
+       [](absl::string_view s) { return DnsLabelErrors(MaskTrailingDash(s)); }},
       {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix",
-       [](absl::string_view s) { return IsDns1123Subdomain(MaskTrailingDash(s)); }},
+       [](absl::string_view s) { return DnsSubdomainErrors(MaskTrailingDash(s)); }},
       {"dns1035LabelPrefix", "DNS1035LabelPrefix",
-       [](absl::string_view s) { return IsDns1035Label(MaskTrailingDash(s)); }},
-      {"labelValue", "LabelValue", [](absl::string_view s) { return IsValidLabelValue(s); }},
+       [](absl::string_view s) { return Dns1035LabelErrors(MaskTrailingDash(s)); }},
+      {"labelValue", "LabelValue", [](absl::string_view s) { return LabelValueErrors(s); }},
       {"uri", "URI",
        [](absl::string_view s) {
          std::optional<std::string> e = RequestUriError(s);
@@ -315,8 +176,7 @@ class FormatValue final : public OpaqueValue {
   absl::string_view TypeName() const override { return kFormatTypeName; }
   std::optional<bool> Equals(const OpaqueValue& other) const override {
     if (other.TypeName() != kFormatTypeName) return std::nullopt;
-    return absl::string_view(format_->name) ==
-           static_cast<const FormatValue&>(other).format_->name;
+    return absl::string_view(format_->name) == static_cast<const FormatValue&>(other).format_->name;
   }
   std::string DebugString() const override { return absl::StrCat("format.", format_->key, "()"); }
   const NamedFormat& format() const { return *format_; }
@@ -346,8 +206,8 @@ Value Named(absl::Span<const Value> args) {
 
 void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl, bool member) {
-  Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
-                            member);
+  Overload o =
+      MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl), member);
   o.gate = Gate{kFormatIntroducedMinor, kFormatLibrary};
   registry.Add(name, std::move(o));
 }
@@ -363,7 +223,8 @@ void RegisterFormatLibrary(FunctionRegistry& registry) {
   for (const NamedFormat& f : Formats()) {
     const std::string name = absl::StrCat("format.", f.key);
     const NamedFormat* ptr = &f;
-    Add(registry, name, name, {}, format,
+    Add(
+        registry, name, name, {}, format,
         [ptr](absl::Span<const Value>) { return MakeFormat(*ptr); }, /*member=*/false);
   }
 }

@@ -1,18 +1,24 @@
-// File: controller/api/validation.h
+// File: controller/core/names.h
 // Name and value checks with Kubernetes' rules and wording (k8s.io/apimachinery
-// pkg/util/validation and the DRA validation of resource.k8s.io), used by the api decoders and by
-// anyone who must check a name before writing it into an object.
+// pkg/util/validation and the DRA validation of resource.k8s.io): the one home of these rules,
+// used by the object decoders (meta, api), by the CEL format library (`format.dns1123Label()`
+// ...) and by anyone who must check a name before writing it into an object.
 //
-// Each check returns OK or InvalidArgument whose message is Kubernetes' text for the problem (when
-// several rules fail, their texts joined by "; "). The message never names the field: callers put
-// the field path in front ("spec.deviceClassName: invalid value \"X\": <message>").
+// The `...Errors` functions return Kubernetes' messages for every rule the value breaks, in
+// Kubernetes' order (empty when valid), as `util/validation`'s Is* functions do. The `Is...`
+// checks return OK or InvalidArgument whose message is those texts joined by "; ". Messages never
+// name the field: callers put the field path in front
+// ("spec.deviceClassName: invalid value \"X\": <message>").
 // Pure; thread-safe.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile {
 
 inline constexpr int kDnsLabelMaxLength = 63;
 inline constexpr int kDnsSubdomainMaxLength = 253;
@@ -22,6 +28,14 @@ inline constexpr int kQualifiedNameMaxLength = 63;  // the name part of a qualif
 inline constexpr int kDraDriverNameMaxLength = 63;      // also the domain of a qualified name
 inline constexpr int kDraIdentifierMaxLength = 32;      // C identifier part of an attribute name
 inline constexpr int kDraAttributeValueMaxLength = 64;  // string and version attribute values
+
+// Kubernetes' messages, one per broken rule (util/validation's IsDNS1123Label and friends).
+std::vector<std::string> DnsLabelErrors(absl::string_view value);
+std::vector<std::string> DnsSubdomainErrors(absl::string_view value);
+// RFC 1035 label: [a-z]([-a-z0-9]*[a-z0-9])?, at most 63 characters (e.g. Service names).
+std::vector<std::string> Dns1035LabelErrors(absl::string_view value);
+std::vector<std::string> QualifiedNameErrors(absl::string_view value);
+std::vector<std::string> LabelValueErrors(absl::string_view value);
 
 // RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters (object names of most
 // kinds, namespaces, DRA request names).
@@ -50,4 +64,4 @@ absl::Status IsDraDriverName(absl::string_view value);
 // characters) and the identifier a C identifier of at most 32.
 absl::Status IsDraAttributeName(absl::string_view value);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile

@@ -1,12 +1,12 @@
-// File: test/api/label_selector_test.cc
+// File: test/meta/label_selector_test.cc
 // LabelSelector::Matches (metav1 semantics) and its strict codec.
-#include "controller/api/label_selector.h"
+#include "controller/meta/label_selector.h"
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "controller/api/label_selector_codec.h"
+#include "controller/meta/label_selector_codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"

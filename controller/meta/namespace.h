@@ -1,10 +1,10 @@
-// File: controller/api/namespace.h
+// File: controller/meta/namespace.h
 // What the operator needs of a core/v1 Namespace: its name, labels and whether it is terminating
 // (status.phase == Terminating or metadata.deletionTimestamp set).
 // Pure value type; thread-compatible.
 #pragma once
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::api {
 

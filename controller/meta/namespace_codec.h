@@ -1,4 +1,4 @@
-// File: controller/api/namespace_codec.h
+// File: controller/meta/namespace_codec.h
 // Decoding of core/v1 Namespace objects into the Namespace the operator needs: metadata (see
 // object_meta_codec.h) and `terminating` (status.phase == "Terminating" or
 // metadata.deletionTimestamp set). The status block is read leniently: a phase of another type
@@ -7,7 +7,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
-#include "controller/api/namespace.h"
+#include "controller/meta/namespace.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::api {

@@ -1,4 +1,4 @@
-// File: controller/api/condition.h
+// File: controller/meta/condition.h
 // metav1.Condition, and the condition types and reasons GpuProfile uses (docs/design.md §3).
 // Pure value types; thread-compatible.
 #pragma once

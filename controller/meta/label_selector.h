@@ -1,4 +1,4 @@
-// File: controller/api/label_selector.h
+// File: controller/meta/label_selector.h
 // metav1.LabelSelector with Kubernetes' semantics: matchLabels and matchExpressions are AND-ed;
 // an empty selector ({}) selects everything; operators In, NotIn, Exists, DoesNotExist (NotIn and
 // DoesNotExist also select objects that lack the key). "Absent selects none" is the caller's

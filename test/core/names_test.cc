@@ -1,13 +1,15 @@
-// File: test/api/validation_test.cc
-#include "controller/api/validation.h"
+// File: test/core/names_test.cc
+#include "controller/core/names.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile {
 namespace {
 
 using ::testing::HasSubstr;
@@ -140,5 +142,30 @@ TEST(ValidationTest, DraAttributeName) {
          {"a/b/c", false, "must be either a C identifier or a domain/C identifier"}});
 }
 
+// The message lists (what the CEL format library returns) are the Status texts, split.
+TEST(ValidationTest, ErrorListsMatchStatusMessages) {
+  using ::testing::ElementsAre;
+  using ::testing::IsEmpty;
+  EXPECT_THAT(DnsLabelErrors("a.b"), ElementsAre("must not contain dots"));
+  EXPECT_THAT(DnsLabelErrors(std::string(64, 'A')),
+              ElementsAre("must be no more than 63 characters",
+                          HasSubstr("a lowercase RFC 1123 label must consist of")));
+  EXPECT_THAT(DnsSubdomainErrors("example.com"), IsEmpty());
+  EXPECT_THAT(Dns1035LabelErrors("abc-123"), IsEmpty());
+  EXPECT_THAT(Dns1035LabelErrors("1abc"),
+              ElementsAre(HasSubstr("a DNS-1035 label must consist of lower case alphanumeric "
+                                    "characters or '-', start with an alphabetic character")));
+  EXPECT_THAT(QualifiedNameErrors("/x"), ElementsAre("prefix part must be non-empty"));
+  EXPECT_THAT(LabelValueErrors(""), IsEmpty());
+  for (const char* value : {"a.b", "-x", "/x", "a/b/c", "", "ok"}) {
+    const std::vector<std::string> errors = QualifiedNameErrors(value);
+    const absl::Status status = IsQualifiedName(value);
+    EXPECT_EQ(status.ok(), errors.empty()) << value;
+    if (!errors.empty()) {
+      EXPECT_EQ(status.message(), absl::StrJoin(errors, "; ")) << value;
+    }
+  }
+}
+
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile

@@ -1,5 +1,5 @@
-// File: controller/api/object_meta.cc
-#include "controller/api/object_meta.h"
+// File: controller/meta/object_meta.cc
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::api {
 

@@ -1,6 +1,6 @@
-// File: controller/api/label_selector.cc
+// File: controller/meta/label_selector.cc
 // metav1.LabelSelector matching as labels.Selector from LabelSelectorAsSelector evaluates it.
-#include "controller/api/label_selector.h"
+#include "controller/meta/label_selector.h"
 
 #include <algorithm>
 

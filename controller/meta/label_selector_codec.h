@@ -1,4 +1,4 @@
-// File: controller/api/label_selector_codec.h
+// File: controller/meta/label_selector_codec.h
 // Strict JSON decoding and encoding of metav1.LabelSelector:
 //   {matchLabels: {<qualified name>: <label value>},
 //    matchExpressions: [{key: <qualified name>, operator: In|NotIn|Exists|DoesNotExist,
@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "controller/api/field_codec.h"
-#include "controller/api/label_selector.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/label_selector.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::api {

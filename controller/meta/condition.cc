@@ -1,5 +1,5 @@
-// File: controller/api/condition.cc
-#include "controller/api/condition.h"
+// File: controller/meta/condition.cc
+#include "controller/meta/condition.h"
 
 namespace gpuprofile::api {
 

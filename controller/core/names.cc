@@ -1,7 +1,7 @@
-// File: controller/api/validation.cc
+// File: controller/core/names.cc
 // The texts follow k8s.io/apimachinery/pkg/util/validation (RegexError, MaxLenError, EmptyError)
 // and pkg/apis/resource/validation so that users see what the API server would print.
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 
 #include <string>
 #include <utility>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile {
 namespace {
 
 using Messages = std::vector<std::string>;
@@ -20,6 +20,7 @@ using Messages = std::vector<std::string>;
 constexpr char kDnsLabelFmt[] = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 constexpr char kDnsSubdomainFmt[] =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr char kDns1035LabelFmt[] = "[a-z]([-a-z0-9]*[a-z0-9])?";
 constexpr char kQualifiedNameFmt[] = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 constexpr char kLabelValueFmt[] = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 constexpr char kCIdentifierFmt[] = "[A-Za-z_][A-Za-z0-9_]*";
@@ -30,6 +31,7 @@ constexpr char kQualifiedNameErrMsg[] =
 // Kubernetes' RegexError: "<msg> (e.g. 'a',  or 'b', regex used for validation is '<fmt>')".
 std::string RegexError(absl::string_view msg, absl::string_view fmt,
                        const std::vector<absl::string_view>& examples) {
+  if (examples.empty()) return absl::StrCat(msg, " (regex used for validation is '", fmt, "')");
   std::string out = absl::StrCat(msg, " (e.g. ");
   for (size_t i = 0; i < examples.size(); ++i) {
     if (i > 0) out += " or ";
@@ -49,9 +51,11 @@ absl::Status ToStatus(const Messages& messages) {
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool IsAlnum(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); }
 
-// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-bool MatchesDnsLabel(absl::string_view s) {
-  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
+// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, or ^[a-z]([-a-z0-9]*[a-z0-9])?$ for RFC 1035.
+bool MatchesDnsLabel(absl::string_view s, bool rfc1035 = false) {
+  if (s.empty()) return false;
+  if (rfc1035 ? !(s.front() >= 'a' && s.front() <= 'z') : !IsLowerAlnum(s.front())) return false;
+  if (!IsLowerAlnum(s.back())) return false;
   for (char c : s) {
     if (!IsLowerAlnum(c) && c != '-') return false;
   }
@@ -82,19 +86,6 @@ bool MatchesCIdentifier(absl::string_view s) {
   return true;
 }
 
-Messages DnsSubdomainMessages(absl::string_view value) {
-  Messages messages;
-  if (value.size() > kDnsSubdomainMaxLength)
-    messages.push_back(MaxLenError(kDnsSubdomainMaxLength));
-  if (!MatchesDnsSubdomain(value)) {
-    messages.push_back(RegexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-        "or '.', and must start and end with an alphanumeric character",
-        kDnsSubdomainFmt, {"example.com"}));
-  }
-  return messages;
-}
-
 Messages CIdentifierMessages(absl::string_view value) {
   if (MatchesCIdentifier(value)) return {};
   return {RegexError(
@@ -120,7 +111,7 @@ Messages DraDriverNameMessages(absl::string_view value) {
   if (value.size() > kDraDriverNameMaxLength) {
     messages.push_back(MaxLenError(kDraDriverNameMaxLength));
   }
-  for (std::string& m : DnsSubdomainMessages(absl::AsciiStrToLower(value))) {
+  for (std::string& m : DnsSubdomainErrors(absl::AsciiStrToLower(value))) {
     messages.push_back(std::move(m));
   }
   return messages;
@@ -128,7 +119,7 @@ Messages DraDriverNameMessages(absl::string_view value) {
 
 }  // namespace
 
-absl::Status IsDnsLabel(absl::string_view value) {
+std::vector<std::string> DnsLabelErrors(absl::string_view value) {
   Messages messages;
   if (value.size() > kDnsLabelMaxLength) messages.push_back(MaxLenError(kDnsLabelMaxLength));
   if (!MatchesDnsLabel(value)) {
@@ -141,14 +132,36 @@ absl::Status IsDnsLabel(absl::string_view value) {
           kDnsLabelFmt, {"my-name", "123-abc"}));
     }
   }
-  return ToStatus(messages);
+  return messages;
 }
 
-absl::Status IsDnsSubdomain(absl::string_view value) {
-  return ToStatus(DnsSubdomainMessages(value));
+std::vector<std::string> DnsSubdomainErrors(absl::string_view value) {
+  Messages messages;
+  if (value.size() > kDnsSubdomainMaxLength) {
+    messages.push_back(MaxLenError(kDnsSubdomainMaxLength));
+  }
+  if (!MatchesDnsSubdomain(value)) {
+    messages.push_back(RegexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+        "or '.', and must start and end with an alphanumeric character",
+        kDnsSubdomainFmt, {"example.com"}));
+  }
+  return messages;
 }
 
-absl::Status IsQualifiedName(absl::string_view value) {
+std::vector<std::string> Dns1035LabelErrors(absl::string_view value) {
+  Messages messages;
+  if (value.size() > kDnsLabelMaxLength) messages.push_back(MaxLenError(kDnsLabelMaxLength));
+  if (!MatchesDnsLabel(value, /*rfc1035=*/true)) {
+    messages.push_back(RegexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+        "an alphabetic character, and end with an alphanumeric character",
+        kDns1035LabelFmt, {"my-name", "abc-123"}));
+  }
+  return messages;
+}
+
+std::vector<std::string> QualifiedNameErrors(absl::string_view value) {
   Messages messages;
   std::vector<absl::string_view> parts = absl::StrSplit(value, '/');
   absl::string_view name;
@@ -159,15 +172,15 @@ absl::Status IsQualifiedName(absl::string_view value) {
     if (parts[0].empty()) {
       messages.push_back("prefix part must be non-empty");
     } else {
-      for (const std::string& m : DnsSubdomainMessages(parts[0])) {
+      for (const std::string& m : DnsSubdomainErrors(parts[0])) {
         messages.push_back(absl::StrCat("prefix part ", m));
       }
     }
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return {absl::StrCat(
         "a qualified name ",
         RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}),
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"));
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")};
   }
   if (name.empty()) {
     messages.push_back("name part must be non-empty");
@@ -179,10 +192,10 @@ absl::Status IsQualifiedName(absl::string_view value) {
         "name part ",
         RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"})));
   }
-  return ToStatus(messages);
+  return messages;
 }
 
-absl::Status IsLabelValue(absl::string_view value) {
+std::vector<std::string> LabelValueErrors(absl::string_view value) {
   Messages messages;
   if (value.size() > kLabelValueMaxLength) messages.push_back(MaxLenError(kLabelValueMaxLength));
   if (!value.empty() && !MatchesQualifiedName(value)) {
@@ -191,8 +204,18 @@ absl::Status IsLabelValue(absl::string_view value) {
         "or '.', and must start and end with an alphanumeric character",
         kLabelValueFmt, {"MyValue", "my_value", "12345"}));
   }
-  return ToStatus(messages);
+  return messages;
 }
+
+absl::Status IsDnsLabel(absl::string_view value) { return ToStatus(DnsLabelErrors(value)); }
+
+absl::Status IsDnsSubdomain(absl::string_view value) { return ToStatus(DnsSubdomainErrors(value)); }
+
+absl::Status IsQualifiedName(absl::string_view value) {
+  return ToStatus(QualifiedNameErrors(value));
+}
+
+absl::Status IsLabelValue(absl::string_view value) { return ToStatus(LabelValueErrors(value)); }
 
 absl::Status IsCIdentifier(absl::string_view value) { return ToStatus(CIdentifierMessages(value)); }
 
@@ -225,4 +248,4 @@ absl::Status IsDraAttributeName(absl::string_view value) {
   return ToStatus(messages);
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile

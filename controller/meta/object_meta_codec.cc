@@ -1,12 +1,12 @@
-// File: controller/api/object_meta_codec.cc
-#include "controller/api/object_meta_codec.h"
+// File: controller/meta/object_meta_codec.cc
+#include "controller/meta/object_meta_codec.h"
 
 #include <map>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 
 namespace gpuprofile::api {
 namespace {

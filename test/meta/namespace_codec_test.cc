@@ -1,5 +1,5 @@
-// File: test/api/namespace_codec_test.cc
-#include "controller/api/namespace_codec.h"
+// File: test/meta/namespace_codec_test.cc
+#include "controller/meta/namespace_codec.h"
 
 #include <string>
 

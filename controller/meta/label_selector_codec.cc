@@ -1,12 +1,12 @@
-// File: controller/api/label_selector_codec.cc
+// File: controller/meta/label_selector_codec.cc
 // Validation follows ValidateLabelSelector and labels.NewRequirement (apimachinery).
-#include "controller/api/label_selector_codec.h"
+#include "controller/meta/label_selector_codec.h"
 
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 
 namespace gpuprofile::api {
 namespace {

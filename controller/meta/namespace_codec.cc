@@ -1,12 +1,12 @@
-// File: controller/api/namespace_codec.cc
-#include "controller/api/namespace_codec.h"
+// File: controller/meta/namespace_codec.cc
+#include "controller/meta/namespace_codec.h"
 
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "controller/api/field_codec.h"
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/object_meta_codec.h"
 
 namespace gpuprofile::api {
 namespace {

@@ -1,5 +1,5 @@
-// File: test/api/object_meta_codec_test.cc
-#include "controller/api/object_meta_codec.h"
+// File: test/meta/object_meta_codec_test.cc
+#include "controller/meta/object_meta_codec.h"
 
 #include <string>
 #include <vector>

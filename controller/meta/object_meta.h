@@ -1,4 +1,4 @@
-// File: controller/api/object_meta.h
+// File: controller/meta/object_meta.h
 // The parts of Kubernetes' ObjectMeta (and OwnerReference) the operator reads and writes, as plain
 // values shared by every kind it handles (GpuProfile, GpuNodeGroup, Namespace, DeviceClass,
 // ResourceClaimTemplate). Decoding and encoding live in object_meta_codec.h.

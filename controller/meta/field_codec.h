@@ -1,4 +1,4 @@
-// File: controller/api/field_codec.h
+// File: controller/meta/field_codec.h
 // Building blocks the api decoders share: a list of field errors ("<path>: <reason>", one per
 // problem, Kubernetes-style paths such as `spec.selector.attributes[1].values[0]` or
 // `metadata.labels[app.kubernetes.io/name]`) and typed readers of nlohmann::json values that

@@ -1,4 +1,4 @@
-// File: controller/api/object_meta_codec.h
+// File: controller/meta/object_meta_codec.h
 // JSON decoding and encoding of ObjectMeta (and OwnerReference), shared by every kind's codec.
 //
 // Decoding is strict about types (labels and annotations are string maps, finalizers a string
@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "controller/api/field_codec.h"
-#include "controller/api/object_meta.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/object_meta.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::api {

@@ -1,5 +1,5 @@
-// File: controller/api/field_codec.cc
-#include "controller/api/field_codec.h"
+// File: controller/meta/field_codec.cc
+#include "controller/meta/field_codec.h"
 
 #include <algorithm>
 #include <limits>
