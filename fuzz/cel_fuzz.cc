@@ -12,7 +12,7 @@
 
 #include "controller/cel/device_value.h"
 #include "controller/cel/environment.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/parser.h"
 #include "controller/cel/program.h"
 
 namespace {
