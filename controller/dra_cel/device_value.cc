@@ -1,5 +1,5 @@
-// File: controller/cel/device_value.cc
-#include "controller/cel/device_value.h"
+// File: controller/dra_cel/device_value.cc
+#include "controller/dra_cel/device_value.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,12 +1,12 @@
-// File: test/cel/device_selector_test.cc
+// File: test/dra_cel/device_selector_test.cc
 // DRA device selectors against realistic NVIDIA devices: Kubernetes' runtime semantics
 // (no such key, unknown domain = empty map), version gates per Kubernetes minor, the bool
 // result rule, admission limits, and Kubernetes' own DRA CEL test expectations.
 #include <string>
 
-#include "controller/cel/device_value.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
+#include "controller/dra_cel/device_value.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"

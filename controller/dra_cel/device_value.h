@@ -1,4 +1,4 @@
-// File: controller/cel/device_value.h
+// File: controller/dra_cel/device_value.h
 // The CEL `device` variable of DRA selectors, built from the internal device model:
 //   device.driver                      string
 //   device.attributes[domain][id]      int | bool | string | kubernetes.Semver
