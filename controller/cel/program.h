@@ -77,8 +77,7 @@ class Program {
   // The paths of the declared variable `variable` the program reads (attribute_paths.h),
   // sorted and unique; nullopt when unknown: the program was compiled without type checking, or
   // `variable` is not declared in its environment.
-  virtual std::optional<std::vector<AttributePath>> ReadPaths(
-      absl::string_view variable) const = 0;
+  virtual std::optional<std::vector<AttributePath>> ReadPaths(absl::string_view variable) const = 0;
 };
 
 absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view expression,

@@ -23,9 +23,9 @@ std::optional<DevicePath> ToDevicePath(const cel::AttributePath& read) {
   if (q[0] == "attributes" || q[0] == "capacity") {
     // Deeper reads (`...['id'].x`) depend only on the entry's value.
     if (q.size() < 3) return std::nullopt;
-    return DevicePath{q[0] == "attributes" ? DevicePath::Kind::kAttribute
-                                           : DevicePath::Kind::kCapacity,
-                      q[1], q[2]};
+    return DevicePath{
+        q[0] == "attributes" ? DevicePath::Kind::kAttribute : DevicePath::Kind::kCapacity, q[1],
+        q[2]};
   }
   if (q[0] == "driver") return DevicePath{DevicePath::Kind::kDriver, "", ""};
   return DevicePath{DevicePath::Kind::kOtherField, "", q[0]};

@@ -38,13 +38,13 @@ std::optional<std::vector<DevicePath>> Reads(const std::string& expression) {
 TEST(SelectorPathsTest, NamedReadsReduceToPaths) {
   EXPECT_THAT(
       Reads("device.driver == 'gpu.nvidia.com' && 'type' in "
-                "device.attributes['gpu.nvidia.com'] && "
-                "device.attributes['gpu.nvidia.com'].type == 'gpu'"),
+            "device.attributes['gpu.nvidia.com'] && "
+            "device.attributes['gpu.nvidia.com'].type == 'gpu'"),
       Optional(ElementsAre(DevicePath{Kind::kDriver, "", ""}, Attr("gpu.nvidia.com", "type"))));
   EXPECT_THAT(
       Reads("device.capacity['gpu.nvidia.com']['memory'].compareTo(quantity('1')) "
-                "> 0 || has(device.attributes['x.io'].a) || "
-                "device.attributes['x.io'].?b.orValue('') == ''"),
+            "> 0 || has(device.attributes['x.io'].a) || "
+            "device.attributes['x.io'].?b.orValue('') == ''"),
       Optional(ElementsAre(Attr("x.io", "a"), Attr("x.io", "b"), Cap("gpu.nvidia.com", "memory"))));
   EXPECT_THAT(Reads("true"), Optional(ElementsAre()));
   EXPECT_THAT(Reads("[1, 2].all(x, x > 0 && device.attributes['d'].n > x)"),

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "controller/cel/internal/operators.h"
+#include "controller/cel/literal.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -91,37 +92,6 @@ std::string Source::FormatError(int32_t offset, absl::string_view message) const
 
 namespace {
 
-std::string QuoteString(absl::string_view s, bool bytes) {
-  std::string out = bytes ? "b\"" : "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F || (bytes && c >= 0x80)) {
-          absl::StrAppendFormat(&out, "\\x%02x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string ConstantString(const Constant& c) {
   switch (c.kind) {
     case Constant::Kind::kNull:
@@ -153,9 +123,9 @@ std::string ConstantString(const Constant& c) {
       return s;
     }
     case Constant::Kind::kString:
-      return QuoteString(c.string_value, false);
+      return StringLiteral(c.string_value, '"');
     case Constant::Kind::kBytes:
-      return QuoteString(c.string_value, true);
+      return BytesLiteral(c.string_value);
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/cel/internal/container.h"
 #include "controller/cel/internal/operators.h"
 #include "controller/cel/internal/type_names.h"
 
@@ -175,16 +176,7 @@ class Checker {
 
   // Candidate fully qualified names for `name` within the container, most specific first.
   std::vector<std::string> Candidates(const std::string& name) const {
-    if (!name.empty() && name[0] == '.') return {name.substr(1)};
-    std::vector<std::string> out;
-    std::string container = env_.options().container;
-    while (!container.empty()) {
-      out.push_back(absl::StrCat(container, ".", name));
-      size_t dot = container.rfind('.');
-      container = dot == std::string::npos ? "" : container.substr(0, dot);
-    }
-    out.push_back(name);
-    return out;
+    return CandidateNames(env_.options().container, name);
   }
 
   std::optional<std::string> ResolveVariable(const std::string& name) const {

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "controller/cel/internal/container.h"
 #include "controller/cel/internal/operators.h"
 #include "controller/cel/internal/type_names.h"
 #include "controller/cel/program.h"
@@ -711,16 +712,7 @@ class Planner {
   }
 
   std::vector<std::string> Candidates(const std::string& name) const {
-    if (!name.empty() && name[0] == '.') return {name.substr(1)};
-    std::vector<std::string> out;
-    std::string container = env_.options().container;
-    while (!container.empty()) {
-      out.push_back(absl::StrCat(container, ".", name));
-      size_t dot = container.rfind('.');
-      container = dot == std::string::npos ? "" : container.substr(0, dot);
-    }
-    out.push_back(name);
-    return out;
+    return CandidateNames(env_.options().container, name);
   }
 
   // A name, optionally followed by field selections that may be part of a qualified name.

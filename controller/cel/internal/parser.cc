@@ -29,6 +29,7 @@
 #include "controller/cel/internal/lexer.h"
 #include "controller/cel/internal/macros.h"
 #include "controller/cel/internal/operators.h"
+#include "controller/cel/literal.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -43,16 +44,6 @@ constexpr int kHeightSlack = 8;
 constexpr char kExprStart[] =
     "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
     "STRING, BYTES, IDENTIFIER}";
-
-bool IsReserved(absl::string_view name) {
-  static constexpr const char* kReserved[] = {
-      "as",  "break", "const",   "continue",  "else",   "for", "function", "if",   "import",
-      "let", "loop",  "package", "namespace", "return", "var", "void",     "while"};
-  for (const char* r : kReserved) {
-    if (name == r) return true;
-  }
-  return false;
-}
 
 struct Error {
   int32_t offset;
@@ -479,7 +470,9 @@ class Parser {
       }
     }
     const Token& id = Advance();
-    if (IsReserved(id.text)) AddError(id.offset, absl::StrCat("reserved identifier: ", id.text));
+    if (IsReservedWord(id.text)) {
+      AddError(id.offset, absl::StrCat("reserved identifier: ", id.text));
+    }
     // Message construction: scan `{"." IDENT} "{"` ahead without consuming.
     size_t k = 0;
     while (Peek(k).kind == TokenKind::kDot && Peek(k + 1).kind == TokenKind::kIdent) k += 2;
