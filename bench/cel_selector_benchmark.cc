@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "controller/cel/device_value.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/library_values.h"
 #include "controller/cel/program.h"
+#include "controller/dra_cel/device_value.h"
 
 namespace gpuprofile::cel {
 namespace {

@@ -26,7 +26,7 @@
 
 #include "benchmark/benchmark.h"
 #include "controller/api/gpu_profile_codec.h"
-#include "controller/api/namespace_codec.h"
+#include "controller/meta/namespace_codec.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_slice.h"

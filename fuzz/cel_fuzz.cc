@@ -10,10 +10,10 @@
 #include <cstring>
 #include <string>
 
-#include "controller/cel/device_value.h"
 #include "controller/cel/environment.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/parser.h"
 #include "controller/cel/program.h"
+#include "controller/dra_cel/device_value.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "controller/api/gpu_profile_codec.h"
-#include "controller/api/namespace_codec.h"
+#include "controller/meta/namespace_codec.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/profile/engine.h"

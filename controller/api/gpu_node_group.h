@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::api {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "controller/api/field_codec.h"
+#include "controller/meta/field_codec.h"
 #include "controller/api/gpu_profile.h"
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/object_meta_codec.h"
 
 namespace gpuprofile::api {
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/condition.h"
-#include "controller/api/label_selector.h"
-#include "controller/api/object_meta.h"
+#include "controller/meta/condition.h"
+#include "controller/meta/label_selector.h"
+#include "controller/meta/object_meta.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
 #include "nlohmann/json.hpp"

@@ -15,10 +15,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "controller/api/field_codec.h"
-#include "controller/api/label_selector_codec.h"
-#include "controller/api/object_meta_codec.h"
-#include "controller/api/validation.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/label_selector_codec.h"
+#include "controller/meta/object_meta_codec.h"
+#include "controller/core/names.h"
 #include "controller/core/version_literal.h"
 
 namespace gpuprofile::api {

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "controller/cel/internal/function.h"
+#include "controller/cel/internal/parser.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -44,11 +46,15 @@ Environment::Environment(Options options)
     : options_(std::move(options)), functions_(AllFunctions()) {
   const int env_minor = EnvironmentMinor(options_);
   // Parser features follow the same gates as functions (docs/dra-reference.md §4.2).
-  parser_options_.enable_optional_syntax = env_minor >= 28;
-  parser_options_.enable_bind_macro = env_minor >= 31;
-  parser_options_.enable_two_var_macros = env_minor >= 32;
-  parser_options_.enable_lists_macros = env_minor >= 34;
+  auto parser_options = std::make_shared<ParserOptions>();
+  parser_options->enable_optional_syntax = env_minor >= 28;
+  parser_options->enable_bind_macro = env_minor >= 31;
+  parser_options->enable_two_var_macros = env_minor >= 32;
+  parser_options->enable_lists_macros = env_minor >= 34;
+  parser_options_ = std::move(parser_options);
 }
+
+const ParserOptions& Environment::parser_options() const { return *parser_options_; }
 
 std::shared_ptr<const Environment> Environment::Create(Options options) {
   return std::shared_ptr<const Environment>(new Environment(std::move(options)));

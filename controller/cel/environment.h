@@ -15,12 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "controller/cel/function.h"
-#include "controller/cel/parser.h"
+#include "absl/strings/string_view.h"
 #include "controller/cel/types.h"
 #include "controller/core/kube_version.h"
 
 namespace gpuprofile::cel {
+
+// Defined by the engine's internals (controller/cel/internal/function.h, parser.h).
+class FunctionRegistry;
+struct Overload;
+struct ParserOptions;
 
 enum class ExpressionMode {
   kNewExpression,     // admission of a new or changed expression
@@ -81,7 +85,7 @@ class Environment {
   // expressions may use it from Kubernetes 1.34 (this is 1.33)".
   std::string UnavailableReason(absl::string_view function, const Overload& overload) const;
 
-  const ParserOptions& parser_options() const { return parser_options_; }
+  const ParserOptions& parser_options() const;
 
   // Fields of the message-like types this environment declares (the DRA `device`), or nullopt
   // when `message` has no such field ("undefined field 'x'").
@@ -91,7 +95,7 @@ class Environment {
  private:
   explicit Environment(Options options);
   Options options_;
-  ParserOptions parser_options_;
+  std::shared_ptr<const ParserOptions> parser_options_;
   std::shared_ptr<const FunctionRegistry> functions_;
 };
 

@@ -5,9 +5,11 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "controller/cel/checker.h"
-#include "controller/cel/interpreter.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/attribute_reads.h"
+#include "controller/cel/internal/checker.h"
+#include "controller/cel/internal/cost.h"
+#include "controller/cel/internal/interpreter.h"
+#include "controller/cel/internal/parser.h"
 
 namespace gpuprofile::cel {
 namespace {
@@ -15,9 +17,11 @@ namespace {
 class ProgramImpl final : public Program {
  public:
   ProgramImpl(std::string expression, std::shared_ptr<const Environment> env, Plan plan,
-              Type result_type, CostEstimate cost, uint64_t max_iterations)
+              Type result_type, CostEstimate cost, uint64_t max_iterations,
+              std::vector<std::vector<AttributePath>> reads)
       : expression_(std::move(expression)), env_(std::move(env)), plan_(std::move(plan)),
-        result_type_(std::move(result_type)), cost_(cost), max_iterations_(max_iterations) {}
+        result_type_(std::move(result_type)), cost_(cost), max_iterations_(max_iterations),
+        reads_(std::move(reads)) {}
 
   Value Evaluate(absl::Span<const Value> variables) const override {
     return Run(variables, nullptr);
@@ -36,6 +40,14 @@ class ProgramImpl final : public Program {
   const Type& result_type() const override { return result_type_; }
   const CostEstimate& cost() const override { return cost_; }
   const std::string& expression() const override { return expression_; }
+
+  std::optional<std::vector<AttributePath>> ReadPaths(
+      absl::string_view variable) const override {
+    if (reads_.empty()) return std::nullopt;  // compiled without type checking
+    const std::optional<size_t> index = env_->FindVariable(variable);
+    if (!index.has_value()) return std::nullopt;
+    return reads_[*index];
+  }
 
  private:
   Value Run(absl::Span<const Value> variables, const Activation* activation) const {
@@ -56,6 +68,8 @@ class ProgramImpl final : public Program {
   Type result_type_;
   CostEstimate cost_;
   uint64_t max_iterations_;
+  // Per declared variable (env order), the paths the program reads; empty when unchecked.
+  std::vector<std::vector<AttributePath>> reads_;
 };
 
 }  // namespace
@@ -82,6 +96,7 @@ absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view express
   Type result_type = Type::Dyn();
   CostEstimate cost;
   absl::StatusOr<Plan> plan = absl::InternalError("unset");
+  std::vector<std::vector<AttributePath>> reads;
   if (options.type_check) {
     CheckOptions co;
     co.require_bool_result = options.require_bool_result;
@@ -101,13 +116,16 @@ absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view express
                            : ""));
     }
     plan = BuildPlan(*checked->ast.root, &*checked, *env);
+    for (const Variable& variable : env->variables()) {
+      reads.push_back(CollectAttributePaths(*checked, variable.name));
+    }
   } else {
     plan = BuildPlan(*ast->root, nullptr, *env);
   }
   if (!plan.ok()) return plan.status();
   return std::shared_ptr<const Program>(new ProgramImpl(
       std::string(expression), std::move(env), *std::move(plan), result_type, cost,
-      options.max_iterations));
+      options.max_iterations, std::move(reads)));
 }
 
 }  // namespace gpuprofile::cel

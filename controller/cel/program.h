@@ -15,12 +15,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "controller/cel/cost.h"
+#include "controller/cel/attribute_paths.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/types.h"
 #include "controller/cel/value.h"
@@ -41,6 +42,13 @@ class MapActivation final : public Activation {
 
  private:
   absl::flat_hash_map<std::string, Value> values_;
+};
+
+// The estimated cost range of an expression (cel-go's checker estimator with the Kubernetes
+// library and DRA size estimators; controller/cel/internal/cost.h).
+struct CostEstimate {
+  uint64_t min = 0;
+  uint64_t max = 0;  // saturating; UINT64_MAX means "unbounded"
 };
 
 struct CompileOptions {
@@ -65,6 +73,11 @@ class Program {
   virtual const Type& result_type() const = 0;
   virtual const CostEstimate& cost() const = 0;
   virtual const std::string& expression() const = 0;
+
+  // The paths of the declared variable `variable` the program reads (attribute_paths.h),
+  // sorted and unique; nullopt when unknown: the program was compiled without type checking, or
+  // `variable` is not declared in its environment.
+  virtual std::optional<std::vector<AttributePath>> ReadPaths(absl::string_view variable) const = 0;
 };
 
 absl::StatusOr<std::shared_ptr<const Program>> Compile(absl::string_view expression,

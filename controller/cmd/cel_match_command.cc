@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "controller/cel/device_value.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "controller/cmd/args.h"
@@ -14,6 +13,7 @@
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
+#include "controller/dra_cel/device_value.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::cmd {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile_codec.h"
-#include "controller/api/namespace_codec.h"
+#include "controller/meta/namespace_codec.h"
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/manifest_writer.h"

@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "controller/api/field_codec.h"
-#include "controller/api/object_meta.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::dra {
 namespace {

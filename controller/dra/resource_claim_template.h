@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 #include "controller/dra/device_class.h"
 
 namespace gpuprofile::dra {

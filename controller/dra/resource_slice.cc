@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "controller/api/field_codec.h"
+#include "controller/meta/field_codec.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 #include "controller/kube/informer.h"
 #include "controller/runtime/controller.h"
 #include "controller/runtime/store.h"

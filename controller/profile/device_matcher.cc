@@ -14,7 +14,8 @@ namespace {
 std::optional<std::vector<DevicePath>> ProfilePaths(const CompiledSelectors& selectors) {
   std::vector<DevicePath> all;
   for (const SelectorTerm& term : selectors.terms) {
-    std::optional<std::vector<DevicePath>> paths = ReadPaths(term.expression);
+    if (term.program == nullptr) return std::nullopt;
+    std::optional<std::vector<DevicePath>> paths = ReadPaths(*term.program);
     if (!paths) return std::nullopt;
     all.insert(all.end(), paths->begin(), paths->end());
   }

@@ -73,6 +73,36 @@ std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ow
   return absl::StrCat(kind, " ", object, " belongs to GpuProfile ", meta.labels.at(kProfileLabel));
 }
 
+// Settles one object name (a DeviceClass, or a template as namespace/name) that `claimants`
+// claim: the oldest wins and every other claimant gets a conflict; when an object of that name
+// exists and is not ours to write, the winner gets a conflict too. Returns the winner when it
+// may write the object, else null.
+ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
+                         const std::vector<ProfilePlan*>& claimants,
+                         const api::ObjectMeta* existing,
+                         const std::set<std::string>& existing_profiles) {
+  ProfilePlan* winner = *std::min_element(
+      claimants.begin(), claimants.end(),
+      [](ProfilePlan* a, ProfilePlan* b) { return Older(a->profile, b->profile); });
+  for (ProfilePlan* w : claimants) {
+    if (w != winner) {
+      w->conflicts.push_back(absl::StrCat(kind, " ", object, " is claimed by the older GpuProfile ",
+                                          winner->profile.metadata.name));
+    }
+  }
+  if (existing != nullptr) {
+    std::set<std::string> names;
+    for (const ProfilePlan* w : claimants) names.insert(w->profile.metadata.name);
+    const Ownership ownership =
+        OwnershipOf(*existing, winner->profile.metadata.name, names, existing_profiles);
+    if (ownership != Ownership::kOurs) {
+      winner->conflicts.push_back(ConflictMessage(kind, object, ownership, *existing));
+      return nullptr;
+    }
+  }
+  return winner;
+}
+
 }  // namespace
 
 SpecPlan PlanProfiles(const EngineInput& input) {
@@ -111,17 +141,6 @@ SpecPlan PlanProfiles(const EngineInput& input) {
       template_claims[{ns, w.profile.spec.claim_template.name}].push_back(&w);
     }
   }
-  const auto oldest = [](std::vector<ProfilePlan*>& claimants) {
-    return *std::min_element(
-        claimants.begin(), claimants.end(),
-        [](ProfilePlan* a, ProfilePlan* b) { return Older(a->profile, b->profile); });
-  };
-  const auto names_of = [](const std::vector<ProfilePlan*>& claimants) {
-    std::set<std::string> names;
-    for (const ProfilePlan* w : claimants) names.insert(w->profile.metadata.name);
-    return names;
-  };
-
   std::map<std::string, const dra::DeviceClass*> existing_class;
   for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
   std::map<std::pair<absl::string_view, absl::string_view>, const dra::ResourceClaimTemplate*>
@@ -130,51 +149,20 @@ SpecPlan PlanProfiles(const EngineInput& input) {
     existing_tmpl[{t->metadata.namespace_name, t->metadata.name}] = t.get();
   }
 
-  for (auto& [name, claimants] : class_claims) {
-    ProfilePlan* winner = oldest(claimants);
-    for (ProfilePlan* w : claimants) {
-      if (w != winner) {
-        w->conflicts.push_back(absl::StrCat("DeviceClass ", name,
-                                            " is claimed by the older "
-                                            "GpuProfile ",
-                                            winner->profile.metadata.name));
-      }
-    }
+  for (const auto& [name, claimants] : class_claims) {
     auto existing = existing_class.find(name);
-    if (existing != existing_class.end()) {
-      const Ownership ownership =
-          OwnershipOf(existing->second->metadata, winner->profile.metadata.name,
-                      names_of(claimants), existing_profiles);
-      if (ownership != Ownership::kOurs) {
-        winner->conflicts.push_back(
-            ConflictMessage("DeviceClass", name, ownership, existing->second->metadata));
-        continue;
-      }
-    }
-    winner->generates_class = true;
+    ProfilePlan* writer =
+        SettleClaim("DeviceClass", name, claimants,
+                    existing == existing_class.end() ? nullptr : &existing->second->metadata,
+                    existing_profiles);
+    if (writer != nullptr) writer->generates_class = true;
   }
-  for (auto& [key, claimants] : template_claims) {
-    const std::string object = absl::StrCat(key.first, "/", key.second);
-    ProfilePlan* winner = oldest(claimants);
-    for (ProfilePlan* w : claimants) {
-      if (w != winner) {
-        w->conflicts.push_back(absl::StrCat("ResourceClaimTemplate ", object,
-                                            " is claimed by the older GpuProfile ",
-                                            winner->profile.metadata.name));
-      }
-    }
+  for (const auto& [key, claimants] : template_claims) {
     auto existing = existing_tmpl.find(key);
-    if (existing != existing_tmpl.end()) {
-      const Ownership ownership =
-          OwnershipOf(existing->second->metadata, winner->profile.metadata.name,
-                      names_of(claimants), existing_profiles);
-      if (ownership != Ownership::kOurs) {
-        winner->conflicts.push_back(ConflictMessage("ResourceClaimTemplate", object, ownership,
-                                                    existing->second->metadata));
-        continue;
-      }
-    }
-    winner->template_namespaces.emplace_back(key.first);
+    ProfilePlan* writer = SettleClaim(
+        "ResourceClaimTemplate", absl::StrCat(key.first, "/", key.second), claimants,
+        existing == existing_tmpl.end() ? nullptr : &existing->second->metadata, existing_profiles);
+    if (writer != nullptr) writer->template_namespaces.emplace_back(key.first);
   }
 
   return plan;

@@ -28,7 +28,7 @@
 
 #include "controller/api/gpu_node_group.h"
 #include "controller/api/gpu_profile.h"
-#include "controller/api/namespace.h"
+#include "controller/meta/namespace.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"

@@ -26,9 +26,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "controller/api/gpu_node_group.h"
-#include "controller/cel/device_value.h"
 #include "controller/cel/value.h"
 #include "controller/dra/device.h"
+#include "controller/dra_cel/device_value.h"
 #include "controller/profile/selector_compiler.h"
 #include "controller/profile/selector_paths.h"
 

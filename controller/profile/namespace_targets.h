@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "controller/api/gpu_profile.h"
-#include "controller/api/namespace.h"
+#include "controller/meta/namespace.h"
 
 namespace gpuprofile::profile {
 

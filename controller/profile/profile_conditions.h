@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/condition.h"
+#include "controller/meta/condition.h"
 
 namespace gpuprofile::profile {
 

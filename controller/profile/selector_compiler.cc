@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "controller/cel/environment.h"
+#include "controller/cel/literal.h"
 #include "controller/profile/cel_literal.h"
 #include "controller/profile/driver_terms.h"
 
@@ -18,7 +19,7 @@ using api::AttributeTerm;
 
 // `device.attributes['<domain>']` / `device.capacity['<domain>']`.
 std::string DomainMap(absl::string_view map, absl::string_view domain) {
-  return absl::StrCat("device.", map, "[", CelString(domain), "]");
+  return absl::StrCat("device.", map, "[", cel::StringLiteral(domain), "]");
 }
 
 // Splits an attribute or capacity name into (domain, id): unqualified names live in the
@@ -32,24 +33,24 @@ std::pair<std::string, std::string> SplitName(const std::string& name, const std
 // `'id' in <domain map>` followed by `&& <condition on the value>`.
 std::string Guarded(absl::string_view domain_map, absl::string_view id,
                     absl::string_view condition) {
-  return absl::StrCat(CelString(id), " in ", domain_map, " && ", condition);
+  return absl::StrCat(cel::StringLiteral(id), " in ", domain_map, " && ", condition);
 }
 
 std::string QuantityBounds(absl::string_view value, const api::QuantityRange& range) {
   std::vector<std::string> parts;
   if (range.min) {
-    parts.push_back(
-        absl::StrCat(value, ".compareTo(quantity(", CelString(range.min->ToString()), ")) >= 0"));
+    parts.push_back(absl::StrCat(value, ".compareTo(quantity(",
+                                 cel::StringLiteral(range.min->ToString()), ")) >= 0"));
   }
   if (range.max) {
-    parts.push_back(
-        absl::StrCat(value, ".compareTo(quantity(", CelString(range.max->ToString()), ")) <= 0"));
+    parts.push_back(absl::StrCat(value, ".compareTo(quantity(",
+                                 cel::StringLiteral(range.max->ToString()), ")) <= 0"));
   }
   return absl::StrJoin(parts, " && ");
 }
 
 std::string SemverLiteral(absl::string_view text) {
-  return absl::StrCat("semver(", CelString(text), ")");
+  return absl::StrCat("semver(", cel::StringLiteral(text), ")");
 }
 
 std::string VersionBounds(absl::string_view value, const api::VersionRange& range) {
@@ -68,7 +69,7 @@ std::string VersionBounds(absl::string_view value, const api::VersionRange& rang
 std::string StringList(const std::vector<std::string>& values) {
   std::vector<std::string> quoted;
   quoted.reserve(values.size());
-  for (const std::string& v : values) quoted.push_back(CelString(v));
+  for (const std::string& v : values) quoted.push_back(cel::StringLiteral(v));
   return absl::StrCat("[", absl::StrJoin(quoted, ", "), "]");
 }
 
@@ -76,14 +77,14 @@ std::string StringList(const std::vector<std::string>& values) {
 std::string TypedLiteral(AttributeTerm::ValueType type, const std::string& value) {
   switch (type) {
     case AttributeTerm::ValueType::kString:
-      return CelString(value);
+      return cel::StringLiteral(value);
     case AttributeTerm::ValueType::kInt:
     case AttributeTerm::ValueType::kBool:
       return value;
     case AttributeTerm::ValueType::kVersion:
       return SemverLiteral(value);
   }
-  return CelString(value);
+  return cel::StringLiteral(value);
 }
 
 // `value` equals one of `values`, as an expression every supported version accepts.
@@ -123,7 +124,7 @@ std::string AttributeExpression(const AttributeTerm& term, const std::string& dr
   auto [domain, id] = SplitName(term.name, driver);
   const std::string map = DomainMap("attributes", domain);
   const std::string value = CelMember(map, id);
-  const std::string present = absl::StrCat(CelString(id), " in ", map);
+  const std::string present = absl::StrCat(cel::StringLiteral(id), " in ", map);
   switch (term.op) {
     case AttributeTerm::Operator::kExists:
       return present;
@@ -208,7 +209,8 @@ class Compiler {
 
  private:
   void AddGuard() {
-    const std::string driver_check = absl::StrCat("device.driver == ", CelString(spec_.driver));
+    const std::string driver_check =
+        absl::StrCat("device.driver == ", cel::StringLiteral(spec_.driver));
     if (terms_table_.type_attribute.empty()) {
       if (spec_.device_type) {
         problems_.push_back(absl::StrCat(
@@ -230,8 +232,9 @@ class Compiler {
     }
     const std::string map = DomainMap("attributes", spec_.driver);
     const std::string& attr = terms_table_.type_attribute;
-    Add("spec.driver", absl::StrCat(driver_check, " && ", CelString(attr), " in ", map, " && ",
-                                    CelMember(map, attr), " == ", CelString(type)));
+    Add("spec.driver",
+        absl::StrCat(driver_check, " && ", cel::StringLiteral(attr), " in ", map, " && ",
+                     CelMember(map, attr), " == ", cel::StringLiteral(type)));
   }
 
   // Reports the term when the driver has no attribute for it; returns false then.

@@ -5,120 +5,31 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "controller/cel/ast.h"
-#include "controller/cel/operators.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/attribute_paths.h"
+#include "controller/cel/environment.h"
 
 namespace gpuprofile::profile {
 namespace {
 
-using cel::Expr;
-
-bool IsDeviceIdent(const Expr& e) { return e.kind == Expr::Kind::kIdent && e.name == "device"; }
-
-bool IsStringConstant(const Expr* e) {
-  return e != nullptr && e->kind == Expr::Kind::kConstant &&
-         e->constant.kind == cel::Constant::Kind::kString;
+// A path the CEL engine reports (cel::AttributePath) as a DevicePath; nullopt when it covers a
+// whole domain map, `device.attributes`/`device.capacity`, or `device` itself.
+std::optional<DevicePath> ToDevicePath(const cel::AttributePath& read) {
+  const std::vector<std::string>& q = read.qualifiers;
+  if (q.empty()) return std::nullopt;
+  if (q[0] == "attributes" || q[0] == "capacity") {
+    // Deeper reads (`...['id'].x`) depend only on the entry's value.
+    if (q.size() < 3) return std::nullopt;
+    return DevicePath{
+        q[0] == "attributes" ? DevicePath::Kind::kAttribute : DevicePath::Kind::kCapacity, q[1],
+        q[2]};
+  }
+  if (q[0] == "driver") return DevicePath{DevicePath::Kind::kDriver, "", ""};
+  return DevicePath{DevicePath::Kind::kOtherField, "", q[0]};
 }
-
-// `device.attributes['d']` or `device.capacity['d']`: sets kind and domain.
-bool IsDomainMap(const Expr& e, DevicePath* path) {
-  if (e.kind != Expr::Kind::kCall || e.operand || e.args.size() != 2) return false;
-  if (e.name != cel::op::kIndex && e.name != cel::op::kOptIndex) return false;
-  const Expr& map = *e.args[0];
-  if (map.kind != Expr::Kind::kSelect || map.test_only || !IsDeviceIdent(*map.operand)) {
-    return false;
-  }
-  if (!IsStringConstant(e.args[1].get())) return false;
-  if (map.name == "attributes") {
-    path->kind = DevicePath::Kind::kAttribute;
-  } else if (map.name == "capacity") {
-    path->kind = DevicePath::Kind::kCapacity;
-  } else {
-    return false;
-  }
-  path->domain = e.args[1]->constant.string_value;
-  return true;
-}
-
-class PathCollector {
- public:
-  bool Visit(const Expr& e) {
-    DevicePath path;
-    switch (e.kind) {
-      case Expr::Kind::kIdent:
-        return !IsDeviceIdent(e);  // `device` used whole
-      case Expr::Kind::kSelect:
-        if (IsDeviceIdent(*e.operand)) {
-          if (e.name == "attributes" || e.name == "capacity") return false;
-          paths_.push_back(
-              {e.name == "driver" ? DevicePath::Kind::kDriver : DevicePath::Kind::kOtherField, "",
-               e.name == "driver" ? "" : e.name});
-          return true;
-        }
-        if (IsDomainMap(*e.operand, &path)) {
-          path.id = e.name;
-          paths_.push_back(std::move(path));
-          return true;
-        }
-        return Visit(*e.operand);
-      case Expr::Kind::kCall:
-        if (e.args.size() == 2 && !e.operand) {
-          // domain['id'], domain[?'id'], domain.?id
-          if ((e.name == cel::op::kIndex || e.name == cel::op::kOptIndex ||
-               e.name == cel::op::kOptSelect) &&
-              IsDomainMap(*e.args[0], &path) && IsStringConstant(e.args[1].get())) {
-            path.id = e.args[1]->constant.string_value;
-            paths_.push_back(std::move(path));
-            return true;
-          }
-          // 'id' in domain
-          if (e.name == cel::op::kIn && IsStringConstant(e.args[0].get()) &&
-              IsDomainMap(*e.args[1], &path)) {
-            path.id = e.args[0]->constant.string_value;
-            paths_.push_back(std::move(path));
-            return true;
-          }
-        }
-        if (e.operand && !Visit(*e.operand)) return false;
-        for (const cel::ExprPtr& arg : e.args) {
-          if (!Visit(*arg)) return false;
-        }
-        return true;
-      case Expr::Kind::kComprehension:
-        if (e.iter_var == "device" || e.iter_var2 == "device" || e.accu_var == "device") {
-          return false;  // shadows the variable: not worth modelling
-        }
-        for (const cel::ExprPtr* child :
-             {&e.iter_range, &e.accu_init, &e.loop_condition, &e.loop_step, &e.result}) {
-          if (*child && !Visit(**child)) return false;
-        }
-        return true;
-      case Expr::Kind::kList:
-        for (const cel::ExprPtr& element : e.args) {
-          if (!Visit(*element)) return false;
-        }
-        return true;
-      case Expr::Kind::kMap:
-      case Expr::Kind::kMessage:
-        for (const cel::CreateEntry& entry : e.entries) {
-          if (entry.map_key && !Visit(*entry.map_key)) return false;
-          if (entry.value && !Visit(*entry.value)) return false;
-        }
-        return true;
-      case Expr::Kind::kConstant:
-        return true;
-    }
-    return false;
-  }
-
-  std::vector<DevicePath> Take() && { return std::move(paths_); }
-
- private:
-  std::vector<DevicePath> paths_;
-};
 
 // The attribute/capacity entry of `device` at (domain, id): unqualified names are in the
 // driver's domain, and a qualified name in the driver's own domain means the same entry.
@@ -169,12 +80,15 @@ bool DevicePath::operator<(const DevicePath& other) const {
   return std::tie(kind, domain, id) < std::tie(other.kind, other.domain, other.id);
 }
 
-std::optional<std::vector<DevicePath>> ReadPaths(absl::string_view expression) {
-  absl::StatusOr<cel::Ast> ast = cel::Parse(expression);
-  if (!ast.ok()) return std::nullopt;
-  PathCollector collector;
-  if (!collector.Visit(*ast->root)) return std::nullopt;
-  std::vector<DevicePath> paths = std::move(collector).Take();
+std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program) {
+  std::optional<std::vector<cel::AttributePath>> reads = program.ReadPaths(cel::kDeviceVariable);
+  if (!reads.has_value()) return std::nullopt;
+  std::vector<DevicePath> paths;
+  for (const cel::AttributePath& read : *reads) {
+    std::optional<DevicePath> path = ToDevicePath(read);
+    if (!path.has_value()) return std::nullopt;
+    paths.push_back(*std::move(path));
+  }
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;

@@ -4,6 +4,8 @@
 // `device.capacity['d']['id']`, `'id' in device.attributes['d']`, optional selects), its result
 // depends only on those values, so devices that agree on them (devices of one node group agree
 // on almost everything selectors read) can share one evaluation.
+// The engine says which paths a compiled program reads (cel::Program::ReadPaths); this file maps
+// them onto the device model.
 // Pure; thread-safe.
 #pragma once
 
@@ -11,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
+#include "controller/cel/program.h"
 #include "controller/dra/device.h"
 
 namespace gpuprofile::profile {
@@ -26,10 +28,10 @@ struct DevicePath {
   bool operator<(const DevicePath& other) const;
 };
 
-// The paths `expression` reads, sorted and unique; nullopt when it reads `device` some other
-// way (a whole domain map, a computed key, a comprehension over attributes...) or does not
-// parse.
-std::optional<std::vector<DevicePath>> ReadPaths(absl::string_view expression);
+// The paths `program` (a device selector) reads, sorted and unique; nullopt when it reads
+// `device` some other way (a whole domain map, a computed key, a comprehension over
+// attributes...) or was compiled without type checking.
+std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program);
 
 // Appends to `key` an encoding of the values `device` has at `paths` (absence included), such
 // that two devices get the same key exactly when every path reads the same value.

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile_codec.h"
-#include "controller/api/namespace_codec.h"
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/namespace_codec.h"
+#include "controller/meta/object_meta_codec.h"
 #include "controller/dra/dra_object_codec.h"
 
 namespace gpuprofile::reconciler {

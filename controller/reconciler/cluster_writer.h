@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/profile/engine.h"

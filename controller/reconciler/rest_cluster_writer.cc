@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/object_meta_codec.h"
 #include "controller/core/status_macros.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"

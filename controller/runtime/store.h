@@ -33,7 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::runtime {
 

@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 #include "controller/dra/dra_object_codec.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/conversion.h"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "e2e/emulator/object_store.h"
@@ -155,7 +155,7 @@ struct Validator {
       const nlohmann::json* driver = Field(*opaque, "driver");
       if (!driver || !driver->is_string() || driver->get<std::string>().empty()) {
         causes.push_back(FieldRequired(p + ".driver"));
-      } else if (absl::Status s = api::IsDraDriverName(driver->get<std::string>()); !s.ok()) {
+      } else if (absl::Status s = IsDraDriverName(driver->get<std::string>()); !s.ok()) {
         causes.push_back(FieldInvalid(p + ".driver", *driver, std::string(s.message())));
       }
       const nlohmann::json* params = Field(*opaque, "parameters");
@@ -174,7 +174,7 @@ struct Validator {
     const nlohmann::json* cls = Field(r, "deviceClassName");
     if (!cls || !cls->is_string() || cls->get<std::string>().empty()) {
       causes.push_back(FieldRequired(path + ".deviceClassName"));
-    } else if (absl::Status s = api::IsDnsSubdomain(cls->get<std::string>()); !s.ok()) {
+    } else if (absl::Status s = IsDnsSubdomain(cls->get<std::string>()); !s.ok()) {
       causes.push_back(FieldInvalid(path + ".deviceClassName", *cls, std::string(s.message())));
     }
     Selectors(Field(r, "selectors"), path + ".selectors",
@@ -222,7 +222,7 @@ struct Validator {
           const nlohmann::json* name = Field(r, "name");
           if (!name || !name->is_string() || name->get<std::string>().empty()) {
             causes.push_back(FieldRequired(rpath + ".name"));
-          } else if (absl::Status s = api::IsDnsLabel(name->get<std::string>()); !s.ok()) {
+          } else if (absl::Status s = IsDnsLabel(name->get<std::string>()); !s.ok()) {
             causes.push_back(FieldInvalid(rpath + ".name", *name, std::string(s.message())));
           } else if (!names.insert(name->get<std::string>()).second) {
             causes.push_back(FieldDuplicate(rpath + ".name", *name));
@@ -246,7 +246,7 @@ struct Validator {
               std::string spath = absl::StrCat(rpath, ".firstAvailable[", j, "]");
               const nlohmann::json* sub_name = Field((*first)[j], "name");
               if (!sub_name || !sub_name->is_string() ||
-                  !api::IsDnsLabel(sub_name->get<std::string>()).ok()) {
+                  !IsDnsLabel(sub_name->get<std::string>()).ok()) {
                 causes.push_back(FieldRequired(spath + ".name"));
               }
               ExactRequest((*first)[j], spath, nullptr);
@@ -275,7 +275,7 @@ struct Validator {
     const nlohmann::json* driver = Field(*spec, "driver");
     if (!driver || !driver->is_string() || driver->get<std::string>().empty()) {
       causes.push_back(FieldRequired("spec.driver"));
-    } else if (absl::Status s = api::IsDraDriverName(driver->get<std::string>()); !s.ok()) {
+    } else if (absl::Status s = IsDraDriverName(driver->get<std::string>()); !s.ok()) {
       causes.push_back(FieldInvalid("spec.driver", *driver, std::string(s.message())));
     }
     const nlohmann::json* pool = Field(*spec, "pool");
@@ -328,7 +328,7 @@ struct Validator {
           const nlohmann::json* name = Field(d, "name");
           if (!name || !name->is_string()) {
             causes.push_back(FieldRequired(p + ".name"));
-          } else if (absl::Status s = api::IsDnsLabel(name->get<std::string>()); !s.ok()) {
+          } else if (absl::Status s = IsDnsLabel(name->get<std::string>()); !s.ok()) {
             causes.push_back(FieldInvalid(p + ".name", *name, std::string(s.message())));
           } else if (!names.insert(name->get<std::string>()).second) {
             causes.push_back(FieldDuplicate(p + ".name", *name));
@@ -340,7 +340,7 @@ struct Validator {
             n += m->size();
             for (auto& [key, value] : m->items()) {
               std::string fp = absl::StrCat(p, ".", k, "[", key, "]");
-              if (absl::Status s = api::IsDraAttributeName(key); !s.ok()) {
+              if (absl::Status s = IsDraAttributeName(key); !s.ok()) {
                 causes.push_back(FieldInvalid(fp, key, std::string(s.message())));
               }
               if (std::string(k) == "attributes") {
@@ -452,7 +452,7 @@ std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion
                                      const nlohmann::json* old) {
   Validator v{kube, gates, {}};
   const std::string name = NameOf(object);
-  if (absl::Status s = api::IsDnsSubdomain(name); !name.empty() && !s.ok()) {
+  if (absl::Status s = IsDnsSubdomain(name); !name.empty() && !s.ok()) {
     v.causes.push_back(FieldInvalid("metadata.name", name, std::string(s.message())));
   }
   if (type.resource == "deviceclasses") {

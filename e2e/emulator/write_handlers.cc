@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "controller/api/validation.h"
+#include "controller/core/names.h"
 #include "controller/dra/dra_object_codec.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/api_server.h"
@@ -36,13 +36,13 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       causes.push_back(FieldInvalid("metadata.labels", *labels, "must be a map"));
     } else {
       for (auto& [k, v] : labels->items()) {
-        if (absl::Status s = api::IsQualifiedName(k); !s.ok()) {
+        if (absl::Status s = IsQualifiedName(k); !s.ok()) {
           causes.push_back(FieldInvalid("metadata.labels", k, std::string(s.message())));
         }
         if (!v.is_string()) {
           causes.push_back(
               FieldInvalid(absl::StrCat("metadata.labels[", k, "]"), v, "must be a string"));
-        } else if (absl::Status s = api::IsLabelValue(v.get<std::string>()); !s.ok()) {
+        } else if (absl::Status s = IsLabelValue(v.get<std::string>()); !s.ok()) {
           causes.push_back(FieldInvalid("metadata.labels", v, std::string(s.message())));
         }
       }
@@ -151,7 +151,7 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   }
   const std::string name = NameOf(object);
   absl::Status name_ok =
-      type.storage_key == "namespaces" ? api::IsDnsLabel(name) : api::IsDnsSubdomain(name);
+      type.storage_key == "namespaces" ? IsDnsLabel(name) : IsDnsSubdomain(name);
   if (!name_ok.ok()) {
     return ErrorResponse(
         Invalid(type.kind, type.group, name,

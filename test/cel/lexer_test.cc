@@ -1,5 +1,5 @@
 // File: test/cel/lexer_test.cc
-#include "controller/cel/lexer.h"
+#include "controller/cel/internal/lexer.h"
 
 #include <string>
 #include <vector>

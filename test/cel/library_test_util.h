@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "controller/cel/environment.h"
-#include "controller/cel/function.h"
+#include "controller/cel/internal/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
 

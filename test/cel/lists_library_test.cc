@@ -1,16 +1,15 @@
 // File: test/cel/lists_library_test.cc
 // Kubernetes lists library and cel-go ext.Lists v3.
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <cstdint>
-#include <limits>
-
 #include "absl/time/time.h"
 #include "controller/cel/environment.h"
-#include "controller/cel/function.h"
+#include "controller/cel/internal/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"

@@ -1,13 +1,13 @@
 // File: test/cel/macros_test.cc
 // Macro expansion shapes (compared with cel-go's expansions) and macro errors, via Parse.
-#include "controller/cel/macros.h"
+#include "controller/cel/internal/macros.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "controller/cel/operators.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/operators.h"
+#include "controller/cel/internal/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"

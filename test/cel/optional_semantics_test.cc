@@ -4,10 +4,10 @@
 // checker gives these forms.
 #include <string>
 
-#include "controller/cel/checker.h"
 #include "controller/cel/environment.h"
-#include "controller/cel/macros.h"
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/checker.h"
+#include "controller/cel/internal/macros.h"
+#include "controller/cel/internal/parser.h"
 #include "controller/cel/program.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
 // File: test/cel/parser_test.cc
-#include "controller/cel/parser.h"
+#include "controller/cel/internal/parser.h"
 
 #include <cstdint>
 #include <limits>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "controller/cel/ast.h"
-#include "controller/cel/operators.h"
+#include "controller/cel/internal/ast.h"
+#include "controller/cel/internal/operators.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"

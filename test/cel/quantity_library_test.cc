@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/cel/function.h"
+#include "controller/cel/internal/function.h"
 #include "controller/cel/library_values.h"
 #include "controller/cel/types.h"
 #include "controller/cel/value.h"

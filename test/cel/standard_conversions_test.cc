@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "controller/cel/time_format.h"
+#include "controller/cel/internal/time_format.h"
 #include "controller/cel/value.h"
 #include "gtest/gtest.h"
 #include "test/cel/standard_library_test_util.h"

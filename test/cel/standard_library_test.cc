@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/cel/function.h"
-#include "controller/cel/operators.h"
+#include "controller/cel/internal/function.h"
+#include "controller/cel/internal/operators.h"
 #include "controller/cel/program.h"
 #include "controller/cel/value.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "controller/cel/function.h"
+#include "controller/cel/internal/function.h"
 #include "controller/cel/value.h"
 #include "gtest/gtest.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "controller/cel/environment.h"
-#include "controller/cel/function.h"
+#include "controller/cel/internal/function.h"
 #include "controller/cel/program.h"
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"

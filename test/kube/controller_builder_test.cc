@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/object_meta_codec.h"
 #include "controller/runtime/testing/fake_clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/object_meta_codec.h"
 #include "controller/kube/api_error.h"
 #include "controller/kube/watcher.h"
 #include "gtest/gtest.h"

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "controller/api/object_meta_codec.h"
+#include "controller/meta/object_meta_codec.h"
 #include "controller/runtime/testing/fake_clock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/fake_transport.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "controller/cel/device_value.h"
+#include "controller/dra_cel/device_value.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/profile/profile_test_util.h"

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "controller/api/object_meta.h"
+#include "controller/meta/object_meta.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
