@@ -75,6 +75,12 @@ std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ow
 
 }  // namespace
 
+ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
+  std::string namespace_name = t->metadata.namespace_name;
+  const api::ObjectMeta* meta = &t->metadata;
+  return {std::move(namespace_name), std::shared_ptr<const api::ObjectMeta>(std::move(t), meta)};
+}
+
 SpecPlan PlanProfiles(const EngineInput& input) {
   SpecPlan plan;
   std::vector<ProfilePlan>& work = plan.profiles;
@@ -124,10 +130,10 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 
   std::map<std::string, const dra::DeviceClass*> existing_class;
   for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
-  std::map<std::pair<absl::string_view, absl::string_view>, const dra::ResourceClaimTemplate*>
+  std::map<std::pair<absl::string_view, absl::string_view>, const api::ObjectMeta*>
       existing_tmpl;  // keys view the input's templates
-  for (const auto& t : input.existing_templates) {
-    existing_tmpl[{t->metadata.namespace_name, t->metadata.name}] = t.get();
+  for (const ExistingTemplate& t : input.existing_templates) {
+    existing_tmpl[{t.namespace_name, t.metadata->name}] = t.metadata.get();
   }
 
   for (auto& [name, claimants] : class_claims) {
@@ -166,11 +172,11 @@ SpecPlan PlanProfiles(const EngineInput& input) {
     auto existing = existing_tmpl.find(key);
     if (existing != existing_tmpl.end()) {
       const Ownership ownership =
-          OwnershipOf(existing->second->metadata, winner->profile.metadata.name,
-                      names_of(claimants), existing_profiles);
+          OwnershipOf(*existing->second, winner->profile.metadata.name, names_of(claimants),
+                      existing_profiles);
       if (ownership != Ownership::kOurs) {
-        winner->conflicts.push_back(ConflictMessage("ResourceClaimTemplate", object, ownership,
-                                                    existing->second->metadata));
+        winner->conflicts.push_back(
+            ConflictMessage("ResourceClaimTemplate", object, ownership, *existing->second));
         continue;
       }
     }
