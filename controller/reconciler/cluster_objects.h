@@ -93,7 +93,7 @@ struct TemplateObject {
 };
 
 // The templates' decoder with its interning table: equal shapes are stored once. A shape lives as
-// long as a cached template (or a Full() copy's source) uses it; the table holds it weakly.
+// long as a cached template uses it; the table holds it weakly.
 // Thread-safe.
 class TemplateShapes {
  public:
