@@ -99,8 +99,8 @@ const Fixture& Data() {
       f->input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(c));
     }
     for (dra::ResourceClaimTemplate& t : desired.ClaimTemplates()) {
-      f->input.existing_templates.push_back(
-          std::make_shared<const dra::ResourceClaimTemplate>(std::move(t)));
+      f->input.existing_templates.push_back(profile::ExistingTemplate::Of(
+          std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
     }
     return f;
   }();

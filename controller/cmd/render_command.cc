@@ -170,8 +170,8 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(std::move(c)));
   }
   for (dra::ResourceClaimTemplate& t : in.templates) {
-    input.existing_templates.push_back(
-        std::make_shared<const dra::ResourceClaimTemplate>(std::move(t)));
+    input.existing_templates.push_back(profile::ExistingTemplate::Of(
+        std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
   }
   std::map<std::string, const dra::ManifestObject*> source_of;
   for (auto& [source, profile] : in.profiles) {

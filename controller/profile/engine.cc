@@ -105,6 +105,12 @@ ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
 
 }  // namespace
 
+ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
+  std::string namespace_name = t->metadata.namespace_name;
+  const api::ObjectMeta* meta = &t->metadata;
+  return {std::move(namespace_name), std::shared_ptr<const api::ObjectMeta>(std::move(t), meta)};
+}
+
 SpecPlan PlanProfiles(const EngineInput& input) {
   SpecPlan plan;
   std::vector<ProfilePlan>& work = plan.profiles;
@@ -143,10 +149,10 @@ SpecPlan PlanProfiles(const EngineInput& input) {
   }
   std::map<std::string, const dra::DeviceClass*> existing_class;
   for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
-  std::map<std::pair<absl::string_view, absl::string_view>, const dra::ResourceClaimTemplate*>
+  std::map<std::pair<absl::string_view, absl::string_view>, const api::ObjectMeta*>
       existing_tmpl;  // keys view the input's templates
-  for (const auto& t : input.existing_templates) {
-    existing_tmpl[{t->metadata.namespace_name, t->metadata.name}] = t.get();
+  for (const ExistingTemplate& t : input.existing_templates) {
+    existing_tmpl[{t.namespace_name, t.metadata->name}] = t.metadata.get();
   }
 
   for (const auto& [name, claimants] : class_claims) {
@@ -161,7 +167,7 @@ SpecPlan PlanProfiles(const EngineInput& input) {
     auto existing = existing_tmpl.find(key);
     ProfilePlan* writer = SettleClaim(
         "ResourceClaimTemplate", absl::StrCat(key.first, "/", key.second), claimants,
-        existing == existing_tmpl.end() ? nullptr : &existing->second->metadata, existing_profiles);
+        existing == existing_tmpl.end() ? nullptr : existing->second, existing_profiles);
     if (writer != nullptr) writer->template_namespaces.emplace_back(key.first);
   }
 

@@ -42,6 +42,17 @@ inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManagedByValue[] = "gpu-profile-operator";
 inline constexpr char kProfileLabel[] = "gpuprofile.io/profile";
 
+// An existing ResourceClaimTemplate as the engine reads it (conflicts, adoption): its namespace
+// and its metadata, of which only the name and labels are read (the metadata's namespace_name
+// may be empty: the operator's cache shares one metadata between the templates of a profile).
+struct ExistingTemplate {
+  std::string namespace_name;
+  std::shared_ptr<const api::ObjectMeta> metadata;  // never null
+
+  // Of a whole template (shares it).
+  static ExistingTemplate Of(std::shared_ptr<const dra::ResourceClaimTemplate> t);
+};
+
 struct EngineInput {
   KubeVersion kube_version;
   std::vector<api::GpuProfile> profiles;  // decoded and defaulted
@@ -53,7 +64,7 @@ struct EngineInput {
   // Shared, as the operator's caches hold them (copying 20,000 templates for every computation
   // would double the operator's memory).
   std::vector<std::shared_ptr<const dra::DeviceClass>> existing_classes;
-  std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> existing_templates;
+  std::vector<ExistingTemplate> existing_templates;
 };
 
 struct ProfileOutcome {

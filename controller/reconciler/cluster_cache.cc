@@ -142,20 +142,22 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       runtime::KeyByMeta<dra::DeviceClass>(
           [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; }),
       ProfileLabelIndex<dra::DeviceClass>());
-  templates_ = std::make_unique<kube::Informer<dra::ResourceClaimTemplate>>(
+  templates_ = std::make_unique<kube::Informer<TemplateObject>>(
       options_.client,
       For(options_.watch, ResourceClaimTemplatesPath(version),
           absl::StrCat(profile::kManagedByLabel, "=", profile::kManagedByValue)),
-      DecodeTemplateObject,
-      runtime::KeyByMeta<dra::ResourceClaimTemplate>(
-          [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& { return t.metadata; }),
-      ProfileLabelIndex<dra::ResourceClaimTemplate>());
+      [this](const nlohmann::json& object) { return template_shapes_.Decode(object); },
+      [](const TemplateObject& t) { return absl::StrCat(t.namespace_name, "/", t.name()); },
+      std::map<std::string, runtime::Store<TemplateObject>::IndexFunc>{
+          {kByProfileLabel,
+           runtime::IndexByLabel<TemplateObject>(
+               profile::kProfileLabel,
+               [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); })}});
   // Relists keep the cached objects that did not change (see kube/reflector.h).
   classes_->SetVersionOf(
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
-  templates_->SetVersionOf([](const dra::ResourceClaimTemplate& t) -> absl::string_view {
-    return t.metadata.resource_version;
-  });
+  templates_->SetVersionOf(
+      [](const TemplateObject& t) -> absl::string_view { return t.resource_version; });
   slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
     slices_version_.fetch_add(1);
     version_.fetch_add(1);
@@ -165,17 +167,14 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   classes_->AddHandler(
       [this](const dra::DeviceClass*, const dra::DeviceClass*) { owned_version_.fetch_add(1); });
   templates_->AddHandler(
-      [this](const dra::ResourceClaimTemplate*, const dra::ResourceClaimTemplate*) {
-        owned_version_.fetch_add(1);
-      });
+      [this](const TemplateObject*, const TemplateObject*) { owned_version_.fetch_add(1); });
   Count<dra::DeviceClass>(classes_.get(), [](const dra::DeviceClass* b, const dra::DeviceClass* a) {
     return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
                                a != nullptr ? &a->metadata : nullptr);
   });
-  Count<dra::ResourceClaimTemplate>(templates_.get(), [](const dra::ResourceClaimTemplate* b,
-                                                         const dra::ResourceClaimTemplate* a) {
-    return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
-                               a != nullptr ? &a->metadata : nullptr);
+  Count<TemplateObject>(templates_.get(), [](const TemplateObject* b, const TemplateObject* a) {
+    return OwnedObjectRelevant(b != nullptr ? &b->shared_meta() : nullptr,
+                               a != nullptr ? &a->shared_meta() : nullptr);
   });
   if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_);
   slices_->Start();
@@ -211,7 +210,7 @@ bool ClusterCache::WaitForSync(absl::Time deadline) {
   }
   kube::Informer<dra::ResourceSlice>* slices = nullptr;
   kube::Informer<dra::DeviceClass>* classes = nullptr;
-  kube::Informer<dra::ResourceClaimTemplate>* templates = nullptr;
+  kube::Informer<TemplateObject>* templates = nullptr;
   {
     absl::MutexLock lock(&mu_);
     auto checked = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return dra_checked_ || stopped_; };
@@ -251,7 +250,7 @@ const runtime::Store<dra::DeviceClass>* ClusterCache::device_classes() const {
   absl::MutexLock lock(&mu_);
   return classes_ ? &classes_->store() : nullptr;
 }
-const runtime::Store<dra::ResourceClaimTemplate>* ClusterCache::claim_templates() const {
+const runtime::Store<TemplateObject>* ClusterCache::claim_templates() const {
   absl::MutexLock lock(&mu_);
   return templates_ ? &templates_->store() : nullptr;
 }

@@ -7,7 +7,8 @@
 //    DeviceClasses (all of them: few, and an unmanaged class with a profile's name must be seen
 //    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
 //    (templates can be many; unmanaged ones are discovered when a create meets them, see
-//    desired_state.h).
+//    desired_state.h); those are cached compact, sharing what they have in common
+//    (TemplateObject).
 // Event handlers are added to the informers (kube/controller_builder.h) before Start, and for
 // the DRA kinds by the wiring function SetDraWiring installs, which EnableDra calls before
 // starting them; they run on the informers' threads and must be quick (enqueue keys).
@@ -34,7 +35,7 @@ inline constexpr char kByProfileLabel[] = "by-profile-label";
 // Adds handlers to the DRA informers (called once, before they start).
 using DraWiring = std::function<void(kube::Informer<dra::ResourceSlice>& slices,
                                      kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<dra::ResourceClaimTemplate>& templates)>;
+                                     kube::Informer<TemplateObject>& templates)>;
 
 struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
@@ -98,7 +99,10 @@ class ClusterCache {
   // Null until EnableDra.
   const runtime::Store<dra::ResourceSlice>* slices() const;
   const runtime::Store<dra::DeviceClass>* device_classes() const;
-  const runtime::Store<dra::ResourceClaimTemplate>* claim_templates() const;
+  // Compact (TemplateObject), keyed "<namespace>/<name>", indexed by kByProfileLabel.
+  const runtime::Store<TemplateObject>* claim_templates() const;
+  // Distinct template shapes cached (TemplateObject): a diagnostic.
+  size_t template_shapes() const { return template_shapes_.size(); }
 
   // Undecodable objects seen so far, across informers (for logs and metrics).
   int64_t undecodable() const;
@@ -127,7 +131,8 @@ class ClusterCache {
   bool dra_checked_ ABSL_GUARDED_BY(mu_) = false;
   std::unique_ptr<kube::Informer<dra::ResourceSlice>> slices_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<kube::Informer<dra::ResourceClaimTemplate>> templates_ ABSL_GUARDED_BY(mu_);
+  TemplateShapes template_shapes_;
+  std::unique_ptr<kube::Informer<TemplateObject>> templates_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

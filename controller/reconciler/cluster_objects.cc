@@ -63,9 +63,93 @@ absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
   return Shared(dra::DecodeDeviceClass(object));
 }
 
-absl::StatusOr<std::shared_ptr<const dra::ResourceClaimTemplate>> DecodeTemplateObject(
+namespace {
+
+// Metadata fields that differ between the copies of one template in several namespaces.
+bool PerObjectMetadata(const std::string& field) {
+  for (const char* per_object : {"namespace", "uid", "resourceVersion", "creationTimestamp",
+                                 "generation", "managedFields", "selfLink"}) {
+    if (field == per_object) return true;
+  }
+  return false;
+}
+
+// Moves the per-object fields of `t` into `out` and returns the rest (the shape).
+dra::ResourceClaimTemplate Split(dra::ResourceClaimTemplate t, TemplateObject* out) {
+  api::ObjectMeta& meta = t.metadata;
+  out->namespace_name = std::move(meta.namespace_name);
+  out->uid = std::move(meta.uid);
+  out->resource_version = std::move(meta.resource_version);
+  meta.namespace_name.clear();
+  meta.uid.clear();
+  meta.resource_version.clear();
+  meta.creation_timestamp.clear();
+  meta.generation = 0;
+  return t;
+}
+
+}  // namespace
+
+std::shared_ptr<const TemplateObject> TemplateObject::Of(dra::ResourceClaimTemplate t) {
+  auto out = std::make_shared<TemplateObject>();
+  out->shape = std::make_shared<const dra::ResourceClaimTemplate>(Split(std::move(t), out.get()));
+  return out;
+}
+
+std::shared_ptr<const dra::ResourceClaimTemplate> TemplateObject::Full() const {
+  auto full = std::make_shared<dra::ResourceClaimTemplate>(*shape);
+  full->metadata.namespace_name = namespace_name;
+  full->metadata.uid = uid;
+  full->metadata.resource_version = resource_version;
+  return full;
+}
+
+absl::StatusOr<std::shared_ptr<const TemplateObject>> TemplateShapes::Decode(
     const nlohmann::json& object) {
-  return Shared(dra::DecodeResourceClaimTemplate(object));
+  absl::StatusOr<dra::ResourceClaimTemplate> decoded = dra::DecodeResourceClaimTemplate(object);
+  if (!decoded.ok()) return decoded.status();
+  // The key: the whole object but what differs between copies of one shape (managedFields,
+  // with a time per object, and selfLink are not decoded either), as `"field":value` pairs in
+  // the object's order (no copy of the object).
+  std::string key;
+  const auto append = [&key](const std::string& field, const nlohmann::json& value) {
+    key += nlohmann::json(field).dump();
+    key += ':';
+    key += value.dump();
+    key += ',';
+  };
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (it.key() != "metadata" || !it->is_object()) {
+      append(it.key(), *it);
+      continue;
+    }
+    key += "\"metadata\":{";
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      if (!PerObjectMetadata(m.key())) append(m.key(), *m);
+    }
+    key += "},";
+  }
+  auto out = std::make_shared<TemplateObject>();
+  dra::ResourceClaimTemplate shape = Split(*std::move(decoded), out.get());
+  absl::MutexLock lock(&mu_);
+  std::weak_ptr<const dra::ResourceClaimTemplate>& slot = shapes_[key];
+  out->shape = slot.lock();
+  if (out->shape == nullptr) {
+    out->shape = std::make_shared<const dra::ResourceClaimTemplate>(std::move(shape));
+    slot = out->shape;
+    if (shapes_.size() >= sweep_at_) {
+      absl::erase_if(shapes_, [](const auto& entry) { return entry.second.expired(); });
+      sweep_at_ = std::max<size_t>(64, 2 * shapes_.size());
+    }
+  }
+  return std::shared_ptr<const TemplateObject>(std::move(out));
+}
+
+size_t TemplateShapes::size() const {
+  absl::MutexLock lock(&mu_);
+  size_t alive = 0;
+  for (const auto& [key, shape] : shapes_) alive += shape.expired() ? 0 : 1;
+  return alive;
 }
 
 absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(

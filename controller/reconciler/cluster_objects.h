@@ -6,6 +6,9 @@
 // them `Stalled` with the field named, so ProfileObject keeps the metadata, the decode error and
 // the status as stored. Every other kind is cached as its typed model (an object that does not
 // decode is skipped by the informer and counted).
+// ResourceClaimTemplates are cached compact (TemplateObject): the operator keeps up to one per
+// profile and namespace (20,000 at the benchmark's size), and those of one profile differ only in
+// namespace, uid and resourceVersion.
 // Pure; thread-safe.
 #pragma once
 
@@ -15,7 +18,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "controller/api/gpu_node_group.h"
 #include "controller/api/gpu_profile.h"
 #include "controller/meta/namespace.h"
@@ -63,8 +68,55 @@ absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
     const nlohmann::json& object);
 absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
     const nlohmann::json& object);
-absl::StatusOr<std::shared_ptr<const dra::ResourceClaimTemplate>> DecodeTemplateObject(
-    const nlohmann::json& object);
+
+// A ResourceClaimTemplate as cached: per object only where it is and which version of it this is;
+// everything else (name, labels, annotations, finalizers, owner references, deletion timestamp,
+// spec) is its `shape`, one immutable object shared by every cached template with the same
+// content (TemplateShapes). creationTimestamp and generation are not kept: the operator reads
+// neither of a template. Readers that compare or write a template take Full().
+struct TemplateObject {
+  std::string namespace_name;
+  std::string uid;
+  std::string resource_version;
+  // Never null. Its metadata's namespace_name, uid, resource_version, creation_timestamp and
+  // generation are empty.
+  std::shared_ptr<const dra::ResourceClaimTemplate> shape;
+
+  const std::string& name() const { return shape->metadata.name; }
+  // Labels, annotations, owner references... (not namespace, uid or resourceVersion).
+  const api::ObjectMeta& shared_meta() const { return shape->metadata; }
+  // The template as decoded (without creationTimestamp and generation): a new object each call.
+  std::shared_ptr<const dra::ResourceClaimTemplate> Full() const;
+  // `t` split as the decoder splits it, with a shape of its own (tests, and templates that do not
+  // come from the cache).
+  static std::shared_ptr<const TemplateObject> Of(dra::ResourceClaimTemplate t);
+};
+
+// The templates' decoder with its interning table: equal shapes are stored once. A shape lives as
+// long as a cached template uses it; the table holds it weakly.
+// Thread-safe.
+class TemplateShapes {
+ public:
+  TemplateShapes() = default;
+  TemplateShapes(const TemplateShapes&) = delete;
+  TemplateShapes& operator=(const TemplateShapes&) = delete;
+
+  // Decodes `object` (dra::DecodeResourceClaimTemplate; its errors pass through) and shares its
+  // shape with the templates already decoded that have the same.
+  absl::StatusOr<std::shared_ptr<const TemplateObject>> Decode(const nlohmann::json& object);
+  // Distinct shapes alive (for tests and diagnostics).
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  // Keyed by the object's JSON without its per-object metadata: a finer key than the decoded
+  // shape (fields the model ignores still count), so two templates that differ in anything the
+  // model keeps never share a shape.
+  absl::flat_hash_map<std::string, std::weak_ptr<const dra::ResourceClaimTemplate>> shapes_
+      ABSL_GUARDED_BY(mu_);
+  // Expired entries are dropped when the table reaches this size.
+  size_t sweep_at_ ABSL_GUARDED_BY(mu_) = 64;
+};
 absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
     const nlohmann::json& object);
 absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(

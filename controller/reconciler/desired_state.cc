@@ -83,9 +83,15 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
       input.existing_classes = store->List();
     }
     if (const auto* store = cache_->claim_templates()) {
-      input.existing_templates = store->List();
+      // The cached templates share their metadata (TemplateObject): no copy per template.
+      for (auto& t : store->List()) {
+        input.existing_templates.push_back(profile::ExistingTemplate{
+            t->namespace_name, std::shared_ptr<const api::ObjectMeta>(t, &t->shared_meta())});
+      }
     }
-    for (auto& t : foreign) input.existing_templates.push_back(std::move(t));
+    for (auto& t : foreign) {
+      input.existing_templates.push_back(profile::ExistingTemplate::Of(std::move(t)));
+    }
     plan_ = std::make_shared<const profile::SpecPlan>(profile::PlanProfiles(input));
     plan_version_ = spec_version;
     plan_foreign_version_ = foreign_version;

@@ -127,7 +127,7 @@ void GpuProfileOperator::Wire() {
       .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet);
   cache_->SetDraWiring([this, fleet](kube::Informer<dra::ResourceSlice>& slices,
                                      kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<dra::ResourceClaimTemplate>& templates) {
+                                     kube::Informer<TemplateObject>& templates) {
     const auto by_label = [this](const api::ObjectMeta& meta) {
       auto label = meta.labels.find(profile::kProfileLabel);
       if (label != meta.labels.end()) return std::vector<std::string>{label->second};
@@ -144,15 +144,13 @@ void GpuProfileOperator::Wire() {
             api::kGpuProfileKind, kube::OwnerScope::kCluster)
         .Watches<dra::DeviceClass>(
             &classes, [by_label](const dra::DeviceClass& c) { return by_label(c.metadata); })
-        .Owns<dra::ResourceClaimTemplate>(
+        // A template's shared metadata has no namespace: the owner is cluster-scoped.
+        .Owns<TemplateObject>(
             &templates,
-            [](const dra::ResourceClaimTemplate& t) -> const api::ObjectMeta& {
-              return t.metadata;
-            },
+            [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); },
             api::kGpuProfileKind, kube::OwnerScope::kCluster)
-        .Watches<dra::ResourceClaimTemplate>(
-            &templates,
-            [by_label](const dra::ResourceClaimTemplate& t) { return by_label(t.metadata); });
+        .Watches<TemplateObject>(
+            &templates, [by_label](const TemplateObject& t) { return by_label(t.shared_meta()); });
     kube::ControllerBuilder(node_group_controller_.get())
         .Watches<dra::ResourceSlice>(&slices, fleet);
   });

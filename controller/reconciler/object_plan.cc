@@ -32,13 +32,13 @@ Action ClassAction(ActionVerb verb, const dra::DeviceClass& stored) {
   return action;
 }
 
-Action TemplateAction(ActionVerb verb, const dra::ResourceClaimTemplate& stored) {
+Action TemplateAction(ActionVerb verb, const TemplateObject& stored) {
   Action action;
   action.verb = verb;
   action.kind = ObjectKind::kClaimTemplate;
-  action.namespace_name = stored.metadata.namespace_name;
-  action.name = stored.metadata.name;
-  action.uid = stored.metadata.uid;
+  action.namespace_name = stored.namespace_name;
+  action.name = stored.name();
+  action.uid = stored.uid;
   return action;
 }
 
@@ -86,46 +86,50 @@ int64_t PlanTemplates(const std::string& profile_uid, const profile::TemplateSet
   int64_t in_place = 0;
   std::set<std::string> wanted;
   if (desired_set != nullptr) {
+    const dra::ResourceClaimTemplate& prototype = desired_set->prototype;  // no namespace
+    const std::string& name = prototype.metadata.name;
     for (const std::string& namespace_name : desired_set->namespaces) {
+      wanted.insert(TemplateKey(namespace_name, name));
+      std::shared_ptr<const TemplateObject> stored =
+          observed.template_at ? observed.template_at(namespace_name, name) : nullptr;
+      // In place: the shape (no namespace either) stores what the prototype asks for; the
+      // namespace is the one looked up.
+      if (stored != nullptr && dra::SameDesiredState(prototype, *stored->shape)) {
+        ++in_place;
+        continue;
+      }
       // Materialised one at a time: the desired state keeps one object per profile.
       auto desired =
           std::make_shared<const dra::ResourceClaimTemplate>(desired_set->In(namespace_name));
-      wanted.insert(TemplateKey(namespace_name, desired->metadata.name));
-      std::shared_ptr<const dra::ResourceClaimTemplate> actual =
-          observed.template_at ? observed.template_at(namespace_name, desired->metadata.name)
-                               : nullptr;
-      if (actual == nullptr) {
+      if (stored == nullptr) {
         Action create;
         create.verb = ActionVerb::kCreate;
         create.kind = ObjectKind::kClaimTemplate;
         create.namespace_name = namespace_name;
-        create.name = desired->metadata.name;
+        create.name = name;
         create.claim_template = std::move(desired);
         actions->push_back(std::move(create));
         continue;
       }
-      if (dra::SameDesiredState(*desired, *actual)) {
-        ++in_place;
-        continue;
-      }
+      const std::shared_ptr<const dra::ResourceClaimTemplate> actual = stored->Full();
       // Same spec, other metadata (adoption, labels): patch; spec changed: re-create, since
       // ResourceClaimTemplate.spec is immutable and pods name templates.
       dra::ResourceClaimTemplate relabelled = *actual;
       relabelled.metadata = MergedMeta(actual->metadata, desired->metadata);
       if (dra::SameDesiredState(*desired, relabelled)) {
-        Action adopt = TemplateAction(ActionVerb::kAdopt, *actual);
+        Action adopt = TemplateAction(ActionVerb::kAdopt, *stored);
         adopt.meta = std::move(relabelled.metadata);
         actions->push_back(std::move(adopt));
         continue;
       }
-      Action recreate = TemplateAction(ActionVerb::kRecreate, *actual);
+      Action recreate = TemplateAction(ActionVerb::kRecreate, *stored);
       recreate.claim_template = std::move(desired);
       actions->push_back(std::move(recreate));
     }
   }
   for (const auto& t : observed.labelled_templates) {
-    if (wanted.count(TemplateKey(t->metadata.namespace_name, t->metadata.name)) > 0) continue;
-    if (!OwnedByOrOrphan(t->metadata, profile_uid)) continue;
+    if (wanted.count(TemplateKey(t->namespace_name, t->name())) > 0) continue;
+    if (!OwnedByOrOrphan(t->shared_meta(), profile_uid)) continue;
     actions->push_back(TemplateAction(ActionVerb::kDelete, *t));
   }
   return in_place;
@@ -184,7 +188,7 @@ std::vector<Action> PlanProfileCleanup(const std::string& profile_uid, bool orph
     plan_one(c->metadata, ClassAction(ActionVerb::kDelete, *c));
   }
   for (const auto& t : observed.labelled_templates) {
-    plan_one(t->metadata, TemplateAction(ActionVerb::kDelete, *t));
+    plan_one(t->Full()->metadata, TemplateAction(ActionVerb::kDelete, *t));
   }
   return actions;
 }

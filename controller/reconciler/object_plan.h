@@ -29,6 +29,7 @@
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/profile/engine.h"
+#include "controller/reconciler/cluster_objects.h"
 
 namespace gpuprofile::reconciler {
 
@@ -66,10 +67,12 @@ struct ObservedObjects {
   std::shared_ptr<const dra::DeviceClass> class_with_desired_name;
   // Objects carrying the profile's label (gpuprofile.io/profile=<name>).
   std::vector<std::shared_ptr<const dra::DeviceClass>> labelled_classes;
-  std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> labelled_templates;
+  // Templates as cached, compact (TemplateObject): the plan compares a desired template with
+  // the shape and materialises one (Full()) only to adopt or release it.
+  std::vector<std::shared_ptr<const TemplateObject>> labelled_templates;
   // The template stored under (namespace, name) (null: none); only managed templates are cached.
-  std::function<std::shared_ptr<const dra::ResourceClaimTemplate>(const std::string& ns,
-                                                                  const std::string& name)>
+  std::function<std::shared_ptr<const TemplateObject>(const std::string& ns,
+                                                      const std::string& name)>
       template_at;
 };
 

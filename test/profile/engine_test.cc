@@ -194,8 +194,9 @@ TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
   dra::ResourceClaimTemplate of_q = orphan;
   of_q.metadata.namespace_name = "b";
   of_q.metadata.labels[kProfileLabel] = "q";
-  input_.existing_templates = {std::make_shared<const dra::ResourceClaimTemplate>(orphan),
-                               std::make_shared<const dra::ResourceClaimTemplate>(of_q)};
+  input_.existing_templates = {
+      ExistingTemplate::Of(std::make_shared<const dra::ResourceClaimTemplate>(orphan)),
+      ExistingTemplate::Of(std::make_shared<const dra::ResourceClaimTemplate>(of_q))};
   const DesiredState state = Run();
   ASSERT_EQ(state.device_classes.size(), 1u);
   EXPECT_EQ(state.device_classes[0].metadata.name, "q");

@@ -84,10 +84,13 @@ struct Cluster {
     ObservedObjects observed;
     observed.class_with_desired_name = device_class;
     if (device_class != nullptr) observed.labelled_classes = {device_class};
-    for (const auto& [key, t] : templates) observed.labelled_templates.push_back(t);
+    // As the cache holds them (compact).
+    for (const auto& [key, t] : templates) {
+      observed.labelled_templates.push_back(TemplateObject::Of(*t));
+    }
     observed.template_at = [this](const std::string& ns, const std::string& name) {
       auto it = templates.find(absl::StrCat(ns, "/", name));
-      return it == templates.end() ? nullptr : it->second;
+      return it == templates.end() ? nullptr : TemplateObject::Of(*it->second);
     };
     return observed;
   }
