@@ -8,15 +8,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "controller/core/input_limits.h"
 
 extern char** environ;
 
@@ -26,10 +27,13 @@ namespace {
 absl::Status ErrnoStatus(int err, const std::string& what) {
   std::string message = absl::StrCat(what, ": ", std::strerror(err));
   switch (err) {
-    case ENOENT: return absl::NotFoundError(message);
+    case ENOENT:
+      return absl::NotFoundError(message);
     case EACCES:
-    case EPERM: return absl::PermissionDeniedError(message);
-    default: return absl::UnavailableError(message);
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    default:
+      return absl::UnavailableError(message);
   }
 }
 
@@ -50,6 +54,14 @@ class PosixFileSystem final : public FileSystem {
       }
       if (n == 0) break;
       out.append(buf, static_cast<size_t>(n));
+      // Every file the client reads (kubeconfig, token, certificates) is small; a path such as
+      // /dev/zero must not exhaust memory before the callers' own size checks run.
+      if (out.size() > limits::kMaxKubeconfigBytes) {
+        ::close(fd);
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": larger than ", limits::kMaxKubeconfigBytes >> 20,
+            " MiB, more than any kubeconfig, token or certificate file (input_limits.h)"));
+      }
     }
     ::close(fd);
     return out;
@@ -130,7 +142,13 @@ class PosixProcessRunner final : public ProcessRunner {
         char buf[4096];
         ssize_t r = ::read(fds[i].fd, buf, sizeof(buf));
         if (r > 0) {
-          (i == 0 ? result.stdout_text : result.stderr_text).append(buf, static_cast<size_t>(r));
+          // Output past the exec plugin limit is drained and dropped: the caller's size check
+          // (one byte over the limit is kept) then rejects it, and memory stays bounded.
+          std::string& text = i == 0 ? result.stdout_text : result.stderr_text;
+          if (text.size() <= limits::kMaxExecCredentialBytes) {
+            text.append(buf, std::min(static_cast<size_t>(r),
+                                      limits::kMaxExecCredentialBytes + 1 - text.size()));
+          }
         } else if (r == 0 || errno != EINTR) {
           ::close(fds[i].fd);
           fds[i].fd = -1;
@@ -146,8 +164,8 @@ class PosixProcessRunner final : public ProcessRunner {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (timed_out) {
-      return absl::DeadlineExceededError(absl::StrCat("\"", argv[0], "\" did not finish within ",
-                                                      absl::FormatDuration(timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("\"", argv[0], "\" did not finish within ", absl::FormatDuration(timeout)));
     }
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (result.exit_code == 127 && result.stdout_text.empty()) {

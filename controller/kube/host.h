@@ -20,8 +20,9 @@ namespace gpuprofile::kube {
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
-  // The whole file. NotFound when it does not exist; the mapped errno otherwise. Messages name
-  // the path.
+  // The whole file. NotFound when it does not exist; InvalidArgument when it is larger than
+  // limits::kMaxKubeconfigBytes (every file the client reads is small); the mapped errno
+  // otherwise. Messages name the path.
   virtual absl::StatusOr<std::string> ReadFile(const std::string& path) = 0;
 };
 
@@ -34,6 +35,8 @@ class Environment {
 
 struct ProcessResult {
   int exit_code = 0;  // 128 + signal when killed by a signal
+  // Each holds at most limits::kMaxExecCredentialBytes + 1 bytes: what came after is dropped, so
+  // a size check on the text still sees that the output was too long.
   std::string stdout_text;
   std::string stderr_text;
 };
