@@ -42,6 +42,15 @@ int WaitForExit(pid_t pid, absl::Duration deadline) {
   }
 }
 
+bool PollUntil(const std::function<bool()>& check, absl::Duration deadline) {
+  const absl::Time end = absl::Now() + deadline;
+  while (absl::Now() < end) {
+    if (check()) return true;
+    ::usleep(50 * 1000);
+  }
+  return check();
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;

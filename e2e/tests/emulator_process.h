@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ pid_t StartBackground(const std::vector<std::string>& argv, const std::string& l
 int WaitBackground(pid_t pid, absl::Duration deadline);
 
 std::string ReadFile(const std::string& path);
+
+// Polls `check` every 50 ms until it holds or `deadline` passes; returns whether it held. For
+// state another process owns (an emulator, the operator binary, a container), which has no way
+// to tell the test it changed.
+bool PollUntil(const std::function<bool()>& check, absl::Duration deadline);
 
 // The directory of the kubectl dispatcher found on PATH (symlinks followed), where the pinned
 // kubectl.1.NN binaries live; "" when there is none.

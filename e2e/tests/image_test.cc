@@ -93,14 +93,10 @@ std::string Trimmed(std::string s) {
   return s;
 }
 
-// Polls `check` until it holds or `deadline` passes (the container has no other way to tell).
+// Polls the container's state (emulator_process.h), by default for as long as it may take to
+// converge.
 bool Eventually(const std::function<bool()>& check, absl::Duration deadline = kConverge) {
-  const absl::Time end = absl::Now() + deadline;
-  while (absl::Now() < end) {
-    if (check()) return true;
-    ::usleep(50 * 1000);
-  }
-  return check();
+  return PollUntil(check, deadline);
 }
 
 // Enters a new network namespace with its loopback up; "" on success, else why not.

@@ -105,12 +105,7 @@ class KubectlTest : public ::testing::TestWithParam<Mode> {
 
 // Waits (polling the file with a deadline) until `path` contains `text`.
 bool WaitForText(const std::string& path, const std::string& text, absl::Duration deadline) {
-  absl::Time end = absl::Now() + deadline;
-  while (absl::Now() < end) {
-    if (ReadFile(path).find(text) != std::string::npos) return true;
-    ::usleep(50 * 1000);
-  }
-  return false;
+  return PollUntil([&] { return ReadFile(path).find(text) != std::string::npos; }, deadline);
 }
 
 TEST_P(KubectlTest, CustomResourceLifecycle) {

@@ -394,12 +394,7 @@ class OperatorE2eTest : public ::testing::Test {
   // ---- waiting -------------------------------------------------------------------------------
 
   static bool Eventually(const std::function<bool()>& check, absl::Duration deadline = kConverge) {
-    const absl::Time end = absl::Now() + deadline;
-    while (absl::Now() < end) {
-      if (check()) return true;
-      ::usleep(50 * 1000);
-    }
-    return check();
+    return PollUntil(check, deadline);
   }
 
   // The profile's condition `type` has `status` (and `reason`), for its current generation.
