@@ -27,7 +27,11 @@ absl::StatusOr<KubeVersion> KubeVersion::Parse(absl::string_view text) {
   if (!absl::SimpleAtoi(parts[1], &v.minor) || parts[1].empty() || parts[1][0] == '-') {
     return invalid("minor is not a number");
   }
-  if (v.minor < kOldestMinor || v.minor > kNewestMinor) return invalid("unsupported minor");
+  if (v.minor > kNewestMinor) {
+    return invalid(absl::StrCat("newer than Kubernetes 1.", kNewestMinor,
+                                ", the newest release this version of the project supports"));
+  }
+  if (v.minor < kOldestMinor) return invalid("unsupported minor");
   if (parts.size() == 3) {
     if (!absl::SimpleAtoi(parts[2], &v.patch) || v.patch < 0 || parts[2][0] == '+') {
       return invalid("patch is not a number");

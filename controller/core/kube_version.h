@@ -12,9 +12,9 @@
 namespace gpuprofile {
 
 struct KubeVersion {
-  // Oldest and newest minors this project models (Kubernetes 1.32 ... 1.36).
+  // Oldest and newest minors this project models (Kubernetes 1.32 ... 1.37).
   static constexpr int kOldestMinor = 32;
-  static constexpr int kNewestMinor = 36;
+  static constexpr int kNewestMinor = 37;
   // Stand-in for "the latest patch" when only a minor is given.
   static constexpr int kLatestPatch = 1 << 30;
 
