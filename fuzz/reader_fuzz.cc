@@ -74,14 +74,19 @@ void CheckObjects(const std::vector<ManifestObject>& objects, int64_t node_budge
 // Every field of the decoded slices; devices with Device::operator==.
 bool SameSlice(const ResourceSlice& a, const ResourceSlice& b) {
   // A field added to ResourceSlice must be compared here: this fails to compile until it is.
-  static_assert(sizeof(ResourceSlice) == 6 * sizeof(std::string) + 2 * sizeof(int64_t) +
-                                             sizeof(std::vector<gpuprofile::dra::Device>),
+  // (node_scope and per_device_node_selection share one 8-byte slot.)
+  static_assert(sizeof(ResourceSlice) ==
+                    6 * sizeof(std::string) + 3 * sizeof(int64_t) +
+                        sizeof(std::vector<gpuprofile::dra::CounterSet>) +
+                        sizeof(std::vector<gpuprofile::dra::Device>),
                 "ResourceSlice changed: compare the new field in SameSlice");
   return a.name == b.name && a.resource_version == b.resource_version &&
          a.api_version == b.api_version && a.driver == b.driver && a.pool == b.pool &&
          a.pool_generation == b.pool_generation &&
          a.resource_slice_count == b.resource_slice_count && a.node_name == b.node_name &&
-         a.devices == b.devices;
+         a.node_scope == b.node_scope &&
+         a.per_device_node_selection == b.per_device_node_selection &&
+         a.shared_counters == b.shared_counters && a.devices == b.devices;
 }
 
 // The fast path's result is the strict path's: both decode to the same slice, or both fail with

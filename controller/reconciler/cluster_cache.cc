@@ -164,7 +164,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       [](absl::string_view, absl::string_view name) { return std::string(name); });
   slices_->AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
     {
-      absl::MutexLock lock(&undecodable_mu_);
+      absl::MutexLock undecodable_lock(&undecodable_mu_);
       undecodable_slices_.erase(after != nullptr ? after->name : before->name);
     }
     slices_version_.fetch_add(1);
@@ -172,7 +172,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   });
   slices_->AddUndecodableHandler([this](const kube::UndecodableObject& bad) {
     {
-      absl::MutexLock lock(&undecodable_mu_);
+      absl::MutexLock undecodable_lock(&undecodable_mu_);
       if (bad.source == kube::ObjectSource::kDeleted) {
         undecodable_slices_.erase(bad.name);
       } else if (undecodable_slices_.size() < kMaxUndecodableSlices ||

@@ -24,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controller/dra/api_version.h"
+#include "controller/dra/inventory.h"
 #include "controller/kube/informer.h"
 #include "controller/kube/rest_client.h"
 #include "controller/reconciler/cluster_objects.h"

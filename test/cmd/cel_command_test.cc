@@ -42,7 +42,7 @@ TEST(CelCheckTest, AcceptedExitsZero) {
 TEST(CelCheckTest, RejectedExitsOneWithPositionAndCaret) {
   Result r = Cel({"check", "device.capacity['gpu.nvidia.com'].memory >= quantity('40Gi')"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("rejected by Kubernetes 1.36"));
+  EXPECT_THAT(r.err, HasSubstr("rejected by Kubernetes 1.37"));
   EXPECT_THAT(r.err, HasSubstr("<input>:1:"));
   EXPECT_THAT(r.err, HasSubstr("^"));
 }

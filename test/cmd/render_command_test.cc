@@ -86,6 +86,18 @@ TEST(RenderGoldenTest, StoryOnKubernetes134) {
   ExpectGolden("test/testdata/render/story-1.34.yaml", r.out);
 }
 
+// Kubernetes 1.37 with the NVIDIA driver's 1.36 publication: a counters-only slice, MIG
+// placements that draw from it, list-typed numaNode and a health taint.
+TEST(RenderGoldenTest, PartitionedTaintedFleetOnKubernetes137) {
+  std::vector<std::string> args = StoryArgs(
+      "test/testdata/dra/nvidia-1.35/dynamicmig-a100x2-numalist-taint.k8s-1.36.v1.yaml");
+  args.insert(args.end(), {"--kube-version", "1.37"});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("apiVersion: resource.k8s.io/v1\n"));
+  ExpectGolden("test/testdata/render/partitioned-1.37.yaml", r.out);
+}
+
 TEST(RenderTest, OutputIsTheSameWhateverTheInputOrder) {
   Result forward = Render(StoryArgs("config/samples/fleet"));
   Result backward = Render(
