@@ -81,6 +81,9 @@ std::unique_ptr<kube::Informer<dra::ResourceSlice>> NewResourceSliceInformer(
       client, std::move(watch), DecodeSliceObject,
       [](const dra::ResourceSlice& s) { return s.name; });
   slices->SetRawDecoder([](absl::string_view json) { return Shared(dra::DecodeSliceFast(json)); });
+  // A version that does not decode drops the cached one: its devices must not keep counting.
+  slices->DropUndecodable(
+      [](absl::string_view, absl::string_view name) { return std::string(name); });
   // Relists keep the cached slices that did not change (see kube/reflector.h).
   slices->SetVersionOf(
       [](const dra::ResourceSlice& s) -> absl::string_view { return s.resource_version; });
@@ -158,10 +161,8 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
   templates_->SetVersionOf(
       [](const TemplateObject& t) -> absl::string_view { return t.resource_version; });
-  // A slice version that does not decode replaces the cached one (which is dropped) and is
-  // remembered until a version that decodes, or its deletion, arrives.
-  slices_->DropUndecodable(
-      [](absl::string_view, absl::string_view name) { return std::string(name); });
+  // A slice version that does not decode has replaced the cached one (NewResourceSliceInformer)
+  // and is remembered until a version that decodes, or its deletion, arrives.
   slices_->AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
     {
       absl::MutexLock undecodable_lock(&undecodable_mu_);

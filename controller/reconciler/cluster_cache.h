@@ -53,7 +53,8 @@ inline constexpr int64_t kSlicePageSize = 100;
 // The ResourceSlice informer exactly as the operator runs it (also what bench/watch measures):
 // the slices of `version` listed in pages of at most kSlicePageSize, keyed by name, watch events
 // decoded from their text by dra::DecodeSliceFast (the DOM path, DecodeSliceObject, for lists
-// and whatever the fast path refuses), relists keeping unchanged slices. `watch` gives the
+// and whatever the fast path refuses), relists keeping unchanged slices, a version that does not
+// decode dropping the cached one (kube/reflector.h, DropUndecodable). `watch` gives the
 // timeouts, backoff and clock; its collection is replaced. `client` must outlive the informer.
 std::unique_ptr<kube::Informer<dra::ResourceSlice>> NewResourceSliceInformer(
     kube::RestClient* client, kube::WatcherOptions watch, dra::DraApiVersion version);

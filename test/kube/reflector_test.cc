@@ -230,6 +230,39 @@ TEST_F(ReflectorTest, UndecodableObjectsAreSkippedCountedAndReportedWithTheirNam
   EXPECT_THAT(changes_, ElementsAre("->a1"));
 }
 
+// Without DropUndecodable a cache keeps serving the older version; with it, an Added or
+// Modified event that does not decode removes what is cached under that key (a deletion to the
+// handlers, announced before the undecodable handlers run), and a later version that decodes
+// brings the object back.
+TEST_F(ReflectorTest, WithoutDropUndecodableTheOlderVersionStays) {
+  List({{Item("a", "1", "a1")}});
+  WatchSink& sink = reflector_;
+  sink.Apply(WatchEventType::kModified, {{"metadata", {{"name", "a"}}}, {"value", 7}});
+  EXPECT_EQ(ValueOf("a"), "a1");
+}
+
+TEST_F(ReflectorTest, DropUndecodableRemovesTheOlderVersion) {
+  reflector_.DropUndecodable([](absl::string_view ns, absl::string_view name) {
+    return ns.empty() ? std::string(name) : absl::StrCat(ns, "/", name);
+  });
+  List({{Item("a", "1", "a1"), Item("b", "1", "b1")}});
+  WatchSink& sink = reflector_;
+  sink.Apply(WatchEventType::kModified, {{"metadata", {{"name", "a"}}}, {"value", 7}});
+  EXPECT_EQ(ValueOf("a"), "<none>");
+  EXPECT_EQ(ValueOf("b"), "b1");
+  EXPECT_THAT(changes_, ElementsAre("->a1", "->b1", "a1>-"));
+  EXPECT_THAT(undecodable_, ElementsAre("2:/a:value: bad"));
+  // An undecodable object never cached, and an undecodable deletion, remove nothing.
+  sink.Apply(WatchEventType::kAdded, {{"metadata", {{"name", "c"}}}, {"value", 7}});
+  sink.Apply(WatchEventType::kDeleted, {{"metadata", {{"name", "b"}}}, {"value", 7}});
+  EXPECT_EQ(ValueOf("b"), "b1");
+  EXPECT_EQ(changes_.size(), 3u);
+  // A version that decodes again is an addition.
+  sink.Apply(WatchEventType::kModified, Item("a", "3", "a3"));
+  EXPECT_EQ(ValueOf("a"), "a3");
+  EXPECT_EQ(changes_.back(), "->a3");
+}
+
 TEST_F(ReflectorTest, HandlersRunInTheOrderTheyWereAddedAfterTheStoreChanged) {
   std::vector<std::string> calls;
   Reflector<Obj> reflector(Decode, runtime::KeyByMeta<Obj>([](const Obj& o)

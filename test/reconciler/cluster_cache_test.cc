@@ -157,6 +157,21 @@ TEST_F(SliceInformerTest, SlicesThatDoNotDecodeAreSkippedCountedAndReportedByNam
   EXPECT_THAT(undecodable_[2], ::testing::StartsWith(": "));  // no name to report
 }
 
+// The cache must not keep serving the older version of a slice whose new version does not
+// decode: its devices would count as if nothing had changed.
+TEST_F(SliceInformerTest, AVersionThatDoesNotDecodeDropsTheCachedOne) {
+  sink().Replace({Slice("a", 1), Slice("b", 1)});
+  Changes();
+  json bad = Slice("a", 2);
+  bad["spec"]["devices"][0]["attributes"]["index"] = {{"int", 1}, {"bool", true}};
+  EXPECT_OK(sink().ApplyRaw(WatchEventType::kModified, bad.dump()));
+  EXPECT_THAT(Ids(), ElementsAre("b@1"));
+  EXPECT_THAT(Changes(), ElementsAre("a@1>-"));
+  EXPECT_OK(sink().ApplyRaw(WatchEventType::kModified, Slice("a", 3).dump()));
+  EXPECT_THAT(Ids(), ElementsAre("a@3", "b@1"));
+  EXPECT_THAT(Changes(), ElementsAre("->a@3"));
+}
+
 TEST_F(SliceInformerTest, TextThatIsNotJsonIsTheWatchersProblem) {
   absl::Status s = sink().ApplyRaw(WatchEventType::kAdded, R"({"kind": "ResourceSlice", )");
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;

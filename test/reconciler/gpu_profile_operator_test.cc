@@ -282,6 +282,47 @@ TEST_F(OperatorTest, ASliceChangeKeepsTheSpecPlan) {
   EXPECT_EQ(operator_->desired().plans(), plans);
 }
 
+// Kubernetes 1.36 (device taints on by default): a health taint, then a list-typed attribute,
+// added to a published slice reach the profile's status; the taint leaves a matched device
+// unschedulable, and lifting it brings it back.
+TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
+  Start({"--kube-version", "1.36", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  const auto status = [&](const char* field) -> int64_t {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+    return p.ok() ? (*p)["status"].value(field, int64_t{-1}) : -1;
+  };
+  const int64_t matched = status("matchedDevices");
+  ASSERT_GT(matched, 0);
+  ASSERT_TRUE(Eventually([&] { return status("schedulableDevices") == matched; }));
+  EXPECT_EQ(status("taintedDevices"), 0);
+
+  const kube::ResourcePath slice =
+      ResourceSlicesPath(dra::DraApiVersion::kV1).WithName("a100-node-1-gpu.nvidia.com-7kq2x");
+  absl::StatusOr<nlohmann::json> object = client_->Get(slice);
+  ASSERT_TRUE(object.ok()) << object.status();
+  (*object)["spec"]["devices"][0]["taints"] = nlohmann::json::array(
+      {{{"key", "gpu.nvidia.com/xid"}, {"value", "79"}, {"effect", "NoSchedule"}}});
+  ASSERT_TRUE(client_->Update(slice, *object).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return status("taintedDevices") == 1 && status("schedulableDevices") == matched - 1 &&
+           status("matchedDevices") == matched;
+  }));
+
+  object = client_->Get(slice);
+  ASSERT_TRUE(object.ok()) << object.status();
+  (*object)["spec"]["devices"][0].erase("taints");
+  (*object)["spec"]["devices"][0]["attributes"]["resource.kubernetes.io/numaNode"] = {
+      {"ints", nlohmann::json::array({0})}};
+  absl::StatusOr<nlohmann::json> updated = client_->Update(slice, *object);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_TRUE(Eventually([&] {
+    return status("taintedDevices") == 0 && status("schedulableDevices") == matched;
+  }));
+}
+
 // A hand edit of a managed DeviceClass keeps its labels (so the desired state is not recomputed)
 // but is still repaired, also after the profile has been reconciled with everything in place.
 TEST_F(OperatorTest, HandEditOfAManagedClassIsRepaired) {
