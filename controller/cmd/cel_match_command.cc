@@ -10,6 +10,7 @@
 #include "controller/cmd/cel_command.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/table_writer.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
@@ -81,13 +82,16 @@ void PrintText(const std::vector<MatchRow>& rows, const KubeVersion& version, st
 }  // namespace
 
 int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-      args, {{{"--kube-version"}}, {{"-f", "--filename"}, true, true}, {{"-o", "--output"}}});
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, {{{"--kube-version"}},
+                       {{"-f", "--filename"}, true, true},
+                       {{"-o", "--output"}},
+                       kFeatureGatesFlag});
   constexpr char kUsage[] =
-      "usage: gpu-profile-controller cel match [--kube-version V] -f PATH... [-o text|json] "
-      "EXPR\n";
+      "usage: gpu-profile-controller cel match [--kube-version V] [--feature-gates NAME=true,...] "
+      "-f PATH... [-o text|json] EXPR\n";
   if (!parsed.ok()) {
-    err << "cel match: " << parsed.status().message() << "\n" << kUsage;
+    err << "cel match: " << parsed.status().message() << "\n" << kUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   if (parsed->positional.size() != 1 || !parsed->Has("-f")) {
@@ -108,12 +112,19 @@ int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     version = *v;
   }
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(*parsed, version);
+  if (!gates.ok()) {
+    err << "cel match: " << gates.status().message() << "\n";
+    return kExitUsage;
+  }
 
   const std::string& expr = parsed->positional[0];
   cel::CompileOptions options;
   options.require_bool_result = true;
-  absl::StatusOr<std::shared_ptr<const cel::Program>> program =
-      cel::Compile(expr, cel::Environment::ForDeviceSelectors(version), options);
+  absl::StatusOr<std::shared_ptr<const cel::Program>> program = cel::Compile(
+      expr,
+      cel::Environment::ForDeviceSelectors(version, cel::ExpressionMode::kNewExpression, *gates),
+      options);
   if (!program.ok()) {
     err << "cel match: Kubernetes " << version.ToString()
         << " would reject the expression: compilation failed: " << program.status().message()
