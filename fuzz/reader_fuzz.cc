@@ -5,10 +5,18 @@
 // fallback). Besides crashes, sanitizer reports, leaks and hangs, it checks the readers'
 // promises: every object returned is a mapping with apiVersion and kind, nested no deeper than
 // limits::kMaxNestingDepth, and YAML never yields more nodes than the file's node budget
-// (controller/core/input_limits.h). A broken promise aborts.
+// (controller/core/input_limits.h); and the decoders' promise that the fast paths give exactly
+// the strict path's result (controller/dra/slice_fast_decoder.h): the same ResourceSlice field by
+// field (devices by Device::operator==), or the same error, for
+//  - the input as one JSON object (DecodeSliceFast against ParseJson + DecodeSlice),
+//  - every ResourceSlice read from the input as YAML or JSON, re-serialised (so that YAML
+//    mutations reach the fast decoder as well-formed JSON slices),
+//  - the input as a whole file (FastDecodeSliceJson against ParseManifests + DecodeSlice).
+// A broken promise aborts.
 //
-// Run by scripts/fuzz.sh with per-input -rss_limit_mb and -timeout; fuzz/reader_corpus keeps
-// the regression inputs (the alias bomb, 100,000-level nesting, ...), each run once first.
+// Run by scripts/fuzz.sh with per-input -rss_limit_mb, -malloc_limit_mb and -timeout;
+// fuzz/reader_corpus keeps the regression inputs (the alias bomb, 100,000-level nesting, ...)
+// and seed slices (YAML and JSON, every API version, the 1.35-1.37 fields), each run once first.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,14 +25,17 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "controller/core/input_limits.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/dra/slice_fast_decoder.h"
+#include "nlohmann/json.hpp"
 
 namespace {
 
 using gpuprofile::dra::ManifestObject;
+using gpuprofile::dra::ResourceSlice;
 namespace limits = gpuprofile::limits;
 
 [[noreturn]] void Broken(const char* promise) {
@@ -60,6 +71,71 @@ void CheckObjects(const std::vector<ManifestObject>& objects, int64_t node_budge
   if (nodes > node_budget) Broken("YAML stays within its node budget");
 }
 
+// Every field of the decoded slices; devices with Device::operator==.
+bool SameSlice(const ResourceSlice& a, const ResourceSlice& b) {
+  // A field added to ResourceSlice must be compared here: this fails to compile until it is.
+  static_assert(sizeof(ResourceSlice) == 6 * sizeof(std::string) + 2 * sizeof(int64_t) +
+                                             sizeof(std::vector<gpuprofile::dra::Device>),
+                "ResourceSlice changed: compare the new field in SameSlice");
+  return a.name == b.name && a.resource_version == b.resource_version &&
+         a.api_version == b.api_version && a.driver == b.driver && a.pool == b.pool &&
+         a.pool_generation == b.pool_generation &&
+         a.resource_slice_count == b.resource_slice_count && a.node_name == b.node_name &&
+         a.devices == b.devices;
+}
+
+// The fast path's result is the strict path's: both decode to the same slice, or both fail with
+// the same status.
+void ExpectSame(const absl::StatusOr<ResourceSlice>& strict,
+                const absl::StatusOr<ResourceSlice>& fast, const char* promise) {
+  if (strict.ok() != fast.ok()) Broken(promise);
+  if (strict.ok() ? !SameSlice(*strict, *fast) : strict.status() != fast.status()) {
+    Broken(promise);
+  }
+}
+
+// Each ResourceSlice the manifest readers returned, decoded strictly and, re-serialised as JSON,
+// by the fast decoder. Skips objects whose JSON text does not read back as the same value (a NaN
+// or an invalid UTF-8 string from YAML), where the two paths would see different inputs.
+void CheckSlicesRead(const std::vector<ManifestObject>& objects) {
+  for (const ManifestObject& o : objects) {
+    if (!gpuprofile::dra::IsResourceSlice(o.object)) continue;
+    std::string json;
+    try {
+      json = o.object.dump();
+      if (nlohmann::json::parse(json) != o.object) continue;
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
+    ExpectSame(gpuprofile::dra::DecodeSlice(o.object), gpuprofile::dra::DecodeSliceFast(json),
+               "DecodeSliceFast decodes a slice read from YAML or JSON as DecodeSlice does");
+  }
+}
+
+// FastDecodeSliceJson handles a file only when its slices are exactly those ParseManifests and
+// DecodeSlice read from it, in order and with the same list positions.
+void CheckWholeFile(const std::string& text) {
+  std::string copy = text;
+  gpuprofile::dra::FastDecodeResult whole = gpuprofile::dra::FastDecodeSliceJson(&copy);
+  if (!whole.handled) return;
+  auto objects = gpuprofile::dra::ParseManifests(text, "input.json");
+  if (!objects.ok()) Broken("a file FastDecodeSliceJson handles is read by ParseManifests");
+  if (objects->size() != whole.slices.size()) {
+    Broken("FastDecodeSliceJson returns every object of the file");
+  }
+  for (size_t i = 0; i < objects->size(); ++i) {
+    const ManifestObject& o = (*objects)[i];
+    if (!gpuprofile::dra::IsResourceSlice(o.object)) {
+      Broken("FastDecodeSliceJson handles only files of ResourceSlices");
+    }
+    absl::StatusOr<ResourceSlice> strict = gpuprofile::dra::DecodeSlice(o.object);
+    if (!strict.ok() || !SameSlice(*strict, whole.slices[i].slice) ||
+        whole.slices[i].item_index != o.item_index) {
+      Broken("FastDecodeSliceJson returns the slices DecodeSlice does");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -74,25 +150,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto objects = gpuprofile::dra::ParseManifests(text, name);
     if (objects.ok()) {
       CheckObjects(*objects, budget);
+      CheckSlicesRead(*objects);
     } else if (objects.status().message().find(name) == std::string::npos) {
       Broken("errors name the file");
     }
   }
-  // The client's JSON parser, and the slice decoders: the fast path must agree with the strict
-  // one (nlohmann + DecodeSlice) on whether an object is a valid ResourceSlice.
+  // The client's JSON parser, and the slice decoders: the fast path must give exactly the strict
+  // one's result (nlohmann + DecodeSlice) for the input as one object.
   absl::StatusOr<nlohmann::json> parsed =
       limits::ParseJson(text, "response", limits::kMaxApiObjectBytes);
-  absl::StatusOr<gpuprofile::dra::ResourceSlice> fast = gpuprofile::dra::DecodeSliceFast(text);
+  absl::StatusOr<ResourceSlice> fast = gpuprofile::dra::DecodeSliceFast(text);
   if (parsed.ok()) {
     int64_t nodes = 0;
     int depth = 0;
     Measure(*parsed, &nodes, &depth);
     if (depth > limits::kMaxNestingDepth) Broken("ParseJson keeps to the nesting limit");
-    if (parsed->is_object() && gpuprofile::dra::DecodeSlice(*parsed).ok() != fast.ok()) {
-      Broken("DecodeSliceFast agrees with DecodeSlice");
+    if (parsed->is_object()) {
+      ExpectSame(gpuprofile::dra::DecodeSlice(*parsed), fast,
+                 "DecodeSliceFast gives DecodeSlice's result");
     }
   }
-  std::string copy = text;
-  (void)gpuprofile::dra::FastDecodeSliceJson(&copy);
+  CheckWholeFile(text);
   return 0;
 }

@@ -55,6 +55,7 @@ for mode in parse evaluate; do
 done
 # Manifests -> GpuProfiles -> engine: each input runs the whole pipeline.
 run profile_fuzz $((seconds / 2)) "$root/fuzz/profile_corpus" '*.yaml' 8192 10 2048 2048
-# The YAML and JSON readers: the alias bomb must stay within a few MB, deep nesting within the
-# stack, every input within 5 s even under the sanitizers.
+# The YAML and JSON readers and the ResourceSlice decoders (slices read from YAML and JSON, fast
+# paths against the strict one): the alias bomb must stay within a few MB, deep nesting within
+# the stack, every input within 5 s even under the sanitizers.
 run reader_fuzz $((seconds / 2)) "$root/fuzz/reader_corpus" '*' 8192 5 1024 256

@@ -44,6 +44,10 @@ struct GpuNodeGroupStatus {
   int64_t node_count = 0;
   std::vector<std::string> nodes;  // sorted; the first kMaxNodeNamesInStatus
   int64_t devices = 0;
+  // Of `devices`: what the scheduler could allocate at once to a claim that tolerates no taint
+  // (profile/allocatable.h), and those with a taint that prevents scheduling.
+  int64_t schedulable_devices = 0;
+  int64_t tainted_devices = 0;
   std::vector<IncompletePool> incomplete_pools;
   std::vector<std::string> profiles;  // sorted names of profiles whose selectors select the group
 };

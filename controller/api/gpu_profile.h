@@ -121,6 +121,8 @@ struct NodeGroupMatch {
   std::string name;
   int64_t devices = 0;
   int64_t nodes = 0;
+  int64_t schedulable_devices = 0;  // of `devices`, what the scheduler could allocate at once
+  int64_t tainted_devices = 0;      // of `devices`, those with a taint the profile does not tolerate
 };
 
 struct ClaimTemplateCounts {
@@ -135,6 +137,11 @@ struct GpuProfileStatus {
   std::vector<std::string> selectors;
   int64_t matched_devices = 0;
   int64_t matched_nodes = 0;
+  // Of the matched devices: what the scheduler could allocate at once (no untolerated taint,
+  // complete pool, counters to spare; profile/allocatable.h), and those with an untolerated
+  // taint.
+  int64_t schedulable_devices = 0;
+  int64_t tainted_devices = 0;
   std::vector<NodeGroupMatch> node_groups;  // sorted by name
   ClaimTemplateCounts claim_templates;
 };

@@ -550,11 +550,14 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
   }
   out.matched_devices = LenientInt(status, "matchedDevices");
   out.matched_nodes = LenientInt(status, "matchedNodes");
+  out.schedulable_devices = LenientInt(status, "schedulableDevices");
+  out.tainted_devices = LenientInt(status, "taintedDevices");
   if (const json* groups = LenientArray(status, "nodeGroups")) {
     for (const json& g : *groups) {
       if (!g.is_object()) continue;
-      out.node_groups.push_back(
-          {LenientString(g, "name"), LenientInt(g, "devices"), LenientInt(g, "nodes")});
+      out.node_groups.push_back({LenientString(g, "name"), LenientInt(g, "devices"),
+                                 LenientInt(g, "nodes"), LenientInt(g, "schedulableDevices"),
+                                 LenientInt(g, "taintedDevices")});
     }
   }
   if (const json* templates = JsonMember(status, "claimTemplates")) {
@@ -759,12 +762,16 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   out["selectors"] = status.selectors;
   out["matchedDevices"] = status.matched_devices;
   out["matchedNodes"] = status.matched_nodes;
+  out["schedulableDevices"] = status.schedulable_devices;
+  out["taintedDevices"] = status.tainted_devices;
   ordered_json groups = ordered_json::array();
   for (const NodeGroupMatch& g : status.node_groups) {
     ordered_json group = ordered_json::object();
     group["name"] = g.name;
     group["devices"] = g.devices;
     group["nodes"] = g.nodes;
+    group["schedulableDevices"] = g.schedulable_devices;
+    group["taintedDevices"] = g.tainted_devices;
     groups.push_back(std::move(group));
   }
   out["nodeGroups"] = std::move(groups);

@@ -33,6 +33,21 @@ struct CapacityEntry {
   uint32_t quantity = 0;  // index into Block::quantities
 };
 
+// A taint: its texts in the block.
+struct TaintEntry {
+  Text key;
+  Text value;
+  Text effect;
+};
+
+// One counter of a consumesCounters entry: set and counter as name indexes, the amount as an
+// index into Block::quantities.
+struct CounterEntry {
+  uint32_t counter_set = 0;
+  uint32_t counter = 0;
+  uint32_t quantity = 0;
+};
+
 struct DeviceEntry {
   Text name;
   Text node;
@@ -40,6 +55,13 @@ struct DeviceEntry {
   uint32_t attributes_count = 0;
   uint32_t capacity_begin = 0;
   uint32_t capacity_count = 0;
+  // Taints and counters are rare (health problems; partitioned GPUs): most devices keep 0 here.
+  uint32_t taints_begin = 0;
+  uint16_t taints_count = 0;
+  uint16_t counters_count = 0;
+  uint32_t counters_begin = 0;
+  NodeScope scope = NodeScope::kNode;
+  bool allow_multiple_allocations = false;
 };
 
 struct Block {
@@ -53,6 +75,12 @@ struct Block {
   std::vector<AttributeEntry> attributes;
   std::vector<CapacityEntry> capacities;
   std::vector<Quantity> quantities;  // distinct capacity values
+  std::vector<TaintEntry> taints;
+  std::vector<CounterEntry> counters;
+  // Items of list-typed attributes: entries as the builder added them (a list attribute's payload
+  // is begin << 32 | count into them), and the same as values, made once the text is final.
+  std::vector<AttributeEntry> list_entries;
+  std::vector<AttributeValue> list_values;
 
   absl::string_view View(Text t) const { return absl::string_view(text.data() + t.offset, t.size); }
   absl::string_view Name(uint32_t index) const { return View(names[index]); }
@@ -66,7 +94,24 @@ Text Unpack(uint64_t payload) {
 uint64_t Pack(Text t) { return (static_cast<uint64_t>(t.offset) << 32) | t.size; }
 
 bool IsText(AttributeValue::Kind kind) {
-  return kind == AttributeValue::Kind::kString || kind == AttributeValue::Kind::kVersion;
+  return kind == AttributeValue::Kind::kString || kind == AttributeValue::Kind::kVersion ||
+         kind == AttributeValue::Kind::kOpaque;
+}
+
+// A scalar or opaque entry as a value viewing the block's text.
+AttributeValue ScalarValue(const Block& block, AttributeValue::Kind kind, uint64_t payload) {
+  switch (kind) {
+    case AttributeValue::Kind::kInt:
+      return AttributeValue::Int(static_cast<int64_t>(payload));
+    case AttributeValue::Kind::kBool:
+      return AttributeValue::Bool(payload != 0);
+    case AttributeValue::Kind::kVersion:
+      return AttributeValue::Version(block.View(Unpack(payload)));
+    case AttributeValue::Kind::kOpaque:
+      return AttributeValue::Opaque(block.View(Unpack(payload)));
+    default:
+      return AttributeValue::String(block.View(Unpack(payload)));
+  }
 }
 
 }  // namespace
@@ -75,7 +120,9 @@ bool IsText(AttributeValue::Kind kind) {
 using device_internal::AttributeEntry;
 using device_internal::Block;
 using device_internal::CapacityEntry;
+using device_internal::CounterEntry;
 using device_internal::DeviceEntry;
+using device_internal::TaintEntry;
 using device_internal::Text;
 
 AttributeValue AttributeValue::Int(int64_t value) {
@@ -106,6 +153,70 @@ AttributeValue AttributeValue::Version(absl::string_view text) {
   return v;
 }
 
+AttributeValue AttributeValue::List(Kind element_kind, absl::Span<const AttributeValue> items) {
+  AttributeValue v;
+  v.kind_ = ListKindOf(element_kind);
+  v.int_ = static_cast<int64_t>(items.size());
+  v.items_ = items.data();
+  return v;
+}
+
+AttributeValue AttributeValue::Opaque(absl::string_view json_text) {
+  AttributeValue v;
+  v.kind_ = Kind::kOpaque;
+  v.text_ = json_text;
+  return v;
+}
+
+AttributeValue::Kind AttributeValue::ElementKind(Kind list_kind) {
+  switch (list_kind) {
+    case Kind::kIntList: return Kind::kInt;
+    case Kind::kBoolList: return Kind::kBool;
+    case Kind::kStringList: return Kind::kString;
+    case Kind::kVersionList: return Kind::kVersion;
+    default: return list_kind;
+  }
+}
+
+AttributeValue::Kind AttributeValue::ListKindOf(Kind element_kind) {
+  switch (element_kind) {
+    case Kind::kInt: return Kind::kIntList;
+    case Kind::kBool: return Kind::kBoolList;
+    case Kind::kString: return Kind::kStringList;
+    case Kind::kVersion: return Kind::kVersionList;
+    default: return element_kind;
+  }
+}
+
+absl::string_view AttributeValue::KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kInt: return "int";
+    case Kind::kBool: return "bool";
+    case Kind::kString: return "string";
+    case Kind::kVersion: return "version";
+    case Kind::kIntList: return "ints";
+    case Kind::kBoolList: return "bools";
+    case Kind::kStringList: return "strings";
+    case Kind::kVersionList: return "versions";
+    case Kind::kOpaque: return "opaque";
+  }
+  return "opaque";
+}
+
+bool operator==(const AttributeValue& a, const AttributeValue& b) {
+  if (a.kind_ != b.kind_ || a.int_ != b.int_ || a.text_ != b.text_) return false;
+  if (!a.is_list()) return true;
+  absl::Span<const AttributeValue> ai = a.list_items(), bi = b.list_items();
+  for (size_t i = 0; i < ai.size(); ++i) {
+    if (ai[i] != bi[i]) return false;
+  }
+  return true;
+}
+
+bool DeviceTaint::PreventsScheduling() const {
+  return effect == "NoSchedule" || effect == "NoExecute";
+}
+
 std::optional<Semver> AttributeValue::ParseVersion() const {
   if (kind_ != Kind::kVersion) return std::nullopt;
   absl::StatusOr<Semver> parsed = Semver::ParseStrict(text_);
@@ -116,22 +227,16 @@ std::optional<Semver> AttributeValue::ParseVersion() const {
 template <>
 NamedAttribute DeviceEntries<NamedAttribute>::Iterator::operator*() const {
   const AttributeEntry& e = block_->attributes[index_];
-  NamedAttribute out{block_->Name(e.name), AttributeValue()};
-  switch (e.kind) {
-    case AttributeValue::Kind::kInt:
-      out.value = AttributeValue::Int(static_cast<int64_t>(e.payload));
-      break;
-    case AttributeValue::Kind::kBool:
-      out.value = AttributeValue::Bool(e.payload != 0);
-      break;
-    case AttributeValue::Kind::kString:
-      out.value = AttributeValue::String(block_->View(device_internal::Unpack(e.payload)));
-      break;
-    case AttributeValue::Kind::kVersion:
-      out.value = AttributeValue::Version(block_->View(device_internal::Unpack(e.payload)));
-      break;
+  if (AttributeValue::IsListKind(e.kind)) {
+    const Text range = device_internal::Unpack(e.payload);  // begin, count
+    return NamedAttribute{
+        block_->Name(e.name),
+        AttributeValue::List(AttributeValue::ElementKind(e.kind),
+                             absl::Span<const AttributeValue>(
+                                 block_->list_values.data() + range.offset, range.size))};
   }
-  return out;
+  return NamedAttribute{block_->Name(e.name),
+                        device_internal::ScalarValue(*block_, e.kind, e.payload)};
 }
 
 template <>
@@ -202,12 +307,68 @@ const Quantity* Device::FindCapacity(absl::string_view name) const {
   return &block_->quantities[e->quantity];
 }
 
+NodeScope Device::node_scope() const { return block_->devices[index_].scope; }
+
+bool Device::allow_multiple_allocations() const {
+  return block_->devices[index_].allow_multiple_allocations;
+}
+
+std::vector<DeviceTaint> Device::taints() const {
+  const DeviceEntry& d = block_->devices[index_];
+  std::vector<DeviceTaint> out;
+  out.reserve(d.taints_count);
+  for (uint32_t i = d.taints_begin; i < d.taints_begin + d.taints_count; ++i) {
+    const TaintEntry& t = block_->taints[i];
+    out.push_back(DeviceTaint{block_->View(t.key), block_->View(t.value), block_->View(t.effect)});
+  }
+  return out;
+}
+
+bool Device::has_taints() const { return block_->devices[index_].taints_count != 0; }
+
+bool Device::HasSchedulingTaint() const {
+  for (const DeviceTaint& t : taints()) {
+    if (t.PreventsScheduling()) return true;
+  }
+  return false;
+}
+
+std::vector<CounterUse> Device::counters_consumed() const {
+  const DeviceEntry& d = block_->devices[index_];
+  std::vector<CounterUse> out;
+  out.reserve(d.counters_count);
+  for (uint32_t i = d.counters_begin; i < d.counters_begin + d.counters_count; ++i) {
+    const CounterEntry& c = block_->counters[i];
+    out.push_back(CounterUse{block_->Name(c.counter_set), block_->Name(c.counter),
+                             &block_->quantities[c.quantity]});
+  }
+  return out;
+}
+
+bool Device::consumes_counters() const { return block_->devices[index_].counters_count != 0; }
+
 bool operator==(const Device& a, const Device& b) {
   if (a.block_ == b.block_ && a.index_ == b.index_) return true;
   if (a.driver() != b.driver() || a.pool() != b.pool() ||
       a.pool_generation() != b.pool_generation() || a.slice_name() != b.slice_name() ||
-      a.node() != b.node() || a.name() != b.name()) {
+      a.node() != b.node() || a.name() != b.name() || a.node_scope() != b.node_scope() ||
+      a.allow_multiple_allocations() != b.allow_multiple_allocations()) {
     return false;
+  }
+  const std::vector<DeviceTaint> at = a.taints(), bt = b.taints();
+  if (at.size() != bt.size()) return false;
+  for (size_t i = 0; i < at.size(); ++i) {
+    if (at[i].key != bt[i].key || at[i].value != bt[i].value || at[i].effect != bt[i].effect) {
+      return false;
+    }
+  }
+  const std::vector<CounterUse> au = a.counters_consumed(), bu = b.counters_consumed();
+  if (au.size() != bu.size()) return false;
+  for (size_t i = 0; i < au.size(); ++i) {
+    if (au[i].counter_set != bu[i].counter_set || au[i].counter != bu[i].counter ||
+        *au[i].value != *bu[i].value || au[i].value->format() != bu[i].value->format()) {
+      return false;
+    }
   }
   const DeviceEntries<NamedAttribute> aa = a.attributes(), ba = b.attributes();
   if (aa.size() != ba.size()) return false;
@@ -228,23 +389,41 @@ bool operator==(const Device& a, const Device& b) {
 std::string Device::DebugString() const {
   std::string out = absl::StrCat(driver(), "/", pool(), "@", pool_generation(), "/", name(),
                                  " slice=", slice_name(), " node=", node(), " {");
+  auto append_value = [&out](const AttributeValue& v) {
+    switch (v.kind()) {
+      case AttributeValue::Kind::kInt: absl::StrAppend(&out, v.int_value()); break;
+      case AttributeValue::Kind::kBool: absl::StrAppend(&out, v.bool_value() ? "true" : "false"); break;
+      case AttributeValue::Kind::kString: absl::StrAppend(&out, "\"", v.string_value(), "\""); break;
+      case AttributeValue::Kind::kVersion: absl::StrAppend(&out, "version:", v.string_value()); break;
+      case AttributeValue::Kind::kOpaque: absl::StrAppend(&out, "opaque:", v.string_value()); break;
+      default: break;
+    }
+  };
   for (const NamedAttribute& a : attributes()) {
     absl::StrAppend(&out, " ", a.name, "=");
-    switch (a.value.kind()) {
-      case AttributeValue::Kind::kInt: absl::StrAppend(&out, a.value.int_value()); break;
-      case AttributeValue::Kind::kBool:
-        absl::StrAppend(&out, a.value.bool_value() ? "true" : "false");
-        break;
-      case AttributeValue::Kind::kString:
-        absl::StrAppend(&out, "\"", a.value.string_value(), "\"");
-        break;
-      case AttributeValue::Kind::kVersion:
-        absl::StrAppend(&out, "version:", a.value.string_value());
-        break;
+    if (!a.value.is_list()) {
+      append_value(a.value);
+      continue;
     }
+    absl::StrAppend(&out, "[");
+    for (size_t i = 0; i < a.value.list_size(); ++i) {
+      if (i > 0) absl::StrAppend(&out, ",");
+      append_value(a.value.list_item(i));
+    }
+    absl::StrAppend(&out, "]");
   }
   for (const NamedCapacity& c : capacity()) {
     absl::StrAppend(&out, " ", c.name, "=", c.value->ToString());
+  }
+  if (node_scope() != NodeScope::kNode) {
+    absl::StrAppend(&out, node_scope() == NodeScope::kAllNodes ? " allNodes" : " nodeSelector");
+  }
+  if (allow_multiple_allocations()) absl::StrAppend(&out, " allowMultipleAllocations");
+  for (const DeviceTaint& t : taints()) {
+    absl::StrAppend(&out, " taint:", t.key, "=", t.value, ":", t.effect);
+  }
+  for (const CounterUse& c : counters_consumed()) {
+    absl::StrAppend(&out, " consumes:", c.counter_set, "/", c.counter, "=", c.value->ToString());
   }
   absl::StrAppend(&out, " }");
   return out;
@@ -348,30 +527,77 @@ DeviceSetBuilder::DeviceSetBuilder(absl::string_view driver, absl::string_view p
 
 DeviceSetBuilder::~DeviceSetBuilder() = default;
 
-void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node) {
+void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node,
+                                 NodeScope scope) {
   state_->FinishDevice();
   Block& b = *state_->block;
   DeviceEntry d;
   d.name = state_->Intern(name);
-  d.node = state_->Intern(node);
+  d.node = state_->Intern(scope == NodeScope::kNode ? node : absl::string_view());
+  d.scope = scope;
   d.attributes_begin = static_cast<uint32_t>(b.attributes.size());
   d.capacity_begin = static_cast<uint32_t>(b.capacities.size());
+  d.taints_begin = static_cast<uint32_t>(b.taints.size());
+  d.counters_begin = static_cast<uint32_t>(b.counters.size());
   b.devices.push_back(d);
 }
 
+namespace {
+
+// The payload of a scalar or opaque value, its text interned.
+template <typename Intern>
+uint64_t ScalarPayload(const AttributeValue& value, Intern&& intern) {
+  if (device_internal::IsText(value.kind())) {
+    return device_internal::Pack(intern(value.string_value()));
+  }
+  if (value.kind() == AttributeValue::Kind::kInt) return static_cast<uint64_t>(value.int_value());
+  return value.bool_value() ? 1 : 0;
+}
+
+}  // namespace
+
 void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue& value) {
   if (state_->block->devices.empty()) AddDevice("", "");
+  Block& b = *state_->block;
+  auto intern = [this](absl::string_view text) { return state_->Intern(text); };
   AttributeEntry e;
   e.name = state_->NameIndex(name);
   e.kind = value.kind();
-  if (device_internal::IsText(value.kind())) {
-    e.payload = device_internal::Pack(state_->Intern(value.string_value()));
-  } else if (value.kind() == AttributeValue::Kind::kInt) {
-    e.payload = static_cast<uint64_t>(value.int_value());
+  if (value.is_list()) {
+    const uint32_t begin = static_cast<uint32_t>(b.list_entries.size());
+    for (const AttributeValue& item : value.list_items()) {
+      AttributeEntry item_entry;
+      item_entry.kind = AttributeValue::ElementKind(value.kind());
+      item_entry.payload = ScalarPayload(item, intern);
+      b.list_entries.push_back(item_entry);
+    }
+    e.payload = device_internal::Pack(Text{begin, static_cast<uint32_t>(value.list_size())});
   } else {
-    e.payload = value.bool_value() ? 1 : 0;
+    e.payload = ScalarPayload(value, intern);
   }
-  state_->block->attributes.push_back(e);
+  b.attributes.push_back(e);
+}
+
+void DeviceSetBuilder::AddTaint(absl::string_view key, absl::string_view value,
+                                absl::string_view effect) {
+  if (state_->block->devices.empty()) AddDevice("", "");
+  Block& b = *state_->block;
+  b.taints.push_back(TaintEntry{state_->Intern(key), state_->Intern(value), state_->Intern(effect)});
+  ++b.devices.back().taints_count;
+}
+
+void DeviceSetBuilder::AddCounterUse(absl::string_view counter_set, absl::string_view counter,
+                                     const Quantity& value) {
+  if (state_->block->devices.empty()) AddDevice("", "");
+  Block& b = *state_->block;
+  b.counters.push_back(CounterEntry{state_->NameIndex(counter_set), state_->NameIndex(counter),
+                                    state_->QuantityIndex(value)});
+  ++b.devices.back().counters_count;
+}
+
+void DeviceSetBuilder::SetAllowMultipleAllocations(bool allow) {
+  if (state_->block->devices.empty()) AddDevice("", "");
+  state_->block->devices.back().allow_multiple_allocations = allow;
 }
 
 void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value) {
@@ -393,6 +619,14 @@ std::vector<Device> DeviceSetBuilder::Build() && {
   block->attributes.shrink_to_fit();
   block->capacities.shrink_to_fit();
   block->quantities.shrink_to_fit();
+  block->taints.shrink_to_fit();
+  block->counters.shrink_to_fit();
+  // The text is final: list items can now view it.
+  block->list_values.reserve(block->list_entries.size());
+  for (const AttributeEntry& e : block->list_entries) {
+    block->list_values.push_back(device_internal::ScalarValue(*block, e.kind, e.payload));
+  }
+  std::vector<AttributeEntry>().swap(block->list_entries);
   std::shared_ptr<const Block> shared = std::move(block);
   std::vector<Device> devices;
   devices.reserve(shared->devices.size());
@@ -424,12 +658,36 @@ DeviceBuilder& DeviceBuilder::Node(std::string node) {
   node_ = std::move(node);
   return *this;
 }
+DeviceBuilder::OwnedValue DeviceBuilder::Own(const AttributeValue& value) {
+  OwnedValue owned{value.kind(),
+                   value.kind() == AttributeValue::Kind::kBool
+                       ? static_cast<int64_t>(value.bool_value())
+                       : value.int_value(),
+                   std::string(value.string_value()),
+                   {}};
+  for (const AttributeValue& item : value.list_items()) owned.items.push_back(Own(item));
+  return owned;
+}
+
 DeviceBuilder& DeviceBuilder::Attribute(absl::string_view name, const AttributeValue& value) {
-  attributes_[std::string(name)] =
-      OwnedValue{value.kind(), value.kind() == AttributeValue::Kind::kBool
-                                   ? static_cast<int64_t>(value.bool_value())
-                                   : value.int_value(),
-                 std::string(value.string_value())};
+  attributes_[std::string(name)] = Own(value);
+  return *this;
+}
+DeviceBuilder& DeviceBuilder::Scope(NodeScope scope) {
+  scope_ = scope;
+  return *this;
+}
+DeviceBuilder& DeviceBuilder::Taint(std::string key, std::string value, std::string effect) {
+  taints_.push_back(OwnedTaint{std::move(key), std::move(value), std::move(effect)});
+  return *this;
+}
+DeviceBuilder& DeviceBuilder::ConsumesCounter(std::string counter_set, std::string counter,
+                                              Quantity value) {
+  counters_.push_back(OwnedCounter{std::move(counter_set), std::move(counter), value});
+  return *this;
+}
+DeviceBuilder& DeviceBuilder::AllowMultipleAllocations(bool allow) {
+  allow_multiple_allocations_ = allow;
   return *this;
 }
 DeviceBuilder& DeviceBuilder::Capacity(absl::string_view name, const Quantity& value) {
@@ -443,24 +701,29 @@ DeviceBuilder& DeviceBuilder::RemoveAttribute(absl::string_view name) {
 
 Device DeviceBuilder::Build() const {
   DeviceSetBuilder builder(driver_, pool_, pool_generation_, slice_name_);
-  builder.AddDevice(name_, node_);
-  for (const auto& [name, v] : attributes_) {
+  builder.AddDevice(name_, node_, scope_);
+  auto view = [](const OwnedValue& v) {
     switch (v.kind) {
-      case AttributeValue::Kind::kInt:
-        builder.AddAttribute(name, AttributeValue::Int(v.int_value));
-        break;
-      case AttributeValue::Kind::kBool:
-        builder.AddAttribute(name, AttributeValue::Bool(v.int_value != 0));
-        break;
-      case AttributeValue::Kind::kString:
-        builder.AddAttribute(name, AttributeValue::String(v.text));
-        break;
-      case AttributeValue::Kind::kVersion:
-        builder.AddAttribute(name, AttributeValue::Version(v.text));
-        break;
+      case AttributeValue::Kind::kInt: return AttributeValue::Int(v.int_value);
+      case AttributeValue::Kind::kBool: return AttributeValue::Bool(v.int_value != 0);
+      case AttributeValue::Kind::kVersion: return AttributeValue::Version(v.text);
+      case AttributeValue::Kind::kOpaque: return AttributeValue::Opaque(v.text);
+      default: return AttributeValue::String(v.text);
     }
+  };
+  for (const auto& [name, v] : attributes_) {
+    if (!AttributeValue::IsListKind(v.kind)) {
+      builder.AddAttribute(name, view(v));
+      continue;
+    }
+    std::vector<AttributeValue> items;
+    for (const OwnedValue& item : v.items) items.push_back(view(item));
+    builder.AddAttribute(name, AttributeValue::List(AttributeValue::ElementKind(v.kind), items));
   }
   for (const auto& [name, q] : capacity_) builder.AddCapacity(name, q);
+  for (const OwnedTaint& t : taints_) builder.AddTaint(t.key, t.value, t.effect);
+  for (const OwnedCounter& c : counters_) builder.AddCounterUse(c.counter_set, c.counter, c.value);
+  builder.SetAllowMultipleAllocations(allow_multiple_allocations_);
   return std::move(builder).Build().front();
 }
 

@@ -30,16 +30,31 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
 
 namespace gpuprofile::dra {
 
-// A DeviceAttribute value: exactly one of int, bool, string, version. A view: its text refers to
-// the device it was read from, or to the caller's string when passed to a builder.
+// A DeviceAttribute value: exactly one of int, bool, string, version, or (DRAListTypeAttributes,
+// Kubernetes 1.36+) a list of one of them: ints, bools, strings, versions. A value of a kind this
+// project does not know (a newer release's) is kept as kOpaque with its JSON text, so that the
+// slice still decodes; CEL reports an error when a selector reads it.
+// A view: its text and list items refer to the device it was read from, or to the caller's
+// strings and items when passed to a builder.
 class AttributeValue {
  public:
-  enum class Kind : uint8_t { kInt, kBool, kString, kVersion };
+  enum class Kind : uint8_t {
+    kInt,
+    kBool,
+    kString,
+    kVersion,
+    kIntList,
+    kBoolList,
+    kStringList,
+    kVersionList,
+    kOpaque,
+  };
 
   AttributeValue() = default;  // the empty string
   static AttributeValue Int(int64_t value);
@@ -47,25 +62,71 @@ class AttributeValue {
   static AttributeValue String(absl::string_view text);
   // A version attribute, with its text as published (not necessarily strict semver).
   static AttributeValue Version(absl::string_view text);
+  // A list of `element_kind` values (a scalar kind); every item must be of that kind. A view of
+  // `items`, which must outlive the value.
+  static AttributeValue List(Kind element_kind, absl::Span<const AttributeValue> items);
+  // A value of a kind this project does not know; `json_text` is the attribute's JSON object.
+  static AttributeValue Opaque(absl::string_view json_text);
+
+  static bool IsListKind(Kind kind) { return kind >= Kind::kIntList && kind <= Kind::kVersionList; }
+  // kIntList -> kInt, ...; scalar kinds and kOpaque map to themselves.
+  static Kind ElementKind(Kind list_kind);
+  // kInt -> kIntList, ...; list kinds and kOpaque map to themselves.
+  static Kind ListKindOf(Kind element_kind);
+  // The member name the API uses for the kind: "int", "ints", ...; "opaque" for kOpaque.
+  static absl::string_view KindName(Kind kind);
 
   Kind kind() const { return kind_; }
+  bool is_list() const { return IsListKind(kind_); }
   int64_t int_value() const { return kind_ == Kind::kInt ? int_ : 0; }
   bool bool_value() const { return kind_ == Kind::kBool && int_ != 0; }
-  // kString: the string; kVersion: the text as published; otherwise empty.
+  // kString: the string; kVersion: the text as published; kOpaque: the JSON text; otherwise
+  // empty.
   absl::string_view string_value() const { return text_; }
+  // Lists: the items (each of ElementKind(kind())); empty for other kinds.
+  absl::Span<const AttributeValue> list_items() const {
+    return is_list() ? absl::Span<const AttributeValue>(items_, static_cast<size_t>(int_))
+                     : absl::Span<const AttributeValue>();
+  }
+  size_t list_size() const { return list_items().size(); }
+  AttributeValue list_item(size_t i) const { return list_items()[i]; }
   // kVersion: the text as strict semver, or nullopt when it is not one (CEL then reports an
   // error when the attribute is read, as Kubernetes does). nullopt for other kinds.
   std::optional<Semver> ParseVersion() const;
 
-  friend bool operator==(const AttributeValue& a, const AttributeValue& b) {
-    return a.kind_ == b.kind_ && a.int_ == b.int_ && a.text_ == b.text_;
-  }
+  friend bool operator==(const AttributeValue& a, const AttributeValue& b);
   friend bool operator!=(const AttributeValue& a, const AttributeValue& b) { return !(a == b); }
 
  private:
   Kind kind_ = Kind::kString;
-  int64_t int_ = 0;  // kInt; kBool as 0 / 1
+  int64_t int_ = 0;  // kInt; kBool as 0 / 1; lists: the item count
   absl::string_view text_;
+  const AttributeValue* items_ = nullptr;  // lists
+};
+
+// How a device is tied to nodes: through one node's name (the slice's spec.nodeName or, with
+// per-device node selection, the device's own), a node selector, or all nodes. Only kNode
+// devices have a node() and count towards node groups.
+enum class NodeScope : uint8_t { kNode, kNodeSelector, kAllNodes };
+
+// A device taint (DRADeviceTaints). `effect` as published: None, NoSchedule, NoExecute, or a
+// newer release's effect.
+struct DeviceTaint {
+  absl::string_view key;
+  absl::string_view value;
+  absl::string_view effect;
+  // Whether the scheduler keeps a claim that does not tolerate the taint off the device:
+  // NoSchedule and NoExecute. "None" does not, and the API tells consumers to treat effects they
+  // do not know (a newer release's) like None.
+  bool PreventsScheduling() const;
+};
+
+// One counter a device draws from a counter set of its pool (DRAPartitionableDevices):
+// consumesCounters[].counters, flattened.
+struct CounterUse {
+  absl::string_view counter_set;
+  absl::string_view counter;
+  const Quantity* value;  // never null
 };
 
 namespace device_internal {
@@ -147,6 +208,15 @@ class Device {
   std::optional<AttributeValue> FindAttribute(absl::string_view name) const;
   const Quantity* FindCapacity(absl::string_view name) const;
 
+  NodeScope node_scope() const;
+  bool allow_multiple_allocations() const;  // allowMultipleAllocations (DRAConsumableCapacity)
+  std::vector<DeviceTaint> taints() const;
+  bool has_taints() const;
+  // Whether a taint keeps claims without a matching toleration off the device.
+  bool HasSchedulingTaint() const;
+  std::vector<CounterUse> counters_consumed() const;
+  bool consumes_counters() const;
+
   // The storage this device shares with the other devices built with it (one slice's), and its
   // index there. Per-slice caches key on the storage: a slice the informer kept unchanged keeps
   // it (profile/fleet_memo.h). `storage()` keeps it alive; `storage_id()` only names it.
@@ -154,7 +224,7 @@ class Device {
   const void* storage_id() const { return block_.get(); }
   uint32_t storage_index() const { return index_; }
 
-  // Same fields, attributes and capacities (the storage may differ).
+  // Same fields, attributes, capacities, taints and counters (the storage may differ).
   friend bool operator==(const Device& a, const Device& b);
   friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
   // "driver/pool/name" plus every attribute and capacity, for test failure messages.
@@ -180,11 +250,16 @@ class DeviceSetBuilder {
   DeviceSetBuilder(const DeviceSetBuilder&) = delete;
   DeviceSetBuilder& operator=(const DeviceSetBuilder&) = delete;
 
-  // Starts the next device; AddAttribute / AddCapacity apply to it.
-  void AddDevice(absl::string_view name, absl::string_view node);
+  // Starts the next device; the Add* and Set* calls below apply to it.
+  void AddDevice(absl::string_view name, absl::string_view node,
+                 NodeScope scope = NodeScope::kNode);
   // A name given twice for one device keeps the last value (as a JSON object would).
   void AddAttribute(absl::string_view name, const AttributeValue& value);
   void AddCapacity(absl::string_view name, const Quantity& value);
+  void AddTaint(absl::string_view key, absl::string_view value, absl::string_view effect);
+  void AddCounterUse(absl::string_view counter_set, absl::string_view counter,
+                     const Quantity& value);
+  void SetAllowMultipleAllocations(bool allow);
   size_t device_count() const;
 
   // The devices in the order added, each with its attributes and capacities sorted by name.
@@ -209,6 +284,10 @@ class DeviceBuilder {
   DeviceBuilder& Attribute(absl::string_view name, const AttributeValue& value);
   DeviceBuilder& Capacity(absl::string_view name, const Quantity& value);
   DeviceBuilder& RemoveAttribute(absl::string_view name);
+  DeviceBuilder& Scope(NodeScope scope);
+  DeviceBuilder& Taint(std::string key, std::string value, std::string effect);
+  DeviceBuilder& ConsumesCounter(std::string counter_set, std::string counter, Quantity value);
+  DeviceBuilder& AllowMultipleAllocations(bool allow = true);
   Device Build() const;
 
  private:
@@ -216,7 +295,16 @@ class DeviceBuilder {
     AttributeValue::Kind kind;
     int64_t int_value;
     std::string text;
+    std::vector<OwnedValue> items;  // lists
   };
+  struct OwnedTaint {
+    std::string key, value, effect;
+  };
+  struct OwnedCounter {
+    std::string counter_set, counter;
+    Quantity value;
+  };
+  static OwnedValue Own(const AttributeValue& value);
   std::string name_;
   std::string driver_;
   std::string pool_;
@@ -225,6 +313,10 @@ class DeviceBuilder {
   std::string node_;
   std::map<std::string, OwnedValue> attributes_;
   std::map<std::string, Quantity> capacity_;
+  NodeScope scope_ = NodeScope::kNode;
+  bool allow_multiple_allocations_ = false;
+  std::vector<OwnedTaint> taints_;
+  std::vector<OwnedCounter> counters_;
 };
 
 }  // namespace gpuprofile::dra

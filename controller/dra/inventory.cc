@@ -100,7 +100,8 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
   return FromSlices(std::move(shared));
 }
 
-Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices) {
+Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices,
+                               std::vector<UndecodableSlice> undecodable) {
   // The last slice of each name wins; sorted by name for determinism.
   std::vector<const ResourceSlice*> by_name;
   by_name.reserve(slices.size());
@@ -143,6 +144,7 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
   }
 
   Inventory inventory;
+  inventory.undecodable_ = std::move(undecodable);
   std::vector<const ResourceSlice*> kept;  // by name
   kept.reserve(by_name.size());
   for (size_t i = 0; i < by_name.size(); ++i) {
@@ -155,8 +157,17 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
     ++pool.slice_count_seen;
     pool.resource_slice_count = std::max(pool.resource_slice_count, slice->resource_slice_count);
     pool.device_count += static_cast<int64_t>(slice->devices.size());
+    pool.counter_set_count += static_cast<int64_t>(slice->shared_counters.size());
+    for (const CounterSet& set : slice->shared_counters) {
+      inventory.counter_sets_.push_back(PoolCounterSet{slice->driver, slice->pool, set});
+    }
     kept.push_back(slice);
   }
+  std::stable_sort(inventory.counter_sets_.begin(), inventory.counter_sets_.end(),
+                   [](const PoolCounterSet& a, const PoolCounterSet& b) {
+                     return std::tie(a.driver, a.pool, a.set.name) <
+                            std::tie(b.driver, b.pool, b.set.name);
+                   });
   for (PoolInfo& pool : pools) {
     pool.incomplete = pool.slice_count_seen != pool.resource_slice_count;
   }
@@ -188,6 +199,22 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
 const std::vector<Device>& Inventory::devices() const {
   static const std::vector<Device>* const kNone = new std::vector<Device>();
   return devices_ != nullptr ? *devices_ : *kNone;
+}
+
+const PoolCounterSet* Inventory::FindCounterSet(absl::string_view driver, absl::string_view pool,
+                                                absl::string_view name) const {
+  auto it = std::lower_bound(
+      counter_sets_.begin(), counter_sets_.end(), std::make_tuple(driver, pool, name),
+      [](const PoolCounterSet& s, const std::tuple<absl::string_view, absl::string_view,
+                                                   absl::string_view>& key) {
+        return std::make_tuple(absl::string_view(s.driver), absl::string_view(s.pool),
+                               absl::string_view(s.set.name)) < key;
+      });
+  if (it == counter_sets_.end() || it->driver != driver || it->pool != pool ||
+      it->set.name != name) {
+    return nullptr;
+  }
+  return &*it;
 }
 
 std::vector<PoolInfo> Inventory::IncompletePools() const {

@@ -7,6 +7,8 @@
 // - A pool whose newest generation has a different number of distinct slices than its
 //   resourceSliceCount (normally: fewer, while the driver is still publishing) is incomplete;
 //   its devices still count, and the pool is reported.
+// - Counter sets (spec.sharedCounters, DRAPartitionableDevices) of the newest generation are kept
+//   per pool: devices draw from the sets of their own pool.
 // Slices are identified by name (they are cluster-scoped); when the same name appears twice, the
 // later one replaces the earlier, as applying both would.
 // Inventory is an immutable value once built; thread-safe for concurrent readers. Copies share
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "controller/dra/device.h"
 #include "controller/dra/manifest_loader.h"
 #include "controller/dra/manifest_reader.h"
@@ -34,6 +37,21 @@ struct PoolInfo {
   int64_t resource_slice_count = 0;  // the largest spec.pool.resourceSliceCount among them
   bool incomplete = false;           // slice_count_seen != resource_slice_count
   int64_t device_count = 0;          // devices in those slices
+  int64_t counter_set_count = 0;     // counter sets in those slices
+};
+
+// A ResourceSlice the operator's cache could not decode: its devices are not in the inventory
+// (and its pool, missing a slice, is reported incomplete).
+struct UndecodableSlice {
+  std::string name;
+  std::string error;
+};
+
+// A counter set of a pool's newest generation.
+struct PoolCounterSet {
+  std::string driver;
+  std::string pool;
+  CounterSet set;
 };
 
 class Inventory {
@@ -43,7 +61,8 @@ class Inventory {
   // Builds the inventory from decoded slices, in any order. The inventory shares the slices'
   // device storage (see device.h), not the slices themselves.
   static Inventory FromSlices(std::vector<ResourceSlice> slices);
-  static Inventory FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices);
+  static Inventory FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices,
+                              std::vector<UndecodableSlice> undecodable = {});
 
   // Devices of every pool's newest generation, sorted by node, pool, device name, then driver
   // (and slice name, so that the order is total).
@@ -57,6 +76,14 @@ class Inventory {
   uint32_t node_count() const { return node_count_; }
   // Pools sorted by driver, then name.
   const std::vector<PoolInfo>& pools() const { return pools_; }
+  // Counter sets of every pool's newest generation, sorted by driver, pool, then set name; and
+  // the one of that name in that pool, or nullptr.
+  const std::vector<PoolCounterSet>& counter_sets() const { return counter_sets_; }
+  const PoolCounterSet* FindCounterSet(absl::string_view driver, absl::string_view pool,
+                                       absl::string_view name) const;
+  // Slices that could not be decoded, by name (the operator's cache reports them; files that do
+  // not decode are an error of BuildInventory instead).
+  const std::vector<UndecodableSlice>& undecodable_slices() const { return undecodable_; }
   // Slices ignored because their pool has a newer generation.
   int stale_slices_ignored() const { return stale_slices_ignored_; }
   // The incomplete pools, in pools() order.
@@ -67,6 +94,8 @@ class Inventory {
   std::vector<uint32_t> node_index_;
   uint32_t node_count_ = 0;
   std::vector<PoolInfo> pools_;
+  std::vector<PoolCounterSet> counter_sets_;
+  std::vector<UndecodableSlice> undecodable_;
   int stale_slices_ignored_ = 0;
 };
 

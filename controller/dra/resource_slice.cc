@@ -28,7 +28,9 @@ namespace {
 using json = nlohmann::json;
 
 constexpr char kKind[] = "ResourceSlice";
-constexpr char kAttributeKinds[] = "int, bool, string, version";
+constexpr char kAttributeKinds[] = "int, bool, string, version, ints, bools, strings, versions";
+constexpr const char* kScalarKinds[] = {"int", "bool", "string", "version"};
+constexpr const char* kListKinds[] = {"ints", "bools", "strings", "versions"};
 
 class Decoder {
  public:
@@ -100,51 +102,130 @@ class Decoder {
     return value;
   }
 
-  // The value's text refers to `value` (the caller adds it to a builder at once).
-  std::optional<AttributeValue> Attribute(const json& value, const std::string& path) {
+  // A scalar of `kind` ("int", "bool", "string", "version"); its text refers to `value`.
+  std::optional<AttributeValue> Scalar(absl::string_view kind, const json& value,
+                                       const std::string& path) {
+    if (kind == "int") {
+      std::optional<int64_t> i = Int(value, path);
+      if (!i) return std::nullopt;
+      return AttributeValue::Int(*i);
+    }
+    if (kind == "bool") {
+      if (!value.is_boolean()) {
+        Error(path, absl::StrCat("must be a boolean, got ", api::JsonTypeName(value)));
+        return std::nullopt;
+      }
+      return AttributeValue::Bool(value.get<bool>());
+    }
+    if (!value.is_string()) {
+      // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
+      Error(path, absl::StrCat(kind == "version" ? "must be a string (a semantic version), got "
+                                                 : "must be a string, got ",
+                               api::JsonTypeName(value)));
+      return std::nullopt;
+    }
+    if (kind == "string") return AttributeValue::String(value.get_ref<const std::string&>());
+    return AttributeValue::Version(value.get_ref<const std::string&>());
+  }
+
+  // Adds the attribute `name` (its value `value`) to `builder`; reports what is wrong instead.
+  void Attribute(absl::string_view name, const json& value, const std::string& path,
+                 DeviceSetBuilder* builder) {
     if (!value.is_object()) {
       Error(path, absl::StrCat("attribute must be an object with exactly one of ", kAttributeKinds,
                                ", got ", api::JsonTypeName(value)));
-      return std::nullopt;
+      return;
     }
     int set = 0;
-    for (const char* kind : {"int", "bool", "string", "version"}) {
-      if (api::JsonMember(value, kind) != nullptr) ++set;
+    int kind_index = -1;
+    bool list = false;
+    for (int i = 0; i < 4; ++i) {
+      if (api::JsonMember(value, kScalarKinds[i]) != nullptr) ++set, kind_index = i, list = false;
+      if (api::JsonMember(value, kListKinds[i]) != nullptr) ++set, kind_index = i, list = true;
+    }
+    if (set == 0 && !value.empty()) {
+      // A kind from a newer release: kept whole, so that the slice and its device stay.
+      const std::string text = value.dump();
+      builder->AddAttribute(name, AttributeValue::Opaque(text));
+      return;
     }
     if (set != 1) {
       Error(path, absl::StrCat("attribute must have exactly one of ", kAttributeKinds));
-      return std::nullopt;
+      return;
     }
-    AttributeValue attribute;
-    if (const json* v = api::JsonMember(value, "int")) {
-      std::optional<int64_t> i = Int(*v, api::FieldMember(path, "int"));
-      if (!i) return std::nullopt;
-      attribute = AttributeValue::Int(*i);
-    } else if (const json* b = api::JsonMember(value, "bool")) {
-      if (!b->is_boolean()) {
-        Error(api::FieldMember(path, "bool"),
-              absl::StrCat("must be a boolean, got ", api::JsonTypeName(*b)));
-        return std::nullopt;
+    if (!list) {
+      const char* kind = kScalarKinds[kind_index];
+      if (std::optional<AttributeValue> v =
+              Scalar(kind, *api::JsonMember(value, kind), api::FieldMember(path, kind))) {
+        builder->AddAttribute(name, *v);
       }
-      attribute = AttributeValue::Bool(b->get<bool>());
-    } else if (const json* s = api::JsonMember(value, "string")) {
-      if (!s->is_string()) {
-        Error(api::FieldMember(path, "string"),
-              absl::StrCat("must be a string, got ", api::JsonTypeName(*s)));
-        return std::nullopt;
-      }
-      attribute = AttributeValue::String(s->get_ref<const std::string&>());
-    } else {
-      const json& ver = *api::JsonMember(value, "version");
-      if (!ver.is_string()) {
-        // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
-        Error(api::FieldMember(path, "version"),
-              absl::StrCat("must be a string (a semantic version), got ", api::JsonTypeName(ver)));
-        return std::nullopt;
-      }
-      return AttributeValue::Version(ver.get_ref<const std::string&>());
+      return;
     }
-    return attribute;
+    const char* kind = kListKinds[kind_index];
+    const std::string list_path = api::FieldMember(path, kind);
+    const json& items = *api::JsonMember(value, kind);
+    if (!items.is_array()) {
+      Error(list_path, absl::StrCat("must be a list, got ", api::JsonTypeName(items)));
+      return;
+    }
+    std::vector<AttributeValue> values;
+    values.reserve(items.size());
+    bool ok = true;
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::optional<AttributeValue> v =
+          Scalar(kScalarKinds[kind_index], items[i], api::FieldIndex(list_path, i));
+      if (v) values.push_back(*v);
+      ok = ok && v.has_value();
+    }
+    if (!ok) return;
+    constexpr AttributeValue::Kind kElementKinds[] = {
+        AttributeValue::Kind::kInt, AttributeValue::Kind::kBool, AttributeValue::Kind::kString,
+        AttributeValue::Kind::kVersion};
+    builder->AddAttribute(name, AttributeValue::List(kElementKinds[kind_index], values));
+  }
+
+  // A boolean member: false when absent, reported (and false) when it has another type.
+  bool Bool(const json& object, const std::string& key, absl::string_view parent) {
+    const json* value = api::JsonMember(object, key);
+    if (value == nullptr) return false;
+    if (!value->is_boolean()) {
+      Error(api::FieldMember(parent, key),
+            absl::StrCat("must be a boolean, got ", api::JsonTypeName(*value)));
+      return false;
+    }
+    return value->get<bool>();
+  }
+
+  // A list member: nullptr when absent; reported when not a list.
+  const json* List(const json& object, const std::string& key, absl::string_view parent) {
+    const json* value = api::JsonMember(object, key);
+    if (value == nullptr) return nullptr;
+    if (!value->is_array()) {
+      Error(api::FieldMember(parent, key),
+            absl::StrCat("must be a list, got ", api::JsonTypeName(*value)));
+      return nullptr;
+    }
+    return value;
+  }
+
+  // `counters: {name: {value: Q}}` of a counter set or a consumption, sorted by name.
+  std::vector<std::pair<std::string, Quantity>> Counters(const json& object,
+                                                         absl::string_view parent) {
+    std::vector<std::pair<std::string, Quantity>> out;
+    const std::string path = api::FieldMember(parent, "counters");
+    // Required by the API server; an absent map reads as no counters.
+    const json* counters = Object(object, "counters", parent, false);
+    if (counters == nullptr) return out;
+    for (auto it = counters->begin(); it != counters->end(); ++it) {
+      if (it.key().empty()) {
+        Error(path, "counter names must not be empty");
+        continue;
+      }
+      if (std::optional<Quantity> q = Capacity(it.value(), api::FieldMember(path, it.key()))) {
+        out.emplace_back(it.key(), *q);
+      }
+    }
+    return out;  // nlohmann objects iterate in name order
   }
 
   std::optional<Quantity> Capacity(const json& value, const std::string& path) {
@@ -251,6 +332,27 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
     }
   }
   slice.node_name = d.String(*spec, "nodeName", "spec", false).value_or("");
+  const bool all_nodes = d.Bool(*spec, "allNodes", "spec");
+  const bool node_selector = d.Object(*spec, "nodeSelector", "spec", false) != nullptr;
+  slice.per_device_node_selection = d.Bool(*spec, "perDeviceNodeSelection", "spec");
+  slice.node_scope = !slice.node_name.empty() ? NodeScope::kNode
+                     : all_nodes              ? NodeScope::kAllNodes
+                     : node_selector          ? NodeScope::kNodeSelector
+                                              : NodeScope::kNode;
+  if (const json* sets = d.List(*spec, "sharedCounters", "spec")) {
+    for (size_t i = 0; i < sets->size(); ++i) {
+      const json& entry = (*sets)[i];
+      const std::string path = api::FieldIndex("spec.sharedCounters", i);
+      if (!entry.is_object()) {
+        d.Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(entry)));
+        continue;
+      }
+      CounterSet set;
+      set.name = d.String(entry, "name", path, true).value_or("");
+      set.counters = d.Counters(entry, path);
+      slice.shared_counters.push_back(std::move(set));
+    }
+  }
 
   const json* devices = api::JsonMember(*spec, "devices");
   if (devices != nullptr && !devices->is_array()) {
@@ -298,8 +400,25 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
       continue;
     }
 
+    // Per-device node selection: the device's own nodeName, allNodes or nodeSelector; else the
+    // slice's.
     std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
-    builder.AddDevice(device_name, !slice.node_name.empty() ? slice.node_name : device_node);
+    const bool device_all_nodes = d.Bool(*body, "allNodes", body_path);
+    const bool device_selector = d.Object(*body, "nodeSelector", body_path, false) != nullptr;
+    NodeScope scope = slice.node_scope;
+    std::string node = slice.node_name;
+    if (slice.node_name.empty()) {
+      if (!device_node.empty()) {
+        scope = NodeScope::kNode;
+        node = device_node;
+      } else if (device_all_nodes) {
+        scope = NodeScope::kAllNodes;
+      } else if (device_selector) {
+        scope = NodeScope::kNodeSelector;
+      }
+    }
+    builder.AddDevice(device_name, node, scope);
+    builder.SetAllowMultipleAllocations(d.Bool(*body, "allowMultipleAllocations", body_path));
 
     const std::string attributes_path = api::FieldMember(body_path, "attributes");
     if (const json* attributes = d.Object(*body, "attributes", body_path, false)) {
@@ -308,9 +427,35 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
           d.Error(attributes_path, "attribute names must not be empty");
           continue;
         }
-        if (std::optional<AttributeValue> value =
-                d.Attribute(it.value(), api::FieldMember(attributes_path, it.key()))) {
-          builder.AddAttribute(it.key(), *value);
+        d.Attribute(it.key(), it.value(), api::FieldMember(attributes_path, it.key()), &builder);
+      }
+    }
+    if (const json* taints = d.List(*body, "taints", body_path)) {
+      for (size_t t = 0; t < taints->size(); ++t) {
+        const json& taint = (*taints)[t];
+        const std::string taint_path = api::FieldIndex(api::FieldMember(body_path, "taints"), t);
+        if (!taint.is_object()) {
+          d.Error(taint_path, absl::StrCat("must be an object, got ", api::JsonTypeName(taint)));
+          continue;
+        }
+        std::optional<std::string> key = d.String(taint, "key", taint_path, true);
+        std::optional<std::string> value = d.String(taint, "value", taint_path, false);
+        std::optional<std::string> effect = d.String(taint, "effect", taint_path, true);
+        if (key && effect) builder.AddTaint(*key, value.value_or(""), *effect);
+      }
+    }
+    if (const json* uses = d.List(*body, "consumesCounters", body_path)) {
+      for (size_t u = 0; u < uses->size(); ++u) {
+        const json& use = (*uses)[u];
+        const std::string use_path =
+            api::FieldIndex(api::FieldMember(body_path, "consumesCounters"), u);
+        if (!use.is_object()) {
+          d.Error(use_path, absl::StrCat("must be an object, got ", api::JsonTypeName(use)));
+          continue;
+        }
+        std::optional<std::string> set = d.String(use, "counterSet", use_path, true);
+        for (const auto& [counter, amount] : d.Counters(use, use_path)) {
+          if (set) builder.AddCounterUse(*set, counter, amount);
         }
       }
     }

@@ -5,6 +5,7 @@
 // or where the two JSON parsers could disagree; the caller then takes the strict path.
 #include "controller/dra/slice_fast_decoder.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -76,6 +77,16 @@ bool GetOptionalString(const sj::element* value, std::string_view* out) {
   *out = {};
   return value == nullptr || GetString(*value, out);
 }
+// An optional boolean: absent or null gives false, a boolean its value, anything else fails.
+bool GetOptionalBool(const sj::element* value, bool* out) {
+  *out = false;
+  return value == nullptr || value->get_bool().get(*out) == simdjson::SUCCESS;
+}
+// An optional object: absent or null gives false, an object true, anything else fails.
+bool IsOptionalObject(const sj::element* value, bool* present) {
+  *present = value != nullptr;
+  return value == nullptr || value->type() == sj::element_type::OBJECT;
+}
 bool GetObject(const sj::element* value, sj::object* out) {
   return value != nullptr && value->get_object().get(*out) == simdjson::SUCCESS;
 }
@@ -119,16 +130,47 @@ class SliceDecoder {
     slice->resource_version = std::string(resource_version);
     slice->api_version = std::string(api_version);
 
-    std::array<std::optional<sj::element>, 4> fields;
-    if (!Pick<4>(spec, {"driver", "pool", "nodeName", "devices"}, &fields)) return false;
+    std::array<std::optional<sj::element>, 8> fields;
+    if (!Pick<8>(spec,
+                 {"driver", "pool", "nodeName", "devices", "allNodes", "nodeSelector",
+                  "perDeviceNodeSelection", "sharedCounters"},
+                 &fields)) {
+      return false;
+    }
     std::string_view driver, node_name;
     sj::object pool;
+    bool all_nodes = false, node_selector = false;
     if (!GetNonEmptyString(Set(fields[0]), &driver) || !GetObject(Set(fields[1]), &pool) ||
-        !GetOptionalString(Set(fields[2]), &node_name)) {
+        !GetOptionalString(Set(fields[2]), &node_name) ||
+        !GetOptionalBool(Set(fields[4]), &all_nodes) ||
+        !IsOptionalObject(Set(fields[5]), &node_selector) ||
+        !GetOptionalBool(Set(fields[6]), &slice->per_device_node_selection)) {
       return false;
     }
     slice->driver = std::string(driver);
     slice->node_name = std::string(node_name);
+    slice->node_scope = !node_name.empty() ? NodeScope::kNode
+                        : all_nodes        ? NodeScope::kAllNodes
+                        : node_selector    ? NodeScope::kNodeSelector
+                                           : NodeScope::kNode;
+    if (const sj::element* sets = Set(fields[7])) {
+      sj::array list;
+      if (sets->get_array().get(list) != simdjson::SUCCESS) return false;
+      for (sj::element entry : list) {
+        sj::object set_object;
+        std::array<std::optional<sj::element>, 2> set_fields;
+        std::string_view set_name;
+        if (entry.get_object().get(set_object) != simdjson::SUCCESS ||
+            !Pick<2>(set_object, {"name", "counters"}, &set_fields) ||
+            !GetNonEmptyString(Set(set_fields[0]), &set_name)) {
+          return false;
+        }
+        CounterSet set;
+        set.name = std::string(set_name);
+        if (!DecodeCounters(Set(set_fields[1]), &set.counters)) return false;
+        slice->shared_counters.push_back(std::move(set));
+      }
+    }
     std::array<std::optional<sj::element>, 3> pool_fields;
     std::string_view pool_name;
     if (!Pick<3>(pool, {"name", "generation", "resourceSliceCount"}, &pool_fields) ||
@@ -147,7 +189,7 @@ class SliceDecoder {
       DeviceSetBuilder builder(ToAbsl(driver), ToAbsl(pool_name), slice->pool_generation,
                                ToAbsl(name));
       for (sj::element entry : list) {
-        if (!DecodeDevice(entry, basic_wrapper, node_name, &builder)) return false;
+        if (!DecodeDevice(entry, basic_wrapper, *slice, &builder)) return false;
       }
       slice->devices = std::move(builder).Build();
     }
@@ -155,49 +197,73 @@ class SliceDecoder {
   }
 
  private:
-  // Adds one device to `builder`; `slice_node` is the slice's spec.nodeName (may be empty).
-  bool DecodeDevice(const sj::element& entry, bool basic_wrapper, std::string_view slice_node,
+  // The fields of a device body: on the device (v1beta2, v1) or under `basic` (v1beta1).
+  static constexpr std::array<std::string_view, 8> kBodyFields = {
+      "attributes", "capacity",         "nodeName",         "allNodes",
+      "nodeSelector", "allowMultipleAllocations", "taints", "consumesCounters"};
+
+  // Adds one device of `slice` (whose node fields are decoded) to `builder`.
+  bool DecodeDevice(const sj::element& entry, bool basic_wrapper, const ResourceSlice& slice,
                     DeviceSetBuilder* builder) {
     sj::object device_object;
     if (entry.get_object().get(device_object) != simdjson::SUCCESS) return false;
     // name, basic, then the body fields as they sit on a v1beta2/v1 device.
-    std::array<std::optional<sj::element>, 5> fields;
-    if (!Pick<5>(device_object, {"name", "basic", "attributes", "capacity", "nodeName"}, &fields)) {
+    std::array<std::optional<sj::element>, 10> fields;
+    if (!Pick<10>(device_object,
+                  {"name", "basic", kBodyFields[0], kBodyFields[1], kBodyFields[2], kBodyFields[3],
+                   kBodyFields[4], kBodyFields[5], kBodyFields[6], kBodyFields[7]},
+                  &fields)) {
       return false;
     }
     std::string_view name;
     if (!GetNonEmptyString(Set(fields[0]), &name) || !device_names_.insert(name).second) {
       return false;
     }
-    std::array<const sj::element*, 3> body = {Set(fields[2]), Set(fields[3]), Set(fields[4])};
-    std::array<std::optional<sj::element>, 3> basic_fields;
+    std::array<const sj::element*, 8> body;
+    std::array<std::optional<sj::element>, 8> basic_fields;
     if (basic_wrapper) {
       sj::object basic;
-      if (!GetObject(Set(fields[1]), &basic) ||
-          !Pick<3>(basic, {"attributes", "capacity", "nodeName"}, &basic_fields)) {
+      if (!GetObject(Set(fields[1]), &basic) || !Pick<8>(basic, kBodyFields, &basic_fields)) {
         return false;
       }
-      body = {Set(basic_fields[0]), Set(basic_fields[1]), Set(basic_fields[2])};
-    } else if (Set(fields[1]) != nullptr) {
-      return false;  // `basic` is v1beta1 only
+      for (size_t i = 0; i < body.size(); ++i) body[i] = Set(basic_fields[i]);
+    } else {
+      if (Set(fields[1]) != nullptr) return false;  // `basic` is v1beta1 only
+      for (size_t i = 0; i < body.size(); ++i) body[i] = Set(fields[i + 2]);
     }
 
     std::string_view device_node;
-    if (!GetOptionalString(body[2], &device_node)) return false;
-    builder->AddDevice(ToAbsl(name), ToAbsl(!slice_node.empty() ? slice_node : device_node));
+    bool device_all_nodes = false, device_selector = false, allow_multiple = false;
+    if (!GetOptionalString(body[2], &device_node) || !GetOptionalBool(body[3], &device_all_nodes) ||
+        !IsOptionalObject(body[4], &device_selector) ||
+        !GetOptionalBool(body[5], &allow_multiple)) {
+      return false;
+    }
+    NodeScope scope = slice.node_scope;
+    std::string_view node = slice.node_name;
+    if (slice.node_name.empty()) {
+      if (!device_node.empty()) {
+        scope = NodeScope::kNode;
+        node = device_node;
+      } else if (device_all_nodes) {
+        scope = NodeScope::kAllNodes;
+      } else if (device_selector) {
+        scope = NodeScope::kNodeSelector;
+      }
+    }
+    builder->AddDevice(ToAbsl(name), ToAbsl(node), scope);
+    builder->SetAllowMultipleAllocations(allow_multiple);
 
     if (body[0] != nullptr) {
       sj::object attributes;
       if (!GetObject(body[0], &attributes)) return false;
       member_names_.clear();
       for (sj::key_value_pair member : attributes) {
-        AttributeValue value;
         // A name given twice is left to the strict path, whatever it makes of it.
         if (member.key.empty() || !member_names_.insert(member.key).second ||
-            !DecodeAttribute(member.value, &value)) {
+            !DecodeAttribute(ToAbsl(member.key), member.value, builder)) {
           return false;
         }
-        builder->AddAttribute(ToAbsl(member.key), value);
       }
     }
     if (body[1] != nullptr) {
@@ -213,39 +279,142 @@ class SliceDecoder {
         builder->AddCapacity(ToAbsl(member.key), *quantity);
       }
     }
+    if (body[6] != nullptr && !DecodeTaints(*body[6], builder)) return false;
+    if (body[7] != nullptr && !DecodeConsumption(*body[7], builder)) return false;
     return true;
   }
 
-  // The value's text refers to the document being decoded.
-  bool DecodeAttribute(const sj::element& value, AttributeValue* out) {
+  bool DecodeTaints(const sj::element& value, DeviceSetBuilder* builder) {
+    sj::array list;
+    if (value.get_array().get(list) != simdjson::SUCCESS) return false;
+    for (sj::element entry : list) {
+      sj::object taint;
+      std::array<std::optional<sj::element>, 3> taint_fields;
+      std::string_view key, taint_value, effect;
+      if (entry.get_object().get(taint) != simdjson::SUCCESS ||
+          !Pick<3>(taint, {"key", "value", "effect"}, &taint_fields) ||
+          !GetNonEmptyString(Set(taint_fields[0]), &key) ||
+          !GetOptionalString(Set(taint_fields[1]), &taint_value) ||
+          !GetNonEmptyString(Set(taint_fields[2]), &effect)) {
+        return false;
+      }
+      builder->AddTaint(ToAbsl(key), ToAbsl(taint_value), ToAbsl(effect));
+    }
+    return true;
+  }
+
+  bool DecodeConsumption(const sj::element& value, DeviceSetBuilder* builder) {
+    sj::array list;
+    if (value.get_array().get(list) != simdjson::SUCCESS) return false;
+    for (sj::element entry : list) {
+      sj::object use;
+      std::array<std::optional<sj::element>, 2> use_fields;
+      std::string_view counter_set;
+      if (entry.get_object().get(use) != simdjson::SUCCESS ||
+          !Pick<2>(use, {"counterSet", "counters"}, &use_fields) ||
+          !GetNonEmptyString(Set(use_fields[0]), &counter_set)) {
+        return false;
+      }
+      counters_.clear();
+      if (!DecodeCounters(Set(use_fields[1]), &counters_)) return false;
+      for (const auto& [counter, amount] : counters_) {
+        builder->AddCounterUse(ToAbsl(counter_set), counter, amount);
+      }
+    }
+    return true;
+  }
+
+  // `counters: {name: {value: Q}}`, sorted by name as the strict path (an ordered JSON object)
+  // yields them; absent means none.
+  bool DecodeCounters(const sj::element* value,
+                      std::vector<std::pair<std::string, Quantity>>* out) {
+    if (value == nullptr) return true;
+    sj::object counters;
+    if (value->get_object().get(counters) != simdjson::SUCCESS) return false;
+    member_names_.clear();
+    for (sj::key_value_pair member : counters) {
+      std::optional<Quantity> quantity;
+      if (member.key.empty() || !member_names_.insert(member.key).second ||
+          !DecodeCapacity(member.value, &quantity)) {
+        return false;
+      }
+      out->emplace_back(std::string(member.key), *quantity);
+    }
+    std::sort(out->begin(), out->end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    return true;
+  }
+
+  // Adds the attribute `name` (JSON `value`) to `builder`. Texts refer to the document.
+  bool DecodeAttribute(absl::string_view name, const sj::element& value,
+                       DeviceSetBuilder* builder) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
-    std::array<std::optional<sj::element>, 4> kinds;
-    if (!Pick<4>(object, {"int", "bool", "string", "version"}, &kinds)) return false;
-    int set = 0;
-    for (const auto& kind : kinds) set += Set(kind) != nullptr ? 1 : 0;
+    std::array<std::optional<sj::element>, 8> kinds;
+    if (!Pick<8>(object, {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"},
+                 &kinds)) {
+      return false;
+    }
+    int set = 0, index = -1;
+    for (int i = 0; i < 8; ++i) {
+      if (Set(kinds[i]) != nullptr) ++set, index = i;
+    }
+    if (set == 0 && object.size() > 0) {
+      // A kind this project does not know: kept whole, with the text the strict path gives it
+      // (nlohmann's rendering of the value).
+      nlohmann::json parsed = nlohmann::json::parse(simdjson::to_string(value), /*cb=*/nullptr,
+                                                    /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return false;
+      const std::string text = parsed.dump();
+      builder->AddAttribute(name, AttributeValue::Opaque(text));
+      return true;
+    }
     if (set != 1) return false;
-    if (const sj::element* i = Set(kinds[0])) {
-      int64_t number = 0;
-      if (!GetInt(i, &number)) return false;
-      *out = AttributeValue::Int(number);
+    constexpr AttributeValue::Kind kElementKinds[] = {
+        AttributeValue::Kind::kInt, AttributeValue::Kind::kBool, AttributeValue::Kind::kString,
+        AttributeValue::Kind::kVersion};
+    const AttributeValue::Kind element_kind = kElementKinds[index % 4];
+    if (index < 4) {
+      AttributeValue scalar;
+      if (!DecodeScalar(element_kind, *Set(kinds[index]), &scalar)) return false;
+      builder->AddAttribute(name, scalar);
       return true;
     }
-    if (const sj::element* b = Set(kinds[1])) {
-      bool flag = false;
-      if (b->get_bool().get(flag) != simdjson::SUCCESS) return false;
-      *out = AttributeValue::Bool(flag);
-      return true;
+    sj::array items;
+    if (Set(kinds[index])->get_array().get(items) != simdjson::SUCCESS) return false;
+    list_items_.clear();
+    for (sj::element item : items) {
+      AttributeValue scalar;
+      if (!DecodeScalar(element_kind, item, &scalar)) return false;
+      list_items_.push_back(scalar);
     }
-    std::string_view text;
-    if (const sj::element* s = Set(kinds[2])) {
-      if (!GetString(*s, &text)) return false;
-      *out = AttributeValue::String(ToAbsl(text));
-      return true;
-    }
-    if (!GetString(*Set(kinds[3]), &text)) return false;
-    *out = AttributeValue::Version(ToAbsl(text));
+    builder->AddAttribute(name, AttributeValue::List(element_kind, list_items_));
     return true;
+  }
+
+  static bool DecodeScalar(AttributeValue::Kind kind, const sj::element& value,
+                           AttributeValue* out) {
+    switch (kind) {
+      case AttributeValue::Kind::kInt: {
+        int64_t number = 0;
+        if (!GetInt(&value, &number)) return false;
+        *out = AttributeValue::Int(number);
+        return true;
+      }
+      case AttributeValue::Kind::kBool: {
+        bool flag = false;
+        if (value.get_bool().get(flag) != simdjson::SUCCESS) return false;
+        *out = AttributeValue::Bool(flag);
+        return true;
+      }
+      default: {
+        std::string_view text;
+        if (!GetString(value, &text)) return false;
+        *out = kind == AttributeValue::Kind::kString ? AttributeValue::String(ToAbsl(text))
+                                                     : AttributeValue::Version(ToAbsl(text));
+        return true;
+      }
+    }
   }
 
   // Fleets repeat a few quantities on every device: each distinct text is parsed once. The keys
@@ -299,6 +468,8 @@ class SliceDecoder {
   static constexpr size_t kMaxCached = 4096;
   absl::flat_hash_set<std::string_view> device_names_;
   absl::flat_hash_set<std::string_view> member_names_;  // of one attributes / capacity object
+  std::vector<AttributeValue> list_items_;               // of one list-typed attribute
+  std::vector<std::pair<std::string, Quantity>> counters_;  // of one consumesCounters entry
   absl::flat_hash_map<std::string, Quantity> quantities_;
 };
 

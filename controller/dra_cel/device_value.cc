@@ -285,8 +285,11 @@ struct DeviceValueBuilder::Caches {
         return Value::Error(absl::StrCat("attribute ", name, ": invalid semantic version \"",
                                          a.string_value(), "\""));
       }
+      default:
+        return Value::Error(absl::StrCat("attribute ", name, ": values of kind ",
+                                         dra::AttributeValue::KindName(a.kind()),
+                                         " are not supported"));
     }
-    return Value::Null();
   }
 
   Value Capacity(const Quantity& q) {

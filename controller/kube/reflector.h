@@ -33,7 +33,10 @@
 // Objects that do not decode are skipped: one bad object must not stop the cache. They are
 // counted (undecodable()), the first error is kept (first_decode_error()), and undecodable
 // handlers hear about each one with its namespace and name when the JSON has them, so a cache
-// can react (e.g. mark or drop what it holds under that key rather than keep an older version).
+// can react. With DropUndecodable, an Added or Modified event whose object does not decode also
+// removes what the store holds under that object's key (handlers hear a deletion): the cache
+// then no longer serves an older version as if it were current. (A relist that meets an
+// undecodable object already leaves it out: it is gone from the new content.)
 //
 // Thread-safety: AddHandler, AddUndecodableHandler, SetRawDecoder and SetVersionOf before the
 // first write; the WatchSink methods from one thread at a time (the watcher's); store(),
@@ -101,6 +104,10 @@ class Reflector : public WatchSink {
     undecodable_handlers_.push_back(std::move(handler));
   }
   void SetRawDecoder(RawDecoder<T> decode) { raw_decode_ = std::move(decode); }
+  // See above; `key_of(namespace, name)` is the store key of an object with that metadata.
+  void DropUndecodable(std::function<std::string(absl::string_view, absl::string_view)> key_of) {
+    undecodable_key_of_ = std::move(key_of);
+  }
   // An object's resourceVersion, for relists (see above).
   void SetVersionOf(std::function<absl::string_view(const T&)> version_of) {
     version_of_ = std::move(version_of);
@@ -205,11 +212,18 @@ class Reflector : public WatchSink {
       absl::MutexLock lock(&mu_);
       first_decode_error_ = error;
     }
-    if (!undecodable_handlers_.empty()) {
-      const UndecodableObject bad{source, MetadataString(item, "namespace"),
-                                  MetadataString(item, "name"), std::move(error)};
-      for (const UndecodableHandler& handler : undecodable_handlers_) handler(bad);
+    const UndecodableObject bad{source, MetadataString(item, "namespace"),
+                                MetadataString(item, "name"), std::move(error)};
+    // The drop is announced before the undecodable handlers run, so that they have the last word
+    // on that object.
+    if (undecodable_key_of_ &&
+        (source == ObjectSource::kAdded || source == ObjectSource::kModified) && !bad.name.empty()) {
+      if (ObjectPtr before = store_.Get(undecodable_key_of_(bad.namespace_name, bad.name))) {
+        store_.Apply(runtime::WatchEvent<T>{runtime::WatchEventType::kDeleted, before});
+        Notify(before.get(), nullptr);
+      }
     }
+    for (const UndecodableHandler& handler : undecodable_handlers_) handler(bad);
     return nullptr;
   }
 
@@ -221,6 +235,7 @@ class Reflector : public WatchSink {
   const Decoder<T> decode_;
   // Fixed before the first write.
   RawDecoder<T> raw_decode_;
+  std::function<std::string(absl::string_view, absl::string_view)> undecodable_key_of_;
   std::function<absl::string_view(const T&)> version_of_;
   std::vector<ChangeHandler<T>> handlers_;
   std::vector<UndecodableHandler> undecodable_handlers_;

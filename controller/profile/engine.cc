@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "controller/profile/allocatable.h"
 #include "controller/profile/device_matcher.h"
 #include "controller/profile/namespace_targets.h"
 #include "controller/profile/node_groups.h"
@@ -103,6 +104,20 @@ ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
   return winner;
 }
 
+// Each node group's schedulable and tainted devices, as if a claim that tolerates no taint asked
+// for the group's devices alone (a GPU's MIG placements are another group than the GPU, though
+// they share its counters).
+void CountGroupAllocations(const AllocationModel& allocation, NodeGroups* groups) {
+  const size_t device_count = groups->group_of_device.size();
+  for (size_t g = 0; g < groups->groups.size(); ++g) {
+    std::vector<bool> in_group(device_count, false);
+    for (size_t d = 0; d < device_count; ++d) in_group[d] = groups->group_of_device[d] == g;
+    const AllocatableCount count = allocation.Count(in_group);
+    groups->groups[g].status.schedulable_devices = count.schedulable_count;
+    groups->groups[g].status.tainted_devices = count.tainted_count;
+  }
+}
+
 }  // namespace
 
 ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
@@ -190,6 +205,8 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   memo->Sweep();
   const std::vector<dra::Device>& devices = inventory.devices();
   const std::vector<uint32_t>& node_index = inventory.node_index();
+  const AllocationModel allocation(inventory);
+  CountGroupAllocations(allocation, &groups);
 
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
   for (size_t p = 0; p < work.size(); ++p) {
@@ -213,6 +230,9 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
     if (w.selectors) {
       status.selectors = w.selectors->Expressions();
       const ProfileMatches& m = matches[p];
+      const AllocatableCount allocatable = allocation.Count(m.matched);
+      std::vector<int64_t> group_schedulable(groups.groups.size(), 0);
+      std::vector<int64_t> group_tainted(groups.groups.size(), 0);
       // Node numbers ascend with the devices (a node's devices are contiguous), so one pass
       // counts distinct nodes overall and per group.
       std::vector<int64_t> group_devices(groups.groups.size(), 0);
@@ -224,6 +244,8 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         if (!m.matched[d]) continue;
         const uint32_t g = groups.group_of_device[d];
         ++group_devices[g];
+        if (allocatable.outcome[d] == DeviceOutcome::kSchedulable) ++group_schedulable[g];
+        if (allocatable.outcome[d] == DeviceOutcome::kTainted) ++group_tainted[g];
         const uint32_t node = node_index[d];
         if (node == dra::Inventory::kNoNode) continue;
         if (node != last_node) {
@@ -237,12 +259,23 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
       }
       for (size_t g = 0; g < groups.groups.size(); ++g) {
         if (group_devices[g] == 0) continue;
-        status.node_groups.push_back(
-            {groups.groups[g].metadata.name, group_devices[g], group_nodes[g]});
+        status.node_groups.push_back({groups.groups[g].metadata.name, group_devices[g],
+                                      group_nodes[g], group_schedulable[g], group_tainted[g]});
         group_profiles[g].insert(in.metadata.name);
       }
       status.matched_devices = m.matched_count;
       status.matched_nodes = nodes;
+      status.schedulable_devices = allocatable.schedulable_count;
+      status.tainted_devices = allocatable.tainted_count;
+      facts.schedulable_devices = allocatable.schedulable_count;
+      facts.tainted_devices = allocatable.tainted_count;
+      facts.incomplete_pool_devices = allocatable.incomplete_pool_count;
+      facts.counter_limited_devices = allocatable.counter_limited_count;
+      facts.undecodable_slices = static_cast<int64_t>(inventory.undecodable_slices().size());
+      if (!inventory.undecodable_slices().empty()) {
+        const dra::UndecodableSlice& first = inventory.undecodable_slices().front();
+        facts.first_undecodable_slice = absl::StrCat(first.name, ": ", first.error);
+      }
       status.claim_templates.desired = static_cast<int64_t>(w.namespaces.size());
       status.claim_templates.ready = static_cast<int64_t>(w.template_namespaces.size());
       facts.matched_devices = m.matched_count;

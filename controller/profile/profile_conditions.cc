@@ -53,20 +53,49 @@ std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
   out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
   out.push_back(Make(api::kConditionStalled, false, kReasonReconciled, "", g));
 
+  // Satisfiable is about what the scheduler could allocate, not what the selectors select.
   std::string matched;
+  const char* reason = kReasonDevicesMatched;
   if (f.matched_devices > 0) {
     matched = absl::StrCat(Plural(f.matched_devices, "device", "devices"), " on ",
                            Plural(f.matched_nodes, "node", "nodes"), " in ",
                            Plural(f.matched_node_groups, "node group", "node groups"));
+    std::vector<std::string> left_out;
+    if (f.tainted_devices > 0) {
+      left_out.push_back(absl::StrCat(f.tainted_devices,
+                                      " with a taint the profile does not tolerate"));
+    }
+    if (f.incomplete_pool_devices > 0) {
+      left_out.push_back(absl::StrCat(f.incomplete_pool_devices, " in incomplete pools"));
+    }
+    if (f.counter_limited_devices > 0) {
+      left_out.push_back(absl::StrCat(f.counter_limited_devices,
+                                      " not allocatable at the same time (shared counters)"));
+    }
+    if (!left_out.empty()) {
+      absl::StrAppend(&matched, "; ", f.schedulable_devices, " schedulable (",
+                      absl::StrJoin(left_out, ", "), ")");
+    }
+    if (f.schedulable_devices == 0) {
+      reason = f.tainted_devices > 0 && f.incomplete_pool_devices == 0 &&
+                       f.counter_limited_devices == 0
+                   ? kReasonDevicesTainted
+                   : kReasonDevicesUnavailable;
+    }
   } else {
     matched = "the selectors select no device in the cluster";
+    reason = kReasonNoMatchingDevices;
   }
   if (f.error_devices > 0) {
     absl::StrAppend(&matched, "; selectors raised errors on ",
                     Plural(f.error_devices, "device", "devices"), " (first: ", f.first_error, ")");
   }
-  out.push_back(Make(api::kConditionSatisfiable, f.matched_devices > 0,
-                     f.matched_devices > 0 ? kReasonDevicesMatched : kReasonNoMatchingDevices,
+  if (f.undecodable_slices > 0) {
+    absl::StrAppend(&matched, "; ", Plural(f.undecodable_slices, "ResourceSlice", "ResourceSlices"),
+                    " could not be decoded and their devices are not counted (first: ",
+                    f.first_undecodable_slice, ")");
+  }
+  out.push_back(Make(api::kConditionSatisfiable, f.schedulable_devices > 0, reason,
                      std::move(matched), g));
   out.push_back(Make(api::kConditionConflict, conflict,
                      conflict ? kReasonConflict : kReasonNoConflict, conflicts, g));

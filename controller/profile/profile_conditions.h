@@ -21,6 +21,10 @@ inline constexpr char kReasonConflict[] = "Conflict";
 inline constexpr char kReasonNoConflict[] = "NoConflict";
 inline constexpr char kReasonDevicesMatched[] = "DevicesMatched";
 inline constexpr char kReasonNoMatchingDevices[] = "NoMatchingDevices";
+// Devices match, but none can be allocated: every one carries a taint the profile does not
+// tolerate, or (DevicesUnavailable) their pools are incomplete or their counters used up.
+inline constexpr char kReasonDevicesTainted[] = "DevicesTainted";
+inline constexpr char kReasonDevicesUnavailable[] = "DevicesUnavailable";
 
 struct ProfileFacts {
   int64_t generation = 0;
@@ -30,6 +34,15 @@ struct ProfileFacts {
   int64_t matched_devices = 0;
   int64_t matched_nodes = 0;
   int64_t matched_node_groups = 0;
+  // Of the matched devices (profile/allocatable.h).
+  int64_t schedulable_devices = 0;
+  int64_t tainted_devices = 0;
+  int64_t incomplete_pool_devices = 0;
+  int64_t counter_limited_devices = 0;
+  // ResourceSlices whose devices could not be read (the operator's cache), and the first as
+  // "<name>: <error>".
+  int64_t undecodable_slices = 0;
+  std::string first_undecodable_slice;
   int64_t error_devices = 0;  // devices on which a selector raised an error
   std::string first_error;
 };

@@ -67,6 +67,16 @@ void AppendAttribute(const dra::AttributeValue& value, std::string* key) {
     case Kind::kVersion:
       absl::StrAppend(key, "v", value.string_value().size(), ":", value.string_value());
       break;
+    case Kind::kOpaque:
+      absl::StrAppend(key, "o", value.string_value().size(), ":", value.string_value());
+      break;
+    case Kind::kIntList:
+    case Kind::kBoolList:
+    case Kind::kStringList:
+    case Kind::kVersionList:
+      absl::StrAppend(key, "l", static_cast<int>(value.kind()), "[", value.list_size(), "]");
+      for (const dra::AttributeValue& item : value.list_items()) AppendAttribute(item, key);
+      break;
   }
 }
 

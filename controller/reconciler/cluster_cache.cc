@@ -158,7 +158,33 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
   templates_->SetVersionOf(
       [](const TemplateObject& t) -> absl::string_view { return t.resource_version; });
-  slices_->AddHandler([this](const dra::ResourceSlice*, const dra::ResourceSlice*) {
+  // A slice version that does not decode replaces the cached one (which is dropped) and is
+  // remembered until a version that decodes, or its deletion, arrives.
+  slices_->DropUndecodable(
+      [](absl::string_view, absl::string_view name) { return std::string(name); });
+  slices_->AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
+    {
+      absl::MutexLock lock(&undecodable_mu_);
+      undecodable_slices_.erase(after != nullptr ? after->name : before->name);
+    }
+    slices_version_.fetch_add(1);
+    version_.fetch_add(1);
+  });
+  slices_->AddUndecodableHandler([this](const kube::UndecodableObject& bad) {
+    {
+      absl::MutexLock lock(&undecodable_mu_);
+      if (bad.source == kube::ObjectSource::kDeleted) {
+        undecodable_slices_.erase(bad.name);
+      } else if (undecodable_slices_.size() < kMaxUndecodableSlices ||
+                 undecodable_slices_.count(bad.name) != 0) {
+        undecodable_slices_[bad.name] = std::string(bad.error.message());
+      }
+    }
+    if (bad.source != kube::ObjectSource::kDeleted && options_.log) {
+      options_.log(absl::StrCat("ResourceSlice \"", bad.name,
+                                "\" does not decode; its devices are not counted: ",
+                                bad.error.message()));
+    }
     slices_version_.fetch_add(1);
     version_.fetch_add(1);
   });
@@ -253,6 +279,14 @@ const runtime::Store<dra::DeviceClass>* ClusterCache::device_classes() const {
 const runtime::Store<TemplateObject>* ClusterCache::claim_templates() const {
   absl::MutexLock lock(&mu_);
   return templates_ ? &templates_->store() : nullptr;
+}
+
+std::vector<dra::UndecodableSlice> ClusterCache::UndecodableSlices() const {
+  absl::MutexLock lock(&undecodable_mu_);
+  std::vector<dra::UndecodableSlice> out;
+  out.reserve(undecodable_slices_.size());
+  for (const auto& [name, error] : undecodable_slices_) out.push_back({name, error});
+  return out;
 }
 
 int64_t ClusterCache::undecodable() const {

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -41,6 +42,8 @@ struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
   // Applied to every informer (timeouts, backoff, clock); the collection is set per kind.
   kube::WatcherOptions watch;
+  // Told of every ResourceSlice that does not decode (may be empty).
+  std::function<void(const std::string&)> log;
 };
 
 // Page size of the ResourceSlice (re)list (at most; WatcherOptions.page_size if smaller).
@@ -106,6 +109,11 @@ class ClusterCache {
 
   // Undecodable objects seen so far, across informers (for logs and metrics).
   int64_t undecodable() const;
+  // The ResourceSlices whose current version does not decode, by name (at most
+  // kMaxUndecodableSlices). The cache holds no older version of them (kube/reflector.h,
+  // DropUndecodable); a change of this set moves slices_version().
+  std::vector<dra::UndecodableSlice> UndecodableSlices() const;
+  static constexpr size_t kMaxUndecodableSlices = 1000;
 
  private:
   template <typename T>
@@ -133,6 +141,8 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
   TemplateShapes template_shapes_;
   std::unique_ptr<kube::Informer<TemplateObject>> templates_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Mutex undecodable_mu_;
+  std::map<std::string, std::string> undecodable_slices_ ABSL_GUARDED_BY(undecodable_mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -103,8 +103,8 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
     std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
     if (const auto* store = cache_->slices()) slices = store->List();
     // The inventory shares the cached slices' device storage: building it copies no device.
-    inventory_ =
-        std::make_shared<const dra::Inventory>(dra::Inventory::FromSlices(std::move(slices)));
+    inventory_ = std::make_shared<const dra::Inventory>(
+        dra::Inventory::FromSlices(std::move(slices), cache_->UndecodableSlices()));
     inventory_version_ = slices_version;
   }
   const dra::Inventory& inventory = *inventory_;
@@ -116,6 +116,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());
   out->incomplete_pools = static_cast<int64_t>(inventory.IncompletePools().size());
+  out->undecodable_slices = static_cast<int64_t>(inventory.undecodable_slices().size());
   for (const profile::ProfileOutcome& outcome : out->desired.profiles) {
     out->outcome_by_profile[outcome.profile.metadata.name] = &outcome;
   }

@@ -51,6 +51,7 @@ struct Computed {
   int64_t devices = 0;
   int64_t pools = 0;
   int64_t incomplete_pools = 0;
+  int64_t undecodable_slices = 0;  // ResourceSlices whose current version does not decode
   absl::Duration compute_time;
 };
 

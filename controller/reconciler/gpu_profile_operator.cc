@@ -54,6 +54,7 @@ void GpuProfileOperator::Wire() {
   cache_options.client = options_.client;
   cache_options.watch = options_.watch;
   cache_options.watch.clock = options_.clock;
+  cache_options.log = options_.log;
   cache_ = std::make_unique<ClusterCache>(std::move(cache_options));
   foreign_ = std::make_unique<ForeignObjects>(options_.clock);
   desired_ =

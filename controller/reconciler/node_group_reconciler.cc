@@ -17,6 +17,20 @@ absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegi
                                            "Devices published in the node group.", {"node_group"}));
   ASSIGN_OR_RETURN(m.nodes, registry->RegisterGauge("gpunodegroup_nodes",
                                                     "Nodes in the node group.", {"node_group"}));
+  ASSIGN_OR_RETURN(m.schedulable,
+                   registry->RegisterGauge("gpunodegroup_schedulable_devices",
+                                           "Devices of the node group the scheduler could allocate "
+                                           "at once to claims that tolerate no taint.",
+                                           {"node_group"}));
+  ASSIGN_OR_RETURN(m.tainted, registry->RegisterGauge(
+                                  "gpunodegroup_tainted_devices",
+                                  "Devices of the node group with a NoSchedule or NoExecute taint.",
+                                  {"node_group"}));
+  ASSIGN_OR_RETURN(m.undecodable_slices,
+                   registry->RegisterGauge("gpuprofile_undecodable_resourceslices",
+                                           "ResourceSlices whose current version does not decode "
+                                           "(their devices are not counted).",
+                                           {}));
   return m;
 }
 
@@ -68,13 +82,21 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
       if (desired_names.count(gone) > 0) continue;
       options_.metrics->devices->WithLabels({gone})->Set(0);
       options_.metrics->nodes->WithLabels({gone})->Set(0);
+      options_.metrics->schedulable->WithLabels({gone})->Set(0);
+      options_.metrics->tainted->WithLabels({gone})->Set(0);
     }
     for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
       options_.metrics->devices->WithLabels({group.metadata.name})
           ->Set(static_cast<double>(group.status.devices));
       options_.metrics->nodes->WithLabels({group.metadata.name})
           ->Set(static_cast<double>(group.status.node_count));
+      options_.metrics->schedulable->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.schedulable_devices));
+      options_.metrics->tainted->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.tainted_devices));
     }
+    options_.metrics->undecodable_slices->WithLabels({})->Set(
+        static_cast<double>(computed->undecodable_slices));
     exported_ = desired_names;
   }
   if (!first_error.ok()) return first_error;

@@ -29,6 +29,10 @@ inline constexpr char kFleetKey[] = "fleet";
 struct NodeGroupMetrics {
   runtime::GaugeFamily* devices = nullptr;
   runtime::GaugeFamily* nodes = nullptr;
+  runtime::GaugeFamily* schedulable = nullptr;  // gpunodegroup_schedulable_devices{node_group}
+  runtime::GaugeFamily* tainted = nullptr;      // gpunodegroup_tainted_devices{node_group}
+  // gpuprofile_undecodable_resourceslices: slices whose current version does not decode.
+  runtime::GaugeFamily* undecodable_slices = nullptr;
   static absl::StatusOr<NodeGroupMetrics> Register(runtime::MetricsRegistry* registry);
 };
 

@@ -57,6 +57,8 @@ TEST(GpuNodeGroupCodecTest, EncodesInDocumentedOrder) {
       "node-c"
     ],
     "devices": 12,
+    "schedulableDevices": 0,
+    "taintedDevices": 0,
     "profiles": [
       "large-memory"
     ]
@@ -72,7 +74,8 @@ TEST(GpuNodeGroupCodecTest, OmitsEmptySignatureFieldsAndWritesIncompletePools) {
   g.status.incomplete_pools.push_back({"gpu.example.com", "node-a", 4, 1, 2});
   EXPECT_EQ(EncodeGpuNodeGroupStatus(g.status).dump(),
             R"({"driver":"gpu.example.com","productName":"model-x","nodeCount":0,"nodes":[],)"
-            R"("devices":0,"incompletePools":[{"driver":"gpu.example.com","pool":"node-a",)"
+            R"("devices":0,"schedulableDevices":0,"taintedDevices":0,)"
+            R"("incompletePools":[{"driver":"gpu.example.com","pool":"node-a",)"
             R"("generation":4,"slicesSeen":1,"resourceSliceCount":2}],"profiles":[]})");
 }
 

@@ -623,6 +623,8 @@ TEST(GpuProfileCodecTest, EncodesDefaultsAndCanonicalValuesInOrder) {
     "selectors": [],
     "matchedDevices": 0,
     "matchedNodes": 0,
+    "schedulableDevices": 0,
+    "taintedDevices": 0,
     "nodeGroups": [],
     "claimTemplates": {
       "desired": 0,
@@ -655,8 +657,10 @@ TEST(GpuProfileCodecTest, EncodesStatus) {
             R"("message":""}],)"
             R"("deviceClassName":"large-memory",)"
             R"("selectors":["device.driver == 'gpu.nvidia.com'"],"matchedDevices":14,)"
-            R"("matchedNodes":5,"nodeGroups":[{"name":"nvidia-a100-sxm4-40gb-535.161.8",)"
-            R"("devices":12,"nodes":3}],"claimTemplates":{"desired":4,"ready":4}})");
+            R"("matchedNodes":5,"schedulableDevices":0,"taintedDevices":0,)"
+            R"("nodeGroups":[{"name":"nvidia-a100-sxm4-40gb-535.161.8",)"
+            R"("devices":12,"nodes":3,"schedulableDevices":0,"taintedDevices":0}],)"
+            R"("claimTemplates":{"desired":4,"ready":4}})");
 }
 
 // decode -> encode -> decode -> encode gives the same bytes, and the decoded profiles agree.

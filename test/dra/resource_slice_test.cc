@@ -186,6 +186,157 @@ spec:
   EXPECT_TRUE(slice.devices.empty());
   EXPECT_EQ(slice.pool_generation, 3);
   EXPECT_EQ(slice.resource_slice_count, 2);
+  ASSERT_EQ(slice.shared_counters.size(), 1u);
+  EXPECT_EQ(slice.shared_counters[0].name, "gpu-0-counter-set");
+  ASSERT_EQ(slice.shared_counters[0].counters.size(), 1u);
+  EXPECT_EQ(slice.shared_counters[0].counters[0].first, "memory");
+  EXPECT_EQ(slice.shared_counters[0].counters[0].second, *Quantity::Parse("40Gi"));
+}
+
+// 1.36+ (DRAListTypeAttributes): one of ints, bools, strings, versions; in every version.
+TEST(DecodeResourceSliceTest, ListTypedAttributesInEveryVersion) {
+  for (const char* version : {"v1", "v1beta2", "v1beta1"}) {
+    SCOPED_TRACE(version);
+    ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice(version, R"(attributes:
+  resource.kubernetes.io/numaNode: {ints: [0]}
+  modes: {strings: [a, b]}
+  flags: {bools: [true, false]}
+  drivers: {versions: ["1.2.3", "not-semver"]}
+  empty: {ints: []})"))));
+    ASSERT_EQ(devices.size(), 1u);
+    std::optional<AttributeValue> numa = devices[0].FindAttribute("resource.kubernetes.io/numaNode");
+    ASSERT_TRUE(numa.has_value());
+    EXPECT_EQ(numa->kind(), AttributeValue::Kind::kIntList);
+    ASSERT_EQ(numa->list_size(), 1u);
+    EXPECT_EQ(numa->list_item(0), AttributeValue::Int(0));
+    std::optional<AttributeValue> modes = devices[0].FindAttribute("modes");
+    ASSERT_TRUE(modes.has_value());
+    EXPECT_EQ(modes->kind(), AttributeValue::Kind::kStringList);
+    ASSERT_EQ(modes->list_size(), 2u);
+    EXPECT_EQ(modes->list_item(1).string_value(), "b");
+    EXPECT_EQ(devices[0].FindAttribute("flags")->list_item(0), AttributeValue::Bool(true));
+    std::optional<AttributeValue> drivers = devices[0].FindAttribute("drivers");
+    EXPECT_EQ(drivers->kind(), AttributeValue::Kind::kVersionList);
+    EXPECT_TRUE(drivers->list_item(0).ParseVersion().has_value());
+    EXPECT_FALSE(drivers->list_item(1).ParseVersion().has_value());
+    EXPECT_EQ(devices[0].FindAttribute("empty")->list_size(), 0u);
+  }
+}
+
+TEST(DecodeResourceSliceTest, ListItemsOfTheWrongTypeNameTheirIndex) {
+  absl::StatusOr<std::vector<Device>> result =
+      DecodeResourceSlice(Object(Slice("v1", "attributes:\n  numa: {ints: [0, \"1\"]}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].attributes.numa.ints[1]: must be an integer, got string"));
+  result = DecodeResourceSlice(Object(Slice("v1", "attributes:\n  numa: {ints: 0}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].attributes.numa.ints: must be a list, got integer"));
+  result = DecodeResourceSlice(Object(Slice("v1", "attributes:\n  numa: {int: 0, ints: [0]}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("exactly one of"));
+}
+
+// A kind from a newer release is kept whole; the device and its other attributes stay.
+TEST(DecodeResourceSliceTest, UnknownAttributeKindIsKeptOpaque) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(attributes:
+  ratio: {floats: [1.5]}
+  type: {string: gpu})"))));
+  ASSERT_EQ(devices.size(), 1u);
+  std::optional<AttributeValue> ratio = devices[0].FindAttribute("ratio");
+  ASSERT_TRUE(ratio.has_value());
+  EXPECT_EQ(ratio->kind(), AttributeValue::Kind::kOpaque);
+  EXPECT_EQ(ratio->string_value(), R"({"floats":[1.5]})");
+  EXPECT_EQ(devices[0].FindAttribute("type"), AttributeValue::String("gpu"));
+}
+
+TEST(DecodeResourceSliceTest, TaintsCountersAndSharing) {
+  for (const char* version : {"v1", "v1beta2", "v1beta1"}) {
+    SCOPED_TRACE(version);
+    ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice(version, R"(allowMultipleAllocations: true
+taints:
+- {key: gpu.nvidia.com/xid, value: "79", effect: NoSchedule, timeAdded: "2026-11-30T10:00:00Z"}
+- {key: gpu.nvidia.com/unmonitored, effect: None}
+consumesCounters:
+- counterSet: gpu-0-counter-set
+  counters:
+    memory: {value: 5Gi}
+    multiprocessors: {value: "14"}
+bindsToNode: true
+bindingConditions: [attached]
+capacity:
+  memory:
+    value: 40Gi
+    requestPolicy: {default: 1Gi, validRange: {min: 1Mi, step: 1Mi}})"))));
+    ASSERT_EQ(devices.size(), 1u);
+    const Device& d = devices[0];
+    EXPECT_TRUE(d.allow_multiple_allocations());
+    std::vector<DeviceTaint> taints = d.taints();
+    ASSERT_EQ(taints.size(), 2u);
+    EXPECT_EQ(taints[0].key, "gpu.nvidia.com/xid");
+    EXPECT_EQ(taints[0].value, "79");
+    EXPECT_EQ(taints[0].effect, "NoSchedule");
+    EXPECT_TRUE(taints[0].PreventsScheduling());
+    EXPECT_FALSE(taints[1].PreventsScheduling());
+    EXPECT_TRUE(d.HasSchedulingTaint());
+    std::vector<CounterUse> uses = d.counters_consumed();
+    ASSERT_EQ(uses.size(), 2u);
+    EXPECT_EQ(uses[0].counter_set, "gpu-0-counter-set");
+    EXPECT_EQ(uses[0].counter, "memory");
+    EXPECT_EQ(*uses[0].value, *Quantity::Parse("5Gi"));
+    EXPECT_EQ(uses[1].counter, "multiprocessors");
+    EXPECT_EQ(d.FindCapacity("memory")->ToString(), "40Gi");
+  }
+}
+
+TEST(DecodeResourceSliceTest, TaintAndCounterShapesAreChecked) {
+  absl::StatusOr<std::vector<Device>> result =
+      DecodeResourceSlice(Object(Slice("v1", "taints:\n- {value: x, effect: NoSchedule}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].taints[0].key: required"));
+  result = DecodeResourceSlice(Object(Slice("v1", "consumesCounters: {counterSet: x}")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].consumesCounters: must be a list, got object"));
+  result = DecodeResourceSlice(Object(Slice("v1", "allowMultipleAllocations: \"yes\"")));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("spec.devices[0].allowMultipleAllocations: must be a boolean"));
+}
+
+TEST(DecodeResourceSliceTest, SlicesForSelectedOrAllNodes) {
+  ASSERT_OK_AND_ASSIGN(ResourceSlice all, DecodeSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: fabric}
+spec:
+  driver: fabric.example.com
+  allNodes: true
+  pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: link-0
+)")));
+  EXPECT_EQ(all.node_scope, NodeScope::kAllNodes);
+  ASSERT_EQ(all.devices.size(), 1u);
+  EXPECT_EQ(all.devices[0].node_scope(), NodeScope::kAllNodes);
+  EXPECT_EQ(all.devices[0].node(), "");
+  ASSERT_OK_AND_ASSIGN(ResourceSlice selected, DecodeSlice(Object(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: rack}
+spec:
+  driver: fabric.example.com
+  nodeSelector:
+    nodeSelectorTerms:
+    - matchExpressions: [{key: rack, operator: In, values: ["1"]}]
+  pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: link-0
+)")));
+  EXPECT_EQ(selected.node_scope, NodeScope::kNodeSelector);
+  EXPECT_EQ(selected.devices[0].node_scope(), NodeScope::kNodeSelector);
 }
 
 TEST(DecodeResourceSliceTest, PerDeviceNodeNameIsUsedWhenTheSliceHasNone) {
@@ -205,7 +356,9 @@ spec:
 )")));
   ASSERT_EQ(devices.size(), 2u);
   EXPECT_EQ(devices[0].node(), "node-b");
+  EXPECT_EQ(devices[0].node_scope(), NodeScope::kNode);
   EXPECT_EQ(devices[1].node(), "");
+  EXPECT_EQ(devices[1].node_scope(), NodeScope::kAllNodes);
 }
 
 TEST(DecodeResourceSliceTest, UnknownFieldsAreIgnored) {
@@ -229,7 +382,8 @@ TEST(DecodeResourceSliceTest, AttributeWithoutKindNamesObjectAndField) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(result.status().message(),
             "ResourceSlice \"a100-node-1-gpu.nvidia.com-7kq2x\": spec.devices[0].attributes.memory: "
-            "attribute must have exactly one of int, bool, string, version");
+            "attribute must have exactly one of int, bool, string, version, ints, bools, strings, "
+            "versions");
 }
 
 TEST(DecodeResourceSliceTest, AttributeWithTwoKindsIsRejected) {

@@ -38,8 +38,9 @@ const char* KindName(AttributeValue::Kind kind) {
       return "string";
     case AttributeValue::Kind::kVersion:
       return "version";
+    default:
+      return AttributeValue::KindName(kind).data();
   }
-  return "?";
 }
 
 // Every field of a slice and its devices, one per line, so that a mismatch names the field.
@@ -48,8 +49,18 @@ std::string Dump(const ResourceSlice& s, int item_index) {
       absl::StrCat("item ", item_index, " name=", s.name, " rv=", s.resource_version,
                    " apiVersion=", s.api_version,
                    " driver=", s.driver, " pool=", s.pool, " generation=", s.pool_generation,
-                   " count=", s.resource_slice_count, " node=", s.node_name, "\n");
+                   " count=", s.resource_slice_count, " node=", s.node_name,
+                   " scope=", static_cast<int>(s.node_scope),
+                   " perDevice=", s.per_device_node_selection, "\n");
+  for (const CounterSet& set : s.shared_counters) {
+    absl::StrAppend(&out, "  counterSet ", set.name);
+    for (const auto& [name, q] : set.counters) {
+      absl::StrAppend(&out, " ", name, "=", q.ToString(), "/", static_cast<int>(q.format()));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   for (const Device& d : s.devices) {
+    absl::StrAppend(&out, "  ", d.DebugString(), "\n");
     absl::StrAppend(&out, "  device ", d.name(), " driver=", d.driver(), " pool=", d.pool(),
                     " generation=", d.pool_generation(), " slice=", d.slice_name(),
                     " node=", d.node(), "\n");
@@ -128,6 +139,75 @@ std::vector<json> SliceObjects(const std::string& path) {
 
 json List(const std::vector<json>& items) {
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
+}
+
+// The 1.35-1.37 fields: list-typed attributes, taints, counters, sharing, node selection.
+TEST(SliceFastDecoderTest, AgreesOnTheNewerFields) {
+  const std::string devices = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "gpu-0"}, "spec": {"driver": "gpu.nvidia.com",
+    "pool": {"name": "node-a", "generation": 2, "resourceSliceCount": 2}, "nodeName": "node-a",
+    "devices": [{"name": "gpu-0", "allowMultipleAllocations": true,
+      "attributes": {"resource.kubernetes.io/numaNode": {"ints": [0]}, "m": {"strings": ["b", "a"]},
+                     "f": {"bools": [false]}, "v": {"versions": ["1.2.3"]}, "e": {"ints": []}},
+      "capacity": {"memory": {"value": "40Gi", "requestPolicy": {"default": "1Mi"}}},
+      "taints": [{"key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoSchedule"},
+                 {"key": "k", "effect": "None", "timeAdded": "2026-01-01T00:00:00Z"}],
+      "consumesCounters": [{"counterSet": "gpu-0-counter-set",
+                            "counters": {"multiprocessors": {"value": "14"}, "memory": {"value": "5Gi"}}}]},
+      {"name": "gpu-0-mig", "consumesCounters": [], "taints": []}]}})";
+  const std::string counters = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "counters"}, "spec": {"driver": "gpu.nvidia.com",
+    "pool": {"name": "node-a", "generation": 2, "resourceSliceCount": 2}, "nodeName": "node-a",
+    "sharedCounters": [{"name": "gpu-0-counter-set",
+      "counters": {"memory": {"value": "40Gi"}, "memorySlice0": {"value": 1}}}]}})";
+  const std::string per_device = R"({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice",
+    "metadata": {"name": "fabric"}, "spec": {"driver": "fabric.example.com", "perDeviceNodeSelection": true,
+    "pool": {"name": "rack", "generation": 1, "resourceSliceCount": 1},
+    "devices": [{"name": "a", "basic": {"nodeName": "node-b", "taints": [{"key": "k", "effect": "NoExecute"}]}},
+                {"name": "b", "basic": {"allNodes": true}},
+                {"name": "c", "basic": {"nodeSelector": {"nodeSelectorTerms": []}}}]}})";
+  const std::string all_nodes = R"({"apiVersion": "resource.k8s.io/v1beta2", "kind": "ResourceSlice",
+    "metadata": {"name": "all"}, "spec": {"driver": "fabric.example.com", "allNodes": true,
+    "pool": {"name": "all", "generation": 1, "resourceSliceCount": 1},
+    "devices": [{"name": "a"}]}})";
+  for (const std::string& text : {devices, counters, per_device, all_nodes}) {
+    SCOPED_TRACE(text);
+    ExpectSame(text);
+    ExpectSame(List({json::parse(text)}).dump());
+    SliceJsonDecoder decoder;
+    absl::StatusOr<ResourceSlice> fast = decoder.Decode(text);
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    EXPECT_EQ(decoder.fallbacks(), 0);
+  }
+}
+
+// Wrong types in the newer fields: the fast path hands them to the strict path, which reports.
+TEST(SliceFastDecoderTest, DeclinesWrongTypesInTheNewerFields) {
+  auto slice = [](const std::string& device) {
+    return absl::StrCat(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+      "metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n",
+      "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [)",
+                        device, "]}}");
+  };
+  for (const std::string& device :
+       {std::string(R"({"name": "a", "taints": [{"effect": "NoSchedule"}]})"),
+        std::string(R"({"name": "a", "taints": {"key": "k"}})"),
+        std::string(R"({"name": "a", "allowMultipleAllocations": "true"})"),
+        std::string(R"({"name": "a", "consumesCounters": [{"counters": {}}]})"),
+        std::string(R"({"name": "a", "attributes": {"x": {"ints": [1, "2"]}}})"),
+        std::string(R"({"name": "a", "attributes": {"x": {"ints": 1}}})"),
+        std::string(R"({"name": "a", "nodeSelector": "x"})")}) {
+    ExpectDeclined(slice(device), /*strict_ok=*/false);
+  }
+}
+
+// An attribute of a kind this project does not know is kept opaque, with the same text on both
+// paths.
+TEST(SliceFastDecoderTest, AgreesOnOpaqueAttributes) {
+  ExpectSame(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "s"}, "spec": {"driver": "d", "nodeName": "n",
+    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [
+      {"name": "a", "attributes": {"x": {"floats": [1.5, 2e3, -0.0]}, "y": {"int": null, "z": {"b": 1, "a": "\u00e9"}}}}]}})");
 }
 
 TEST(SliceFastDecoderTest, AgreesOnTheRepositorysSlices) {

@@ -1,0 +1,159 @@
+// File: controller/profile/allocatable.cc
+#include "controller/profile/allocatable.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "controller/core/quantity.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+constexpr uint8_t kTainted = 1;         // has a taint that prevents scheduling
+constexpr uint8_t kCounters = 2;        // draws from counters
+constexpr uint8_t kIncompletePool = 4;  // its pool is incomplete
+
+// One device that draws from counters, for the greedy pass.
+struct Candidate {
+  absl::string_view driver;
+  absl::string_view pool;
+  double share = 0;  // sum over its counters of amount / the set's total
+  uint32_t index = 0;
+};
+
+// Counter key within one pool: (set, counter).
+using CounterKey = std::pair<absl::string_view, absl::string_view>;
+
+}  // namespace
+
+AllocationModel::AllocationModel(const dra::Inventory& inventory) : inventory_(&inventory) {
+  const std::vector<dra::Device>& devices = inventory.devices();
+  flags_.assign(devices.size(), 0);
+  absl::flat_hash_set<std::pair<absl::string_view, absl::string_view>> incomplete;
+  for (const dra::PoolInfo& pool : inventory.pools()) {
+    if (pool.incomplete) incomplete.emplace(pool.driver, pool.name);
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const dra::Device& device = devices[d];
+    uint8_t f = 0;
+    if (device.has_taints() && device.HasSchedulingTaint()) f |= kTainted;
+    if (device.consumes_counters()) f |= kCounters;
+    if (!incomplete.empty() && incomplete.contains(std::make_pair(device.driver(), device.pool()))) {
+      f |= kIncompletePool;
+    }
+    flags_[d] = f;
+    any_flag_ = any_flag_ || f != 0;
+  }
+}
+
+AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
+                                        absl::Span<const dra::DeviceToleration> tolerations) const {
+  const std::vector<dra::Device>& devices = inventory_->devices();
+  AllocatableCount out;
+  out.outcome.assign(devices.size(), DeviceOutcome::kNotMatched);
+  std::vector<Candidate> candidates;
+  for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
+    if (!matched[d]) continue;
+    const uint8_t f = any_flag_ ? flags_[d] : 0;
+    if (f == 0) {
+      out.outcome[d] = DeviceOutcome::kSchedulable;
+      ++out.schedulable_count;
+      continue;
+    }
+    if ((f & kTainted) != 0 && !dra::ToleratesDevice(devices[d], tolerations)) {
+      out.outcome[d] = DeviceOutcome::kTainted;
+      ++out.tainted_count;
+      continue;
+    }
+    if ((f & kIncompletePool) != 0) {
+      out.outcome[d] = DeviceOutcome::kIncompletePool;
+      ++out.incomplete_pool_count;
+      continue;
+    }
+    if ((f & kCounters) == 0) {
+      out.outcome[d] = DeviceOutcome::kSchedulable;
+      ++out.schedulable_count;
+      continue;
+    }
+    const dra::Device& device = devices[d];
+    Candidate c{device.driver(), device.pool(), 0, static_cast<uint32_t>(d)};
+    for (const dra::CounterUse& use : device.counters_consumed()) {
+      const dra::PoolCounterSet* set =
+          inventory_->FindCounterSet(device.driver(), device.pool(), use.counter_set);
+      if (set == nullptr) continue;
+      for (const auto& [name, total] : set->set.counters) {
+        if (name != use.counter) continue;
+        const double t = total.AsApproximateDouble();
+        if (t > 0) c.share += use.value->AsApproximateDouble() / t;
+      }
+    }
+    candidates.push_back(c);
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.driver, a.pool, a.share, a.index) <
+           std::tie(b.driver, b.pool, b.share, b.index);
+  });
+
+  // What is left of each counter of the current pool; filled from the inventory on first use.
+  absl::flat_hash_map<CounterKey, Quantity> left;
+  absl::string_view pool_driver, pool_name;
+  for (const Candidate& c : candidates) {
+    if (c.driver != pool_driver || c.pool != pool_name) {
+      left.clear();
+      pool_driver = c.driver;
+      pool_name = c.pool;
+    }
+    const std::vector<dra::CounterUse> uses = devices[c.index].counters_consumed();
+    // Fits when every counter it draws exists and has enough left (a device may draw one counter
+    // twice, from two consumption entries: sum per counter first).
+    absl::flat_hash_map<CounterKey, Quantity> need;
+    bool fits = true;
+    for (const dra::CounterUse& use : uses) {
+      const CounterKey key{use.counter_set, use.counter};
+      auto [it, inserted] = need.try_emplace(key, *use.value);
+      if (!inserted) {
+        absl::StatusOr<Quantity> sum = it->second.Add(*use.value);
+        if (!sum.ok()) fits = false;
+        else it->second = *sum;
+      }
+    }
+    for (const auto& [key, amount] : need) {
+      if (!fits) break;
+      auto it = left.find(key);
+      if (it == left.end()) {
+        const dra::PoolCounterSet* set = inventory_->FindCounterSet(c.driver, c.pool, key.first);
+        const Quantity* total = nullptr;
+        if (set != nullptr) {
+          for (const auto& [name, q] : set->set.counters) {
+            if (name == key.second) total = &q;
+          }
+        }
+        if (total == nullptr) {
+          fits = false;  // the scheduler cannot allocate a device whose counter is unknown
+          break;
+        }
+        it = left.emplace(key, *total).first;
+      }
+      if (it->second < amount) fits = false;
+    }
+    if (!fits) {
+      out.outcome[c.index] = DeviceOutcome::kCounterLimited;
+      ++out.counter_limited_count;
+      continue;
+    }
+    for (const auto& [key, amount] : need) {
+      absl::StatusOr<Quantity> rest = left.at(key).Sub(amount);
+      if (rest.ok()) left.at(key) = *rest;
+    }
+    out.outcome[c.index] = DeviceOutcome::kSchedulable;
+    ++out.schedulable_count;
+  }
+  return out;
+}
+
+}  // namespace gpuprofile::profile

@@ -1,0 +1,64 @@
+// File: controller/profile/allocatable.h
+// Of the devices a profile's selectors match, how many the scheduler could allocate at once
+// (status.schedulableDevices, and the Satisfiable condition). A matched device is left out when
+// - it carries a taint that prevents scheduling (NoSchedule or NoExecute; None and effects this
+//   project does not know do not, as the API prescribes) and the profile's claims do not
+//   tolerate it;
+// - its pool is incomplete (not every slice of its newest generation is published): the
+//   scheduler allocates no device of such a pool;
+// - it draws from counters (partitionable devices: MIG placements, memory slices) that are
+//   missing or already used up by the devices counted before it.
+// Counters are shared: the full GPU and each MIG placement of it draw from the same counter set,
+// so counting every matched placement would overstate what can run at once. Within each pool
+// the devices that draw from counters are taken smallest first (by the share of their counter
+// sets they use, then in inventory order), each counted only if every counter it draws still
+// has enough left; the result is one allocation the scheduler could make, so the count never
+// exceeds what fits (it can fall short of the best packing in contrived layouts).
+// Thread-compatible; the model is immutable after construction and may be shared for reading.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "controller/dra/device_toleration.h"
+#include "controller/dra/inventory.h"
+
+namespace gpuprofile::profile {
+
+// What became of one device.
+enum class DeviceOutcome : uint8_t {
+  kNotMatched,
+  kSchedulable,
+  kTainted,         // an untolerated taint
+  kIncompletePool,  // its pool is incomplete
+  kCounterLimited,  // its counters are missing or used up by the devices counted before it
+};
+
+struct AllocatableCount {
+  // Indexed like inventory.devices().
+  std::vector<DeviceOutcome> outcome;
+  int64_t schedulable_count = 0;
+  // Matched devices left out because of an untolerated taint.
+  int64_t tainted_count = 0;
+  // Matched, untainted devices left out for their pool (incomplete) or their counters.
+  int64_t incomplete_pool_count = 0;
+  int64_t counter_limited_count = 0;
+};
+
+class AllocationModel {
+ public:
+  // Reads the inventory once (taints, counters, incomplete pools); keeps a pointer to it.
+  explicit AllocationModel(const dra::Inventory& inventory);
+
+  // `matched` is indexed like inventory.devices().
+  AllocatableCount Count(const std::vector<bool>& matched,
+                         absl::Span<const dra::DeviceToleration> tolerations = {}) const;
+
+ private:
+  const dra::Inventory* inventory_;
+  std::vector<uint8_t> flags_;  // per device: kTainted | kCounters | kIncompletePool
+  bool any_flag_ = false;
+};
+
+}  // namespace gpuprofile::profile

@@ -1,0 +1,181 @@
+// File: test/profile/allocatable_test.cc
+#include "controller/profile/allocatable.h"
+
+#include <string>
+#include <vector>
+
+#include "controller/core/quantity.h"
+#include "controller/dra/device.h"
+#include "controller/dra/device_toleration.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_slice.h"
+#include "gtest/gtest.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+using dra::DeviceSetBuilder;
+using dra::ResourceSlice;
+
+Quantity Q(const char* text) { return *Quantity::Parse(text); }
+
+// One GPU as NVIDIA publishes it on 1.35+ with DynamicMIG: a counters-only slice (memory slices
+// 0..7) and a devices slice with the full GPU (all 8 slices) and MIG placements.
+std::vector<ResourceSlice> Gpu(int mig_1g, int mig_3g, int64_t slice_count = 2) {
+  ResourceSlice counters;
+  counters.name = "node-a-counters";
+  counters.driver = "gpu.nvidia.com";
+  counters.pool = "node-a";
+  counters.pool_generation = 1;
+  counters.resource_slice_count = slice_count;
+  counters.node_name = "node-a";
+  dra::CounterSet set;
+  set.name = "gpu-0-counter-set";
+  set.counters = {{"memory", Q("40Gi")}, {"multiprocessors", Q("98")}};
+  counters.shared_counters.push_back(set);
+
+  ResourceSlice devices;
+  devices.name = "node-a-gpu-0";
+  devices.driver = "gpu.nvidia.com";
+  devices.pool = "node-a";
+  devices.pool_generation = 1;
+  devices.resource_slice_count = slice_count;
+  devices.node_name = "node-a";
+  DeviceSetBuilder b("gpu.nvidia.com", "node-a", 1, devices.name);
+  b.AddDevice("gpu-0", "node-a");
+  b.AddCounterUse("gpu-0-counter-set", "memory", Q("40Gi"));
+  b.AddCounterUse("gpu-0-counter-set", "multiprocessors", Q("98"));
+  for (int i = 0; i < mig_1g; ++i) {
+    b.AddDevice("gpu-0-mig-1g.5gb-19-" + std::to_string(i), "node-a");
+    b.AddCounterUse("gpu-0-counter-set", "memory", Q("5Gi"));
+    b.AddCounterUse("gpu-0-counter-set", "multiprocessors", Q("14"));
+  }
+  for (int i = 0; i < mig_3g; ++i) {
+    b.AddDevice("gpu-0-mig-3g.20gb-9-" + std::to_string(4 * i), "node-a");
+    b.AddCounterUse("gpu-0-counter-set", "memory", Q("20Gi"));
+    b.AddCounterUse("gpu-0-counter-set", "multiprocessors", Q("42"));
+  }
+  devices.devices = std::move(b).Build();
+  return {counters, devices};
+}
+
+std::vector<bool> All(const dra::Inventory& inventory) {
+  return std::vector<bool>(inventory.devices().size(), true);
+}
+
+TEST(AllocatableTest, DevicesWithoutTaintsOrCountersAreAllSchedulable) {
+  ResourceSlice s;
+  s.name = "plain";
+  s.driver = "gpu.nvidia.com";
+  s.pool = "node-b";
+  s.pool_generation = 1;
+  s.resource_slice_count = 1;
+  s.node_name = "node-b";
+  DeviceSetBuilder b("gpu.nvidia.com", "node-b", 1, "plain");
+  b.AddDevice("gpu-0", "node-b");
+  b.AddDevice("gpu-1", "node-b");
+  s.devices = std::move(b).Build();
+  dra::Inventory inventory = dra::Inventory::FromSlices(std::vector<ResourceSlice>{s});
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count({true, false});
+  EXPECT_EQ(c.schedulable_count, 1);
+  EXPECT_EQ(c.outcome[0], DeviceOutcome::kSchedulable);
+  EXPECT_EQ(c.outcome[1], DeviceOutcome::kNotMatched);
+}
+
+// The full GPU and its seven 1g placements share one counter set: at most seven 1g placements,
+// or the full GPU, can run at once; never eight devices.
+TEST(AllocatableTest, SharedCountersBoundWhatRunsAtOnce) {
+  dra::Inventory inventory = dra::Inventory::FromSlices(Gpu(7, 0));
+  ASSERT_EQ(inventory.devices().size(), 8u);
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count(All(inventory));
+  EXPECT_EQ(c.schedulable_count, 7);
+  EXPECT_EQ(c.counter_limited_count, 1);
+  // Only the full GPU selected: it fits.
+  std::vector<bool> full(inventory.devices().size(), false);
+  for (size_t d = 0; d < inventory.devices().size(); ++d) {
+    full[d] = inventory.devices()[d].name() == "gpu-0";
+  }
+  EXPECT_EQ(model.Count(full).schedulable_count, 1);
+}
+
+TEST(AllocatableTest, MixedPlacementsAreCountedSmallestFirst) {
+  // 2 × 3g (20Gi, 42 SMs each) + 7 × 1g (5Gi, 14 SMs): smallest first takes seven 1g
+  // placements (35Gi, 98 SMs), then nothing else fits.
+  dra::Inventory inventory = dra::Inventory::FromSlices(Gpu(7, 2));
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count(All(inventory));
+  EXPECT_EQ(c.schedulable_count, 7);
+  // Only 3g placements: two fit (40Gi, 84 SMs).
+  std::vector<bool> three_g(inventory.devices().size(), false);
+  for (size_t d = 0; d < inventory.devices().size(); ++d) {
+    three_g[d] = inventory.devices()[d].name().find("3g") != absl::string_view::npos;
+  }
+  EXPECT_EQ(model.Count(three_g).schedulable_count, 2);
+}
+
+TEST(AllocatableTest, MissingCounterSetMeansNotSchedulable) {
+  std::vector<ResourceSlice> slices = Gpu(1, 0, /*slice_count=*/1);
+  slices.erase(slices.begin());  // no counters-only slice; the pool is complete with one slice
+  dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count(All(inventory));
+  EXPECT_EQ(c.schedulable_count, 0);
+  EXPECT_EQ(c.counter_limited_count, 2);
+}
+
+TEST(AllocatableTest, IncompletePoolIsNotSchedulable) {
+  std::vector<ResourceSlice> slices = Gpu(1, 0, /*slice_count=*/3);  // one slice still missing
+  dra::Inventory inventory = dra::Inventory::FromSlices(std::move(slices));
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count(All(inventory));
+  EXPECT_EQ(c.schedulable_count, 0);
+  EXPECT_EQ(c.incomplete_pool_count, 2);
+}
+
+TEST(AllocatableTest, TaintsAndTolerations) {
+  ResourceSlice s;
+  s.name = "tainted";
+  s.driver = "gpu.nvidia.com";
+  s.pool = "node-c";
+  s.pool_generation = 1;
+  s.resource_slice_count = 1;
+  s.node_name = "node-c";
+  DeviceSetBuilder b("gpu.nvidia.com", "node-c", 1, "tainted");
+  b.AddDevice("gpu-0", "node-c");
+  b.AddTaint("gpu.nvidia.com/xid", "79", "NoSchedule");
+  b.AddDevice("gpu-1", "node-c");
+  b.AddTaint("gpu.nvidia.com/unmonitored", "", "None");
+  b.AddDevice("gpu-2", "node-c");
+  b.AddTaint("gpu.nvidia.com/gpu-lost", "", "NoExecute");
+  b.AddDevice("gpu-3", "node-c");
+  b.AddTaint("example.com/future", "", "PreferNoSchedule");
+  s.devices = std::move(b).Build();
+  dra::Inventory inventory = dra::Inventory::FromSlices(std::vector<ResourceSlice>{s});
+  AllocationModel model(inventory);
+  AllocatableCount c = model.Count(All(inventory));
+  // None, and an effect this project does not know (treated like None, as the API says), do not
+  // keep claims off.
+  EXPECT_EQ(c.schedulable_count, 2);
+  EXPECT_EQ(c.tainted_count, 2);
+  EXPECT_EQ(c.outcome[0], DeviceOutcome::kTainted);
+  EXPECT_EQ(c.outcome[1], DeviceOutcome::kSchedulable);
+  EXPECT_EQ(c.outcome[3], DeviceOutcome::kSchedulable);
+
+  std::vector<dra::DeviceToleration> xid = {{"gpu.nvidia.com/xid", "Exists", "", ""}};
+  EXPECT_EQ(model.Count(All(inventory), xid).schedulable_count, 3);
+  std::vector<dra::DeviceToleration> wrong_value = {
+      {"gpu.nvidia.com/xid", "Equal", "48", "NoSchedule"}};
+  EXPECT_EQ(model.Count(All(inventory), wrong_value).schedulable_count, 2);
+  std::vector<dra::DeviceToleration> right_value = {
+      {"gpu.nvidia.com/xid", "Equal", "79", "NoSchedule"}};
+  EXPECT_EQ(model.Count(All(inventory), right_value).schedulable_count, 3);
+  std::vector<dra::DeviceToleration> everything = {{"", "Exists", "", ""}};
+  EXPECT_EQ(model.Count(All(inventory), everything).schedulable_count, 4);
+  std::vector<dra::DeviceToleration> only_no_execute = {{"", "Exists", "", "NoExecute"}};
+  EXPECT_EQ(model.Count(All(inventory), only_no_execute).schedulable_count, 3);
+}
+
+}  // namespace
+}  // namespace gpuprofile::profile
