@@ -30,7 +30,13 @@ MatchRow Evaluate(const cel::Program& program, const dra::Device& device,
                   cel::DeviceValueBuilder& values) {
   MatchRow row;
   row.device = &device;
-  cel::Value v = program.Evaluate({values.Build(device)});
+  // A device the scheduler cannot evaluate fails whatever the expression reads.
+  cel::Value d = values.Build(device);
+  if (d.is_error()) {
+    row.error = std::string(d.error_message());
+    return row;
+  }
+  cel::Value v = program.Evaluate({d});
   if (v.is_error()) {
     row.error = std::string(v.error_message());
   } else if (!v.is_bool()) {
@@ -145,7 +151,7 @@ int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   std::vector<MatchRow> rows;
   rows.reserve(inventory->devices().size());
-  cel::DeviceValueBuilder values;
+  cel::DeviceValueBuilder values(cel::DeviceValueOptions::For(*gates));
   for (const dra::Device& d : inventory->devices()) {
     rows.push_back(Evaluate(**program, d, values));
   }

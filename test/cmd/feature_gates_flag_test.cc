@@ -116,6 +116,34 @@ TEST(CelMatchGatesTest, FlagReachesTheEnvironment) {
   EXPECT_EQ(Cel({"match", "--feature-gates", "Bogus=true", "-f", kFleet, kMulti}).code, 2);
 }
 
+// The NVIDIA driver's 1.36 shape: numaNode as a one-element `ints` list.
+const std::string kNumaList = ::gpuprofile::testing::SourceDir() +
+                              "/test/testdata/dra/nvidia-1.35/"
+                              "dynamicmig-a100x2-numalist-taint.k8s-1.36.v1.yaml";
+
+TEST(CelMatchGatesTest, ListAttributesFollowTheRelease) {
+  const std::string numa0 =
+      "device.attributes['resource.kubernetes.io'].numaNode.includes(0)";
+  Result on = Cel({"match", "--kube-version", "1.36", "--feature-gates",
+                   "DRAListTypeAttributes=true", "-o", "json", "-f", kNumaList, numa0});
+  ASSERT_EQ(on.code, 0) << on.err;
+  EXPECT_THAT(on.out, HasSubstr("\"matched\": true"));
+  EXPECT_THAT(on.out, Not(HasSubstr("unsupported attribute value")));
+  // 1.36 without the gate: the scheduler cannot read the list, so every selector fails on
+  // those devices, whatever it reads.
+  Result off = Cel({"match", "--kube-version", "1.36", "-f", kNumaList,
+                    "device.driver == 'gpu.nvidia.com'"});
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_THAT(off.out,
+              HasSubstr("attribute resource.kubernetes.io/numaNode: unsupported attribute value"));
+  EXPECT_THAT(off.out, HasSubstr("raise a runtime error"));
+  // 1.37 reads lists whatever the gate.
+  Result v137 = Cel({"match", "--kube-version", "1.37", "-f", kNumaList,
+                     "0 in device.attributes['resource.kubernetes.io'].numaNode"});
+  ASSERT_EQ(v137.code, 0) << v137.err;
+  EXPECT_THAT(v137.out, Not(HasSubstr("error")));
+}
+
 TEST(RenderGatesTest, BadGatesAreUsageErrors) {
   const std::string profiles = ::gpuprofile::testing::SourceDir() + "/config/samples/profiles";
   Result r = Render({"-f", profiles, "-f", kFleet, "--kube-version", "1.34", "--feature-gates",
