@@ -6,6 +6,18 @@
 // version (one minor below the server), and a stored, unchanged one with everything the binary
 // knows (docs/dra-reference.md §4.2). ExpressionMode picks which; the device-selector environment
 // also models the 1.32.0-1.32.2 cost-estimator bug for string functions.
+//
+// Feature gates (controller/core/feature_gates.h) follow the API server's rule for gated options:
+// a new expression may use a gated option exactly when its gate is on, whatever the version; an
+// ungated one from the release after the one that introduced it; a stored expression may use
+// everything its release knows (a gated option from the release that has the gate, whatever its
+// state). In the DRA environment the gates decide:
+//   device.allowMultipleAllocations   DRAConsumableCapacity (1.34+; on by default from 1.36)
+//   attribute values typed dyn         DRAListTypeAttributes (1.36+, off by default); otherwise
+//                                      google.protobuf.Any, which a comprehension cannot range
+//                                      over. Stored expressions: dyn from 1.37 on, and on 1.36
+//                                      when the gate is on (1.36 typed them by the gate alone).
+//   <value>.includes(<value>)          DRAListTypeAttributes (1.36+)
 // Thread-safety: immutable after construction; share as std::shared_ptr<const Environment>.
 #pragma once
 
@@ -17,6 +29,7 @@
 
 #include "absl/strings/string_view.h"
 #include "controller/cel/types.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 
 namespace gpuprofile::cel {
@@ -45,14 +58,20 @@ class Environment {
   struct Options {
     KubeVersion kube_version;
     ExpressionMode mode = ExpressionMode::kNewExpression;
+    // The cluster's feature gates (for gated functions); the release defaults of kube_version
+    // unless set.
+    std::optional<FeatureGates> feature_gates;
     std::vector<Variable> variables;
     // Namespace for resolving qualified identifiers (`container.name`), as cel-go's Container.
     std::string container;
     // Admission limits; 0 disables each.
     size_t max_expression_length = 0;
     uint64_t cost_limit = 0;
-    // DRA: whether `device.allowMultipleAllocations` exists (1.34+ with DRAConsumableCapacity).
+    // DRA: whether `device.allowMultipleAllocations` exists (ForDeviceSelectors derives it).
     bool consumable_capacity = false;
+    // DRA: whether attribute values are typed dyn (list-typed attributes) rather than
+    // google.protobuf.Any (ForDeviceSelectors derives it).
+    bool list_type_attributes = false;
     // DRA: whether the estimator knows attribute sizes (false reproduces 1.32.0-1.32.2).
     bool dra_size_estimator = true;
     // The DRA device environment's typing (device as a message) is used for cost estimation.
@@ -60,11 +79,20 @@ class Environment {
   };
 
   // The environment the API server uses for DRA device selectors (DeviceClass and request
-  // `selectors[].cel.expression`) on `version`: variable `device`, length limit 10,240 and
+  // `selectors[].cel.expression`) on `version` with `gates` (gates of `version`; a gate that does
+  // not exist on `version` counts as off): variable `device`, length limit 10,240 and
   // estimated-cost limit 1,000,000.
+  static std::shared_ptr<const Environment> ForDeviceSelectors(const KubeVersion& version,
+                                                               ExpressionMode mode,
+                                                               const FeatureGates& gates);
+  // The same with the release defaults of `version`.
   static std::shared_ptr<const Environment> ForDeviceSelectors(
-      const KubeVersion& version, ExpressionMode mode = ExpressionMode::kNewExpression,
-      bool consumable_capacity = false);
+      const KubeVersion& version, ExpressionMode mode = ExpressionMode::kNewExpression);
+  // Deprecated: release defaults with DRAConsumableCapacity set to `consumable_capacity`. Kept
+  // for callers not yet moved to FeatureGates (the kube-emulator's admission).
+  static std::shared_ptr<const Environment> ForDeviceSelectors(const KubeVersion& version,
+                                                               ExpressionMode mode,
+                                                               bool consumable_capacity);
 
   // A general environment with every library enabled and no limits (conformance tests, tools).
   static std::shared_ptr<const Environment> Standard(std::vector<Variable> variables = {},
@@ -82,8 +110,17 @@ class Environment {
   // Whether an expression compiled in this environment may use `overload`.
   bool IsAvailable(const Overload& overload) const;
   // Why it may not: e.g. "semver(string, bool) needs the Kubernetes 1.33 CEL environment; new
-  // expressions may use it from Kubernetes 1.34 (this is 1.33)".
+  // expressions may use it from Kubernetes 1.34 (this is 1.33)", or for a gated overload which
+  // gate it needs and how to turn it on.
   std::string UnavailableReason(absl::string_view function, const Overload& overload) const;
+  // Why a field of a declared message (`device`) is missing in this environment, when a feature
+  // gate would declare it (appended to "undefined field 'x'"); empty otherwise.
+  std::string FieldUnavailableReason(const Type& message, absl::string_view field) const;
+
+  // The feature gates in force (the release defaults of kube_version unless options set them).
+  const FeatureGates& feature_gates() const { return gates_; }
+  // Whether `gate` is on, counting a gate that does not exist on kube_version as off.
+  bool GateOn(absl::string_view gate) const;
 
   const ParserOptions& parser_options() const;
 
@@ -95,6 +132,7 @@ class Environment {
  private:
   explicit Environment(Options options);
   Options options_;
+  FeatureGates gates_;
   std::shared_ptr<const ParserOptions> parser_options_;
   std::shared_ptr<const FunctionRegistry> functions_;
 };

@@ -49,6 +49,7 @@ Type Type::Param(std::string name) {
 std::string Type::ToString() const {
   switch (kind_) {
     case Kind::kDyn: return "dyn";
+    case Kind::kAny: return "google.protobuf.Any";
     case Kind::kNull: return "null_type";
     case Kind::kBool: return "bool";
     case Kind::kInt: return "int";
@@ -74,6 +75,7 @@ std::string Type::ToString() const {
 bool Type::AcceptsRuntime(const Value& v) const {
   switch (kind_) {
     case Kind::kDyn:
+    case Kind::kAny:
     case Kind::kTypeParam:
       return true;
     case Kind::kNull: return v.kind() == ValueKind::kNull;

@@ -4,7 +4,9 @@
 // A Type is a small value: a kind plus, for lists, maps, optionals and type-of types, its
 // parameters; opaque library types carry their CEL name; type parameters (for generic overloads
 // such as `list(T) + list(T)`) carry their parameter name. `dyn` is assignable to and from
-// everything, which is how device attribute values are typed.
+// everything. `google.protobuf.Any` (kAny) is how the DRA environment types attribute values when
+// list-typed attributes are off: assignable like dyn, but not the range of a comprehension
+// (cel-go's checker accepts only list, map and dyn there).
 // Thread-safety: immutable value type.
 #pragma once
 
@@ -20,6 +22,7 @@ class Type {
  public:
   enum class Kind {
     kDyn,
+    kAny,       // google.protobuf.Any: dyn, except as a comprehension range
     kNull,
     kBool,
     kInt,
@@ -41,6 +44,7 @@ class Type {
   Type() : kind_(Kind::kDyn) {}
 
   static Type Dyn() { return Type(Kind::kDyn); }
+  static Type Any() { return Type(Kind::kAny); }
   static Type Null() { return Type(Kind::kNull); }
   static Type Bool() { return Type(Kind::kBool); }
   static Type Int() { return Type(Kind::kInt); }
@@ -63,7 +67,8 @@ class Type {
   const std::string& name() const { return name_; }
   const std::vector<Type>& params() const { return params_; }
 
-  bool is_dyn() const { return kind_ == Kind::kDyn; }
+  // dyn or google.protobuf.Any (cel-go's isDyn).
+  bool is_dyn() const { return kind_ == Kind::kDyn || kind_ == Kind::kAny; }
 
   // "int", "list(string)", "map(string, dyn)", "optional_type(int)", "kubernetes.Quantity", ...
   // as cel-go prints types in checker messages.

@@ -3,6 +3,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace gpuprofile::cmd {
 
@@ -71,6 +72,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     values.push_back(value);
   }
   return out;
+}
+
+absl::StatusOr<FeatureGates> ParseFeatureGatesFlag(const ParsedArgs& parsed,
+                                                   const KubeVersion& version) {
+  return FeatureGates::Parse(version, absl::StrJoin(parsed.GetAll(kFeatureGatesFlag.names[0]), ","));
 }
 
 }  // namespace gpuprofile::cmd

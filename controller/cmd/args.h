@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "controller/core/feature_gates.h"
+#include "controller/core/kube_version.h"
 
 namespace gpuprofile::cmd {
 
@@ -34,5 +36,20 @@ struct ParsedArgs {
 // Parses `args` (without the program and subcommand names). "--" ends flag parsing.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::vector<FlagSpec>& specs);
+
+// `--feature-gates NAME=true,NAME=false` (cel check, cel match, render, run): the cluster's DRA
+// feature gates, which the operator cannot discover. Repeatable; items of later flags win.
+inline const FlagSpec kFeatureGatesFlag{{"--feature-gates"}, true, true};
+// Its help text (one usage line per command refers to it).
+inline constexpr char kFeatureGatesHelp[] =
+    "  --feature-gates NAME=true,...   the cluster's DRA feature gates (DRAConsumableCapacity,\n"
+    "                                  DRAListTypeAttributes, ...); gates not named take the\n"
+    "                                  defaults of the release (--kube-version)\n";
+
+// The gates of `version` with every --feature-gates value applied. Errors are FeatureGates::Parse's
+// (an unknown gate, one the release does not have, a value other than true/false, a locked gate):
+// callers report them as usage errors.
+absl::StatusOr<FeatureGates> ParseFeatureGatesFlag(const ParsedArgs& parsed,
+                                                   const KubeVersion& version);
 
 }  // namespace gpuprofile::cmd

@@ -10,6 +10,7 @@
 #include "controller/cmd/cel_command.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/table_writer.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
@@ -29,7 +30,13 @@ MatchRow Evaluate(const cel::Program& program, const dra::Device& device,
                   cel::DeviceValueBuilder& values) {
   MatchRow row;
   row.device = &device;
-  cel::Value v = program.Evaluate({values.Build(device)});
+  // A device the scheduler cannot evaluate fails whatever the expression reads.
+  cel::Value d = values.Build(device);
+  if (d.is_error()) {
+    row.error = std::string(d.error_message());
+    return row;
+  }
+  cel::Value v = program.Evaluate({d});
   if (v.is_error()) {
     row.error = std::string(v.error_message());
   } else if (!v.is_bool()) {
@@ -81,13 +88,16 @@ void PrintText(const std::vector<MatchRow>& rows, const KubeVersion& version, st
 }  // namespace
 
 int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-      args, {{{"--kube-version"}}, {{"-f", "--filename"}, true, true}, {{"-o", "--output"}}});
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, {{{"--kube-version"}},
+                       {{"-f", "--filename"}, true, true},
+                       {{"-o", "--output"}},
+                       kFeatureGatesFlag});
   constexpr char kUsage[] =
-      "usage: gpu-profile-controller cel match [--kube-version V] -f PATH... [-o text|json] "
-      "EXPR\n";
+      "usage: gpu-profile-controller cel match [--kube-version V] [--feature-gates NAME=true,...] "
+      "-f PATH... [-o text|json] EXPR\n";
   if (!parsed.ok()) {
-    err << "cel match: " << parsed.status().message() << "\n" << kUsage;
+    err << "cel match: " << parsed.status().message() << "\n" << kUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   if (parsed->positional.size() != 1 || !parsed->Has("-f")) {
@@ -108,12 +118,19 @@ int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     version = *v;
   }
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(*parsed, version);
+  if (!gates.ok()) {
+    err << "cel match: " << gates.status().message() << "\n";
+    return kExitUsage;
+  }
 
   const std::string& expr = parsed->positional[0];
   cel::CompileOptions options;
   options.require_bool_result = true;
-  absl::StatusOr<std::shared_ptr<const cel::Program>> program =
-      cel::Compile(expr, cel::Environment::ForDeviceSelectors(version), options);
+  absl::StatusOr<std::shared_ptr<const cel::Program>> program = cel::Compile(
+      expr,
+      cel::Environment::ForDeviceSelectors(version, cel::ExpressionMode::kNewExpression, *gates),
+      options);
   if (!program.ok()) {
     err << "cel match: Kubernetes " << version.ToString()
         << " would reject the expression: compilation failed: " << program.status().message()
@@ -134,7 +151,7 @@ int RunCelMatch(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   std::vector<MatchRow> rows;
   rows.reserve(inventory->devices().size());
-  cel::DeviceValueBuilder values;
+  cel::DeviceValueBuilder values(cel::DeviceValueOptions::For(*gates));
   for (const dra::Device& d : inventory->devices()) {
     rows.push_back(Evaluate(**program, d, values));
   }

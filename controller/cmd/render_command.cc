@@ -16,6 +16,7 @@
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/manifest_writer.h"
 #include "controller/core/check.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/dra_object_codec.h"
@@ -29,8 +30,9 @@ namespace gpuprofile::cmd {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: gpu-profile-controller render -f PATH [-f PATH]... [--kube-version 1.32|...|1.36] "
-    "[--api-version resource.k8s.io/v1beta1|v1beta2|v1] [-o yaml|json]\n";
+    "usage: gpu-profile-controller render -f PATH [-f PATH]... [--kube-version 1.32|...|1.37] "
+    "[--feature-gates NAME=true,...] [--api-version resource.k8s.io/v1beta1|v1beta2|v1] "
+    "[-o yaml|json]\n";
 
 // Prefixes every line of a multi-line error with where the object came from.
 void AddProblems(const dra::ManifestObject& object, absl::string_view message,
@@ -112,9 +114,10 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, {{{"-f", "--filename"}, true, true},
                                                        {{"--kube-version"}, true, false},
                                                        {{"--api-version"}, true, false},
-                                                       {{"-o", "--output"}, true, false}});
+                                                       {{"-o", "--output"}, true, false},
+                                                       kFeatureGatesFlag});
   if (!parsed.ok()) {
-    err << "render: " << parsed.status().message() << "\n" << kUsage;
+    err << "render: " << parsed.status().message() << "\n" << kUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   if (!parsed->positional.empty()) {
@@ -139,6 +142,11 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
       return kExitUsage;
     }
     kube = *v;
+  }
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(*parsed, kube);
+  if (!gates.ok()) {
+    err << "render: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+    return kExitUsage;
   }
   dra::DraApiVersion api_version = dra::DefaultDraApiVersion(kube);
   if (parsed->Has("--api-version")) {
@@ -165,6 +173,7 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
   profile::EngineInput input;
   input.kube_version = kube;
+  input.feature_gates = *gates;
   input.namespaces = std::move(in.namespaces);
   for (dra::DeviceClass& c : in.classes) {
     input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(std::move(c)));

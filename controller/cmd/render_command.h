@@ -1,8 +1,10 @@
 // File: controller/cmd/render_command.h
 // `gpu-profile-controller render` (docs/design.md §5): the operator's computation offline, for GitOps
 // previews and CI.
-//   render -f PATH [-f PATH]... [--kube-version V] [--api-version resource.k8s.io/vX]
-//          [-o yaml|json]
+//   render -f PATH [-f PATH]... [--kube-version V] [--feature-gates NAME=true,...]
+//          [--api-version resource.k8s.io/vX] [-o yaml|json]
+// --feature-gates states the cluster's DRA gates for the selectors' CEL environment; gates not
+// named take the release's defaults.
 // Reads GpuProfiles, ResourceSlices (any version), Namespaces and optionally existing
 // DeviceClasses and ResourceClaimTemplates; prints GpuNodeGroups, DeviceClasses,
 // ResourceClaimTemplates and every GpuProfile with its status, in that order, each sorted by

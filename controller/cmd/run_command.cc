@@ -14,6 +14,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
@@ -47,8 +48,8 @@ constexpr char kUsage[] =
     "         [--kube-api-qps 50] [--kube-api-burst 100] [--log-format text|json]\n"
     "         [--log-level debug|info|warn|error] [--workers 4]\n"
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
-    "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.36]\n"
-    "         [--malloc-trim-interval 1s (0: never)]\n";
+    "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.37]\n"
+    "         [--feature-gates NAME=true,...] [--malloc-trim-interval 1s (0: never)]\n";
 
 struct RunFlags {
   kube::ConfigFlags config;
@@ -70,6 +71,8 @@ struct RunFlags {
   absl::Duration dra_poll = absl::Seconds(10);
   absl::Duration malloc_trim_interval = absl::Seconds(1);  // see malloc_trimmer.h
   std::optional<KubeVersion> kube_version;
+  // --feature-gates, joined; checked against the cluster's version once it is known.
+  std::string feature_gates;
 };
 
 absl::Status ParseDurationFlag(const ParsedArgs& parsed, const std::string& name,
@@ -105,6 +108,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--dra-discovery-interval"}},
       {{"--malloc-trim-interval"}},
       {{"--kube-version"}},
+      kFeatureGatesFlag,
   };
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
   if (!parsed.ok()) return parsed.status();
@@ -153,6 +157,12 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
     if (!kube.ok()) return kube.status();
     f.kube_version = *kube;
   }
+  f.feature_gates = absl::StrJoin(parsed->GetAll(kFeatureGatesFlag.names[0]), ",");
+  // Checked now against --kube-version (or the newest release), again once the server's version
+  // is known.
+  absl::StatusOr<FeatureGates> gates =
+      FeatureGates::Parse(f.kube_version.value_or(KubeVersion::Newest()), f.feature_gates);
+  if (!gates.ok()) return gates.status();
   return f;
 }
 
@@ -284,7 +294,16 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   }
   std::unique_ptr<reconciler::GpuProfileOperator> op = *std::move(created);
   MallocTrimmer trimmer(flags.malloc_trim_interval);
-  log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()}});
+  absl::StatusOr<FeatureGates> gates = FeatureGates::Parse(op->kube_version(), flags.feature_gates);
+  if (!gates.ok()) {
+    err << "run: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+    return kExitUsage;
+  }
+  // The gates the selectors are compiled with: the release defaults plus these overrides.
+  // TODO(lead): pass *gates through reconciler::OperatorOptions to profile::EngineInput
+  // (feature_gates); until then the operator compiles with the release defaults.
+  log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()},
+                                         {"featureGates", gates->OverridesString()}});
 
   // /metrics, /healthz, /readyz (kubebuilder's flags; "0" disables either server).
   runtime::HealthChecks healthz("healthz");

@@ -22,6 +22,10 @@
 namespace gpuprofile::cel {
 namespace {
 
+// The scheduler's words for an attribute value it cannot read (dynamic-resource-allocation
+// cel/compile.go getAttributeValue).
+constexpr char kUnsupportedAttributeValue[] = "unsupported attribute value";
+
 // The keys of a string-keyed map. Devices of one node group publish the same attribute names, so
 // the builder shares one shape among all their maps and each device keeps only its values: the
 // lookup scans keys that stay hot in cache and then touches one slot of the device's own array.
@@ -262,6 +266,23 @@ struct DeviceValueBuilder::Caches {
     return leaves.emplace(std::move(key), make()).first->second;
   }
 
+  // A version attribute's value: parsed once per distinct text; an invalid text is remembered
+  // as nullopt and reads as an error naming the attribute.
+  Value Version(absl::string_view name, absl::string_view text) {
+    auto it = versions.find(text);
+    if (it == versions.end()) {
+      std::optional<Value> parsed;
+      if (std::optional<Semver> version = dra::AttributeValue::Version(text).ParseVersion()) {
+        parsed = MakeSemverValue(*version);
+      }
+      it = versions.emplace(std::string(text), std::move(parsed)).first;
+    }
+    if (it->second.has_value()) return *it->second;
+    return Value::Error(
+        absl::StrCat("attribute ", name, ": invalid semantic version \"", text, "\""));
+  }
+
+  // A scalar or list attribute. Opaque values never get here (Build rejects the device).
   Value Attribute(absl::string_view name, const dra::AttributeValue& a) {
     switch (a.kind()) {
       case dra::AttributeValue::Kind::kInt:
@@ -271,25 +292,26 @@ struct DeviceValueBuilder::Caches {
       case dra::AttributeValue::Kind::kString:
         return Leaf(absl::StrCat("s:", a.string_value()),
                     [&] { return Value::String(std::string(a.string_value())); });
-      case dra::AttributeValue::Kind::kVersion: {
-        // Parsed once per distinct text; an invalid text is remembered as nullopt.
-        auto it = versions.find(a.string_value());
-        if (it == versions.end()) {
-          std::optional<Value> parsed;
-          if (std::optional<Semver> version = a.ParseVersion()) {
-            parsed = MakeSemverValue(*version);
-          }
-          it = versions.emplace(std::string(a.string_value()), std::move(parsed)).first;
+      case dra::AttributeValue::Kind::kVersion:
+        return Version(name, a.string_value());
+      case dra::AttributeValue::Kind::kIntList:
+      case dra::AttributeValue::Kind::kBoolList:
+      case dra::AttributeValue::Kind::kStringList:
+      case dra::AttributeValue::Kind::kVersionList: {
+        // A CEL list of the items (the scheduler's []int64, []bool, []string, []Semver).
+        std::vector<Value> items;
+        items.reserve(a.list_size());
+        for (const dra::AttributeValue& item : a.list_items()) {
+          Value v = Attribute(name, item);
+          if (v.is_error()) return v;  // an invalid version fails the whole attribute
+          items.push_back(std::move(v));
         }
-        if (it->second.has_value()) return *it->second;
-        return Value::Error(absl::StrCat("attribute ", name, ": invalid semantic version \"",
-                                         a.string_value(), "\""));
+        return Value::List(std::move(items));
       }
-      default:
-        return Value::Error(absl::StrCat("attribute ", name, ": values of kind ",
-                                         dra::AttributeValue::KindName(a.kind()),
-                                         " are not supported"));
+      case dra::AttributeValue::Kind::kOpaque:
+        break;
     }
+    return Value::Error(absl::StrCat("attribute ", name, ": ", kUnsupportedAttributeValue));
   }
 
   Value Capacity(const Quantity& q) {
@@ -406,10 +428,35 @@ struct DeviceValueBuilder::Caches {
   }
 };
 
-DeviceValueBuilder::DeviceValueBuilder() : caches_(std::make_unique<Caches>()) {}
+DeviceValueOptions DeviceValueOptions::For(const FeatureGates& gates) {
+  DeviceValueOptions o;
+  const int minor = gates.version().minor;
+  const GateSpec* spec = FindGateSpec(kDRAListTypeAttributes);
+  const bool gate_exists = spec != nullptr && spec->StepFor(minor) != nullptr;
+  // 1.37 reads list values whatever the gate; 1.36 only with it; earlier releases have no lists.
+  o.list_type_attributes = minor >= 37 || (gate_exists && gates.Enabled(kDRAListTypeAttributes));
+  return o;
+}
+
+std::optional<std::string> UnsupportedAttributeError(const dra::Device& device,
+                                                     const DeviceValueOptions& options) {
+  for (const auto& [name, value] : device.attributes()) {
+    if (value.kind() == dra::AttributeValue::Kind::kOpaque ||
+        (value.is_list() && !options.list_type_attributes)) {
+      return absl::StrCat("attribute ", name, ": ", kUnsupportedAttributeValue);
+    }
+  }
+  return std::nullopt;
+}
+
+DeviceValueBuilder::DeviceValueBuilder(DeviceValueOptions options)
+    : options_(options), caches_(std::make_unique<Caches>()) {}
 DeviceValueBuilder::~DeviceValueBuilder() = default;
 
 Value DeviceValueBuilder::Build(const dra::Device& device) {
+  if (std::optional<std::string> error = UnsupportedAttributeError(device, options_)) {
+    return Value::Error(*std::move(error));
+  }
   Caches& c = *caches_;
   c.pending.clear();
   std::vector<Caches::Entry> fields;
@@ -418,6 +465,10 @@ Value DeviceValueBuilder::Build(const dra::Device& device) {
   fields.push_back(
       {"driver",
        c.Leaf(absl::StrCat("s:", driver), [&] { return Value::String(std::string(driver)); }), -1});
+  // The scheduler always sets it (false when unset); the environment decides whether an
+  // expression may read it (DRAConsumableCapacity).
+  fields.push_back(
+      {"allowMultipleAllocations", Value::Bool(device.allow_multiple_allocations()), -1});
   const int top = c.AddMap({}, /*domains=*/false, "");
   Caches::Ref attributes = c.Domains(
       device.attributes(), driver,
@@ -428,13 +479,13 @@ Value DeviceValueBuilder::Build(const dra::Device& device) {
   fields.push_back({"attributes", std::move(attributes.value), attributes.child});
   fields.push_back({"capacity", std::move(capacity.value), capacity.child});
   Caches::PendingMap& m = c.pending[static_cast<size_t>(top)];
-  m.shape = c.Shape({"driver", "attributes", "capacity"});
+  m.shape = c.Shape({"driver", "allowMultipleAllocations", "attributes", "capacity"});
   m.entries = std::move(fields);
   return c.Place(top);
 }
 
-Value MakeDeviceValue(const dra::Device& device) {
-  DeviceValueBuilder builder;
+Value MakeDeviceValue(const dra::Device& device, DeviceValueOptions options) {
+  DeviceValueBuilder builder(options);
   return builder.Build(device);
 }
 

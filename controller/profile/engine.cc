@@ -140,7 +140,8 @@ SpecPlan PlanProfiles(const EngineInput& input) {
   for (ProfilePlan& w : work) {
     existing_profiles.insert(w.profile.metadata.name);
     absl::StatusOr<CompiledSelectors> compiled =
-        CompileSelectors(w.profile.spec, input.kube_version);
+        input.feature_gates ? CompileSelectors(w.profile.spec, *input.feature_gates)
+                            : CompileSelectors(w.profile.spec, input.kube_version);
     if (compiled.ok()) {
       w.selectors = *std::move(compiled);
       w.namespaces = TargetNamespaces(w.profile.spec.claim_template, input.namespaces,

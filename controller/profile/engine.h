@@ -29,6 +29,7 @@
 #include "controller/api/gpu_node_group.h"
 #include "controller/api/gpu_profile.h"
 #include "controller/meta/namespace.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"
@@ -55,6 +56,8 @@ struct ExistingTemplate {
 
 struct EngineInput {
   KubeVersion kube_version;
+  // The cluster's feature gates (of kube_version); unset: the release defaults.
+  std::optional<FeatureGates> feature_gates;
   std::vector<api::GpuProfile> profiles;  // decoded and defaulted
   std::vector<api::Namespace> namespaces;
   // True when `namespaces` lists every namespace of the cluster (`run`): explicitly named

@@ -155,11 +155,12 @@ std::string AttributeExpression(const AttributeTerm& term, const std::string& dr
 
 class Compiler {
  public:
-  Compiler(const api::GpuProfileSpec& spec, const KubeVersion& version)
+  Compiler(const api::GpuProfileSpec& spec, const FeatureGates& gates)
       : spec_(spec),
         terms_table_(TermsForDriver(spec.driver)),
-        env_(cel::Environment::ForDeviceSelectors(version)),
-        version_(version) {}
+        env_(cel::Environment::ForDeviceSelectors(gates.version(),
+                                                  cel::ExpressionMode::kNewExpression, gates)),
+        version_(gates.version()) {}
 
   absl::StatusOr<CompiledSelectors> Run() {
     AddGuard();
@@ -319,7 +320,12 @@ std::vector<std::string> CompiledSelectors::Expressions() const {
 
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
                                                    const KubeVersion& version) {
-  return Compiler(spec, version).Run();
+  return Compiler(spec, FeatureGates(version)).Run();
+}
+
+absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
+                                                   const FeatureGates& gates) {
+  return Compiler(spec, gates).Run();
 }
 
 }  // namespace gpuprofile::profile

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "controller/api/gpu_profile.h"
 #include "controller/cel/program.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 
 namespace gpuprofile::profile {
@@ -50,5 +51,8 @@ struct CompiledSelectors {
 // one per line, as "<field path>: <reason>".
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
                                                    const KubeVersion& version);
+// The same for a cluster with these feature gates (`gates.version()` is the target version).
+absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
+                                                   const FeatureGates& gates);
 
 }  // namespace gpuprofile::profile

@@ -235,6 +235,7 @@ class Checker {
   Type FieldOfValue(const Expr& e, const std::string& field, const Type& operand) {
     switch (operand.kind()) {
       case Type::Kind::kDyn:
+      case Type::Kind::kAny:
       case Type::Kind::kError:
         return Type::Dyn();
       case Type::Kind::kMap:
@@ -245,7 +246,9 @@ class Checker {
       case Type::Kind::kOpaque:
         if (env_.IsMessageType(operand)) {
           if (std::optional<Type> f = env_.FieldType(operand, field)) return *f;
-          Error(e, absl::StrCat("undefined field '", field, "'"));
+          const std::string why = env_.FieldUnavailableReason(operand, field);
+          Error(e, absl::StrCat("undefined field '", field, "'",
+                                why.empty() ? "" : absl::StrCat(" (", why, ")")));
           return Type::Error();
         }
         break;
@@ -282,7 +285,8 @@ class Checker {
       Type k = CheckExpr(entry.map_key);
       switch (k.kind()) {
         case Type::Kind::kBool: case Type::Kind::kInt: case Type::Kind::kUint:
-        case Type::Kind::kString: case Type::Kind::kDyn: case Type::Kind::kError:
+        case Type::Kind::kString: case Type::Kind::kDyn: case Type::Kind::kAny:
+        case Type::Kind::kError:
           break;
         default:
           Error(*entry.map_key, absl::StrCat("unsupported map key type: ", k.ToString()));

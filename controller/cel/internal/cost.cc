@@ -685,6 +685,11 @@ class Coster {
       return false;
     };
 
+    // The DRA estimator (dynamic-resource-allocation cel/compile.go): `includes` looks at no more
+    // than ResourceSliceMaxAttributeValuesPerDevice values, whatever the receiver's size.
+    if (fn == "includes" && id == kDraIncludesOverload && target != nullptr) {
+      return CallEstimate{Range{0, kDraIncludesMaxValues}, std::nullopt};
+    }
     if (fn == "check") return fixed(kAuthzCheckCost);
     if (is_one_of({"serviceAccount", "path", "group", "resource", "subresource", "namespace",
                    "name", "allowed", "reason", "error", "errored"})) {

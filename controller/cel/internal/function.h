@@ -28,10 +28,16 @@ using FunctionImpl = std::function<Value(absl::Span<const Value> args)>;
 // environment version (Kubernetes minor) that introduced it. New expressions on minor N may use
 // overloads introduced at N-1 or earlier; stored expressions (and the scheduler) may use all
 // (docs/dra-reference.md §4.2).
+//
+// An overload behind a Kubernetes feature gate (`feature_gate` set) follows the API server's rule
+// for gated environment options instead: new expressions may use it exactly when the gate is on,
+// whatever the version; stored expressions always may.
 struct Gate {
   int introduced_minor = 0;  // 0: part of CEL's base environment everywhere
   // The library's name as users know it, for messages ("semver(string, bool)", "ext.Lists").
   std::string library;
+  // The Kubernetes feature gate (controller/core/feature_gates.h), or null when ungated.
+  const char* feature_gate = nullptr;
 };
 
 struct Overload {
@@ -76,6 +82,11 @@ inline Overload MakeOverload(std::string id, std::vector<Type> params, Type resu
   return o;
 }
 
+// The DRA `includes` overload and its list limit (ResourceSliceMaxAttributeValuesPerDevice), which
+// is also its estimated cost.
+inline constexpr char kDraIncludesOverload[] = "dra_includes_dyn_dyn";
+inline constexpr size_t kDraIncludesMaxValues = 48;
+
 // ---- Library registration entry points (one per library file). ----
 // CEL's standard definitions: operators, size, conversions, contains/startsWith/endsWith,
 // matches, timestamps and durations, type(), dyn(), optionals.
@@ -100,5 +111,7 @@ void RegisterFormatLibrary(FunctionRegistry& registry);
 void RegisterQuantityLibrary(FunctionRegistry& registry);
 // Kubernetes semver library (strict; the normalising two-argument forms are gated at 1.33).
 void RegisterSemverLibrary(FunctionRegistry& registry);
+// The DRA selector functions: `<attribute>.includes(<value>)` (1.36+, gate DRAListTypeAttributes).
+void RegisterDraLibrary(FunctionRegistry& registry);
 
 }  // namespace gpuprofile::cel
