@@ -13,6 +13,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -282,6 +283,7 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   options.status_interval = flags.status_interval;
   options.dra_poll_interval = flags.dra_poll;
   options.kube_version = flags.kube_version;
+  options.feature_gates = flags.feature_gates;
   options.log = [&log](const std::string& line) { log.Info(line); };
   if (flags.leader_elect) {
     options.may_write = [&elector] { return elector != nullptr && elector->IsLeader(); };
@@ -289,19 +291,18 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   absl::StatusOr<std::unique_ptr<reconciler::GpuProfileOperator>> created =
       reconciler::GpuProfileOperator::Create(options);
   if (!created.ok()) {
+    // --feature-gates is checked against the server's release, known only now.
+    if (absl::StartsWith(created.status().message(), "--feature-gates")) {
+      err << "run: " << created.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+      return kExitUsage;
+    }
     log.Error("cannot start the operator", {{"error", created.status().ToString()}});
     return kExitFailure;
   }
   std::unique_ptr<reconciler::GpuProfileOperator> op = *std::move(created);
   MallocTrimmer trimmer(flags.malloc_trim_interval);
-  absl::StatusOr<FeatureGates> gates = FeatureGates::Parse(op->kube_version(), flags.feature_gates);
-  if (!gates.ok()) {
-    err << "run: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
-    return kExitUsage;
-  }
   // The gates the selectors are compiled with: the release defaults plus these overrides.
-  // TODO(lead): pass *gates through reconciler::OperatorOptions to profile::EngineInput
-  // (feature_gates); until then the operator compiles with the release defaults.
+  const FeatureGates* gates = &op->feature_gates();
   log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()},
                                          {"featureGates", gates->OverridesString()}});
 

@@ -128,6 +128,8 @@ ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTe
 
 SpecPlan PlanProfiles(const EngineInput& input) {
   SpecPlan plan;
+  plan.device_values = cel::DeviceValueOptions::For(
+      input.feature_gates ? *input.feature_gates : FeatureGates(input.kube_version));
   std::vector<ProfilePlan>& work = plan.profiles;
 
   // Profiles in name order; compile each.
@@ -192,7 +194,7 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
                                   FleetMemo* memo) {
-  FleetMemo local;
+  FleetMemo local(plan.device_values);
   if (memo == nullptr) memo = &local;
   DesiredState out;
   const std::vector<ProfilePlan>& work = plan.profiles;

@@ -34,6 +34,7 @@
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim_template.h"
+#include "controller/dra_cel/device_value.h"
 #include "controller/profile/fleet_memo.h"
 #include "controller/profile/selector_compiler.h"
 
@@ -117,6 +118,8 @@ struct ProfilePlan {
 
 struct SpecPlan {
   std::vector<ProfilePlan> profiles;  // sorted by name
+  // How the release's scheduler reads devices (list-typed attributes), from the input's gates.
+  cel::DeviceValueOptions device_values;
 };
 
 SpecPlan PlanProfiles(const EngineInput& input);

@@ -40,7 +40,7 @@ struct FleetMemo::StorageEntry {
   absl::flat_hash_map<uint32_t, std::vector<std::optional<SelectorOutcome>>> outcomes;
 };
 
-FleetMemo::FleetMemo() = default;
+FleetMemo::FleetMemo(cel::DeviceValueOptions device_values) : values_(device_values) {}
 FleetMemo::~FleetMemo() = default;
 
 FleetMemo::StorageEntry& FleetMemo::Entry(const dra::Device& device) {

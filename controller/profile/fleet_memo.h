@@ -52,7 +52,8 @@ class FleetMemo {
     int64_t evaluations = 0;           // selector evaluations (shared or per device)
   };
 
-  FleetMemo();
+  // Device values as `device_values` says (the scheduler of one release and its gates).
+  explicit FleetMemo(cel::DeviceValueOptions device_values = {});
   ~FleetMemo();
   FleetMemo(const FleetMemo&) = delete;
   FleetMemo& operator=(const FleetMemo&) = delete;

@@ -19,9 +19,15 @@ const std::string& RequiredLabel(const api::ObjectMeta& meta, const char* label)
 }  // namespace
 
 DesiredStateCache::DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign,
-                                     KubeVersion kube, runtime::Clock* clock,
+                                     FeatureGates gates, runtime::Clock* clock,
                                      absl::Duration min_interval)
-    : cache_(cache), foreign_(foreign), kube_(kube), clock_(clock), min_interval_(min_interval) {}
+    : cache_(cache),
+      foreign_(foreign),
+      kube_(gates.version()),
+      gates_(gates),
+      clock_(clock),
+      min_interval_(min_interval),
+      memo_(cel::DeviceValueOptions::For(gates)) {}
 
 int64_t DesiredStateCache::computations() const {
   absl::MutexLock lock(&mu_);
@@ -74,6 +80,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   if (replan) {
     profile::EngineInput input;
     input.kube_version = kube_;
+    input.feature_gates = gates_;
     input.namespaces_complete = true;
     for (const auto& object : cache_->profiles().List()) {
       if (object->profile.has_value()) input.profiles.push_back(*object->profile);

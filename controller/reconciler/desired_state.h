@@ -29,6 +29,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
 #include "controller/profile/engine.h"
@@ -66,8 +67,14 @@ struct DesiredSnapshot {
 class DesiredStateCache {
  public:
   // `cache`, `foreign` and `clock` must outlive this.
-  DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, KubeVersion kube,
+  // `gates`: the cluster's release and feature gates (the selectors' CEL environment, how the
+  // scheduler reads devices).
+  DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, FeatureGates gates,
                     runtime::Clock* clock, absl::Duration min_interval = absl::Milliseconds(200));
+  // The release's default gates.
+  DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, KubeVersion kube,
+                    runtime::Clock* clock, absl::Duration min_interval = absl::Milliseconds(200))
+      : DesiredStateCache(cache, foreign, FeatureGates(kube), clock, min_interval) {}
 
   // The desired state for the cache's content (see above for staleness under churn).
   DesiredSnapshot Get();
@@ -84,6 +91,7 @@ class DesiredStateCache {
   const ClusterCache* const cache_;
   ForeignObjects* const foreign_;
   const KubeVersion kube_;
+  const FeatureGates gates_;
   runtime::Clock* const clock_;
   const absl::Duration min_interval_;
 

@@ -33,7 +33,10 @@ absl::StatusOr<std::unique_ptr<GpuProfileOperator>> GpuProfileOperator::Create(
                                " is outside the modelled range; generating for ", kube.ToString()));
     }
   }
-  auto op = std::unique_ptr<GpuProfileOperator>(new GpuProfileOperator(std::move(options), kube));
+  absl::StatusOr<FeatureGates> gates = FeatureGates::Parse(kube, options.feature_gates);
+  if (!gates.ok()) return gates.status();
+  auto op = std::unique_ptr<GpuProfileOperator>(
+      new GpuProfileOperator(std::move(options), kube, *std::move(gates)));
   if (op->options_.metrics != nullptr) {
     ASSIGN_OR_RETURN(op->runtime_metrics_,
                      runtime::ControllerRuntimeMetrics::Register(op->options_.metrics));
@@ -44,8 +47,10 @@ absl::StatusOr<std::unique_ptr<GpuProfileOperator>> GpuProfileOperator::Create(
   return op;
 }
 
-GpuProfileOperator::GpuProfileOperator(OperatorOptions options, KubeVersion kube)
-    : options_(std::move(options)), kube_(kube), discovery_(options_.client) {}
+GpuProfileOperator::GpuProfileOperator(OperatorOptions options, KubeVersion kube,
+                                       FeatureGates gates)
+    : options_(std::move(options)), kube_(kube), gates_(std::move(gates)),
+      discovery_(options_.client) {}
 
 GpuProfileOperator::~GpuProfileOperator() { Stop(); }
 
@@ -58,7 +63,7 @@ void GpuProfileOperator::Wire() {
   cache_ = std::make_unique<ClusterCache>(std::move(cache_options));
   foreign_ = std::make_unique<ForeignObjects>(options_.clock);
   desired_ =
-      std::make_unique<DesiredStateCache>(cache_.get(), foreign_.get(), kube_, options_.clock);
+      std::make_unique<DesiredStateCache>(cache_.get(), foreign_.get(), gates_, options_.clock);
 
   ClusterWriterOptions writer_options;
   writer_options.client = options_.client;

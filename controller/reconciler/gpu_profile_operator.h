@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
@@ -59,6 +60,9 @@ struct OperatorOptions {
   kube::WatcherOptions watch;  // timeouts and backoff of every informer
   // Overrides the server's /version (tests, servers newer than the modelled range).
   std::optional<KubeVersion> kube_version;
+  // The cluster's feature gates that differ from its release's defaults ("A=true,B=false", as
+  // --feature-gates takes them); checked against the release once it is known.
+  std::string feature_gates;
   // Log sink for notable events (DRA appeared, discovery failures); may be null.
   std::function<void(const std::string&)> log;
 };
@@ -86,13 +90,14 @@ class GpuProfileOperator {
   absl::Status DraServed() const;
 
   const KubeVersion& kube_version() const { return kube_; }
+  const FeatureGates& feature_gates() const { return gates_; }
   ClusterCache& cache() { return *cache_; }
   DesiredStateCache& desired() { return *desired_; }
   runtime::Controller& controller() { return *controller_; }
   runtime::Controller& node_group_controller() { return *node_group_controller_; }
 
  private:
-  GpuProfileOperator(OperatorOptions options, KubeVersion kube);
+  GpuProfileOperator(OperatorOptions options, KubeVersion kube, FeatureGates gates);
   void Wire();
   void PollDiscovery();
   void EnqueueAllProfiles();
@@ -100,6 +105,7 @@ class GpuProfileOperator {
 
   const OperatorOptions options_;
   const KubeVersion kube_;
+  const FeatureGates gates_;
   kube::Discovery discovery_;
   std::unique_ptr<ClusterCache> cache_;
   std::unique_ptr<ForeignObjects> foreign_;
