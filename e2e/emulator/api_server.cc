@@ -57,9 +57,10 @@ std::optional<ApiServer::Route> ParseRoute(const std::string& path) {
 
 }  // namespace
 
-ApiServer::ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> registry)
+ApiServer::ApiServer(ServerOptions options, FeatureGates gates,
+                     std::unique_ptr<ResourceRegistry> registry)
     : options_(std::move(options)),
-      gates_(options_.kube_version, options_.feature_gates),
+      gates_(std::move(gates)),
       registry_(std::move(registry)),
       store_(options_.history_size),
       watches_(options_.bookmark_interval, options_.delivery),
@@ -71,12 +72,11 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Create(ServerOptions optio
   absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
       ResourceRegistry::Create({options.kube_version, options.runtime_config});
   if (!registry.ok()) return registry.status();
-  FeatureGates gates(options.kube_version, options.feature_gates);
-  if (std::string unknown = gates.UnknownGates(); !unknown.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--feature-gates: unrecognized feature gate: ", unknown));
-  }
-  std::unique_ptr<ApiServer> server(new ApiServer(std::move(options), std::move(*registry)));
+  absl::StatusOr<FeatureGates> gates =
+      FeatureGates::Parse(options.kube_version, options.feature_gates);
+  if (!gates.ok()) return gates.status();
+  std::unique_ptr<ApiServer> server(
+      new ApiServer(std::move(options), std::move(*gates), std::move(*registry)));
   {
     absl::MutexLock lock(&server->mu_);
     server->store_.SetListener(
@@ -130,6 +130,10 @@ HttpResponse ApiServer::HandleLocked(const HttpRequest& request) {
     r.content_type = "text/plain; charset=utf-8";
     r.body = "ok";
     return r;
+  }
+  if (path == "/openapi/v2" || path == "/openapi/v2/") {
+    if (request.method != "GET") return ErrorResponse(MethodNotSupported({}, request.method));
+    return OpenApiV2Response(*registry_, options_.kube_version, request.Header("accept"));
   }
   if (path.rfind("/openapi/v3", 0) == 0) {
     if (request.method != "GET") return ErrorResponse(MethodNotSupported({}, request.method));

@@ -34,7 +34,8 @@ namespace gpuprofile::e2e {
 struct ServerOptions {
   KubeVersion kube_version;
   std::map<std::string, bool> runtime_config;
-  std::map<std::string, bool> feature_gates;
+  // --feature-gates "A=true,B=false" (DRA gates; FeatureGates::Parse checks it for the release).
+  std::string feature_gates;
   size_t history_size = 10000;  // write events kept for watches (the compaction window)
   absl::Duration bookmark_interval = absl::Seconds(60);
   absl::Duration default_watch_timeout = absl::Minutes(30);
@@ -79,7 +80,7 @@ class ApiServer {
   };
 
  private:
-  explicit ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> registry);
+  ApiServer(ServerOptions options, FeatureGates gates, std::unique_ptr<ResourceRegistry> registry);
   HttpResponse HandleLocked(const HttpRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse HandleResource(const HttpRequest& request, const Route& route)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
