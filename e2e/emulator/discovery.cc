@@ -194,10 +194,10 @@ nlohmann::json OpenApiV2Document(const GroupMap& groups, const KubeVersion& kube
       for (auto& [path, item] : doc["paths"].items()) {
         nlohmann::json out = nlohmann::json::object();
         for (auto& [method, op] : item.items()) {
-          nlohmann::json o = {{"operationId", op["operationId"]},
-                              {"responses", {{"200", {{"description", "OK"}}}}},
-                              {"x-kubernetes-group-version-kind",
-                               op["x-kubernetes-group-version-kind"]}};
+          nlohmann::json o = {
+              {"operationId", op["operationId"]},
+              {"responses", {{"200", {{"description", "OK"}}}}},
+              {"x-kubernetes-group-version-kind", op["x-kubernetes-group-version-kind"]}};
           if (op.contains("parameters")) o["parameters"] = {field_validation};
           out[method] = std::move(o);
         }

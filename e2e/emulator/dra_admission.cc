@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "controller/core/names.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
+#include "controller/core/names.h"
 #include "e2e/emulator/object_store.h"
 
 namespace gpuprofile::e2e {
@@ -139,22 +139,23 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
   if (!spec || !spec->is_object()) return;
   const nlohmann::json* old_spec = old ? Field(*old, "spec") : nullptr;
   const bool drop_taints = !gates.Enabled(kDRADeviceTaints) && !AnyDevice(old, HasTaints);
-  const bool drop_partitionable =
-      !gates.Enabled(kDRAPartitionableDevices) &&
-      !(old_spec && (NonEmpty(*old_spec, "sharedCounters") ||
-                     Present(*old_spec, "perDeviceNodeSelection"))) &&
-      !AnyDevice(old, [](const nlohmann::json& d) {
-        return ConsumesCounters(d) || UsesDeviceNodeSelection(d);
-      });
+  const bool drop_partitionable = !gates.Enabled(kDRAPartitionableDevices) &&
+                                  !(old_spec && (NonEmpty(*old_spec, "sharedCounters") ||
+                                                 Present(*old_spec, "perDeviceNodeSelection"))) &&
+                                  !AnyDevice(old, [](const nlohmann::json& d) {
+                                    return ConsumesCounters(d) || UsesDeviceNodeSelection(d);
+                                  });
   const bool drop_binding = !(gates.Enabled(kDRADeviceBindingConditions) &&
                               gates.Enabled(kDRAResourceClaimDeviceStatus)) &&
                             !AnyDevice(old, UsesBindingConditions);
   const bool drop_consumable =
       !gates.Enabled(kDRAConsumableCapacity) && !AnyDevice(old, UsesConsumableCapacity);
   const bool drop_node_allocatable =
-      !gates.Enabled(kDRANodeAllocatableResources) &&
-      !AnyDevice(old, [](const nlohmann::json& d) { return NonEmpty(d, "nodeAllocatableResources"); });
-  const bool drop_lists = !gates.Enabled(kDRAListTypeAttributes) && !AnyDevice(old, HasListAttribute);
+      !gates.Enabled(kDRANodeAllocatableResources) && !AnyDevice(old, [](const nlohmann::json& d) {
+        return NonEmpty(d, "nodeAllocatableResources");
+      });
+  const bool drop_lists =
+      !gates.Enabled(kDRAListTypeAttributes) && !AnyDevice(old, HasListAttribute);
   if (drop_partitionable) {
     spec->erase("sharedCounters");
     spec->erase("perDeviceNodeSelection");
@@ -188,7 +189,8 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
     }
     if (drop_node_allocatable) d.erase("nodeAllocatableResources");
     if (drop_lists) {
-      if (nlohmann::json* attributes = Field(d, "attributes"); attributes && attributes->is_object()) {
+      if (nlohmann::json* attributes = Field(d, "attributes");
+          attributes && attributes->is_object()) {
         for (auto& [key, value] : attributes->items()) {
           if (!value.is_object()) continue;
           for (const char* kind : kListKinds) value.erase(kind);
@@ -618,7 +620,8 @@ struct Validator {
     if (devices && devices->is_array()) {
       size_t max_devices = kMaxDevicesPerSlice;
       for (const nlohmann::json& d : *devices) {
-        if (kep4815 && d.is_object() && (HasTaints(d) || ConsumesCounters(d) || HasListAttribute(d))) {
+        if (kep4815 && d.is_object() &&
+            (HasTaints(d) || ConsumesCounters(d) || HasListAttribute(d))) {
           max_devices = kMaxDevicesPerSliceWithAdvancedFeatures;
         }
       }
@@ -651,10 +654,10 @@ struct Validator {
           if (counters && counters->is_object()) total += counters->size();
         }
         if (total > kMaxSharedCountersBefore135) {
-          causes.push_back(FieldInvalid(
-              "spec.sharedCounters", total,
-              absl::StrCat("the total number of shared counters must not exceed ",
-                           kMaxSharedCountersBefore135)));
+          causes.push_back(
+              FieldInvalid("spec.sharedCounters", total,
+                           absl::StrCat("the total number of shared counters must not exceed ",
+                                        kMaxSharedCountersBefore135)));
         }
       }
     }

@@ -65,8 +65,7 @@ FeatureGates Gates(const std::string& kube, const std::string& overrides) {
 
 // "field: message" of every cause.
 std::vector<std::string> Admit(const std::string& resource, const std::string& kube,
-                               const std::string& gates, json& object,
-                               const json* old = nullptr) {
+                               const std::string& gates, json& object, const json* old = nullptr) {
   FeatureGates g = Gates(kube, gates);
   ResourceType type = TypeOf(resource);
   DefaultDra(type, g, object, old);
@@ -83,11 +82,11 @@ std::vector<std::string> Admit(const std::string& resource, const std::string& k
 struct DropCase {
   std::string name;
   std::string kube;
-  std::string gates;           // --feature-gates
-  json device;                 // the device's extra fields
-  std::string pointer;         // JSON pointer into the stored slice
+  std::string gates;    // --feature-gates
+  json device;          // the device's extra fields
+  std::string pointer;  // JSON pointer into the stored slice
   bool kept;
-  bool old_uses_it = false;    // the update of a slice that already has the field
+  bool old_uses_it = false;  // the update of a slice that already has the field
 };
 
 class SliceDropTest : public ::testing::TestWithParam<DropCase> {};
@@ -103,12 +102,14 @@ TEST_P(SliceDropTest, KeepsTheFieldExactlyWhenTheApiServerDoes) {
 }
 
 const json kTaint = {{"taints", {{{"key", "gpu.example.com/xid"}, {"effect", "NoSchedule"}}}}};
-const json kConsumes = {{"consumesCounters", {{{"counterSet", "gpu-0"}, {"counters", Counters(1)}}}}};
-const json kMulti = {{"allowMultipleAllocations", true},
-                     {"capacity",
-                      {{"memory",
-                        {{"value", "80Gi"},
-                         {"requestPolicy", {{"default", "1Gi"}, {"validRange", {{"min", "1Gi"}}}}}}}}}};
+const json kConsumes = {
+    {"consumesCounters", {{{"counterSet", "gpu-0"}, {"counters", Counters(1)}}}}};
+const json kMulti = {
+    {"allowMultipleAllocations", true},
+    {"capacity",
+     {{"memory",
+       {{"value", "80Gi"},
+        {"requestPolicy", {{"default", "1Gi"}, {"validRange", {{"min", "1Gi"}}}}}}}}}};
 const json kBinding = {{"bindsToNode", true},
                        {"bindingConditions", {"ready"}},
                        {"bindingFailureConditions", {"failed"}}};
@@ -243,7 +244,8 @@ TEST_P(SliceRulesTest, ReportsWhatTheApiServerReports) {
 json WithCounterSets(json slice, size_t sets, size_t counters_each) {
   json s = json::array();
   for (size_t i = 0; i < sets; ++i) {
-    s.push_back({{"name", absl::StrCat("gpu-", i, "-counter-set")}, {"counters", Counters(counters_each)}});
+    s.push_back(
+        {{"name", absl::StrCat("gpu-", i, "-counter-set")}, {"counters", Counters(counters_each)}});
   }
   slice["spec"]["sharedCounters"] = s;
   return slice;
@@ -275,94 +277,155 @@ const std::string kOnlyOne =
 INSTANTIATE_TEST_SUITE_P(
     Releases, SliceRulesTest,
     ::testing::Values(
-        RuleCase{"CountersOnlySlice135", "1.35", "DRAPartitionableDevices=true",
-                 CountersOnly(2, 4), {}},
-        RuleCase{"DevicesAndCounters136", "1.36", "",
-                 WithCounterSets(Slice(Devices(1)), 1, 1), {kOnlyOne}},
+        RuleCase{
+            "CountersOnlySlice135", "1.35", "DRAPartitionableDevices=true", CountersOnly(2, 4), {}},
+        RuleCase{"DevicesAndCounters136",
+                 "1.36",
+                 "",
+                 WithCounterSets(Slice(Devices(1)), 1, 1),
+                 {kOnlyOne}},
         // 1.34 published counters and devices in one slice.
-        RuleCase{"DevicesAndCounters134", "1.34", "DRAPartitionableDevices=true",
-                 WithCounterSets(Slice(Devices(1)), 1, 1), {}},
+        RuleCase{"DevicesAndCounters134",
+                 "1.34",
+                 "DRAPartitionableDevices=true",
+                 WithCounterSets(Slice(Devices(1)), 1, 1),
+                 {}},
         RuleCase{"Devices128", "1.36", "", Slice(Devices(128)), {}},
-        RuleCase{"Devices129", "1.36", "", Slice(Devices(129)),
+        RuleCase{"Devices129",
+                 "1.36",
+                 "",
+                 Slice(Devices(129)),
                  {"spec.devices: Too many: 129: must have at most 128 items"}},
         RuleCase{"TaintedDevices64", "1.36", "", Slice(Devices(64, Taints(1, "NoSchedule"))), {}},
-        RuleCase{"TaintedDevices65", "1.36", "", Slice(Devices(65, Taints(1, "NoSchedule"))),
+        RuleCase{"TaintedDevices65",
+                 "1.36",
+                 "",
+                 Slice(Devices(65, Taints(1, "NoSchedule"))),
                  {"spec.devices: Too many: 65: must have at most 64 items"}},
-        RuleCase{"ConsumingDevices65", "1.36", "", Slice(Devices(65, kConsumes)),
+        RuleCase{"ConsumingDevices65",
+                 "1.36",
+                 "",
+                 Slice(Devices(65, kConsumes)),
                  {"spec.devices: Too many: 65: must have at most 64 items"}},
-        RuleCase{"ListAttributeDevices65", "1.36", "DRAListTypeAttributes=true",
+        RuleCase{"ListAttributeDevices65",
+                 "1.36",
+                 "DRAListTypeAttributes=true",
                  Slice(Devices(65, {{"attributes", {{"numa", {{"ints", {0}}}}}}})),
                  {"spec.devices: Too many: 65: must have at most 64 items"}},
         // Before 1.35, taints did not lower the limit.
-        RuleCase{"TaintedDevices65On134", "1.34", "DRADeviceTaints=true",
-                 Slice(Devices(65, Taints(1, "NoSchedule"))), {}},
+        RuleCase{"TaintedDevices65On134",
+                 "1.34",
+                 "DRADeviceTaints=true",
+                 Slice(Devices(65, Taints(1, "NoSchedule"))),
+                 {}},
         RuleCase{"CounterSets8", "1.36", "", CountersOnly(8, 1), {}},
-        RuleCase{"CounterSets9", "1.36", "", CountersOnly(9, 1),
+        RuleCase{"CounterSets9",
+                 "1.36",
+                 "",
+                 CountersOnly(9, 1),
                  {"spec.sharedCounters: Too many: 9: must have at most 8 items"}},
-        RuleCase{"CountersPerSet33", "1.36", "", CountersOnly(1, 33),
+        RuleCase{"CountersPerSet33",
+                 "1.36",
+                 "",
+                 CountersOnly(1, 33),
                  {"spec.sharedCounters[0].counters: Too many: 33: must have at most 32 items"}},
-        RuleCase{"CounterSetWithoutCounters", "1.36", "", CountersOnly(1, 0),
+        RuleCase{"CounterSetWithoutCounters",
+                 "1.36",
+                 "",
+                 CountersOnly(1, 0),
                  {"spec.sharedCounters[0].counters: Required value"}},
-        RuleCase{"SharedCounters33On134", "1.34", "DRAPartitionableDevices=true",
+        RuleCase{"SharedCounters33On134",
+                 "1.34",
+                 "DRAPartitionableDevices=true",
                  WithCounterSets(Slice(Devices(1)), 3, 11),
                  {"spec.sharedCounters: Invalid value: 33: the total number of shared counters "
                   "must not exceed 32"}},
-        RuleCase{"Consumptions3", "1.36", "",
-                 Slice(json::array({Device(
-                     "gpu-0", {{"consumesCounters",
-                                {{{"counterSet", "a"}, {"counters", Counters(1)}},
-                                 {{"counterSet", "b"}, {"counters", Counters(1)}},
-                                 {{"counterSet", "c"}, {"counters", Counters(1)}}}}})})),
+        RuleCase{"Consumptions3",
+                 "1.36",
+                 "",
+                 Slice(json::array(
+                     {Device("gpu-0", {{"consumesCounters",
+                                        {{{"counterSet", "a"}, {"counters", Counters(1)}},
+                                         {{"counterSet", "b"}, {"counters", Counters(1)}},
+                                         {{"counterSet", "c"}, {"counters", Counters(1)}}}}})})),
                  {"spec.devices[0].consumesCounters: Too many: 3: must have at most 2 items"}},
-        RuleCase{"Attributes32", "1.36", "", Slice(json::array({Device("gpu-0", Attributes(32))})),
-                 {}},
-        RuleCase{"Attributes33", "1.36", "", Slice(json::array({Device("gpu-0", Attributes(33))})),
+        RuleCase{
+            "Attributes32", "1.36", "", Slice(json::array({Device("gpu-0", Attributes(32))})), {}},
+        RuleCase{"Attributes33",
+                 "1.36",
+                 "",
+                 Slice(json::array({Device("gpu-0", Attributes(33))})),
                  {"spec.devices[0]: Invalid value: 33: the total number of attributes and "
                   "capacities must not exceed 32"}},
-        RuleCase{"Taints16", "1.36", "", Slice(json::array({Device("gpu-0", Taints(16, "NoSchedule"))})),
+        RuleCase{"Taints16",
+                 "1.36",
+                 "",
+                 Slice(json::array({Device("gpu-0", Taints(16, "NoSchedule"))})),
                  {}},
-        RuleCase{"Taints17", "1.36", "", Slice(json::array({Device("gpu-0", Taints(17, "NoSchedule"))})),
+        RuleCase{"Taints17",
+                 "1.36",
+                 "",
+                 Slice(json::array({Device("gpu-0", Taints(17, "NoSchedule"))})),
                  {"spec.devices[0].taints: Too many: 17: must have at most 16 items"}},
-        RuleCase{"TaintEffectNone135", "1.35", "DRADeviceTaints=true",
-                 Slice(json::array({Device("gpu-0", Taints(1, "None"))})), {}},
-        RuleCase{"TaintEffectNone134", "1.34", "DRADeviceTaints=true",
+        RuleCase{"TaintEffectNone135",
+                 "1.35",
+                 "DRADeviceTaints=true",
+                 Slice(json::array({Device("gpu-0", Taints(1, "None"))})),
+                 {}},
+        RuleCase{"TaintEffectNone134",
+                 "1.34",
+                 "DRADeviceTaints=true",
                  Slice(json::array({Device("gpu-0", Taints(1, "None"))})),
                  {"spec.devices[0].taints[0].effect: Unsupported value: \"None\": supported "
                   "values: \"NoExecute\", \"NoSchedule\""}},
-        RuleCase{"TaintEffectUnknown137", "1.37", "",
+        RuleCase{"TaintEffectUnknown137",
+                 "1.37",
+                 "",
                  Slice(json::array({Device("gpu-0", Taints(1, "Evict"))})),
                  {"spec.devices[0].taints[0].effect: Unsupported value: \"Evict\": supported "
                   "values: \"NoExecute\", \"NoSchedule\", \"None\""}},
-        RuleCase{"ListValues48", "1.37", "DRAListTypeAttributes=true",
-                 Slice(json::array({Device(
-                     "gpu-0", {{"attributes",
-                                {{"a", {{"ints", std::vector<int>(40, 1)}}},
-                                 {"b", {{"ints", std::vector<int>(8, 1)}}}}}})})),
-                 {}},
-        RuleCase{"ListValues49", "1.37", "DRAListTypeAttributes=true",
-                 Slice(json::array({Device(
-                     "gpu-0", {{"attributes",
-                                {{"a", {{"ints", std::vector<int>(40, 1)}}},
-                                 {"b", {{"ints", std::vector<int>(8, 1)}}},
-                                 {"c", {{"bool", true}}}}}})})),
+        RuleCase{
+            "ListValues48",
+            "1.37",
+            "DRAListTypeAttributes=true",
+            Slice(json::array({Device("gpu-0", {{"attributes",
+                                                 {{"a", {{"ints", std::vector<int>(40, 1)}}},
+                                                  {"b", {{"ints", std::vector<int>(8, 1)}}}}}})})),
+            {}},
+        RuleCase{"ListValues49",
+                 "1.37",
+                 "DRAListTypeAttributes=true",
+                 Slice(json::array({Device("gpu-0", {{"attributes",
+                                                      {{"a", {{"ints", std::vector<int>(40, 1)}}},
+                                                       {"b", {{"ints", std::vector<int>(8, 1)}}},
+                                                       {"c", {{"bool", true}}}}}})})),
                  {"spec.devices[0]: Invalid value: 49: the total number of attribute values must "
                   "not exceed 48"}},
-        RuleCase{"ListStringTooLong", "1.37", "DRAListTypeAttributes=true",
-                 Slice(json::array({Device(
-                     "gpu-0", {{"attributes",
-                                {{"s", {{"strings", {"ok", std::string(65, 'x')}}}}}}})})),
-                 {"spec.devices[0].attributes[s].strings[1]: Too long: may not be more than 64 "
-                  "bytes"}},
-        RuleCase{"EmptyList", "1.37", "DRAListTypeAttributes=true",
-                 Slice(json::array({Device("gpu-0", {{"attributes", {{"s", {{"ints", json::array()}}}}}})})),
+        RuleCase{
+            "ListStringTooLong",
+            "1.37",
+            "DRAListTypeAttributes=true",
+            Slice(json::array({Device(
+                "gpu-0", {{"attributes", {{"s", {{"strings", {"ok", std::string(65, 'x')}}}}}}})})),
+            {"spec.devices[0].attributes[s].strings[1]: Too long: may not be more than 64 "
+             "bytes"}},
+        RuleCase{"EmptyList",
+                 "1.37",
+                 "DRAListTypeAttributes=true",
+                 Slice(json::array({Device("gpu-0",
+                                           {{"attributes", {{"s", {{"ints", json::array()}}}}}})})),
                  {"spec.devices[0].attributes[s].ints: Invalid value: []: must not be empty if "
                   "specified"}},
-        RuleCase{"RequestPolicyNeedsAllowMultiple", "1.36", "",
-                 Slice(json::array({Device(
-                     "gpu-0", {{"capacity",
-                                {{"memory", {{"value", "1Gi"}, {"requestPolicy", {{"default", "1Gi"}}}}}}}})})),
-                 {"spec.devices[0].capacity[memory].requestPolicy: Forbidden: "
-                  "allowMultipleAllocations must be true"}}),
+        RuleCase{
+            "RequestPolicyNeedsAllowMultiple",
+            "1.36",
+            "",
+            Slice(json::array({Device(
+                "gpu-0",
+                {{"capacity",
+                  {{"memory", {{"value", "1Gi"}, {"requestPolicy", {{"default", "1Gi"}}}}}}}})})),
+            {"spec.devices[0].capacity[memory].requestPolicy: Forbidden: "
+             "allowMultipleAllocations must be true"}}),
     [](const ::testing::TestParamInfo<RuleCase>& param_info) { return param_info.param.name; });
 
 }  // namespace

@@ -1,10 +1,11 @@
 // File: e2e/tests/kubectl_test.cc
-// The real kubectl against kube-emulator in 1.32, 1.34 and 1.37 modes: apply a CRD and custom objects,
-// re-apply (`unchanged`), get with printer columns, -o yaml, wait --for=condition, status patch,
-// get -w, delete, DRA objects in the release's version, and `apply` of a `kind: List`. kubectl on the build machines is a
-// dispatcher that picks kubectl.1.NN by the server's /version, so the tests call the pinned
-// binary from the dispatcher's directory (kubectl.1.33 for a 1.34 or 1.37 server: the newest installed)
-// with a fresh --cache-dir. Skipped, saying so, where kubectl is absent.
+// The real kubectl against kube-emulator in 1.32, 1.34 and 1.37 modes: apply a CRD and custom
+// objects, re-apply (`unchanged`), get with printer columns, -o yaml, wait --for=condition, status
+// patch, get -w, delete, DRA objects in the release's version, and `apply` of a `kind: List`.
+// kubectl on the build machines is a dispatcher that picks kubectl.1.NN by the server's /version,
+// so the tests call the pinned binary from the dispatcher's directory (kubectl.1.33 for a 1.34
+// or 1.37 server: the newest installed) with a fresh --cache-dir. Skipped, saying so, where kubectl
+// is absent.
 #include <unistd.h>
 
 #include <algorithm>

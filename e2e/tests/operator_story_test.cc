@@ -801,8 +801,7 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, FleetGrowthTest,
-                         ::testing::Values(kKube132, kKube134, kKube137),
+INSTANTIATE_TEST_SUITE_P(Releases, FleetGrowthTest, ::testing::Values(kKube132, kKube134, kKube137),
                          ReleaseName);
 
 // ================================================================================================
@@ -1036,8 +1035,7 @@ TEST_P(EditsAndOwnershipTest, EditsNamespacesConflictsDeletionAndAdoption) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, EditsAndOwnershipTest,
-                         ::testing::Values(kKube132, kKube134, kKube137),
-                         ReleaseName);
+                         ::testing::Values(kKube132, kKube134, kKube137), ReleaseName);
 
 // Regression: both CRDs once listed the category "gpuprofile", GpuProfile's singular name;
 // kubectl expands categories before it resolves resource names, so `kubectl get gpuprofile NAME`

@@ -563,8 +563,7 @@ TEST(ProtocolTest, Releases135To137ServeV1AndTheirGates) {
            {{"--kube-version", "1.37", "--feature-gates", "DRANope=true"},
             "unrecognized feature gate \"DRANope\""},
            {{"--kube-version", "1.38"}, "1.37"},
-           {{"--kube-version", "1.38", "--runtime-config", "resource.k8s.io/v1beta1=true"},
-            "1.37"},
+           {{"--kube-version", "1.38", "--runtime-config", "resource.k8s.io/v1beta1=true"}, "1.37"},
            {{"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1alpha3=true"},
             "is not modelled"}}) {
     EmulatorProcess refused(bad.args);
@@ -609,7 +608,9 @@ TEST(ProtocolTest, OpenApiV2AsJsonAndAsKubectlsProtobuf) {
             "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
   // Document.swagger (field 1, length-delimited) = "2.0", then Document.info (field 2).
   ASSERT_GE(pb.body.size(), 6u);
-  EXPECT_EQ(pb.body.substr(0, 5), std::string("\x0a\x03" "2.0", 5));
+  EXPECT_EQ(pb.body.substr(0, 5), std::string("\x0a\x03"
+                                              "2.0",
+                                              5));
   EXPECT_EQ(pb.body[5], '\x12');
   EXPECT_NE(pb.body.find("x-kubernetes-group-version-kind"), std::string::npos);
   EXPECT_EQ(emu.http().Request("POST", "/openapi/v2", "{}").status, 405);
