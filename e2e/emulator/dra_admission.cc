@@ -386,7 +386,10 @@ struct Validator {
   }
 
   // One device of a slice (validateDevice).
-  void Device(const nlohmann::json& d, const std::string& p, bool per_device_nodes) {
+  // `slice_counter_sets`: the names of the slice's own counter sets (before 1.35 a device
+  // consumes counters of its slice only).
+  void Device(const nlohmann::json& d, const std::string& p, bool per_device_nodes,
+              const std::set<std::string>& slice_counter_sets) {
     const bool kep4815 = kube.minor >= 35;
     const bool lists = kube.minor >= 36;
     size_t n = 0;
@@ -470,6 +473,17 @@ struct Validator {
       for (size_t j = 0; j < consumes->size(); ++j) {
         std::string cp = absl::StrCat(p, ".consumesCounters[", j, "]");
         NamedCounters((*consumes)[j], cp, "counterSet", kMaxCountersPerConsumption, sets);
+      }
+    } else if (consumes && consumes->is_array()) {
+      for (size_t j = 0; j < consumes->size(); ++j) {
+        const nlohmann::json* set = Field((*consumes)[j], "counterSet");
+        std::string name = set && set->is_string() ? set->get<std::string>() : "";
+        std::string cp = absl::StrCat(p, ".consumesCounters[", j, "].counterSet");
+        if (name.empty()) causes.push_back(FieldRequired(cp));
+        if (!slice_counter_sets.count(name)) {
+          causes.push_back(FieldInvalid(
+              cp, name, "must reference a counterSet defined in the ResourceSlice sharedCounters"));
+        }
       }
     }
     if (kep4815) {
@@ -617,6 +631,13 @@ struct Validator {
     }
     const nlohmann::json* per_device = Field(*spec, "perDeviceNodeSelection");
     const bool per_device_nodes = per_device && per_device->is_boolean() && per_device->get<bool>();
+    std::set<std::string> slice_counter_sets;
+    if (counter_sets && counter_sets->is_array()) {
+      for (const nlohmann::json& set : *counter_sets) {
+        const nlohmann::json* name = Field(set, "name");
+        if (name && name->is_string()) slice_counter_sets.insert(name->get<std::string>());
+      }
+    }
     if (devices && devices->is_array()) {
       size_t max_devices = kMaxDevicesPerSlice;
       for (const nlohmann::json& d : *devices) {
@@ -640,7 +661,7 @@ struct Validator {
           } else if (!names.insert(name->get<std::string>()).second) {
             causes.push_back(FieldDuplicate(p + ".name", *name));
           }
-          Device(d, p, per_device_nodes);
+          Device(d, p, per_device_nodes, slice_counter_sets);
         }
       }
     }

@@ -340,6 +340,21 @@ INSTANTIATE_TEST_SUITE_P(
                  WithCounterSets(Slice(Devices(1)), 3, 11),
                  {"spec.sharedCounters: Invalid value: 33: the total number of shared counters "
                   "must not exceed 32"}},
+        // Before 1.35 a device consumes the counters of its own slice.
+        RuleCase{"ConsumesUnknownSetOn134",
+                 "1.34",
+                 "DRAPartitionableDevices=true",
+                 WithCounterSets(Slice(Devices(1, kConsumes)), 1, 1),
+                 {"spec.devices[0].consumesCounters[0].counterSet: Invalid value: \"gpu-0\": must "
+                  "reference a counterSet defined in the ResourceSlice sharedCounters"}},
+        RuleCase{"ConsumesOwnSetOn134",
+                 "1.34",
+                 "DRAPartitionableDevices=true",
+                 WithCounterSets(Slice(Devices(1, {{"consumesCounters",
+                                                    {{{"counterSet", "gpu-0-counter-set"},
+                                                      {"counters", Counters(1)}}}}})),
+                                 1, 1),
+                 {}},
         RuleCase{"Consumptions3",
                  "1.36",
                  "",
