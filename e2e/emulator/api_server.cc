@@ -255,6 +255,22 @@ void ApiServer::CloseAllWatches() {
   watches_.CloseAll();
 }
 
+absl::Status ApiServer::SetRuntimeConfig(const std::map<std::string, bool>& changes) {
+  absl::MutexLock lock(&mu_);
+  std::map<std::string, bool> merged = options_.runtime_config;
+  for (const auto& [key, enabled] : changes) merged[key] = enabled;
+  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
+      ResourceRegistry::Create({options_.kube_version, merged});
+  if (!registry.ok()) return registry.status();
+  for (const ResourceType* t : registry_->All()) {
+    if (t->is_custom) (*registry)->PutCustom(*t);
+  }
+  registry_ = *std::move(registry);
+  options_.runtime_config = std::move(merged);
+  watches_.CloseAll();
+  return absl::OkStatus();
+}
+
 void ApiServer::ShutdownWatches() {
   absl::MutexLock lock(&mu_);
   watches_.Shutdown();

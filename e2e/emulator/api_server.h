@@ -59,6 +59,11 @@ class ApiServer {
   // Ends every watch and every watch opened from now on (before the HTTP listener closes).
   void ShutdownWatches();
   void CompactHistory();
+  // What restarting the API server with other `--runtime-config` values does, in place: the
+  // entries (`"resource.k8s.io/v1" -> true`) are merged into the current ones and the served
+  // resources rebuilt (CRD kinds kept, stored objects kept, every open watch ended).
+  // InvalidArgument as at startup when a version does not exist in the release.
+  absl::Status SetRuntimeConfig(const std::map<std::string, bool>& changes);
 
   // Every stored object of a storage key ("roles.rbac.authorization.k8s.io"), all namespaces.
   std::vector<ObjectPtr> Objects(const std::string& storage_key) const;

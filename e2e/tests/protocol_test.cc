@@ -587,6 +587,18 @@ TEST(ProtocolTest, V1alpha3ServesOnlyDeviceTaintRules) {
   EXPECT_THAT(names, ::testing::ElementsAre("devicetaintrules", "devicetaintrules/status"));
   EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1/resourceslices").status, 404);
   EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1alpha3/devicetaintrules").status, 200);
+
+  // The admin "restarts" the server with v1 on and v1alpha3 off.
+  RawResponse bad =
+      emu.http().Request("POST", "/emulator/runtime-config",
+                         "resource.k8s.io/v1beta1=true,resource.k8s.io/v9=true", "text/plain");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  RawResponse switched =
+      emu.http().Request("POST", "/emulator/runtime-config",
+                         "resource.k8s.io/v1=true,resource.k8s.io/v1alpha3=false", "text/plain");
+  ASSERT_EQ(switched.status, 200) << switched.body;
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1/resourceslices").status, 200);
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1alpha3/devicetaintrules").status, 404);
 }
 
 TEST(ProtocolTest, OpenApiV2AsJsonAndAsKubectlsProtobuf) {

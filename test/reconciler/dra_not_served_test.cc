@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "controller/dra/manifest_reader.h"
+#include "controller/kube/http_transport.h"
 #include "controller/reconciler/cluster_objects.h"
 #include "controller/reconciler/gpu_profile_operator.h"
 #include "controller/runtime/metrics.h"
@@ -111,6 +112,25 @@ TEST_F(DraNotServedTest, OnlyAnUnknownVersionIsNamedInStatusLogAndReadiness) {
              "resource.k8s.io only in version v1alpha3"));
   EXPECT_TRUE(absl::IsNotFound(operator_->DraServed()));
   EXPECT_THAT(operator_->DraServed().message(), HasSubstr("v1alpha3"));
+}
+
+// The admin switches v1 on (kube-emulator's /emulator/runtime-config: what restarting the API
+// server with the new --runtime-config does): the operator notices on its next discovery poll,
+// without a restart, and the profile leaves DRANotServed.
+TEST_F(DraNotServedTest, RecoversWhenV1IsServed) {
+  Start({"--kube-version", "1.37", "--runtime-config",
+         "resource.k8s.io/v1=false,resource.k8s.io/v1alpha3=true"});
+  ASSERT_TRUE(Eventually([&] { return !Stalled().is_null(); }));
+  kube::HttpRequest request;
+  request.method = "POST";
+  request.path = "/emulator/runtime-config";
+  request.body = "resource.k8s.io/v1=true";
+  request.headers = {{"Content-Type", "text/plain"}};
+  absl::StatusOr<kube::HttpResponse> switched = emulator_->transport()->Send(request);
+  ASSERT_TRUE(switched.ok()) << switched.status();
+  ASSERT_EQ(switched->status, 200) << switched->body;
+  EXPECT_TRUE(Eventually([&] { return Stalled().is_null() && operator_->DraServed().ok(); }));
+  EXPECT_TRUE(Logged("resource.k8s.io/v1 is served"));
 }
 
 TEST_F(DraNotServedTest, NoVersionAtAllSaysSo) {
