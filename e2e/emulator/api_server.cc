@@ -55,6 +55,12 @@ std::optional<ApiServer::Route> ParseRoute(const std::string& path) {
   return r;
 }
 
+// Whether the release's DeviceTaintRule API is switched on.
+bool DeviceTaintRulesServed(const FeatureGates& gates) {
+  return gates.version().minor >= 35 ? gates.Enabled(kDRADeviceTaintRules)
+                                     : gates.Enabled(kDRADeviceTaints);
+}
+
 }  // namespace
 
 ApiServer::ApiServer(ServerOptions options, FeatureGates gates,
@@ -69,12 +75,12 @@ ApiServer::ApiServer(ServerOptions options, FeatureGates gates,
 ApiServer::~ApiServer() { CloseAllWatches(); }
 
 absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Create(ServerOptions options) {
-  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
-      ResourceRegistry::Create({options.kube_version, options.runtime_config});
-  if (!registry.ok()) return registry.status();
   absl::StatusOr<FeatureGates> gates =
       FeatureGates::Parse(options.kube_version, options.feature_gates);
   if (!gates.ok()) return gates.status();
+  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry = ResourceRegistry::Create(
+      {options.kube_version, options.runtime_config, DeviceTaintRulesServed(*gates)});
+  if (!registry.ok()) return registry.status();
   std::unique_ptr<ApiServer> server(
       new ApiServer(std::move(options), std::move(*gates), std::move(*registry)));
   {
@@ -260,7 +266,7 @@ absl::Status ApiServer::SetRuntimeConfig(const std::map<std::string, bool>& chan
   std::map<std::string, bool> merged = options_.runtime_config;
   for (const auto& [key, enabled] : changes) merged[key] = enabled;
   absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
-      ResourceRegistry::Create({options_.kube_version, merged});
+      ResourceRegistry::Create({options_.kube_version, merged, DeviceTaintRulesServed(gates_)});
   if (!registry.ok()) return registry.status();
   for (const ResourceType* t : registry_->All()) {
     if (t->is_custom) (*registry)->PutCustom(*t);

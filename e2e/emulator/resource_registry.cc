@@ -96,9 +96,9 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   }
   absl::StatusOr<std::vector<std::string>> dra_versions = DraVersions(options);
   if (!dra_versions.ok()) return dra_versions.status();
-  // resource.k8s.io/v1alpha3 on 1.33+ holds only DeviceTaintRule (alpha, off unless switched on).
-  // With every other version switched off, it is a cluster whose resource.k8s.io the operator
-  // cannot use (DRANotServed with the versions found).
+  // resource.k8s.io/v1alpha3 on 1.33+ holds only DeviceTaintRule (off unless switched on, and
+  // then only with the DeviceTaintRule gate). With every other version switched off, it is a
+  // cluster whose resource.k8s.io the operator cannot use (DRANotServed with the versions found).
   auto alpha3 = options.runtime_config.find(kV1alpha3);
   const bool serve_alpha3 = alpha3 != options.runtime_config.end() && alpha3->second;
   if (serve_alpha3 && options.kube_version.minor < 33) {
@@ -233,10 +233,19 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
       t.push_back(r);
     }
   }
-  if (serve_alpha3) {
-    auto rule = Make("resource.k8s.io", "v1alpha3", "devicetaintrules", "DeviceTaintRule", false);
+  std::vector<std::string> rule_versions;
+  const KubeVersion& kube = options.kube_version;
+  auto served = [&](const char* v) {
+    return std::find(dra_versions->begin(), dra_versions->end(), v) != dra_versions->end();
+  };
+  if (kube.minor >= 37 && served("v1")) rule_versions.push_back("v1");
+  if (kube.minor >= 36 && served("v1beta2")) rule_versions.push_back("v1beta2");
+  if (serve_alpha3) rule_versions.push_back("v1alpha3");
+  if (options.device_taint_rules && !rule_versions.empty()) {
+    auto rule = Make("resource.k8s.io", "", "devicetaintrules", "DeviceTaintRule", false);
+    rule->versions = rule_versions;
     rule->tracks_generation = true;
-    rule->status_subresource = options.kube_version.minor >= 35;
+    rule->status_subresource = kube.minor >= 35;
     t.push_back(rule);
   }
   return registry;

@@ -572,6 +572,20 @@ TEST(ProtocolTest, Releases135To137ServeV1AndTheirGates) {
   }
 }
 
+TEST(ProtocolTest, DeviceTaintRulesFollowTheirGateAndRelease) {
+  Emulator v137({"--kube-version", "1.37"});  // DRADeviceTaintRules GA, on: served in v1
+  EXPECT_EQ(v137.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 200);
+  Emulator v136({"--kube-version", "1.36"});  // beta, off by default
+  EXPECT_EQ(v136.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 404);
+  Emulator v136_on({"--kube-version", "1.36", "--feature-gates", "DRADeviceTaintRules=true",
+                    "--runtime-config", "resource.k8s.io/v1beta2=true"});
+  EXPECT_EQ(v136_on.http().Get("/apis/resource.k8s.io/v1beta2/devicetaintrules").status, 200);
+  EXPECT_EQ(v136_on.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 404);
+  // v1alpha3 switched on without the gate holds nothing, so it is not served at all.
+  Emulator v135({"--kube-version", "1.35", "--runtime-config", "resource.k8s.io/v1alpha3=true"});
+  EXPECT_EQ(v135.http().Get("/apis/resource.k8s.io/v1alpha3").status, 404);
+}
+
 // An admin who switches v1 off and v1alpha3 on (1.33+) gets a resource.k8s.io that holds only
 // DeviceTaintRules: the operator's "no version it reads" case.
 TEST(ProtocolTest, V1alpha3ServesOnlyDeviceTaintRules) {
