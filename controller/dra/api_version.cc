@@ -99,11 +99,21 @@ absl::StatusOr<DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>
     const std::string name(VersionName(v));
     if (std::find(served.begin(), served.end(), name) != served.end()) return v;
   }
+  if (served.empty()) {
+    return absl::NotFoundError(
+        "the API server serves no resource.k8s.io version; enable Dynamic Resource Allocation "
+        "(on 1.34+ resource.k8s.io/v1 is served unless --runtime-config switched it off; on "
+        "1.32/1.33: --runtime-config=resource.k8s.io/v1beta1=true or v1beta2, and the "
+        "DynamicResourceAllocation feature gate)");
+  }
+  std::vector<std::string> known;
+  for (DraApiVersion v : order) known.emplace_back(VersionName(v));
   return absl::NotFoundError(absl::StrCat(
-      "the server serves resource.k8s.io in ",
-      served.empty() ? "no version" : absl::StrCat("versions ", absl::StrJoin(served, ", ")),
-      ", but the operator needs v1, v1beta2 or v1beta1 (Kubernetes 1.32+; on 1.32/1.33 enable "
-      "DRA with --runtime-config=resource.k8s.io/v1beta1=true or v1beta2)"));
+      "the API server serves resource.k8s.io only in ",
+      served.size() == 1 ? "version " : "versions ", absl::StrJoin(served, ", "),
+      ", which this operator does not read (it reads ", absl::StrJoin(known, ", "),
+      kube ? absl::StrCat(" on Kubernetes ", kube->ToString()) : "",
+      "); serve one of those, e.g. --runtime-config=resource.k8s.io/v1=true on 1.34+"));
 }
 
 }  // namespace gpuprofile::dra

@@ -47,7 +47,9 @@ std::vector<DraApiVersion> DraApiVersionsIn(const KubeVersion& kube);
 // The version to use among those a server serves (`served`: "v1", "v1beta2", ..., as discovery
 // lists them) on release `kube` (nullopt: unknown release, v1 > v1beta2 > v1beta1). The choice is
 // the operator's, not the server's preference: a 1.33 cluster with v1beta2 enabled is driven
-// through v1beta2 even if the server prefers v1beta1. NotFound naming what is served otherwise.
+// through v1beta2 even if the server prefers v1beta1. NotFound otherwise, saying that no version
+// is served or naming the versions found (e.g. only v1alpha3, or a future v2) and the ones the
+// operator reads.
 absl::StatusOr<DraApiVersion> ChooseDraApiVersion(const std::vector<std::string>& served,
                                                   const std::optional<KubeVersion>& kube);
 

@@ -86,6 +86,10 @@ void GpuProfileOperator::Wire() {
   profile_options.events = options_.events;
   profile_options.metrics = profile_metrics_ ? &*profile_metrics_ : nullptr;
   profile_options.status_interval = options_.status_interval;
+  profile_options.dra_discovery = [this] {
+    absl::MutexLock lock(&mu_);
+    return absl::IsNotFound(dra_status_) ? std::string(dra_status_.message()) : std::string();
+  };
   profiles_ = std::make_unique<ProfileReconciler>(std::move(profile_options));
 
   NodeGroupReconcilerOptions group_options;
@@ -201,8 +205,14 @@ void GpuProfileOperator::PollDiscovery() {
       first = false;
       absl::StatusOr<dra::DraApiVersion> version = DiscoverDraApiVersion(&discovery_);
       absl::Status status = version.status();
-      // NotFound: discovery answered that no version is served (DRANotServed is then true);
-      // other errors say nothing either way.
+      bool changed;
+      {
+        absl::MutexLock lock(&mu_);
+        changed = dra_status_.ToString() != status.ToString();
+        dra_status_ = status;
+      }
+      // NotFound: discovery answered that no version the operator reads is served (DRANotServed
+      // is then true, with dra_status_'s message); other errors say nothing either way.
       if (!version.ok() && absl::IsNotFound(version.status())) cache_->MarkDraChecked();
       if (version.ok() && cache_->EnableDra(*version)) {
         if (options_.log) {
@@ -213,17 +223,13 @@ void GpuProfileOperator::PollDiscovery() {
         EnqueueAllProfiles();
         node_group_controller_->queue()->Add(kFleetKey);
       }
-      bool changed;
-      {
-        absl::MutexLock lock(&mu_);
-        changed = dra_status_.ToString() != status.ToString();
-        dra_status_ = status;
-      }
       if (changed && !status.ok() && options_.log) {
         options_.log(absl::StrCat(
             "Dynamic Resource Allocation is not available: ", status.message(),
             "; checking again every ", absl::FormatDuration(options_.dra_poll_interval)));
       }
+      // The DRANotServed message names what discovery found: rewrite it when that changes.
+      if (changed && absl::IsNotFound(status)) EnqueueAllProfiles();
     }
     absl::MutexLock lock(&mu_);
     auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };

@@ -133,7 +133,11 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     if (!added.ok()) return added;
   }
 
-  if (!version.has_value()) return WriteStatus(*object, DraNotServedStatus(*object));
+  if (!version.has_value()) {
+    return WriteStatus(
+        *object, DraNotServedStatus(
+                     *object, options_.dra_discovery ? options_.dra_discovery() : std::string()));
+  }
   if (!object->profile.has_value()) {
     api::GpuProfileStatus status = UndecodableStatus(*object);
     Event(*object, true, profile::kReasonInvalidSpec, "Validate",

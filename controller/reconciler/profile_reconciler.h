@@ -26,6 +26,7 @@
 // Thread-safety: thread-safe; the controller never runs two passes for one profile at once.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct ProfileReconcilerOptions {
   runtime::EventRecorder* events = nullptr;  // may be null
   const ProfileMetrics* metrics = nullptr;   // may be null
   absl::Duration status_interval = absl::Seconds(1);
+  // What DRA discovery last found when no usable resource.k8s.io version is served (for the
+  // DRANotServed message); may be null. Called from reconcile workers.
+  std::function<std::string()> dra_discovery;
 };
 
 class ProfileReconciler {

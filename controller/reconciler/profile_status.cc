@@ -28,16 +28,21 @@ api::Condition* Find(api::GpuProfileStatus* status, const char* type) {
 
 }  // namespace
 
-api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object) {
+api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object,
+                                         const std::string& discovered) {
   const int64_t g = object.metadata.generation;
   api::GpuProfileStatus status;
   status.observed_generation = g;
   if (object.profile.has_value()) status.device_class_name = object.profile->spec.device_class_name;
   const std::string message =
-      "the API server serves no resource.k8s.io version, so DeviceClasses and "
-      "ResourceClaimTemplates cannot be written; enable Dynamic Resource Allocation (on 1.32/1.33: "
-      "--runtime-config=resource.k8s.io/v1beta1=true and the DynamicResourceAllocation feature "
-      "gate); the operator picks it up without a restart";
+      discovered.empty()
+          ? "the API server serves no resource.k8s.io version, so DeviceClasses and "
+            "ResourceClaimTemplates cannot be written; enable Dynamic Resource Allocation (on "
+            "1.32/1.33: --runtime-config=resource.k8s.io/v1beta1=true and the "
+            "DynamicResourceAllocation feature gate); the operator picks it up without a restart"
+          : discovered +
+                ", so DeviceClasses and ResourceClaimTemplates cannot be written; the operator "
+                "picks up a served version without a restart";
   status.conditions = {
       Make(api::kConditionReady, api::ConditionStatus::kFalse, kReasonDraNotServed, message, g),
       Make(api::kConditionReconciling, api::ConditionStatus::kFalse, kReasonDraNotServed,

@@ -1,7 +1,8 @@
 // File: controller/reconciler/profile_status.h
 // The status `run` writes, beyond what the engine computes:
-//  - DraNotServedStatus: the cluster serves no resource.k8s.io version; every profile is
-//    Stalled with reason DRANotServed until an admin enables DRA (picked up without a restart);
+//  - DraNotServedStatus: the cluster serves no resource.k8s.io version the operator reads; every
+//    profile is Stalled with reason DRANotServed, saying what discovery found, until an admin
+//    enables DRA (picked up without a restart);
 //  - UndecodableStatus: the stored spec does not decode (a type the CRD schema let through);
 //    Stalled with reason InvalidSpec naming each field;
 //  - ProgressingOverlay: objects are not all in place yet (a write failed and will be retried):
@@ -23,7 +24,10 @@ namespace gpuprofile::reconciler {
 inline constexpr char kReasonDraNotServed[] = "DRANotServed";
 inline constexpr char kReasonProgressing[] = "Progressing";
 
-api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object);
+// `discovered`: what discovery found ("the API server serves resource.k8s.io only in version
+// v1alpha3, ..."); empty when not known yet.
+api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object,
+                                         const std::string& discovered = "");
 api::GpuProfileStatus UndecodableStatus(const ProfileObject& object);
 void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* status);
 void StampTransitionTimes(const std::map<std::string, StoredCondition>& stored, absl::Time now,

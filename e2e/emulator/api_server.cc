@@ -55,11 +55,18 @@ std::optional<ApiServer::Route> ParseRoute(const std::string& path) {
   return r;
 }
 
+// Whether the release's DeviceTaintRule API is switched on.
+bool DeviceTaintRulesServed(const FeatureGates& gates) {
+  return gates.version().minor >= 35 ? gates.Enabled(kDRADeviceTaintRules)
+                                     : gates.Enabled(kDRADeviceTaints);
+}
+
 }  // namespace
 
-ApiServer::ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> registry)
+ApiServer::ApiServer(ServerOptions options, FeatureGates gates,
+                     std::unique_ptr<ResourceRegistry> registry)
     : options_(std::move(options)),
-      gates_(options_.kube_version, options_.feature_gates),
+      gates_(std::move(gates)),
       registry_(std::move(registry)),
       store_(options_.history_size),
       watches_(options_.bookmark_interval, options_.delivery),
@@ -68,15 +75,14 @@ ApiServer::ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> re
 ApiServer::~ApiServer() { CloseAllWatches(); }
 
 absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Create(ServerOptions options) {
-  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
-      ResourceRegistry::Create({options.kube_version, options.runtime_config});
+  absl::StatusOr<FeatureGates> gates =
+      FeatureGates::Parse(options.kube_version, options.feature_gates);
+  if (!gates.ok()) return gates.status();
+  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry = ResourceRegistry::Create(
+      {options.kube_version, options.runtime_config, DeviceTaintRulesServed(*gates)});
   if (!registry.ok()) return registry.status();
-  FeatureGates gates(options.kube_version, options.feature_gates);
-  if (std::string unknown = gates.UnknownGates(); !unknown.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--feature-gates: unrecognized feature gate: ", unknown));
-  }
-  std::unique_ptr<ApiServer> server(new ApiServer(std::move(options), std::move(*registry)));
+  std::unique_ptr<ApiServer> server(
+      new ApiServer(std::move(options), std::move(*gates), std::move(*registry)));
   {
     absl::MutexLock lock(&server->mu_);
     server->store_.SetListener(
@@ -130,6 +136,10 @@ HttpResponse ApiServer::HandleLocked(const HttpRequest& request) {
     r.content_type = "text/plain; charset=utf-8";
     r.body = "ok";
     return r;
+  }
+  if (path == "/openapi/v2" || path == "/openapi/v2/") {
+    if (request.method != "GET") return ErrorResponse(MethodNotSupported({}, request.method));
+    return OpenApiV2Response(*registry_, options_.kube_version, request.Header("accept"));
   }
   if (path.rfind("/openapi/v3", 0) == 0) {
     if (request.method != "GET") return ErrorResponse(MethodNotSupported({}, request.method));
@@ -249,6 +259,22 @@ void ApiServer::Tick() {
 void ApiServer::CloseAllWatches() {
   absl::MutexLock lock(&mu_);
   watches_.CloseAll();
+}
+
+absl::Status ApiServer::SetRuntimeConfig(const std::map<std::string, bool>& changes) {
+  absl::MutexLock lock(&mu_);
+  std::map<std::string, bool> merged = options_.runtime_config;
+  for (const auto& [key, enabled] : changes) merged[key] = enabled;
+  absl::StatusOr<std::unique_ptr<ResourceRegistry>> registry =
+      ResourceRegistry::Create({options_.kube_version, merged, DeviceTaintRulesServed(gates_)});
+  if (!registry.ok()) return registry.status();
+  for (const ResourceType* t : registry_->All()) {
+    if (t->is_custom) (*registry)->PutCustom(*t);
+  }
+  registry_ = *std::move(registry);
+  options_.runtime_config = std::move(merged);
+  watches_.CloseAll();
+  return absl::OkStatus();
 }
 
 void ApiServer::ShutdownWatches() {

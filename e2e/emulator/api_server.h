@@ -34,7 +34,8 @@ namespace gpuprofile::e2e {
 struct ServerOptions {
   KubeVersion kube_version;
   std::map<std::string, bool> runtime_config;
-  std::map<std::string, bool> feature_gates;
+  // --feature-gates "A=true,B=false" (DRA gates; FeatureGates::Parse checks it for the release).
+  std::string feature_gates;
   size_t history_size = 10000;  // write events kept for watches (the compaction window)
   absl::Duration bookmark_interval = absl::Seconds(60);
   absl::Duration default_watch_timeout = absl::Minutes(30);
@@ -58,6 +59,11 @@ class ApiServer {
   // Ends every watch and every watch opened from now on (before the HTTP listener closes).
   void ShutdownWatches();
   void CompactHistory();
+  // What restarting the API server with other `--runtime-config` values does, in place: the
+  // entries (`"resource.k8s.io/v1" -> true`) are merged into the current ones and the served
+  // resources rebuilt (CRD kinds kept, stored objects kept, every open watch ended).
+  // InvalidArgument as at startup when a version does not exist in the release.
+  absl::Status SetRuntimeConfig(const std::map<std::string, bool>& changes);
 
   // Every stored object of a storage key ("roles.rbac.authorization.k8s.io"), all namespaces.
   std::vector<ObjectPtr> Objects(const std::string& storage_key) const;
@@ -79,7 +85,7 @@ class ApiServer {
   };
 
  private:
-  explicit ApiServer(ServerOptions options, std::unique_ptr<ResourceRegistry> registry);
+  ApiServer(ServerOptions options, FeatureGates gates, std::unique_ptr<ResourceRegistry> registry);
   HttpResponse HandleLocked(const HttpRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse HandleResource(const HttpRequest& request, const Route& route)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

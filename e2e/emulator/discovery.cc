@@ -2,10 +2,13 @@
 #include "e2e/emulator/discovery.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -171,6 +174,144 @@ nlohmann::json OpenApiDocument(const std::string& group, const std::string& vers
   return doc;
 }
 
+// The OpenAPI v2 (Swagger 2.0) document of every served group/version: the same operations as
+// the v3 documents (PATCH, PUT and POST with the fieldValidation query parameter, each with
+// x-kubernetes-group-version-kind) and no definitions, so clients validate nothing client-side
+// and leave field validation to the server.
+nlohmann::json OpenApiV2Document(const GroupMap& groups, const KubeVersion& kube) {
+  nlohmann::json paths = nlohmann::json::object();
+  nlohmann::json field_validation = {
+      {"name", "fieldValidation"},
+      {"in", "query"},
+      {"description",
+       "fieldValidation instructs the server on how to handle objects in the request "
+       "containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict."},
+      {"type", "string"},
+      {"uniqueItems", true}};
+  for (const auto& [group, versions] : groups) {
+    for (const auto& [version, types] : versions) {
+      nlohmann::json doc = OpenApiDocument(group, version, types);
+      for (auto& [path, item] : doc["paths"].items()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (auto& [method, op] : item.items()) {
+          nlohmann::json o = {
+              {"operationId", op["operationId"]},
+              {"responses", {{"200", {{"description", "OK"}}}}},
+              {"x-kubernetes-group-version-kind", op["x-kubernetes-group-version-kind"]}};
+          if (op.contains("parameters")) o["parameters"] = {field_validation};
+          out[method] = std::move(o);
+        }
+        paths[path] = std::move(out);
+      }
+    }
+  }
+  return {{"swagger", "2.0"},
+          {"info", {{"title", "Kubernetes"}, {"version", absl::StrCat("v1.", kube.minor, ".0")}}},
+          {"paths", paths},
+          {"definitions", nlohmann::json::object()}};
+}
+
+// Protocol-buffer wire format of the subset of gnostic's openapi.v2.Document that
+// OpenApiV2Document produces (kubectl asks for
+// application/com.github.proto-openapi.spec.v2@v1.0+protobuf and decodes nothing else).
+class ProtoWriter {
+ public:
+  void String(int field, const std::string& value) {
+    Tag(field, 2);
+    Varint(value.size());
+    out_ += value;
+  }
+  void Bool(int field, bool value) {
+    Tag(field, 0);
+    Varint(value ? 1 : 0);
+  }
+  void Message(int field, const ProtoWriter& inner) { String(field, inner.out_); }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  void Tag(int field, int wire_type) { Varint((static_cast<uint64_t>(field) << 3) | wire_type); }
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>((v & 0x7F) | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  std::string out_;
+};
+
+std::string Str(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+ProtoWriter EncodeOperation(const nlohmann::json& op) {
+  ProtoWriter w;
+  w.String(5, Str(op, "operationId"));  // operation_id
+  for (const nlohmann::json& p : op.value("parameters", nlohmann::json::array())) {
+    ProtoWriter query;  // QueryParameterSubSchema
+    query.String(2, Str(p, "in"));
+    query.String(3, Str(p, "description"));
+    query.String(4, Str(p, "name"));
+    query.String(6, Str(p, "type"));
+    if (p.value("uniqueItems", false)) query.Bool(20, true);
+    ProtoWriter non_body;  // NonBodyParameter.query_parameter_sub_schema
+    non_body.Message(3, query);
+    ProtoWriter parameter;  // Parameter.non_body_parameter
+    parameter.Message(2, non_body);
+    ProtoWriter item;  // ParametersItem.parameter
+    item.Message(1, parameter);
+    w.Message(8, item);
+  }
+  ProtoWriter responses;
+  for (auto& [code, response] : op["responses"].items()) {
+    ProtoWriter r;  // Response.description
+    r.String(1, Str(response, "description"));
+    ProtoWriter value;  // ResponseValue.response
+    value.Message(1, r);
+    ProtoWriter named;  // NamedResponseValue
+    named.String(1, code);
+    named.Message(2, value);
+    responses.Message(1, named);
+  }
+  w.Message(9, responses);
+  for (auto& [name, value] : op.items()) {
+    if (name.rfind("x-", 0) != 0) continue;
+    ProtoWriter any;  // Any.yaml (JSON is YAML)
+    any.String(2, value.dump());
+    ProtoWriter named;  // NamedAny
+    named.String(1, name);
+    named.Message(2, any);
+    w.Message(13, named);  // vendor_extension
+  }
+  return w;
+}
+
+std::string EncodeOpenApiV2(const nlohmann::json& doc) {
+  ProtoWriter w;
+  w.String(1, Str(doc, "swagger"));
+  ProtoWriter info;
+  info.String(1, Str(doc["info"], "title"));
+  info.String(2, Str(doc["info"], "version"));
+  w.Message(2, info);
+  ProtoWriter paths;
+  for (auto& [path, item] : doc["paths"].items()) {
+    ProtoWriter path_item;
+    // PathItem fields: get 2, put 3, post 4, delete 5, patch 8.
+    for (auto [method, field] : std::vector<std::pair<std::string, int>>{
+             {"get", 2}, {"put", 3}, {"post", 4}, {"delete", 5}, {"patch", 8}}) {
+      if (item.contains(method)) path_item.Message(field, EncodeOperation(item[method]));
+    }
+    ProtoWriter named;  // NamedPathItem
+    named.String(1, path);
+    named.Message(2, path_item);
+    paths.Message(2, named);
+  }
+  w.Message(8, paths);
+  w.Message(9, ProtoWriter());  // definitions: none
+  return w.bytes();
+}
+
 }  // namespace
 
 HttpResponse VersionResponse(const KubeVersion& kube) {
@@ -242,6 +383,22 @@ HttpResponse DiscoveryResponse(const ResourceRegistry& registry, const std::stri
   auto vit = git->second.find(version);
   if (vit == git->second.end()) return ErrorResponse(PathNotFound());
   return JsonResponse(200, ResourceList(group + "/" + version, vit->second));
+}
+
+HttpResponse OpenApiV2Response(const ResourceRegistry& registry, const KubeVersion& kube,
+                               const std::string& accept) {
+  nlohmann::json doc = OpenApiV2Document(Groups(registry), kube);
+  HttpResponse r;
+  if (accept.find("protobuf") != std::string::npos) {
+    // kube-openapi answers the deprecated "...@v1.0+protobuf" Accept with the dotted type: Go's
+    // mime parser (and so kubectl) rejects the "@" in a Content-Type.
+    r.content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+    r.body = EncodeOpenApiV2(doc);
+  } else {
+    r = JsonResponse(200, doc);
+  }
+  r.headers.emplace_back("Cache-Control", "no-cache, private");
+  return r;
 }
 
 HttpResponse OpenApiResponse(const ResourceRegistry& registry, const std::string& path) {

@@ -1,34 +1,18 @@
 // File: e2e/emulator/dra_admission.cc
 #include "e2e/emulator/dra_admission.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "controller/core/names.h"
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
+#include "controller/core/names.h"
 #include "e2e/emulator/object_store.h"
 
 namespace gpuprofile::e2e {
 namespace {
-
-struct GateInfo {
-  const char* name;
-  int default_on_from;  // first minor where the gate defaults to on; 0 = never in 1.32-1.36
-};
-
-constexpr GateInfo kGates[] = {
-    {"DynamicResourceAllocation", 32},  // switched on for DRA in every mode the emulator serves
-    {"DRAAdminAccess", 34},
-    {"DRAResourceClaimDeviceStatus", 33},
-    {"DRAPrioritizedList", 34},
-    {"DRADeviceTaints", 36},
-    {"DRAPartitionableDevices", 36},
-    {"DRAExtendedResource", 36},
-    {"DRAConsumableCapacity", 36},
-    {"DRADeviceBindingConditions", 36},
-};
 
 constexpr size_t kMaxSelectors = 32;
 constexpr size_t kMaxConfigs = 32;
@@ -36,7 +20,20 @@ constexpr size_t kMaxRequests = 32;
 constexpr size_t kMaxConstraints = 32;
 constexpr size_t kMaxSubRequests = 8;
 constexpr size_t kMaxDevicesPerSlice = 128;
+// KEP-4815's limits (1.35+): a slice with taints, counter consumptions or list attributes.
+constexpr size_t kMaxDevicesPerSliceWithAdvancedFeatures = 64;
+constexpr size_t kMaxCounterSets = 8;
+constexpr size_t kMaxCountersPerSet = 32;
+constexpr size_t kMaxConsumptionsPerDevice = 2;
+constexpr size_t kMaxCountersPerConsumption = 32;
+constexpr size_t kMaxTaintsPerDevice = 16;
+// 1.33/1.34: every counter of every set together.
+constexpr size_t kMaxSharedCountersBefore135 = 32;
+// 1.36+: list items count one each, a scalar counts one.
+constexpr size_t kMaxAttributeValuesPerDevice = 48;
+constexpr size_t kMaxAttributeValueLength = 64;
 constexpr size_t kMaxAttributesAndCapacities = 32;
+constexpr const char* kListKinds[] = {"bools", "ints", "strings", "versions"};
 constexpr size_t kMaxExpressionLength = 10 * 1024;
 constexpr size_t kMaxParametersSize = 10 * 1024;
 
@@ -73,12 +70,134 @@ void DefaultExact(nlohmann::json& request, const FeatureGates& gates, bool drop_
     if (!count || (count->is_number() && count->get<double>() == 0)) request["count"] = 1;
   }
   if (drop_admin) request.erase("adminAccess");
-  if (!gates.Enabled("DRADeviceTaints")) request.erase("tolerations");
-  if (!gates.Enabled("DRAConsumableCapacity")) request.erase("capacity");
+  if (!gates.Enabled(kDRADeviceTaints)) request.erase("tolerations");
+  if (!gates.Enabled(kDRAConsumableCapacity)) request.erase("capacity");
 }
 
 bool UsesField(const nlohmann::json* old, const std::string& needle) {
   return old && old->dump().find("\"" + needle + "\"") != std::string::npos;
+}
+
+// Set: present and not null (a pointer field in the Go types).
+bool Present(const nlohmann::json& o, const char* key) {
+  const nlohmann::json* f = Field(o, key);
+  return f && !f->is_null();
+}
+// A list or map field with at least one entry.
+bool NonEmpty(const nlohmann::json& o, const char* key) {
+  const nlohmann::json* f = Field(o, key);
+  return f && (f->is_array() || f->is_object()) && !f->empty();
+}
+
+template <typename Pred>
+bool AnyDevice(const nlohmann::json* slice, Pred pred) {
+  const nlohmann::json* spec = slice ? Field(*slice, "spec") : nullptr;
+  const nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
+  if (!devices || !devices->is_array()) return false;
+  for (const nlohmann::json& d : *devices) {
+    if (d.is_object() && pred(d)) return true;
+  }
+  return false;
+}
+
+bool HasListAttribute(const nlohmann::json& device) {
+  const nlohmann::json* attributes = Field(device, "attributes");
+  if (!attributes || !attributes->is_object()) return false;
+  for (const auto& [key, value] : attributes->items()) {
+    for (const char* kind : kListKinds) {
+      if (Present(value, kind)) return true;
+    }
+  }
+  return false;
+}
+bool HasTaints(const nlohmann::json& d) { return NonEmpty(d, "taints"); }
+bool ConsumesCounters(const nlohmann::json& d) { return NonEmpty(d, "consumesCounters"); }
+bool UsesDeviceNodeSelection(const nlohmann::json& d) {
+  return Present(d, "nodeName") || Present(d, "nodeSelector") || Present(d, "allNodes");
+}
+bool UsesBindingConditions(const nlohmann::json& d) {
+  return NonEmpty(d, "bindingConditions") || NonEmpty(d, "bindingFailureConditions") ||
+         Present(d, "bindsToNode");
+}
+bool UsesConsumableCapacity(const nlohmann::json& d) {
+  if (Present(d, "allowMultipleAllocations")) return true;
+  const nlohmann::json* capacity = Field(d, "capacity");
+  if (!capacity || !capacity->is_object()) return false;
+  for (const auto& [key, value] : capacity->items()) {
+    if (Present(value, "requestPolicy")) return true;
+  }
+  return false;
+}
+
+// pkg/registry/resource/resourceslice/strategy.go dropDisabledFields: each gate's fields go
+// unless the gate is on or the stored object already uses that feature. A list attribute
+// whose gate is off loses its value, so validation then rejects the attribute ("exactly one
+// value must be specified"), as kube-apiserver does.
+void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
+                             const nlohmann::json* old) {
+  nlohmann::json* spec = Field(object, "spec");
+  if (!spec || !spec->is_object()) return;
+  const nlohmann::json* old_spec = old ? Field(*old, "spec") : nullptr;
+  const bool drop_taints = !gates.Enabled(kDRADeviceTaints) && !AnyDevice(old, HasTaints);
+  const bool drop_partitionable = !gates.Enabled(kDRAPartitionableDevices) &&
+                                  !(old_spec && (NonEmpty(*old_spec, "sharedCounters") ||
+                                                 Present(*old_spec, "perDeviceNodeSelection"))) &&
+                                  !AnyDevice(old, [](const nlohmann::json& d) {
+                                    return ConsumesCounters(d) || UsesDeviceNodeSelection(d);
+                                  });
+  const bool drop_binding = !(gates.Enabled(kDRADeviceBindingConditions) &&
+                              gates.Enabled(kDRAResourceClaimDeviceStatus)) &&
+                            !AnyDevice(old, UsesBindingConditions);
+  const bool drop_consumable =
+      !gates.Enabled(kDRAConsumableCapacity) && !AnyDevice(old, UsesConsumableCapacity);
+  const bool drop_node_allocatable =
+      !gates.Enabled(kDRANodeAllocatableResources) && !AnyDevice(old, [](const nlohmann::json& d) {
+        return NonEmpty(d, "nodeAllocatableResources");
+      });
+  const bool drop_lists =
+      !gates.Enabled(kDRAListTypeAttributes) && !AnyDevice(old, HasListAttribute);
+  if (drop_partitionable) {
+    spec->erase("sharedCounters");
+    spec->erase("perDeviceNodeSelection");
+  }
+  // 1.37 alpha (gate DRAResourcePoolStatus, not among the modelled gates: off, as by default).
+  if (!(old_spec && Present(*old_spec, "partitionTypeAttribute"))) {
+    spec->erase("partitionTypeAttribute");
+  }
+  nlohmann::json* devices = Field(*spec, "devices");
+  if (!devices || !devices->is_array()) return;
+  for (nlohmann::json& d : *devices) {
+    if (!d.is_object()) continue;
+    if (drop_taints) d.erase("taints");
+    if (drop_partitionable) {
+      for (const char* k : {"consumesCounters", "nodeName", "nodeSelector", "allNodes"}) {
+        d.erase(k);
+      }
+    }
+    if (drop_binding) {
+      for (const char* k : {"bindingConditions", "bindingFailureConditions", "bindsToNode"}) {
+        d.erase(k);
+      }
+    }
+    if (drop_consumable) {
+      d.erase("allowMultipleAllocations");
+      if (nlohmann::json* capacity = Field(d, "capacity"); capacity && capacity->is_object()) {
+        for (auto& [key, value] : capacity->items()) {
+          if (value.is_object()) value.erase("requestPolicy");
+        }
+      }
+    }
+    if (drop_node_allocatable) d.erase("nodeAllocatableResources");
+    if (drop_lists) {
+      if (nlohmann::json* attributes = Field(d, "attributes");
+          attributes && attributes->is_object()) {
+        for (auto& [key, value] : attributes->items()) {
+          if (!value.is_object()) continue;
+          for (const char* kind : kListKinds) value.erase(kind);
+        }
+      }
+    }
+  }
 }
 
 struct Validator {
@@ -116,7 +235,7 @@ struct Validator {
         continue;
       }
       auto env = cel::Environment::ForDeviceSelectors(kube, cel::ExpressionMode::kNewExpression,
-                                                      gates.Enabled("DRAConsumableCapacity"));
+                                                      gates.Enabled(kDRAConsumableCapacity));
       cel::CompileOptions options;
       options.require_bool_result = true;
       auto program = cel::Compile(text, env, options);
@@ -266,6 +385,193 @@ struct Validator {
     Configs(Field(*devices, "config"), dpath + ".config");
   }
 
+  // One device of a slice (validateDevice).
+  // `slice_counter_sets`: the names of the slice's own counter sets (before 1.35 a device
+  // consumes counters of its slice only).
+  void Device(const nlohmann::json& d, const std::string& p, bool per_device_nodes,
+              const std::set<std::string>& slice_counter_sets) {
+    const bool kep4815 = kube.minor >= 35;
+    const bool lists = kube.minor >= 36;
+    size_t n = 0;
+    for (const char* k : {"attributes", "capacity"}) {
+      const nlohmann::json* m = Field(d, k);
+      if (m && m->is_object()) n += m->size();
+    }
+    if (n > kMaxAttributesAndCapacities) {
+      causes.push_back(FieldInvalid(p, n,
+                                    absl::StrCat("the total number of attributes and capacities "
+                                                 "must not exceed ",
+                                                 kMaxAttributesAndCapacities)));
+    }
+    const nlohmann::json* attributes = Field(d, "attributes");
+    if (lists && attributes && attributes->is_object()) {
+      size_t values = 0;
+      for (const auto& [key, value] : attributes->items()) {
+        size_t items = 0;
+        for (const char* kind : kListKinds) {
+          const nlohmann::json* list = Field(value, kind);
+          if (list && list->is_array()) items += list->size();
+        }
+        values += items == 0 ? 1 : items;
+      }
+      if (values > kMaxAttributeValuesPerDevice) {
+        causes.push_back(FieldInvalid(p, values,
+                                      absl::StrCat("the total number of attribute values must "
+                                                   "not exceed ",
+                                                   kMaxAttributeValuesPerDevice)));
+      }
+    }
+    const bool allow_multiple = Present(d, "allowMultipleAllocations") &&
+                                d["allowMultipleAllocations"].is_boolean() &&
+                                d["allowMultipleAllocations"].get<bool>();
+    for (const char* k : {"attributes", "capacity"}) {
+      const nlohmann::json* m = Field(d, k);
+      if (!m || !m->is_object()) continue;
+      for (auto& [key, value] : m->items()) {
+        std::string fp = absl::StrCat(p, ".", k, "[", key, "]");
+        if (absl::Status s = IsDraAttributeName(key); !s.ok()) {
+          causes.push_back(FieldInvalid(fp, key, std::string(s.message())));
+        }
+        if (std::string(k) == "attributes") {
+          Attribute(value, fp);
+        } else if (!allow_multiple && Present(value, "requestPolicy")) {
+          causes.push_back(
+              FieldForbidden(fp + ".requestPolicy", "allowMultipleAllocations must be true"));
+        }
+      }
+    }
+    const nlohmann::json* taints = Field(d, "taints");
+    if (taints && taints->is_array()) {
+      if (kep4815 && taints->size() > kMaxTaintsPerDevice) {
+        causes.push_back(FieldTooMany(p + ".taints", taints->size(), kMaxTaintsPerDevice));
+      }
+      std::vector<std::string> effects = {"NoExecute", "NoSchedule"};
+      if (kep4815) effects.push_back("None");  // the None effect is 1.35+
+      for (size_t j = 0; j < taints->size(); ++j) {
+        std::string tp = absl::StrCat(p, ".taints[", j, "]");
+        const nlohmann::json& taint = (*taints)[j];
+        const nlohmann::json* effect = Field(taint, "effect");
+        std::string e = effect && effect->is_string() ? effect->get<std::string>() : "";
+        if (e.empty()) {
+          causes.push_back(FieldRequired(tp + ".effect"));
+        } else if (std::find(effects.begin(), effects.end(), e) == effects.end()) {
+          causes.push_back(FieldNotSupported(tp + ".effect", e, effects));
+        }
+        const nlohmann::json* key = Field(taint, "key");
+        if (!key || !key->is_string() || key->get<std::string>().empty()) {
+          causes.push_back(FieldInvalid(tp + ".key", "", "name part must be non-empty"));
+        }
+      }
+    }
+    const nlohmann::json* consumes = Field(d, "consumesCounters");
+    if (kep4815 && consumes && consumes->is_array()) {
+      if (consumes->size() > kMaxConsumptionsPerDevice) {
+        causes.push_back(
+            FieldTooMany(p + ".consumesCounters", consumes->size(), kMaxConsumptionsPerDevice));
+      }
+      std::set<std::string> sets;
+      for (size_t j = 0; j < consumes->size(); ++j) {
+        std::string cp = absl::StrCat(p, ".consumesCounters[", j, "]");
+        NamedCounters((*consumes)[j], cp, "counterSet", kMaxCountersPerConsumption, sets);
+      }
+    } else if (consumes && consumes->is_array()) {
+      for (size_t j = 0; j < consumes->size(); ++j) {
+        const nlohmann::json* set = Field((*consumes)[j], "counterSet");
+        std::string name = set && set->is_string() ? set->get<std::string>() : "";
+        std::string cp = absl::StrCat(p, ".consumesCounters[", j, "].counterSet");
+        if (name.empty()) causes.push_back(FieldRequired(cp));
+        if (!slice_counter_sets.count(name)) {
+          causes.push_back(FieldInvalid(
+              cp, name, "must reference a counterSet defined in the ResourceSlice sharedCounters"));
+        }
+      }
+    }
+    if (kep4815) {
+      if (per_device_nodes) {
+        int set = 0;
+        for (const char* k : {"nodeName", "nodeSelector", "allNodes"}) set += Present(d, k);
+        if (set != 1) {
+          std::string detail =
+              "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+              "`perDeviceNodeSelection` is set to true in the ResourceSlice spec";
+          causes.push_back(set == 0 ? FieldRequired(p, detail)
+                                    : FieldInvalid(p, "<value omitted>", detail));
+        }
+      } else if (UsesDeviceNodeSelection(d)) {
+        causes.push_back(FieldInvalid(p, nullptr,
+                                      "`nodeName`, `nodeSelector` and `allNodes` can only be set "
+                                      "if `perDeviceNodeSelection` is set to true in the "
+                                      "ResourceSlice spec"));
+      }
+    }
+  }
+
+  // validateDeviceAttribute: exactly one value; lists not empty, strings at most 64 bytes.
+  void Attribute(const nlohmann::json& value, const std::string& fp) {
+    int kinds = 0;
+    for (const char* sk : {"int", "bool", "string", "version"}) {
+      if (!Present(value, sk)) continue;
+      ++kinds;
+      const nlohmann::json& sv = value[sk];
+      if ((std::string(sk) == "string" || std::string(sk) == "version") && sv.is_string() &&
+          sv.get<std::string>().size() > kMaxAttributeValueLength) {
+        causes.push_back(FieldTooLong(absl::StrCat(fp, ".", sk), kMaxAttributeValueLength));
+      }
+    }
+    for (const char* kind : kListKinds) {
+      if (!Present(value, kind)) continue;
+      ++kinds;
+      const nlohmann::json& list = value[kind];
+      std::string lp = absl::StrCat(fp, ".", kind);
+      if (!list.is_array() || list.empty()) {
+        causes.push_back(FieldInvalid(lp, list, "must not be empty if specified"));
+        continue;
+      }
+      if (std::string(kind) != "strings" && std::string(kind) != "versions") continue;
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i].is_string() && list[i].get<std::string>().size() > kMaxAttributeValueLength) {
+          causes.push_back(FieldTooLong(absl::StrCat(lp, "[", i, "]"), kMaxAttributeValueLength));
+        }
+      }
+    }
+    if (kinds == 0) {
+      causes.push_back(FieldInvalid(fp, "", "exactly one value must be specified"));
+    } else if (kinds > 1) {
+      causes.push_back(FieldInvalid(fp, value, "exactly one value must be specified"));
+    }
+  }
+
+  // A counter set or a counter consumption: its name (key `name_key`) and 1..max counters.
+  void NamedCounters(const nlohmann::json& item, const std::string& path, const char* name_key,
+                     size_t max_counters, std::set<std::string>& seen) {
+    const nlohmann::json* name = Field(item, name_key);
+    std::string np = absl::StrCat(path, ".", name_key);
+    if (!name || !name->is_string() || name->get<std::string>().empty()) {
+      causes.push_back(FieldRequired(np));
+    } else if (absl::Status s = IsDnsLabel(name->get<std::string>()); !s.ok()) {
+      causes.push_back(FieldInvalid(np, *name, std::string(s.message())));
+    } else if (!seen.insert(name->get<std::string>()).second) {
+      causes.push_back(FieldDuplicate(path, *name));
+    }
+    const nlohmann::json* counters = Field(item, "counters");
+    if (!counters || !counters->is_object() || counters->empty()) {
+      causes.push_back(FieldRequired(path + ".counters"));
+    } else if (counters->size() > max_counters) {
+      causes.push_back(FieldTooMany(path + ".counters", counters->size(), max_counters));
+    }
+  }
+
+  void CounterSets(const nlohmann::json& sets) {
+    if (sets.size() > kMaxCounterSets) {
+      causes.push_back(FieldTooMany("spec.sharedCounters", sets.size(), kMaxCounterSets));
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      NamedCounters(sets[i], absl::StrCat("spec.sharedCounters[", i, "]"), "name",
+                    kMaxCountersPerSet, names);
+    }
+  }
+
   void Slice(const nlohmann::json& object, const nlohmann::json* old) {
     const nlohmann::json* spec = Field(object, "spec");
     if (!spec) {
@@ -316,10 +622,32 @@ struct Validator {
                              "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
                              "`perDeviceNodeSelection` is required, but multiple fields are set"));
     }
+    const bool kep4815 = kube.minor >= 35;
     const nlohmann::json* devices = Field(*spec, "devices");
+    const nlohmann::json* counter_sets = Field(*spec, "sharedCounters");
+    if (kep4815 && devices && !devices->is_null() && counter_sets && !counter_sets->is_null()) {
+      causes.push_back(
+          FieldInvalid("spec", "", "only one of `sharedCounters` or `devices` is allowed"));
+    }
+    const nlohmann::json* per_device = Field(*spec, "perDeviceNodeSelection");
+    const bool per_device_nodes = per_device && per_device->is_boolean() && per_device->get<bool>();
+    std::set<std::string> slice_counter_sets;
+    if (counter_sets && counter_sets->is_array()) {
+      for (const nlohmann::json& set : *counter_sets) {
+        const nlohmann::json* name = Field(set, "name");
+        if (name && name->is_string()) slice_counter_sets.insert(name->get<std::string>());
+      }
+    }
     if (devices && devices->is_array()) {
-      if (devices->size() > kMaxDevicesPerSlice) {
-        causes.push_back(FieldTooMany("spec.devices", devices->size(), kMaxDevicesPerSlice));
+      size_t max_devices = kMaxDevicesPerSlice;
+      for (const nlohmann::json& d : *devices) {
+        if (kep4815 && d.is_object() &&
+            (HasTaints(d) || ConsumesCounters(d) || HasListAttribute(d))) {
+          max_devices = kMaxDevicesPerSliceWithAdvancedFeatures;
+        }
+      }
+      if (devices->size() > max_devices) {
+        causes.push_back(FieldTooMany("spec.devices", devices->size(), max_devices));
       } else {
         std::set<std::string> names;
         for (size_t i = 0; i < devices->size(); ++i) {
@@ -333,29 +661,24 @@ struct Validator {
           } else if (!names.insert(name->get<std::string>()).second) {
             causes.push_back(FieldDuplicate(p + ".name", *name));
           }
-          size_t n = 0;
-          for (const char* k : {"attributes", "capacity"}) {
-            const nlohmann::json* m = Field(d, k);
-            if (!m || !m->is_object()) continue;
-            n += m->size();
-            for (auto& [key, value] : m->items()) {
-              std::string fp = absl::StrCat(p, ".", k, "[", key, "]");
-              if (absl::Status s = IsDraAttributeName(key); !s.ok()) {
-                causes.push_back(FieldInvalid(fp, key, std::string(s.message())));
-              }
-              if (std::string(k) == "attributes") {
-                for (const char* sk : {"string", "version"}) {
-                  const nlohmann::json* sv = Field(value, sk);
-                  if (sv && sv->is_string() && sv->get<std::string>().size() > 64) {
-                    causes.push_back(FieldTooLong(absl::StrCat(fp, ".", sk), 64));
-                  }
-                }
-              }
-            }
-          }
-          if (n > kMaxAttributesAndCapacities) {
-            causes.push_back(FieldTooMany(p, n, kMaxAttributesAndCapacities));
-          }
+          Device(d, p, per_device_nodes, slice_counter_sets);
+        }
+      }
+    }
+    if (counter_sets && counter_sets->is_array()) {
+      if (kep4815) {
+        CounterSets(*counter_sets);
+      } else {
+        size_t total = 0;
+        for (const nlohmann::json& set : *counter_sets) {
+          const nlohmann::json* counters = Field(set, "counters");
+          if (counters && counters->is_object()) total += counters->size();
+        }
+        if (total > kMaxSharedCountersBefore135) {
+          causes.push_back(
+              FieldInvalid("spec.sharedCounters", total,
+                           absl::StrCat("the total number of shared counters must not exceed ",
+                                        kMaxSharedCountersBefore135)));
         }
       }
     }
@@ -379,30 +702,11 @@ struct Validator {
 
 }  // namespace
 
-bool FeatureGates::Enabled(const std::string& gate) const {
-  auto it = overrides_.find(gate);
-  if (it != overrides_.end()) return it->second;
-  for (const GateInfo& g : kGates) {
-    if (gate == g.name) return g.default_on_from != 0 && kube_.minor >= g.default_on_from;
-  }
-  return false;
-}
-
-std::string FeatureGates::UnknownGates() const {
-  std::string out;
-  for (const auto& [name, value] : overrides_) {
-    bool known = false;
-    for (const GateInfo& g : kGates) known = known || name == g.name;
-    if (!known) out += (out.empty() ? "" : ", ") + name;
-  }
-  return out;
-}
-
 void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,
                 const nlohmann::json* old) {
   if (type.resource == "deviceclasses") {
     nlohmann::json* spec = Field(object, "spec");
-    if (spec && !gates.Enabled("DRAExtendedResource") && !UsesField(old, "extendedResourceName")) {
+    if (spec && !gates.Enabled(kDRAExtendedResource) && !UsesField(old, "extendedResourceName")) {
       spec->erase("extendedResourceName");
     }
     return;
@@ -412,8 +716,8 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
     nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
     nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
     if (!requests || !requests->is_array()) return;
-    bool drop_admin = !gates.Enabled("DRAAdminAccess") && !UsesField(old, "adminAccess");
-    bool drop_first = !gates.Enabled("DRAPrioritizedList") && !UsesField(old, "firstAvailable");
+    bool drop_admin = !gates.Enabled(kDRAAdminAccess) && !UsesField(old, "adminAccess");
+    bool drop_first = !gates.Enabled(kDRAPrioritizedList) && !UsesField(old, "firstAvailable");
     for (nlohmann::json& r : *requests) {
       if (!r.is_object()) continue;
       if (drop_first) r.erase("firstAvailable");
@@ -426,25 +730,7 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
     }
     return;
   }
-  if (type.resource == "resourceslices") {
-    nlohmann::json* spec = Field(object, "spec");
-    if (!spec) return;
-    if (!gates.Enabled("DRAPartitionableDevices") && !UsesField(old, "sharedCounters")) {
-      spec->erase("sharedCounters");
-      spec->erase("perDeviceNodeSelection");
-    }
-    nlohmann::json* devices = Field(*spec, "devices");
-    if (!devices || !devices->is_array()) return;
-    for (nlohmann::json& d : *devices) {
-      if (!d.is_object()) continue;
-      if (!gates.Enabled("DRADeviceTaints")) d.erase("taints");
-      if (!gates.Enabled("DRAPartitionableDevices")) {
-        for (const char* k : {"consumesCounters", "nodeName", "nodeSelector", "allNodes"}) {
-          d.erase(k);
-        }
-      }
-    }
-  }
+  if (type.resource == "resourceslices") DropDisabledSliceFields(gates, object, old);
 }
 
 std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion& kube,

@@ -6,34 +6,24 @@
 // them), immutability (template and claim spec; slice driver, pool name, node name), name, size,
 // count and length limits, and compiling every new or changed CEL selector with the project's
 // CEL engine for that release ("compilation failed: ..."; "too complex" as Forbidden).
+// The gates are the project's FeatureGates (controller/core/feature_gates.h): the release's
+// defaults and --feature-gates. Slice validation follows the release: 1.35+ adds the KEP-4815
+// rules (devices or sharedCounters, 128/64 devices, 8 counter sets of 32 counters, 2 counter
+// consumptions and 16 taints per device, taint effect None), 1.36+ the list-typed attributes
+// (48 values per device).
 // Objects are in the storage (v1) shape. Pure; thread-safe.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
+#include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/resource_registry.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::e2e {
-
-class FeatureGates {
- public:
-  FeatureGates() = default;
-  FeatureGates(KubeVersion kube, std::map<std::string, bool> overrides)
-      : kube_(kube), overrides_(std::move(overrides)) {}
-  // The gate's default for the release unless --feature-gates set it.
-  bool Enabled(const std::string& gate) const;
-  // InvalidArgument-style text for gates this emulator does not know; "" when all are known.
-  std::string UnknownGates() const;
-
- private:
-  KubeVersion kube_;
-  std::map<std::string, bool> overrides_;
-};
 
 // Defaulting and dropping of disabled fields; `old` is the stored object on update.
 void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,

@@ -7,10 +7,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -140,6 +143,24 @@ HttpResponse Frontend::Admin(const HttpRequest& request) {
       std::lock_guard<std::mutex> lock(mu_);
       faults_ = *parsed;
       last_drop_ = absl::Now();
+    }
+  } else if (request.path == "/emulator/runtime-config") {
+    // "resource.k8s.io/v1=true,resource.k8s.io/v1alpha3=false", as --runtime-config.
+    std::map<std::string, bool> changes;
+    for (absl::string_view part : absl::StrSplit(request.body, ',', absl::SkipWhitespace())) {
+      std::vector<std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+      std::string key(absl::StripAsciiWhitespace(kv[0]));
+      std::string value = kv.size() == 2 ? std::string(absl::StripAsciiWhitespace(kv[1])) : "true";
+      if (value != "true" && value != "false") {
+        return ErrorResponse(
+            BadRequest(absl::StrCat("runtime-config: ", key, "=", value, " (true or false)")));
+      }
+      changes[key] = value == "true";
+    }
+    if (request.method == "POST") {
+      if (absl::Status s = server_->SetRuntimeConfig(changes); !s.ok()) {
+        return ErrorResponse(BadRequest(std::string(s.message())));
+      }
     }
   } else {
     return ErrorResponse(PathNotFound());

@@ -30,7 +30,7 @@ namespace gpuprofile::e2e {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: kube-emulator [--listen 127.0.0.1:0] [--kube-version 1.32|...|1.36]\n"
+    "usage: kube-emulator [--listen 127.0.0.1:0] [--kube-version 1.32|...|1.37]\n"
     "  [--runtime-config resource.k8s.io/v1beta1=true,...] [--feature-gates G=true,...]\n"
     "  [-f MANIFESTS]... [--state FILE] [--kubeconfig-out FILE] [--audit-log FILE]\n"
     "  [--faults SPEC] [--watch-history N] [--bookmark-interval DURATION]\n"
@@ -41,7 +41,7 @@ struct Flags {
   std::string listen = "127.0.0.1:0";
   std::string kube_version = "1.34";
   std::map<std::string, bool> runtime_config;
-  std::map<std::string, bool> feature_gates;
+  std::string feature_gates;  // every --feature-gates, joined with commas
   std::vector<std::string> manifests;
   std::string state;
   std::string kubeconfig_out;
@@ -110,7 +110,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (arg == "--runtime-config") {
       if (absl::Status s = ParseBoolMap(arg, *v, flags.runtime_config); !s.ok()) return s;
     } else if (arg == "--feature-gates") {
-      if (absl::Status s = ParseBoolMap(arg, *v, flags.feature_gates); !s.ok()) return s;
+      flags.feature_gates += (flags.feature_gates.empty() ? "" : ",") + *v;
     } else if (arg == "-f" || arg == "--filename") {
       flags.manifests.push_back(*v);
     } else if (arg == "--state") {

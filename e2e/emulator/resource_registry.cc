@@ -41,6 +41,8 @@ std::shared_ptr<ResourceType> Make(std::string group, std::string version, std::
   return t;
 }
 
+constexpr char kV1alpha3[] = "resource.k8s.io/v1alpha3";
+
 // The DRA versions served: what the release serves with DRA switched on as the upstream docs
 // describe (1.32: v1beta1; 1.33: v1beta1+v1beta2; 1.34+: v1), then --runtime-config.
 absl::StatusOr<std::vector<std::string>> DraVersions(const RegistryOptions& options) {
@@ -50,7 +52,7 @@ absl::StatusOr<std::vector<std::string>> DraVersions(const RegistryOptions& opti
   if (kube.minor == 33) served = {"v1beta1", "v1beta2"};
   if (kube.minor >= 34) served = {"v1"};
   for (const auto& [key, enabled] : options.runtime_config) {
-    if (key.rfind("resource.k8s.io/", 0) != 0) continue;
+    if (key.rfind("resource.k8s.io/", 0) != 0 || key == kV1alpha3) continue;
     absl::StatusOr<dra::DraApiVersion> v = dra::ParseDraApiVersion(key);
     if (!v.ok()) return v.status();
     absl::Status exists = dra::CheckServedVersion(kube, *v);
@@ -94,6 +96,16 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   }
   absl::StatusOr<std::vector<std::string>> dra_versions = DraVersions(options);
   if (!dra_versions.ok()) return dra_versions.status();
+  // resource.k8s.io/v1alpha3 on 1.33+ holds only DeviceTaintRule (off unless switched on, and
+  // then only with the DeviceTaintRule gate). With every other version switched off, it is a
+  // cluster whose resource.k8s.io the operator cannot use (DRANotServed with the versions found).
+  auto alpha3 = options.runtime_config.find(kV1alpha3);
+  const bool serve_alpha3 = alpha3 != options.runtime_config.end() && alpha3->second;
+  if (serve_alpha3 && options.kube_version.minor < 33) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runtime-config: ", kV1alpha3, " on Kubernetes ", options.kube_version.ToString(),
+        " (the DRA API of 1.31) is not modelled; it is modelled from 1.33 (DeviceTaintRule)"));
+  }
   auto registry = std::make_unique<ResourceRegistry>();
   auto& t = registry->types_;
 
@@ -220,6 +232,21 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
       r->tracks_generation = true;
       t.push_back(r);
     }
+  }
+  std::vector<std::string> rule_versions;
+  const KubeVersion& kube = options.kube_version;
+  auto served = [&](const char* v) {
+    return std::find(dra_versions->begin(), dra_versions->end(), v) != dra_versions->end();
+  };
+  if (kube.minor >= 37 && served("v1")) rule_versions.push_back("v1");
+  if (kube.minor >= 36 && served("v1beta2")) rule_versions.push_back("v1beta2");
+  if (serve_alpha3) rule_versions.push_back("v1alpha3");
+  if (options.device_taint_rules && !rule_versions.empty()) {
+    auto rule = Make("resource.k8s.io", "", "devicetaintrules", "DeviceTaintRule", false);
+    rule->versions = rule_versions;
+    rule->tracks_generation = true;
+    rule->status_subresource = kube.minor >= 35;
+    t.push_back(rule);
   }
   return registry;
 }

@@ -62,6 +62,10 @@ struct RegistryOptions {
   KubeVersion kube_version;
   // --runtime-config: "resource.k8s.io/v1beta1" -> enabled.
   std::map<std::string, bool> runtime_config;
+  // The DeviceTaintRule API's gate is on (DRADeviceTaintRules from 1.35, DRADeviceTaints
+  // before): DeviceTaintRules are served in v1alpha3 (1.33+, when switched on), v1beta2 (1.36+)
+  // and v1 (1.37+), in whichever of those versions is served.
+  bool device_taint_rules = false;
 };
 
 class ResourceRegistry {

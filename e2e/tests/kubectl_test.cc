@@ -1,10 +1,11 @@
 // File: e2e/tests/kubectl_test.cc
-// The real kubectl against kube-emulator in 1.32 and 1.34 modes: apply a CRD and custom objects,
-// re-apply (`unchanged`), get with printer columns, -o yaml, wait --for=condition, status patch,
-// get -w, delete, and DRA objects in the release's version. kubectl on the build machines is a
-// dispatcher that picks kubectl.1.NN by the server's /version, so the tests call the pinned
-// binary from the dispatcher's directory (kubectl.1.33 for a 1.34 server: the newest installed)
-// with a fresh --cache-dir. Skipped, saying so, where kubectl is absent.
+// The real kubectl against kube-emulator in 1.32, 1.34 and 1.37 modes: apply a CRD and custom
+// objects, re-apply (`unchanged`), get with printer columns, -o yaml, wait --for=condition, status
+// patch, get -w, delete, DRA objects in the release's version, and `apply` of a `kind: List`.
+// kubectl on the build machines is a dispatcher that picks kubectl.1.NN by the server's /version,
+// so the tests call the pinned binary from the dispatcher's directory (kubectl.1.33 for a 1.34
+// or 1.37 server: the newest installed) with a fresh --cache-dir. Skipped, saying so, where kubectl
+// is absent.
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -180,9 +182,53 @@ spec:
   EXPECT_THAT(Run({"delete", "deviceclass", "gpu.example.com"}).out, HasSubstr("deleted"));
 }
 
+// `kubectl get -o yaml` of several objects prints a `kind: List`; applying such a file makes
+// kubectl validate it client-side against the server's OpenAPI v2 document (a server without
+// /openapi/v2 fails the apply with "the server could not find the requested resource").
+TEST_P(KubectlTest, AppliesAKindListAndWhatGetPrints) {
+  EXPECT_THAT(Run({"apply", "-f", gpuprofile::testing::SourceDir() + "/crds"}).out,
+              HasSubstr("customresourcedefinition.apiextensions.k8s.io/gpuprofiles.gpuprofile.io"));
+  Run({"wait", "--for=condition=Established", "crd/gpuprofiles.gpuprofile.io", "--timeout=30s"});
+  scratch_.Write("list.yaml", R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: ml-list
+- apiVersion: gpuprofile.io/v1alpha1
+  kind: GpuProfile
+  metadata:
+    name: listed
+  spec:
+    description: from a kind List
+    selector:
+      memory: {min: 40Gi}
+)");
+  CommandResult applied = Run({"apply", "-f", scratch_.File("list.yaml")});
+  EXPECT_THAT(applied.out, HasSubstr("namespace/ml-list created"));
+  EXPECT_THAT(applied.out, HasSubstr("gpuprofile.gpuprofile.io/listed created"));
+  EXPECT_THAT(Run({"get", "namespace", "ml-list", "-o", "name"}).out,
+              HasSubstr("namespace/ml-list"));
+  EXPECT_THAT(Run({"get", "gpuprofile", "listed", "-o", "jsonpath={.spec.description}"}).out,
+              HasSubstr("from a kind List"));
+
+  // What `get -o yaml` prints for two objects is a List, and it applies back (as "configured":
+  // the file carries resourceVersion and status, so last-applied-configuration changes).
+  CommandResult got = Run({"get", "namespace/ml-list", "gpuprofile/listed", "-o", "yaml"});
+  EXPECT_THAT(got.out, HasSubstr("kind: List"));
+  scratch_.Write("got.yaml", got.out);
+  CommandResult reapplied = Run({"apply", "-f", scratch_.File("got.yaml")});
+  EXPECT_THAT(reapplied.out, HasSubstr("namespace/ml-list "));
+  EXPECT_THAT(reapplied.out, HasSubstr("gpuprofile.gpuprofile.io/listed "));
+  EXPECT_THAT(Run({"get", "gpuprofile", "listed", "-o", "jsonpath={.spec.description}"}).out,
+              HasSubstr("from a kind List"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Releases, KubectlTest,
                          ::testing::Values(Mode{"1.32", "kubectl.1.32", "v1beta1"},
-                                           Mode{"1.34", "kubectl.1.33", "v1"}),
+                                           Mode{"1.34", "kubectl.1.33", "v1"},
+                                           Mode{"1.37", "kubectl.1.33", "v1"}),
                          [](const ::testing::TestParamInfo<Mode>& param_info) {
                            std::string name = "Kube" + param_info.param.kube_version;
                            name.erase(std::remove(name.begin(), name.end(), '.'), name.end());

@@ -85,6 +85,7 @@ struct Release {
 
 const Release kKube132{"1.32", "kubectl.1.32", "v1beta1", "config/samples/fleet-v1beta1"};
 const Release kKube134{"1.34", "kubectl.1.33", "v1", "config/samples/fleet"};
+const Release kKube137{"1.37", "kubectl.1.33", "v1", "config/samples/fleet"};
 
 void PrintTo(const Release& release, std::ostream* os) {
   *os << "Kubernetes " << release.kube_version << " (resource.k8s.io/" << release.dra_version
@@ -800,7 +801,7 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, FleetGrowthTest, ::testing::Values(kKube132, kKube134),
+INSTANTIATE_TEST_SUITE_P(Releases, FleetGrowthTest, ::testing::Values(kKube132, kKube134, kKube137),
                          ReleaseName);
 
 // ================================================================================================
@@ -1033,8 +1034,8 @@ TEST_P(EditsAndOwnershipTest, EditsNamespacesConflictsDeletionAndAdoption) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, EditsAndOwnershipTest, ::testing::Values(kKube132, kKube134),
-                         ReleaseName);
+INSTANTIATE_TEST_SUITE_P(Releases, EditsAndOwnershipTest,
+                         ::testing::Values(kKube132, kKube134, kKube137), ReleaseName);
 
 // Regression: both CRDs once listed the category "gpuprofile", GpuProfile's singular name;
 // kubectl expands categories before it resolves resource names, so `kubectl get gpuprofile NAME`
@@ -1102,6 +1103,42 @@ TEST_F(OperatorE2eTest, StatusWaitsForTheInventory) {
     EXPECT_TRUE(ConditionIs(p, "Satisfiable", "True")) << p << ": " << Status(p).dump();
     EXPECT_EQ(StatusInt(p, "matchedDevices"), 16) << p;
   }
+}
+
+// A 1.37 API server whose admin switched resource.k8s.io/v1 off and v1alpha3 on (it then serves
+// DeviceTaintRule alone): every profile is Stalled/DRANotServed naming v1alpha3, the operator says
+// so in its log and keeps running; restarted with v1 served, the operator converges without a
+// restart of its own.
+TEST_F(OperatorE2eTest, DraNotServedUntilTheApiServerServesV1) {
+  StartEmulator(kKube137, {"--state", scratch_.File("state.json"), "--runtime-config",
+                           "resource.k8s.io/v1=false,resource.k8s.io/v1alpha3=true"});
+  ApplySamples(/*use_kubectl=*/false);
+  OperatorProcess* op = StartOperator();
+  ASSERT_TRUE(Eventually([&] {
+    for (const char* p : kSampleProfiles) {
+      if (!ConditionIs(p, "Stalled", "True", "DRANotServed")) return false;
+    }
+    return true;
+  }));
+  for (const char* p : kSampleProfiles) {
+    EXPECT_THAT(FindCondition(Get(Profile(p)), "Stalled").value("message", ""),
+                HasSubstr("serves resource.k8s.io only in version v1alpha3"))
+        << p;
+  }
+  EXPECT_THAT(op->Log(), HasSubstr("Dynamic Resource Allocation is not available: the API server "
+                                   "serves resource.k8s.io only in version v1alpha3"));
+
+  const std::string url = emulator_->url();
+  ASSERT_EQ(emulator_->Stop(), 0);
+  emulator_ = std::make_unique<EmulatorProcess>(std::vector<std::string>{
+      "--kube-version", kKube137.kube_version, "--state", scratch_.File("state.json"), "--listen",
+      url.substr(url.find("://") + 3), "--kubeconfig-out", scratch_.File("kubeconfig"),
+      "--audit-log", scratch_.File("audit.log"), "-f", Src(kKube137.fleet)});
+  ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
+  ConnectAdmin();
+  ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 4 && AllReady(); }));
+  EXPECT_THAT(op->Log(), HasSubstr("resource.k8s.io/v1 is served"));
+  EXPECT_TRUE(op->running());
 }
 
 // ================================================================================================

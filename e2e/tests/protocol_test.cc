@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "e2e/tests/emulator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
@@ -532,6 +533,113 @@ TEST(ProtocolTest, DraVersionsServedPerRelease) {
       {"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1=true"});
   EXPECT_FALSE(refused.ok());
   EXPECT_THAT(refused.Stderr(), HasSubstr("does not exist in Kubernetes 1.32"));
+}
+
+TEST(ProtocolTest, Releases135To137ServeV1AndTheirGates) {
+  for (const char* release : {"1.35", "1.36", "1.37"}) {
+    SCOPED_TRACE(release);
+    Emulator emu({"--kube-version", release});
+    EXPECT_EQ(emu.http().Get("/version").Json()["minor"], std::string(release).substr(2));
+    EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1/resourceslices").status, 200);
+    EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1beta1/resourceslices").status, 404);
+    EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1beta2/resourceslices").status, 404);
+  }
+  Emulator betas({"--kube-version", "1.37", "--runtime-config",
+                  "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"});
+  EXPECT_EQ(betas.http().Get("/apis/resource.k8s.io/v1beta1/resourceslices").status, 200);
+  EXPECT_EQ(betas.http().Get("/apis/resource.k8s.io/v1beta2/resourceslices").status, 200);
+  // --feature-gates is checked as FeatureGates::Parse checks it, for the release.
+  Emulator list_on({"--kube-version", "1.36", "--feature-gates", "DRAListTypeAttributes=true"});
+  EXPECT_TRUE(list_on.process().ok());
+  struct Bad {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {{"--kube-version", "1.35", "--feature-gates", "DRAListTypeAttributes=true"},
+            "DRAListTypeAttributes is not a feature gate of Kubernetes 1.35; it exists from 1.36"},
+           {{"--kube-version", "1.37", "--feature-gates", "DRAExtendedResource=false"},
+            "cannot set feature gate DRAExtendedResource to false, feature is locked to true"},
+           {{"--kube-version", "1.37", "--feature-gates", "DRANope=true"},
+            "unrecognized feature gate \"DRANope\""},
+           {{"--kube-version", "1.38"}, "1.37"},
+           {{"--kube-version", "1.38", "--runtime-config", "resource.k8s.io/v1beta1=true"}, "1.37"},
+           {{"--kube-version", "1.32", "--runtime-config", "resource.k8s.io/v1alpha3=true"},
+            "is not modelled"}}) {
+    EmulatorProcess refused(bad.args);
+    EXPECT_FALSE(refused.ok()) << absl::StrJoin(bad.args, " ");
+    EXPECT_THAT(refused.Stderr(), HasSubstr(bad.message)) << absl::StrJoin(bad.args, " ");
+  }
+}
+
+TEST(ProtocolTest, DeviceTaintRulesFollowTheirGateAndRelease) {
+  Emulator v137({"--kube-version", "1.37"});  // DRADeviceTaintRules GA, on: served in v1
+  EXPECT_EQ(v137.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 200);
+  Emulator v136({"--kube-version", "1.36"});  // beta, off by default
+  EXPECT_EQ(v136.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 404);
+  Emulator v136_on({"--kube-version", "1.36", "--feature-gates", "DRADeviceTaintRules=true",
+                    "--runtime-config", "resource.k8s.io/v1beta2=true"});
+  EXPECT_EQ(v136_on.http().Get("/apis/resource.k8s.io/v1beta2/devicetaintrules").status, 200);
+  EXPECT_EQ(v136_on.http().Get("/apis/resource.k8s.io/v1/devicetaintrules").status, 404);
+  // v1alpha3 switched on without the gate holds nothing, so it is not served at all.
+  Emulator v135({"--kube-version", "1.35", "--runtime-config", "resource.k8s.io/v1alpha3=true"});
+  EXPECT_EQ(v135.http().Get("/apis/resource.k8s.io/v1alpha3").status, 404);
+}
+
+// An admin who switches v1 off and v1alpha3 on (1.33+) gets a resource.k8s.io that holds only
+// DeviceTaintRules: the operator's "no version it reads" case.
+TEST(ProtocolTest, V1alpha3ServesOnlyDeviceTaintRules) {
+  Emulator emu({"--kube-version", "1.37", "--runtime-config",
+                "resource.k8s.io/v1=false,resource.k8s.io/v1alpha3=true"});
+  json group = emu.http().Get("/apis/resource.k8s.io").Json();
+  ASSERT_EQ(group["versions"].size(), 1u) << group.dump();
+  EXPECT_EQ(group["versions"][0]["version"], "v1alpha3");
+  json resources = emu.http().Get("/apis/resource.k8s.io/v1alpha3").Json();
+  std::vector<std::string> names;
+  for (const json& r : resources["resources"]) names.push_back(r["name"]);
+  // DeviceTaintRule has a status from 1.35 on.
+  EXPECT_THAT(names, ::testing::ElementsAre("devicetaintrules", "devicetaintrules/status"));
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1/resourceslices").status, 404);
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1alpha3/devicetaintrules").status, 200);
+
+  // The admin "restarts" the server with v1 on and v1alpha3 off.
+  RawResponse bad =
+      emu.http().Request("POST", "/emulator/runtime-config",
+                         "resource.k8s.io/v1beta1=true,resource.k8s.io/v9=true", "text/plain");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  RawResponse switched =
+      emu.http().Request("POST", "/emulator/runtime-config",
+                         "resource.k8s.io/v1=true,resource.k8s.io/v1alpha3=false", "text/plain");
+  ASSERT_EQ(switched.status, 200) << switched.body;
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1/resourceslices").status, 200);
+  EXPECT_EQ(emu.http().Get("/apis/resource.k8s.io/v1alpha3/devicetaintrules").status, 404);
+}
+
+TEST(ProtocolTest, OpenApiV2AsJsonAndAsKubectlsProtobuf) {
+  Emulator emu({"--kube-version", "1.37"});
+  RawResponse v2 = emu.http().Get("/openapi/v2");
+  ASSERT_EQ(v2.status, 200) << v2.body;
+  json doc = v2.Json();
+  EXPECT_EQ(doc["swagger"], "2.0");
+  EXPECT_EQ(doc["info"]["version"], "v1.37.0");
+  json patch = doc["paths"]["/api/v1/namespaces/{name}"]["patch"];
+  EXPECT_EQ(patch["parameters"][0]["name"], "fieldValidation");
+  EXPECT_EQ(patch["x-kubernetes-group-version-kind"]["kind"], "Namespace");
+  EXPECT_TRUE(doc["paths"].contains("/apis/resource.k8s.io/v1/resourceslices/{name}"));
+
+  RawResponse pb = emu.http().Request("GET", "/openapi/v2", "", "application/json",
+                                      "application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+  ASSERT_EQ(pb.status, 200);
+  EXPECT_EQ(pb.Header("content-type"),
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  // Document.swagger (field 1, length-delimited) = "2.0", then Document.info (field 2).
+  ASSERT_GE(pb.body.size(), 6u);
+  EXPECT_EQ(pb.body.substr(0, 5), std::string("\x0a\x03"
+                                              "2.0",
+                                              5));
+  EXPECT_EQ(pb.body[5], '\x12');
+  EXPECT_NE(pb.body.find("x-kubernetes-group-version-kind"), std::string::npos);
+  EXPECT_EQ(emu.http().Request("POST", "/openapi/v2", "{}").status, 405);
 }
 
 TEST(ProtocolTest, DraObjectsAreStoredOnceAndConvertedBetweenVersions) {

@@ -122,8 +122,19 @@ TEST(ChooseDraApiVersionTest, TheProjectsOrderNotTheServersPreference) {
   EXPECT_EQ(*ChooseDraApiVersion({"v1beta1", "v1"}, std::nullopt), DraApiVersion::kV1);
   absl::StatusOr<DraApiVersion> none = ChooseDraApiVersion({"v1alpha3"}, std::nullopt);
   ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.status().message().find("serves resource.k8s.io in versions v1alpha3"),
-            absl::string_view::npos);
+  EXPECT_TRUE(absl::IsNotFound(none.status()));
+  EXPECT_THAT(none.status().message(),
+              HasSubstr("serves resource.k8s.io only in version v1alpha3, which this operator "
+                        "does not read (it reads v1, v1beta2, v1beta1)"));
+  absl::StatusOr<DraApiVersion> future = ChooseDraApiVersion({"v2", "v1alpha3"}, k134);
+  ASSERT_FALSE(future.ok());
+  EXPECT_THAT(future.status().message(),
+              HasSubstr("only in versions v2, v1alpha3, which this operator does not read (it "
+                        "reads v1, v1beta2, v1beta1 on Kubernetes 1.34)"));
+  absl::StatusOr<DraApiVersion> nothing = ChooseDraApiVersion({}, k134);
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_TRUE(absl::IsNotFound(nothing.status()));
+  EXPECT_THAT(nothing.status().message(), HasSubstr("serves no resource.k8s.io version"));
 }
 
 }  // namespace
