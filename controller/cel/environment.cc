@@ -128,14 +128,6 @@ std::shared_ptr<const Environment> Environment::ForDeviceSelectors(const KubeVer
   return ForDeviceSelectors(version, mode, FeatureGates(version));
 }
 
-std::shared_ptr<const Environment> Environment::ForDeviceSelectors(const KubeVersion& version,
-                                                                  ExpressionMode mode,
-                                                                  bool consumable_capacity) {
-  FeatureGates gates(version);
-  gates.Set(kDRAConsumableCapacity, consumable_capacity);
-  return ForDeviceSelectors(version, mode, gates);
-}
-
 std::shared_ptr<const Environment> Environment::Standard(std::vector<Variable> variables,
                                                          std::string container) {
   Options o;

@@ -88,11 +88,6 @@ class Environment {
   // The same with the release defaults of `version`.
   static std::shared_ptr<const Environment> ForDeviceSelectors(
       const KubeVersion& version, ExpressionMode mode = ExpressionMode::kNewExpression);
-  // Deprecated: release defaults with DRAConsumableCapacity set to `consumable_capacity`. Kept
-  // for callers not yet moved to FeatureGates (the kube-emulator's admission).
-  static std::shared_ptr<const Environment> ForDeviceSelectors(const KubeVersion& version,
-                                                               ExpressionMode mode,
-                                                               bool consumable_capacity);
 
   // A general environment with every library enabled and no limits (conformance tests, tools).
   static std::shared_ptr<const Environment> Standard(std::vector<Variable> variables = {},

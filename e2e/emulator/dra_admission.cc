@@ -234,8 +234,8 @@ struct Validator {
         causes.push_back(FieldTooLong(p, kMaxExpressionLength));
         continue;
       }
-      auto env = cel::Environment::ForDeviceSelectors(kube, cel::ExpressionMode::kNewExpression,
-                                                      gates.Enabled(kDRAConsumableCapacity));
+      auto env =
+          cel::Environment::ForDeviceSelectors(kube, cel::ExpressionMode::kNewExpression, gates);
       cel::CompileOptions options;
       options.require_bool_result = true;
       auto program = cel::Compile(text, env, options);

@@ -690,8 +690,8 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
     // The admin's view: printer columns of both kinds.
     CommandResult profiles = KubectlOk({"get", "gpuprofiles"});
     EXPECT_THAT(profiles.out,
-                ::testing::ContainsRegex("NAME +READY +SATISFIABLE +DEVICES +NODES +NAMESPACES"));
-    EXPECT_THAT(profiles.out, ::testing::ContainsRegex("large-memory +True +True +4 +2 +1"));
+                ::testing::ContainsRegex("NAME +READY +SATISFIABLE +DEVICES +SCHEDULABLE +NODES +NAMESPACES"));
+    EXPECT_THAT(profiles.out, ::testing::ContainsRegex("large-memory +True +True +4 +4 +2 +1"));
     EXPECT_THAT(KubectlOk({"get", "gpunodegroups"}).out,
                 ::testing::ContainsRegex("nvidia-l40s-570.133.20 +NVIDIA L40S +46068Mi"));
   }

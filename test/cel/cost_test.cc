@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "controller/cel/program.h"
+#include "controller/core/feature_gates.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
@@ -36,8 +37,10 @@ absl::StatusOr<CostEstimate> Estimate(const std::string& expression, KubeVersion
   CompileOptions options;
   options.require_bool_result = true;
   options.enforce_limits = false;
-  absl::StatusOr<std::shared_ptr<const Program>> program = Compile(
-      expression, Environment::ForDeviceSelectors(version, mode, consumable_capacity), options);
+  FeatureGates gates(version);
+  gates.Set(kDRAConsumableCapacity, consumable_capacity);
+  absl::StatusOr<std::shared_ptr<const Program>> program =
+      Compile(expression, Environment::ForDeviceSelectors(version, mode, gates), options);
   if (!program.ok()) return program.status();
   return (*program)->cost();
 }

@@ -43,7 +43,8 @@ const kube::ResourcePath kNamespaces = NamespacesPath();
 
 class OperatorTest : public ::testing::Test {
  protected:
-  void Start(std::vector<std::string> emulator_args) {
+  // `feature_gates`: the cluster's gates as the operator is told them (--feature-gates).
+  void Start(std::vector<std::string> emulator_args, std::string feature_gates = "") {
     emulator_ = std::make_unique<KubeEmulator>(std::move(emulator_args));
     ASSERT_TRUE(emulator_->ok()) << emulator_->error();
     client_ = emulator_->NewClient();
@@ -52,6 +53,7 @@ class OperatorTest : public ::testing::Test {
     options.clock = runtime::RealClock::Default();
     options.metrics = &metrics_;
     options.workers = 2;
+    options.feature_gates = std::move(feature_gates);
     options.status_interval = absl::ZeroDuration();
     options.dra_poll_interval = absl::Milliseconds(200);
     options.log = [](const std::string& line) {
@@ -282,11 +284,14 @@ TEST_F(OperatorTest, ASliceChangeKeepsTheSpecPlan) {
   EXPECT_EQ(operator_->desired().plans(), plans);
 }
 
-// Kubernetes 1.36 (device taints on by default): a health taint, then a list-typed attribute,
-// added to a published slice reach the profile's status; the taint leaves a matched device
-// unschedulable, and lifting it brings it back.
+// Kubernetes 1.36 (device taints on by default; list-typed attributes, alpha, turned on in the
+// API server and told to the operator): a health taint, then a list-typed attribute, added to a
+// published slice reach the profile's status; the taint leaves a matched device unschedulable,
+// and lifting it brings it back.
 TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
-  Start({"--kube-version", "1.36", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Start({"--kube-version", "1.36", "--feature-gates", "DRAListTypeAttributes=true", "-f",
+         Src("crds"), "-f", Src("config/samples/fleet")},
+        "DRAListTypeAttributes=true");
   Apply("config/samples/namespaces.yaml");
   Apply("config/samples/profiles/large-memory.yaml");
   ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
