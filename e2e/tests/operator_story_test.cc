@@ -782,6 +782,30 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
               UnorderedElementsAre("nvidia-l40s-570.133.20", a100_group, h100_group));
   ExpectConvergedToRender("step 3 (an H100 node joined)");
 
+  // 4. The driver's health monitor taints one H100 GPU (XID 79, NoSchedule). Device taints are
+  // GA in 1.37: the tainted device still matches but is no longer schedulable. On 1.34 (alpha,
+  // off by default) and 1.32 (no such field) the API server drops the taint on write, and nothing
+  // changes.
+  const std::string h100_slice = Dra("resourceslices/h100-node-1-gpu.nvidia.com-h9x2k");
+  json devices = Get(h100_slice)["spec"]["devices"];
+  devices[0]["taints"] = json::array(
+      {{{"key", "gpu.nvidia.com/xid"}, {"value", "79"}, {"effect", "NoSchedule"}}});
+  Patch(h100_slice, {{"spec", {{"devices", devices}}}});
+  const bool taints_kept = GetParam().kube_version == "1.37";
+  EXPECT_EQ(Get(h100_slice)["spec"]["devices"][0].contains("taints"), taints_kept);
+  ASSERT_TRUE(Eventually([&] {
+    return StatusInt("recent-driver", "matchedDevices") == 8 &&
+           StatusInt("recent-driver", "schedulableDevices") == (taints_kept ? 7 : 8) &&
+           StatusInt("recent-driver", "taintedDevices") == (taints_kept ? 1 : 0);
+  })) << Status("recent-driver").dump();
+  ASSERT_TRUE(Eventually([&] {
+    json g = Get(absl::StrCat(kNodeGroups, "/", h100_group));
+    return g["status"].value("taintedDevices", -1) == (taints_kept ? 1 : 0) &&
+           g["status"].value("schedulableDevices", -1) == (taints_kept ? 3 : 4);
+  })) << Get(absl::StrCat(kNodeGroups, "/", h100_group)).dump();
+  EXPECT_TRUE(ConditionIs("recent-driver", "Satisfiable", "True"));
+  ExpectConvergedToRender("step 4 (a health taint)");
+
   // No profile was edited, and no class had to change.
   for (const json& p : List(kProfiles)) {
     EXPECT_EQ(p["metadata"].value("generation", 0), generations[Name(p)]) << Name(p);
