@@ -18,10 +18,18 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-python3 "$root/e2e/bench/gen_slices.py" 5000 > "$work/slices.json"
+# SLICE_SHAPE=1.36: slices with the 1.35-1.37 fields (gen_slices.py), on a 1.37 API server with
+# list-typed attributes on.
+shape=${SLICE_SHAPE:-1.34}
+emulator_args=()
+if [ "$shape" = 1.36 ]; then
+  emulator_args=(--kube-version 1.37 --feature-gates DRAListTypeAttributes=true)
+fi
+python3 "$root/e2e/bench/gen_slices.py" 5000 "$shape" > "$work/slices.json"
 echo "slice file: $(du -k "$work/slices.json" | cut -f1) KiB" >&2
 for i in $(seq "$runs"); do
-  "$build/e2e/kube-emulator" -f "$work/slices.json" > "$work/url" 2> "$work/err" &
+  "$build/e2e/kube-emulator" "${emulator_args[@]}" -f "$work/slices.json" > "$work/url" \
+    2> "$work/err" &
   pid=$!
   for _ in $(seq 600); do [ -s "$work/url" ] && break; sleep 0.1; done
   if [ ! -s "$work/url" ]; then

@@ -55,13 +55,30 @@ struct DeviceEntry {
   uint32_t attributes_count = 0;
   uint32_t capacity_begin = 0;
   uint32_t capacity_count = 0;
-  // Taints and counters are rare (health problems; partitioned GPUs): most devices keep 0 here.
+};
+static_assert(sizeof(DeviceEntry) == 32);
+
+// What only some devices have (taints, counters, sharing, node selectors): kept apart, so that a
+// device without them costs nothing more than before they existed.
+struct DeviceExtra {
+  uint32_t device = 0;  // index into Block::devices
   uint32_t taints_begin = 0;
+  uint32_t counters_begin = 0;
   uint16_t taints_count = 0;
   uint16_t counters_count = 0;
-  uint32_t counters_begin = 0;
   NodeScope scope = NodeScope::kNode;
   bool allow_multiple_allocations = false;
+};
+
+struct Extras {
+  std::vector<DeviceExtra> devices;  // ascending by device
+  std::vector<TaintEntry> taints;
+  std::vector<CounterEntry> counters;
+  // Items of list-typed attributes: entries as the builder added them (a list attribute's payload
+  // is begin << 32 | count into them), and the same as values, made once the text is final.
+  std::vector<AttributeEntry> list_entries;
+  std::vector<AttributeValue> list_values;
+  bool empty() const { return devices.empty() && list_entries.empty(); }
 };
 
 struct Block {
@@ -75,12 +92,15 @@ struct Block {
   std::vector<AttributeEntry> attributes;
   std::vector<CapacityEntry> capacities;
   std::vector<Quantity> quantities;  // distinct capacity values
-  std::vector<TaintEntry> taints;
-  std::vector<CounterEntry> counters;
-  // Items of list-typed attributes: entries as the builder added them (a list attribute's payload
-  // is begin << 32 | count into them), and the same as values, made once the text is final.
-  std::vector<AttributeEntry> list_entries;
-  std::vector<AttributeValue> list_values;
+  std::unique_ptr<Extras> extras;  // null when no device has any
+
+  // The extras of device `index`, or nullptr.
+  const DeviceExtra* ExtraOf(uint32_t index) const {
+    if (extras == nullptr) return nullptr;
+    auto it = std::lower_bound(extras->devices.begin(), extras->devices.end(), index,
+                               [](const DeviceExtra& e, uint32_t i) { return e.device < i; });
+    return it != extras->devices.end() && it->device == index ? &*it : nullptr;
+  }
 
   absl::string_view View(Text t) const { return absl::string_view(text.data() + t.offset, t.size); }
   absl::string_view Name(uint32_t index) const { return View(names[index]); }
@@ -233,7 +253,7 @@ NamedAttribute DeviceEntries<NamedAttribute>::Iterator::operator*() const {
         block_->Name(e.name),
         AttributeValue::List(AttributeValue::ElementKind(e.kind),
                              absl::Span<const AttributeValue>(
-                                 block_->list_values.data() + range.offset, range.size))};
+                                 block_->extras->list_values.data() + range.offset, range.size))};
   }
   return NamedAttribute{block_->Name(e.name),
                         device_internal::ScalarValue(*block_, e.kind, e.payload)};
@@ -307,24 +327,32 @@ const Quantity* Device::FindCapacity(absl::string_view name) const {
   return &block_->quantities[e->quantity];
 }
 
-NodeScope Device::node_scope() const { return block_->devices[index_].scope; }
+NodeScope Device::node_scope() const {
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  return e != nullptr ? e->scope : NodeScope::kNode;
+}
 
 bool Device::allow_multiple_allocations() const {
-  return block_->devices[index_].allow_multiple_allocations;
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  return e != nullptr && e->allow_multiple_allocations;
 }
 
 std::vector<DeviceTaint> Device::taints() const {
-  const DeviceEntry& d = block_->devices[index_];
   std::vector<DeviceTaint> out;
-  out.reserve(d.taints_count);
-  for (uint32_t i = d.taints_begin; i < d.taints_begin + d.taints_count; ++i) {
-    const TaintEntry& t = block_->taints[i];
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  if (e == nullptr) return out;
+  out.reserve(e->taints_count);
+  for (uint32_t i = e->taints_begin; i < e->taints_begin + e->taints_count; ++i) {
+    const TaintEntry& t = block_->extras->taints[i];
     out.push_back(DeviceTaint{block_->View(t.key), block_->View(t.value), block_->View(t.effect)});
   }
   return out;
 }
 
-bool Device::has_taints() const { return block_->devices[index_].taints_count != 0; }
+bool Device::has_taints() const {
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  return e != nullptr && e->taints_count != 0;
+}
 
 bool Device::HasSchedulingTaint() const {
   for (const DeviceTaint& t : taints()) {
@@ -334,18 +362,22 @@ bool Device::HasSchedulingTaint() const {
 }
 
 std::vector<CounterUse> Device::counters_consumed() const {
-  const DeviceEntry& d = block_->devices[index_];
   std::vector<CounterUse> out;
-  out.reserve(d.counters_count);
-  for (uint32_t i = d.counters_begin; i < d.counters_begin + d.counters_count; ++i) {
-    const CounterEntry& c = block_->counters[i];
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  if (e == nullptr) return out;
+  out.reserve(e->counters_count);
+  for (uint32_t i = e->counters_begin; i < e->counters_begin + e->counters_count; ++i) {
+    const CounterEntry& c = block_->extras->counters[i];
     out.push_back(CounterUse{block_->Name(c.counter_set), block_->Name(c.counter),
                              &block_->quantities[c.quantity]});
   }
   return out;
 }
 
-bool Device::consumes_counters() const { return block_->devices[index_].counters_count != 0; }
+bool Device::consumes_counters() const {
+  const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
+  return e != nullptr && e->counters_count != 0;
+}
 
 bool operator==(const Device& a, const Device& b) {
   if (a.block_ == b.block_ && a.index_ == b.index_) return true;
@@ -510,7 +542,18 @@ struct DeviceSetBuilder::State {
     SortAndDedupe(block->capacities, d.capacity_begin, &d.capacity_count);
   }
 
+  // The current (last added) device's extras, created on first use.
+  device_internal::DeviceExtra& Extra() {
+    const uint32_t index = static_cast<uint32_t>(block->devices.size() - 1);
+    if (extras->devices.empty() || extras->devices.back().device != index) {
+      extras->devices.push_back(device_internal::DeviceExtra{});
+      extras->devices.back().device = index;
+    }
+    return extras->devices.back();
+  }
+
   std::shared_ptr<Block> block = std::make_shared<Block>();
+  std::unique_ptr<device_internal::Extras> extras = std::make_unique<device_internal::Extras>();
   absl::flat_hash_set<Text, TextHash, TextEq> interned;
   absl::flat_hash_map<uint32_t, uint32_t> name_index;  // name Text offset -> index in names
 };
@@ -534,12 +577,10 @@ void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node,
   DeviceEntry d;
   d.name = state_->Intern(name);
   d.node = state_->Intern(scope == NodeScope::kNode ? node : absl::string_view());
-  d.scope = scope;
   d.attributes_begin = static_cast<uint32_t>(b.attributes.size());
   d.capacity_begin = static_cast<uint32_t>(b.capacities.size());
-  d.taints_begin = static_cast<uint32_t>(b.taints.size());
-  d.counters_begin = static_cast<uint32_t>(b.counters.size());
   b.devices.push_back(d);
+  if (scope != NodeScope::kNode) state_->Extra().scope = scope;
 }
 
 namespace {
@@ -564,12 +605,13 @@ void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue
   e.name = state_->NameIndex(name);
   e.kind = value.kind();
   if (value.is_list()) {
-    const uint32_t begin = static_cast<uint32_t>(b.list_entries.size());
+    std::vector<AttributeEntry>& list_entries = state_->extras->list_entries;
+    const uint32_t begin = static_cast<uint32_t>(list_entries.size());
     for (const AttributeValue& item : value.list_items()) {
       AttributeEntry item_entry;
       item_entry.kind = AttributeValue::ElementKind(value.kind());
       item_entry.payload = ScalarPayload(item, intern);
-      b.list_entries.push_back(item_entry);
+      list_entries.push_back(item_entry);
     }
     e.payload = device_internal::Pack(Text{begin, static_cast<uint32_t>(value.list_size())});
   } else {
@@ -581,23 +623,27 @@ void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue
 void DeviceSetBuilder::AddTaint(absl::string_view key, absl::string_view value,
                                 absl::string_view effect) {
   if (state_->block->devices.empty()) AddDevice("", "");
-  Block& b = *state_->block;
-  b.taints.push_back(TaintEntry{state_->Intern(key), state_->Intern(value), state_->Intern(effect)});
-  ++b.devices.back().taints_count;
+  device_internal::DeviceExtra& e = state_->Extra();
+  std::vector<TaintEntry>& taints = state_->extras->taints;
+  if (e.taints_count == 0) e.taints_begin = static_cast<uint32_t>(taints.size());
+  taints.push_back(TaintEntry{state_->Intern(key), state_->Intern(value), state_->Intern(effect)});
+  ++e.taints_count;
 }
 
 void DeviceSetBuilder::AddCounterUse(absl::string_view counter_set, absl::string_view counter,
                                      const Quantity& value) {
   if (state_->block->devices.empty()) AddDevice("", "");
-  Block& b = *state_->block;
-  b.counters.push_back(CounterEntry{state_->NameIndex(counter_set), state_->NameIndex(counter),
-                                    state_->QuantityIndex(value)});
-  ++b.devices.back().counters_count;
+  device_internal::DeviceExtra& e = state_->Extra();
+  std::vector<CounterEntry>& counters = state_->extras->counters;
+  if (e.counters_count == 0) e.counters_begin = static_cast<uint32_t>(counters.size());
+  counters.push_back(CounterEntry{state_->NameIndex(counter_set), state_->NameIndex(counter),
+                                  state_->QuantityIndex(value)});
+  ++e.counters_count;
 }
 
 void DeviceSetBuilder::SetAllowMultipleAllocations(bool allow) {
   if (state_->block->devices.empty()) AddDevice("", "");
-  state_->block->devices.back().allow_multiple_allocations = allow;
+  if (allow) state_->Extra().allow_multiple_allocations = true;
 }
 
 void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value) {
@@ -619,14 +665,19 @@ std::vector<Device> DeviceSetBuilder::Build() && {
   block->attributes.shrink_to_fit();
   block->capacities.shrink_to_fit();
   block->quantities.shrink_to_fit();
-  block->taints.shrink_to_fit();
-  block->counters.shrink_to_fit();
-  // The text is final: list items can now view it.
-  block->list_values.reserve(block->list_entries.size());
-  for (const AttributeEntry& e : block->list_entries) {
-    block->list_values.push_back(device_internal::ScalarValue(*block, e.kind, e.payload));
+  if (!state_->extras->empty()) {
+    block->extras = std::move(state_->extras);
+    device_internal::Extras& x = *block->extras;
+    x.devices.shrink_to_fit();
+    x.taints.shrink_to_fit();
+    x.counters.shrink_to_fit();
+    // The text is final: list items can now view it.
+    x.list_values.reserve(x.list_entries.size());
+    for (const AttributeEntry& e : x.list_entries) {
+      x.list_values.push_back(device_internal::ScalarValue(*block, e.kind, e.payload));
+    }
+    std::vector<AttributeEntry>().swap(x.list_entries);
   }
-  std::vector<AttributeEntry>().swap(block->list_entries);
   std::shared_ptr<const Block> shared = std::move(block);
   std::vector<Device> devices;
   devices.reserve(shared->devices.size());

@@ -105,6 +105,20 @@ bool SliceVersion(std::string_view api_version, bool* basic_wrapper) {
   return version == "v1" || version == "v1beta2" || version == "v1beta1";
 }
 
+// The index of an attribute value's member name: int, bool, string, version (0-3), ints, bools,
+// strings, versions (4-7); -1 for any other name.
+int AttributeKindIndex(std::string_view key) {
+  switch (key.size()) {
+    case 3: return key == "int" ? 0 : -1;
+    case 4: return key == "bool" ? 1 : key == "ints" ? 4 : -1;
+    case 5: return key == "bools" ? 5 : -1;
+    case 6: return key == "string" ? 2 : -1;
+    case 7: return key == "version" ? 3 : key == "strings" ? 6 : -1;
+    case 8: return key == "versions" ? 7 : -1;
+    default: return -1;
+  }
+}
+
 class SliceDecoder {
  public:
   // Decodes one ResourceSlice object whose kind/apiVersion (own or inherited from its list) are
@@ -350,16 +364,24 @@ class SliceDecoder {
                        DeviceSetBuilder* builder) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
-    std::array<std::optional<sj::element>, 8> kinds;
-    if (!Pick<8>(object, {"int", "bool", "string", "version", "ints", "bools", "strings", "versions"},
-                 &kinds)) {
-      return false;
-    }
+    // One pass over the members (usually exactly one): the value kinds by name, 0-3 scalars and
+    // 4-7 lists. Attributes are the bulk of a slice, so no Pick here.
     int set = 0, index = -1;
-    for (int i = 0; i < 8; ++i) {
-      if (Set(kinds[i]) != nullptr) ++set, index = i;
+    bool any_member = false;
+    uint8_t seen = 0;
+    sj::element kind_value;
+    for (sj::key_value_pair member : object) {
+      any_member = true;
+      const int k = AttributeKindIndex(member.key);
+      if (k < 0) continue;
+      if ((seen & (1u << k)) != 0) return false;  // a name twice: left to the strict path
+      seen |= static_cast<uint8_t>(1u << k);
+      if (member.value.is_null()) continue;
+      ++set;
+      index = k;
+      kind_value = member.value;
     }
-    if (set == 0 && object.size() > 0) {
+    if (set == 0 && any_member) {
       // A kind this project does not know: kept whole, with the text the strict path gives it
       // (nlohmann's rendering of the value).
       nlohmann::json parsed = nlohmann::json::parse(simdjson::to_string(value), /*cb=*/nullptr,
@@ -376,12 +398,12 @@ class SliceDecoder {
     const AttributeValue::Kind element_kind = kElementKinds[index % 4];
     if (index < 4) {
       AttributeValue scalar;
-      if (!DecodeScalar(element_kind, *Set(kinds[index]), &scalar)) return false;
+      if (!DecodeScalar(element_kind, kind_value, &scalar)) return false;
       builder->AddAttribute(name, scalar);
       return true;
     }
     sj::array items;
-    if (Set(kinds[index])->get_array().get(items) != simdjson::SUCCESS) return false;
+    if (kind_value.get_array().get(items) != simdjson::SUCCESS) return false;
     list_items_.clear();
     for (sj::element item : items) {
       AttributeValue scalar;

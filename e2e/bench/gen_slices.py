@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Writes a v1 ResourceSliceList of N slices with 8 GPUs each (about 5 KB per slice) to stdout."""
+"""Writes a v1 ResourceSliceList of N slices with 8 GPUs each (about 5 KB per slice) to stdout.
+
+gen_slices.py N [SHAPE]: SHAPE "1.36" publishes as a driver does on Kubernetes 1.36+ with list
+types on (the API server needs --kube-version 1.36+ --feature-gates DRAListTypeAttributes=true):
+numaNode as a one-element `ints` list, allowMultipleAllocations and a memory requestPolicy on
+every device, and a NoSchedule health taint on one device of every tenth slice.
+"""
 import json
 import sys
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+shape = sys.argv[2] if len(sys.argv) > 2 else "1.34"
 items = []
 for i in range(n):
     node = "node-%05d" % i
@@ -23,6 +30,15 @@ for i in range(n):
             },
             "capacity": {"memory": {"value": "80Gi"}, "sm": {"value": "132"}},
         })
+        if shape == "1.36":
+            device = devices[-1]
+            device["attributes"]["numaNode"] = {"ints": [d // 4]}
+            device["allowMultipleAllocations"] = True
+            device["capacity"]["memory"]["requestPolicy"] = {
+                "default": "1Gi", "validRange": {"min": "1Mi", "step": "1Mi"}}
+            if i % 10 == 0 and d == 7:
+                device["taints"] = [{"key": "gpu.nvidia.com/xid", "value": "79",
+                                     "effect": "NoSchedule"}]
     items.append({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
         "metadata": {"name": node + "-gpu.example.com"},

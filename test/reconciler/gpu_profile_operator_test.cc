@@ -297,7 +297,8 @@ TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
   ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
   const auto status = [&](const char* field) -> int64_t {
     absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
-    return p.ok() ? (*p)["status"].value(field, int64_t{-1}) : -1;
+    if (!p.ok() || !(*p)["status"].is_object()) return -1;
+    return (*p)["status"].value(field, int64_t{-1});
   };
   const int64_t matched = status("matchedDevices");
   ASSERT_GT(matched, 0);
@@ -326,6 +327,45 @@ TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
   EXPECT_TRUE(Eventually([&] {
     return status("taintedDevices") == 0 && status("schedulableDevices") == matched;
   }));
+}
+
+// The live operator on the NVIDIA driver's 1.36 publication (counters-only slice, MIG placements
+// drawing from it, list-typed numaNode, a health taint on one GPU), on an API server with list
+// types on: the same counts as the decoders and render give (test/profile/slice_corpus_test.cc).
+TEST_F(OperatorTest, NvidiaPartitionedFleetOn136CountsWhatFitsAtOnce) {
+  Start({"--kube-version", "1.36", "--feature-gates", "DRAListTypeAttributes=true", "-f",
+         Src("crds"), "-f", Src("test/testdata/dra/nvidia-1.35/node-a100-mig-node-1.yaml"), "-f",
+         Src("test/testdata/dra/nvidia-1.35/dynamicmig-a100x2-numalist-taint.k8s-1.36.v1.yaml")},
+        "DRAListTypeAttributes=true");
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/ampere-or-newer.yaml");
+  nlohmann::json mig = {{"apiVersion", "gpuprofile.io/v1alpha1"},
+                        {"kind", "GpuProfile"},
+                        {"metadata", {{"name", "any-mig"}}},
+                        {"spec",
+                         {{"deviceType", "mig"},
+                          {"selector", {{"cel", {"device.attributes['resource.kubernetes.io']"
+                                                 ".numaNode.includes(0) || true"}}}},
+                          {"claimTemplate", {{"namespaces", {"ml-train"}}}}}}};
+  ApplyObject(mig);
+  const auto status = [&](const char* profile, const char* field) -> int64_t {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName(profile));
+    if (!p.ok() || !(*p)["status"].is_object()) return -1;
+    return (*p)["status"].value(field, int64_t{-1});
+  };
+  // Two full A100 GPUs (compute capability 8.0); gpu-1 carries XID 79 (NoSchedule).
+  EXPECT_TRUE(Eventually([&] {
+    return status("ampere-or-newer", "matchedDevices") == 2 &&
+           status("ampere-or-newer", "schedulableDevices") == 1 &&
+           status("ampere-or-newer", "taintedDevices") == 1 &&
+           ConditionIs("ampere-or-newer", "Satisfiable", "True");
+  })) << client_->Get(kProfiles.WithName("ampere-or-newer"))->dump();
+  // 50 MIG placements over two GPUs' counter sets: seven 1g placements per GPU fit at once.
+  EXPECT_TRUE(Eventually([&] {
+    return status("any-mig", "matchedDevices") == 50 &&
+           status("any-mig", "schedulableDevices") == 14 &&
+           ConditionIs("any-mig", "Ready", "True");
+  })) << client_->Get(kProfiles.WithName("any-mig"))->dump();
 }
 
 // A hand edit of a managed DeviceClass keeps its labels (so the desired state is not recomputed)
