@@ -55,11 +55,17 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
                                         absl::Span<const dra::DeviceToleration> tolerations) const {
   const std::vector<dra::Device>& devices = inventory_->devices();
   AllocatableCount out;
+  if (!any_flag_) {
+    for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
+      out.schedulable_count += matched[d] ? 1 : 0;
+    }
+    return out;
+  }
   out.outcome.assign(devices.size(), DeviceOutcome::kNotMatched);
   std::vector<Candidate> candidates;
   for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
     if (!matched[d]) continue;
-    const uint8_t f = any_flag_ ? flags_[d] : 0;
+    const uint8_t f = flags_[d];
     if (f == 0) {
       out.outcome[d] = DeviceOutcome::kSchedulable;
       ++out.schedulable_count;

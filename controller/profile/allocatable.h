@@ -36,8 +36,13 @@ enum class DeviceOutcome : uint8_t {
 };
 
 struct AllocatableCount {
-  // Indexed like inventory.devices().
+  // Indexed like inventory.devices(); empty when nothing in the inventory can keep a device from
+  // being allocated (no taint, counter or incomplete pool): use Of().
   std::vector<DeviceOutcome> outcome;
+  DeviceOutcome Of(size_t device, const std::vector<bool>& matched) const {
+    if (!outcome.empty()) return outcome[device];
+    return matched[device] ? DeviceOutcome::kSchedulable : DeviceOutcome::kNotMatched;
+  }
   int64_t schedulable_count = 0;
   // Matched devices left out because of an untolerated taint.
   int64_t tainted_count = 0;
@@ -54,6 +59,9 @@ class AllocationModel {
   // `matched` is indexed like inventory.devices().
   AllocatableCount Count(const std::vector<bool>& matched,
                          absl::Span<const dra::DeviceToleration> tolerations = {}) const;
+  // True when nothing in the inventory keeps a device from being allocated: every matched device
+  // is schedulable (the common fleet, which then pays nothing for this model).
+  bool AllSchedulable() const { return !any_flag_; }
 
  private:
   const dra::Inventory* inventory_;

@@ -108,6 +108,12 @@ ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
 // for the group's devices alone (a GPU's MIG placements are another group than the GPU, though
 // they share its counters).
 void CountGroupAllocations(const AllocationModel& allocation, NodeGroups* groups) {
+  if (allocation.AllSchedulable()) {
+    for (api::GpuNodeGroup& group : groups->groups) {
+      group.status.schedulable_devices = group.status.devices;
+    }
+    return;
+  }
   const size_t device_count = groups->group_of_device.size();
   for (size_t g = 0; g < groups->groups.size(); ++g) {
     std::vector<bool> in_group(device_count, false);
@@ -246,8 +252,9 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         if (!m.matched[d]) continue;
         const uint32_t g = groups.group_of_device[d];
         ++group_devices[g];
-        if (allocatable.outcome[d] == DeviceOutcome::kSchedulable) ++group_schedulable[g];
-        if (allocatable.outcome[d] == DeviceOutcome::kTainted) ++group_tainted[g];
+        const DeviceOutcome device_outcome = allocatable.Of(d, m.matched);
+        if (device_outcome == DeviceOutcome::kSchedulable) ++group_schedulable[g];
+        if (device_outcome == DeviceOutcome::kTainted) ++group_tainted[g];
         const uint32_t node = node_index[d];
         if (node == dra::Inventory::kNoNode) continue;
         if (node != last_node) {

@@ -77,10 +77,12 @@ TEST(AllocatableTest, DevicesWithoutTaintsOrCountersAreAllSchedulable) {
   s.devices = std::move(b).Build();
   dra::Inventory inventory = dra::Inventory::FromSlices(std::vector<ResourceSlice>{s});
   AllocationModel model(inventory);
-  AllocatableCount c = model.Count({true, false});
+  EXPECT_TRUE(model.AllSchedulable());
+  const std::vector<bool> matched = {true, false};
+  AllocatableCount c = model.Count(matched);
   EXPECT_EQ(c.schedulable_count, 1);
-  EXPECT_EQ(c.outcome[0], DeviceOutcome::kSchedulable);
-  EXPECT_EQ(c.outcome[1], DeviceOutcome::kNotMatched);
+  EXPECT_EQ(c.Of(0, matched), DeviceOutcome::kSchedulable);
+  EXPECT_EQ(c.Of(1, matched), DeviceOutcome::kNotMatched);
 }
 
 // The full GPU and its seven 1g placements share one counter set: at most seven 1g placements,
