@@ -42,7 +42,8 @@ TEST(CheckJsonTextTest, DeeperNestingNamesWhatAndWhere) {
 
 TEST(CheckJsonTextTest, BracketsInStringsDoNotCount) {
   const std::vector<std::string> strings = {
-      R"("[[[[")", R"("\"[[[[")", R"("\\\"{{{{")", R"("a\\")"};
+      R"("[[[[")", R"("\"[[[[")", R"("\\\"{{{{")", R"("a\\")", R"("")", R"("\\\\[")",
+      R"("\\\\\"]]]]")"};
   for (const std::string& s : strings) {
     const std::string text =
         Repeat("[", kMaxNestingDepth - 1) + "[" + Repeat(s + ",", 2000) + "1]" +
