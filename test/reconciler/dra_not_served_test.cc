@@ -16,6 +16,7 @@
 #include "controller/reconciler/gpu_profile_operator.h"
 #include "controller/runtime/metrics.h"
 #include "gmock/gmock.h"
+#include "e2e/tests/emulator_process.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/kube_emulator.h"
 #include "test/testing/test_paths.h"
@@ -62,12 +63,7 @@ class DraNotServedTest : public ::testing::Test {
 
   // Polls (real time, the operator runs on its own threads) until `check` holds or 20 s pass.
   static bool Eventually(const std::function<bool()>& check) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    while (absl::Now() < deadline) {
-      if (check()) return true;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return check();
+    return e2e::testing::PollUntil(check, absl::Seconds(20));
   }
 
   // The profile's Stalled condition once it is DRANotServed; null until then.

@@ -19,6 +19,7 @@
 #include "controller/kube/api_error.h"
 #include "controller/runtime/metrics.h"
 #include "gmock/gmock.h"
+#include "e2e/tests/emulator_process.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/kube_emulator.h"
 #include "test/testing/test_paths.h"
@@ -95,12 +96,7 @@ class OperatorTest : public ::testing::Test {
 
   // Polls `check` (real time) until it holds or 20 s pass.
   bool Eventually(const std::function<bool()>& check) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    while (absl::Now() < deadline) {
-      if (check()) return true;
-      absl::SleepFor(absl::Milliseconds(50));
-    }
-    return check();
+    return e2e::testing::PollUntil(check, absl::Seconds(20));
   }
 
   nlohmann::json Condition(const std::string& profile, const std::string& type) {
