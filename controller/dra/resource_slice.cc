@@ -277,6 +277,22 @@ std::string MetadataString(const json& obj, const char* field) {
 
 }  // namespace
 
+NodeScope SliceNodeScope(absl::string_view node_name, bool all_nodes, bool node_selector) {
+  if (!node_name.empty()) return NodeScope::kNode;
+  if (all_nodes) return NodeScope::kAllNodes;
+  if (node_selector) return NodeScope::kNodeSelector;
+  return NodeScope::kNode;  // per-device node selection, or a file that leaves the node out
+}
+
+DeviceNodes DeviceNodeScope(const ResourceSlice& slice, absl::string_view device_node,
+                            bool all_nodes, bool node_selector) {
+  if (!slice.node_name.empty()) return {slice.node_name, NodeScope::kNode};
+  if (!device_node.empty()) return {device_node, NodeScope::kNode};
+  if (all_nodes) return {"", NodeScope::kAllNodes};
+  if (node_selector) return {"", NodeScope::kNodeSelector};
+  return {"", slice.node_scope};
+}
+
 bool IsResourceSlice(const json& obj) {
   const json* kind = api::JsonMember(obj, "kind");
   const json* api_version = api::JsonMember(obj, "apiVersion");
@@ -335,10 +351,7 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   const bool all_nodes = d.Bool(*spec, "allNodes", "spec");
   const bool node_selector = d.Object(*spec, "nodeSelector", "spec", false) != nullptr;
   slice.per_device_node_selection = d.Bool(*spec, "perDeviceNodeSelection", "spec");
-  slice.node_scope = !slice.node_name.empty() ? NodeScope::kNode
-                     : all_nodes              ? NodeScope::kAllNodes
-                     : node_selector          ? NodeScope::kNodeSelector
-                                              : NodeScope::kNode;
+  slice.node_scope = SliceNodeScope(slice.node_name, all_nodes, node_selector);
   if (const json* sets = d.List(*spec, "sharedCounters", "spec")) {
     for (size_t i = 0; i < sets->size(); ++i) {
       const json& entry = (*sets)[i];
@@ -400,24 +413,12 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
       continue;
     }
 
-    // Per-device node selection: the device's own nodeName, allNodes or nodeSelector; else the
-    // slice's.
-    std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
+    const std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
     const bool device_all_nodes = d.Bool(*body, "allNodes", body_path);
     const bool device_selector = d.Object(*body, "nodeSelector", body_path, false) != nullptr;
-    NodeScope scope = slice.node_scope;
-    std::string node = slice.node_name;
-    if (slice.node_name.empty()) {
-      if (!device_node.empty()) {
-        scope = NodeScope::kNode;
-        node = device_node;
-      } else if (device_all_nodes) {
-        scope = NodeScope::kAllNodes;
-      } else if (device_selector) {
-        scope = NodeScope::kNodeSelector;
-      }
-    }
-    builder.AddDevice(device_name, node, scope);
+    const DeviceNodes nodes =
+        DeviceNodeScope(slice, device_node, device_all_nodes, device_selector);
+    builder.AddDevice(device_name, nodes.node, nodes.scope);
     builder.SetAllowMultipleAllocations(d.Bool(*body, "allowMultipleAllocations", body_path));
 
     const std::string attributes_path = api::FieldMember(body_path, "attributes");

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
 #include "controller/dra/device.h"
 #include "nlohmann/json.hpp"
@@ -64,6 +65,20 @@ struct ResourceSlice {
   std::vector<CounterSet> shared_counters;  // spec.sharedCounters, in order
   std::vector<Device> devices;  // in the order of spec.devices
 };
+
+// How a slice's spec.nodeName, allNodes and nodeSelector tie its devices to nodes (both
+// decoders use these, so that they agree).
+NodeScope SliceNodeScope(absl::string_view node_name, bool all_nodes, bool node_selector);
+
+// A device's node and scope: the slice's node when the slice names one; otherwise (per-device
+// node selection) the device's own nodeName, allNodes or nodeSelector; else the slice's scope.
+// `node` views `slice.node_name` or `device_node`.
+struct DeviceNodes {
+  absl::string_view node;
+  NodeScope scope = NodeScope::kNode;
+};
+DeviceNodes DeviceNodeScope(const ResourceSlice& slice, absl::string_view device_node,
+                            bool all_nodes, bool node_selector);
 
 // True for `kind: ResourceSlice` objects of the resource.k8s.io group (any version, served or
 // not; DecodeSlice rejects versions it does not know).

@@ -163,10 +163,7 @@ class SliceDecoder {
     }
     slice->driver = std::string(driver);
     slice->node_name = std::string(node_name);
-    slice->node_scope = !node_name.empty() ? NodeScope::kNode
-                        : all_nodes        ? NodeScope::kAllNodes
-                        : node_selector    ? NodeScope::kNodeSelector
-                                           : NodeScope::kNode;
+    slice->node_scope = SliceNodeScope(ToAbsl(node_name), all_nodes, node_selector);
     if (const sj::element* sets = Set(fields[7])) {
       sj::array list;
       if (sets->get_array().get(list) != simdjson::SUCCESS) return false;
@@ -253,19 +250,9 @@ class SliceDecoder {
         !GetOptionalBool(body[5], &allow_multiple)) {
       return false;
     }
-    NodeScope scope = slice.node_scope;
-    std::string_view node = slice.node_name;
-    if (slice.node_name.empty()) {
-      if (!device_node.empty()) {
-        scope = NodeScope::kNode;
-        node = device_node;
-      } else if (device_all_nodes) {
-        scope = NodeScope::kAllNodes;
-      } else if (device_selector) {
-        scope = NodeScope::kNodeSelector;
-      }
-    }
-    builder->AddDevice(ToAbsl(name), ToAbsl(node), scope);
+    const DeviceNodes nodes =
+        DeviceNodeScope(slice, ToAbsl(device_node), device_all_nodes, device_selector);
+    builder->AddDevice(ToAbsl(name), nodes.node, nodes.scope);
     builder->SetAllowMultipleAllocations(allow_multiple);
 
     if (body[0] != nullptr) {
