@@ -23,6 +23,18 @@ const char* DeletionPolicyName(DeletionPolicy policy) {
   return "Delete";
 }
 
+const char* SharingStrategyName(SharingStrategy strategy) {
+  switch (strategy) {
+    case SharingStrategy::kExclusive:
+      return "Exclusive";
+    case SharingStrategy::kTimeSlicing:
+      return "TimeSlicing";
+    case SharingStrategy::kMps:
+      return "MPS";
+  }
+  return "Exclusive";
+}
+
 const std::string& GpuProfileSpec::EffectiveDeviceType() const {
   static const std::string* const kDefault = new std::string(kDefaultDeviceType);
   return device_type.has_value() ? *device_type : *kDefault;

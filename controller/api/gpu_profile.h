@@ -68,6 +68,8 @@ struct CapacityTerm {
 struct ProfileSelector {
   std::optional<QuantityRange> memory;
   std::vector<std::string> product_names;   // empty: no term
+  // MIG profiles (NVIDIA's `profile` attribute, e.g. "1g.10gb"); only with deviceType mig.
+  std::vector<std::string> mig_profiles;    // empty: no term
   std::vector<std::string> architectures;   // empty: no term
   std::optional<VersionRange> compute_capability;
   std::optional<VersionRange> driver_version;
@@ -90,6 +92,43 @@ struct OpaqueConfig {
   nlohmann::json parameters;  // any JSON object
 };
 
+// spec.sharing: how the devices of one claim are shared between the pods and containers that
+// use it, compiled into the driver's own configuration kind on the DeviceClass (NVIDIA:
+// resource.nvidia.com/v1beta1 GpuConfig for full GPUs, MigDeviceConfig for MIG devices).
+enum class SharingStrategy { kExclusive, kTimeSlicing, kMps };
+// "Exclusive" / "TimeSlicing" / "MPS".
+const char* SharingStrategyName(SharingStrategy strategy);
+
+struct TimeSlicingSettings {
+  std::string interval;  // "Default" | "Short" | "Medium" | "Long"; empty: the driver's default
+};
+
+struct MpsSettings {
+  std::optional<int64_t> default_active_thread_percentage;   // 0..100
+  std::optional<Quantity> default_pinned_device_memory_limit;
+};
+
+struct SharingSpec {
+  SharingStrategy strategy = SharingStrategy::kExclusive;
+  std::optional<TimeSlicingSettings> time_slicing;  // only with kTimeSlicing
+  std::optional<MpsSettings> mps;                   // only with kMps
+};
+
+// spec.tolerations[]: a device taint toleration written into the template's request and used by
+// the schedulable counts (the API's DeviceToleration).
+struct DeviceTolerationSpec {
+  std::string key;                 // empty with Exists: every key
+  std::string op = "Equal";        // "Equal" | "Exists"
+  std::string value;
+  std::string effect;              // "" (every effect) | "NoSchedule" | "NoExecute"
+  std::optional<int64_t> toleration_seconds;  // only with effect NoExecute
+};
+
+// spec.quota: a ResourceQuota per namespace that holds the profile's template.
+struct QuotaSpec {
+  int64_t devices_per_namespace = 0;  // >= 0
+};
+
 struct ClaimTemplateSpec {
   std::string name;          // defaulted: the profile's name
   std::string request_name;  // defaulted: "gpu"
@@ -110,6 +149,16 @@ struct GpuProfileSpec {
   std::vector<OpaqueConfig> config;
   std::string device_class_name;           // defaulted: the profile's name
   ClaimTemplateSpec claim_template;
+  std::optional<SharingSpec> sharing;      // unset: the driver's default (exclusive)
+  // capacityRequests: what one claim takes of a device that allows multiple allocations
+  // (name -> amount; unqualified names live in the driver's domain). Sorted by name.
+  std::map<std::string, Quantity> capacity_requests;
+  // fallback: other profiles whose classes the template's request falls back to, in order
+  // (a firstAvailable list: this profile's class first).
+  std::vector<std::string> fallback;
+  std::optional<std::string> extended_resource_name;  // DeviceClass.extendedResourceName
+  std::vector<DeviceTolerationSpec> tolerations;
+  std::optional<QuotaSpec> quota;
   DeletionPolicy deletion_policy = DeletionPolicy::kDelete;
 
   const std::string& EffectiveDeviceType() const;
@@ -144,6 +193,15 @@ struct GpuProfileStatus {
   int64_t tainted_devices = 0;
   std::vector<NodeGroupMatch> node_groups;  // sorted by name
   ClaimTemplateCounts claim_templates;
+  // The extended resource name pods can request (`resources.limits`) for this profile's class:
+  // spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class> where the cluster
+  // serves DRA extended resources; empty where it does not.
+  std::string extended_resource_name;
+  // Set when spec.capacityRequests is: how many claims with those requests the schedulable
+  // devices could hold at once.
+  std::optional<int64_t> schedulable_claims;
+  // The namespaces holding this profile's ResourceQuota (spec.quota), counted like templates.
+  ClaimTemplateCounts quotas;
 };
 
 struct GpuProfile {

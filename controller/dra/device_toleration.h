@@ -5,6 +5,8 @@
 // Pure value type; thread-compatible.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/types/span.h"
@@ -17,6 +19,9 @@ struct DeviceToleration {
   std::string op = "Equal";  // "Exists" or "Equal"
   std::string value;
   std::string effect;  // empty: every effect
+  // Only with effect NoExecute: how long a pod stays bound after the taint appears; unset:
+  // forever. Does not change what Tolerates() answers.
+  std::optional<int64_t> toleration_seconds;
 
   bool Tolerates(const DeviceTaint& taint) const;
 };

@@ -1,7 +1,8 @@
 // File: controller/dra/resource_claim_template.h
 // The internal, version-independent model of a ResourceClaimTemplate with the shape the operator
-// generates: one or more exact device requests (v1beta1 puts the fields on the request; v1beta2
-// and v1 nest them under `exactly`). Per-version JSON shapes are in dra_object_codec.h.
+// generates: one or more device requests, each exact or a prioritized `firstAvailable` list of
+// subrequests (v1beta1 puts the exact fields on the request; v1beta2 and v1 nest them under
+// `exactly`). Per-version JSON shapes are in dra_object_codec.h.
 // Pure value types; thread-compatible.
 #pragma once
 
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "controller/core/quantity.h"
 #include "controller/meta/object_meta.h"
 #include "controller/dra/device_class.h"
+#include "controller/dra/device_toleration.h"
 
 namespace gpuprofile::dra {
 
@@ -25,8 +28,16 @@ struct ExactDeviceRequest {
   // Unset for All; the server defaults ExactCount without count to 1.
   std::optional<int64_t> count;
   std::optional<bool> admin_access;
-  // True when the server's object uses a shape the operator does not generate (firstAvailable,
-  // tolerations, capacity requests...): such a template never equals a desired one.
+  // DRADeviceTaints (1.33+): taints the request tolerates.
+  std::vector<DeviceToleration> tolerations;
+  // DRAConsumableCapacity (1.34+): `capacity.requests`, what the request takes of each device.
+  std::map<std::string, Quantity> capacity_requests;
+  // DRAPrioritizedList (1.33+): when non-empty the request is `firstAvailable` and the fields
+  // above except `name` are unused; each subrequest has its own name and exact fields (its
+  // own first_available is empty).
+  std::vector<ExactDeviceRequest> first_available;
+  // True when the server's object uses a shape the operator does not generate (fields this
+  // model does not hold): such a template never equals a desired one.
   bool has_unmodelled_fields = false;
 };
 
