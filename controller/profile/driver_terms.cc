@@ -2,7 +2,11 @@
 // Attribute names come from each driver's published device attributes
 // (docs/dra-reference.md §5-§6):
 // - gpu.nvidia.com: type, productName, architecture, cudaComputeCapability (version),
-//   driverVersion (version), cudaDriverVersion (version); capacity memory.
+//   driverVersion (version), cudaDriverVersion (version); capacity memory. MIG devices have
+//   type mig and their MIG profile in `profile`. Sharing: resource.nvidia.com/v1beta1 GpuConfig
+//   (full GPUs: `sharing` with strategy TimeSlicing | MPS, timeSlicingConfig.interval,
+//   mpsConfig) and MigDeviceConfig (MIG devices: strategy and mpsConfig, no interval); vfio
+//   devices have no sharing (the driver's api/nvidia.com/resource/v1beta1, v0.4).
 // - gpu.amd.com: type (amdgpu | amdgpu-partition), productName, driverVersion (version);
 //   capacity memory. No compute capability or architecture.
 // - gpu.intel.com: type (gpu | vf), model; capacity memory. Its `driver` attribute is the
@@ -27,7 +31,11 @@ const std::vector<DriverTerms>& KnownTables() {
        "cudaComputeCapability",
        "driverVersion",
        "cudaDriverVersion",
-       "memory"},
+       "memory",
+       "mig",
+       "profile",
+       "resource.nvidia.com/v1beta1",
+       {{"gpu", "GpuConfig", true}, {"mig", "MigDeviceConfig", false}}},
       {"gpu.amd.com",
        "type",
        "amdgpu",
@@ -37,9 +45,15 @@ const std::vector<DriverTerms>& KnownTables() {
        "",
        "driverVersion",
        "",
-       "memory"},
-      {"gpu.intel.com", "type", "gpu", {"gpu", "vf"}, "model", "", "", "", "", "memory"},
-      {"gpu.example.com", "", "", {}, "model", "", "", "driverVersion", "", "memory"},
+       "memory",
+       "",
+       "",
+       "",
+       {}},
+      {"gpu.intel.com", "type", "gpu", {"gpu", "vf"}, "model", "", "", "", "", "memory", "", "",
+       "", {}},
+      {"gpu.example.com", "", "", {}, "model", "", "", "driverVersion", "", "memory", "", "", "",
+       {}},
   };
   return *kTables;
 }
@@ -52,7 +66,7 @@ const DriverTerms& TermsForDriver(const std::string& driver) {
   }
   // Every driver in the survey publishes its device memory as capacity "memory" in bytes, so
   // the memory term stays available for drivers without a table.
-  static const auto* const kNeutral = new DriverTerms{"", "", "", {}, "", "", "", "", "", "memory"};
+  static const auto* const kNeutral = new DriverTerms{"", "", "", {}, "", "", "", "", "", "memory", "", "", "", {}};
   return *kNeutral;
 }
 

@@ -25,6 +25,20 @@ struct DriverTerms {
   std::string driver_version_attribute;       // version
   std::string cuda_driver_version_attribute;  // version
   std::string memory_capacity;                // capacity id (bytes)
+  // MIG: the device type of MIG devices and the string attribute naming their MIG profile
+  // ("1g.10gb"); empty when the driver publishes none.
+  std::string mig_device_type;
+  std::string mig_profile_attribute;
+  // Sharing (spec.sharing): the apiVersion of the driver's opaque configuration and, per device
+  // type, the configuration kind that carries `sharing` (empty: that type cannot be shared), and
+  // whether the kind has a time-slice interval.
+  struct SharingKind {
+    std::string device_type;
+    std::string kind;
+    bool has_time_slice_interval = false;
+  };
+  std::string sharing_api_version;
+  std::vector<SharingKind> sharing_kinds;
 };
 
 // The terms for `driver`: a known driver's table, or the vendor-neutral defaults for any other

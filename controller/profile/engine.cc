@@ -2,6 +2,8 @@
 #include "controller/profile/engine.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -9,14 +11,19 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "controller/profile/allocatable.h"
 #include "controller/profile/device_matcher.h"
+#include "controller/profile/fallback.h"
+#include "controller/profile/feature_support.h"
 #include "controller/profile/namespace_targets.h"
 #include "controller/profile/node_groups.h"
 #include "controller/profile/profile_conditions.h"
 #include "controller/profile/selector_compiler.h"
+#include "controller/profile/sharing_config.h"
 
 namespace gpuprofile::profile {
 namespace {
@@ -124,7 +131,188 @@ void CountGroupAllocations(const AllocationModel& allocation, NodeGroups* groups
   }
 }
 
+// Compiles one profile: selectors and sharing (problems: InvalidSpec), then what the cluster
+// can express (FeatureNotServed). A stalled profile keeps no selectors and writes nothing.
+void CompileProfile(const FeatureGates& gates, ProfilePlan* w) {
+  const api::GpuProfileSpec& spec = w->profile.spec;
+  std::vector<std::string> problems;
+  absl::StatusOr<CompiledSelectors> compiled = CompileSelectors(spec, gates);
+  if (!compiled.ok()) problems.emplace_back(compiled.status().message());
+  SharingConfigResult sharing = CompileSharing(spec);
+  problems.insert(problems.end(), sharing.problems.begin(), sharing.problems.end());
+  if (!problems.empty()) {
+    w->stalled_reason = kReasonInvalidSpec;
+    w->problems = absl::StrJoin(problems, "\n");
+    return;
+  }
+  if (std::vector<std::string> unserved = UnservedFields(spec, gates); !unserved.empty()) {
+    w->stalled_reason = kReasonFeatureNotServed;
+    w->problems = absl::StrJoin(unserved, "\n");
+    return;
+  }
+  w->selectors = *std::move(compiled);
+  w->sharing_config = std::move(sharing.config);
+  w->request_chain = {w->profile.metadata.name};
+}
+
+// Every compiled profile's request chain (fallback.h); a profile whose chain cannot be resolved
+// is stalled. Usability is judged on the compile results alone, so the outcome does not depend
+// on the order in which profiles are visited.
+void ResolveFallbacks(std::vector<ProfilePlan>* work) {
+  std::map<std::string, std::vector<std::string>> fallbacks;
+  std::map<std::string, const ProfilePlan*> by_name;
+  for (const ProfilePlan& w : *work) {
+    fallbacks[w.profile.metadata.name] = w.profile.spec.fallback;
+    by_name[w.profile.metadata.name] = &w;
+  }
+  std::map<std::string, std::string> why_unusable;
+  for (const ProfilePlan& w : *work) {
+    if (w.selectors) continue;
+    why_unusable[w.profile.metadata.name] =
+        w.stalled_reason == kReasonFeatureNotServed
+            ? "its fields are not served by this cluster (FeatureNotServed)"
+            : "its spec is invalid";
+  }
+  const std::function<std::string(const std::string&)> usable =
+      [&why_unusable](const std::string& name) {
+        auto it = why_unusable.find(name);
+        return it == why_unusable.end() ? std::string() : it->second;
+      };
+  for (ProfilePlan& w : *work) {
+    if (!w.selectors || w.profile.spec.fallback.empty()) continue;
+    FallbackChain chain = ResolveFallback(w.profile.metadata.name, fallbacks, usable);
+    if (!chain.problems.empty()) {
+      w.selectors.reset();
+      w.sharing_config.reset();
+      w.request_chain.clear();
+      w.stalled_reason = kReasonInvalidFallback;
+      w.problems = absl::StrJoin(chain.problems, "\n");
+      continue;
+    }
+    w.request_chain = std::move(chain.profiles);
+  }
+}
+
+// spec.quota: one ResourceQuota per namespace the profile targets, settled like templates.
+void SettleQuotas(const EngineInput& input, const std::set<std::string>& existing_profiles,
+                  std::vector<ProfilePlan>* work) {
+  std::map<std::pair<std::string, std::string>, std::vector<ProfilePlan*>> claims;
+  for (ProfilePlan& w : *work) {
+    if (!w.selectors || !w.profile.spec.quota) continue;
+    for (const std::string& ns : w.namespaces) {
+      claims[{ns, QuotaName(w.profile.metadata.name)}].push_back(&w);
+    }
+  }
+  std::map<std::pair<std::string, std::string>, const api::ObjectMeta*> existing;
+  for (const auto& q : input.existing_quotas) {
+    existing[{q->metadata.namespace_name, q->metadata.name}] = &q->metadata;
+  }
+  for (const auto& [key, claimants] : claims) {
+    auto it = existing.find(key);
+    ProfilePlan* writer =
+        SettleClaim("ResourceQuota", absl::StrCat(key.first, "/", key.second), claimants,
+                    it == existing.end() ? nullptr : it->second, existing_profiles);
+    if (writer != nullptr) writer->quota_namespaces.push_back(key.first);
+  }
+}
+
+// spec.extendedResourceName must name one class in the cluster: the API server would let the
+// newest class of that name win silently. The oldest profile keeps it; a newer profile, or a
+// class the profile does not own that already has the name, is a Conflict, and that profile's
+// class is written without the name.
+void SettleExtendedResourceNames(const EngineInput& input,
+                                 const std::set<std::string>& existing_profiles,
+                                 std::vector<ProfilePlan>* work) {
+  std::map<std::string, std::vector<ProfilePlan*>> claims;
+  for (ProfilePlan& w : *work) {
+    if (w.generates_class && w.profile.spec.extended_resource_name) {
+      claims[*w.profile.spec.extended_resource_name].push_back(&w);
+    }
+  }
+  for (const auto& [name, claimants] : claims) {
+    ProfilePlan* winner = *std::min_element(
+        claimants.begin(), claimants.end(),
+        [](ProfilePlan* a, ProfilePlan* b) { return Older(a->profile, b->profile); });
+    std::set<std::string> claimant_names;
+    for (ProfilePlan* w : claimants) {
+      claimant_names.insert(w->profile.metadata.name);
+      if (w != winner) {
+        w->conflicts.push_back(absl::StrCat("extendedResourceName ", name,
+                                            " is claimed by the older GpuProfile ",
+                                            winner->profile.metadata.name));
+      }
+    }
+    bool taken = false;
+    for (const auto& c : input.existing_classes) {
+      if (c->extended_resource_name != name ||
+          c->metadata.name == winner->profile.spec.device_class_name) {
+        continue;
+      }
+      const Ownership ownership = OwnershipOf(c->metadata, winner->profile.metadata.name,
+                                              claimant_names, existing_profiles);
+      // A class of ours under another name (the profile renamed its class) goes with the rename.
+      if (ownership == Ownership::kOurs) continue;
+      winner->conflicts.push_back(absl::StrCat(
+          "extendedResourceName ", name, " is already on DeviceClass ", c->metadata.name,
+          ownership == Ownership::kForeign
+              ? absl::StrCat(", which is not managed by ", kManagedByValue)
+              : absl::StrCat(" of GpuProfile ", c->metadata.labels.at(kProfileLabel))));
+      taken = true;
+    }
+    winner->writes_extended_resource_name = !taken;
+  }
+}
+
+std::vector<dra::DeviceToleration> TolerationsOf(const api::GpuProfileSpec& spec) {
+  std::vector<dra::DeviceToleration> out;
+  for (const api::DeviceTolerationSpec& t : spec.tolerations) {
+    out.push_back({t.key, t.op, t.value, t.effect, t.toleration_seconds});
+  }
+  return out;
+}
+
+// The exact request one profile's class stands for (the whole request, or one subrequest of a
+// fallback chain).
+dra::ExactDeviceRequest RequestFor(const api::GpuProfileSpec& spec, std::string name) {
+  dra::ExactDeviceRequest request;
+  request.name = std::move(name);
+  request.device_class_name = spec.device_class_name;
+  request.allocation_mode = api::AllocationModeName(spec.allocation_mode);
+  request.count = spec.EffectiveCount();
+  request.tolerations = TolerationsOf(spec);
+  request.capacity_requests = spec.capacity_requests;
+  return request;
+}
+
+// How many claims with `requests` the device could hold at once (it allows multiple
+// allocations): the smallest quotient over the requested capacities. Unqualified names are in
+// the driver's domain, as the device publishes them.
+int64_t ClaimsPerDevice(const dra::Device& device,
+                        const std::map<std::string, Quantity>& requests,
+                        const std::string& driver) {
+  int64_t fits = std::numeric_limits<int64_t>::max();
+  for (const auto& [name, amount] : requests) {
+    std::string id = name;
+    const std::string prefix = absl::StrCat(driver, "/");
+    if (absl::StartsWith(id, prefix)) id = id.substr(prefix.size());
+    const Quantity* capacity = device.FindCapacity(id);
+    if (capacity == nullptr || amount.Sign() <= 0) return 0;
+    absl::StatusOr<int64_t> have = capacity->AsInt64();
+    absl::StatusOr<int64_t> want = amount.AsInt64();
+    int64_t n = 0;
+    if (have.ok() && want.ok() && *want > 0) {
+      n = *have / *want;
+    } else {
+      n = static_cast<int64_t>(capacity->AsApproximateDouble() / amount.AsApproximateDouble());
+    }
+    fits = std::min(fits, std::max<int64_t>(n, 0));
+  }
+  return fits == std::numeric_limits<int64_t>::max() ? 0 : fits;
+}
+
 }  // namespace
+
+std::string QuotaName(const std::string& profile) { return absl::StrCat("gpu-profile-", profile); }
 
 ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
   std::string namespace_name = t->metadata.namespace_name;
@@ -144,19 +332,17 @@ SpecPlan PlanProfiles(const EngineInput& input) {
   std::sort(work.begin(), work.end(), [](const ProfilePlan& a, const ProfilePlan& b) {
     return a.profile.metadata.name < b.profile.metadata.name;
   });
+  plan.gates = input.feature_gates ? *input.feature_gates : FeatureGates(input.kube_version);
   std::set<std::string> existing_profiles;
   for (ProfilePlan& w : work) {
     existing_profiles.insert(w.profile.metadata.name);
-    absl::StatusOr<CompiledSelectors> compiled =
-        input.feature_gates ? CompileSelectors(w.profile.spec, *input.feature_gates)
-                            : CompileSelectors(w.profile.spec, input.kube_version);
-    if (compiled.ok()) {
-      w.selectors = *std::move(compiled);
-      w.namespaces = TargetNamespaces(w.profile.spec.claim_template, input.namespaces,
-                                      input.namespaces_complete);
-    } else {
-      w.problems = std::string(compiled.status().message());
-    }
+    CompileProfile(plan.gates, &w);
+  }
+  ResolveFallbacks(&work);
+  for (ProfilePlan& w : work) {
+    if (!w.selectors) continue;
+    w.namespaces = TargetNamespaces(w.profile.spec.claim_template, input.namespaces,
+                                    input.namespaces_complete);
   }
 
   // Names: the oldest valid profile claiming a class name / template (namespace, name) wins.
@@ -194,6 +380,8 @@ SpecPlan PlanProfiles(const EngineInput& input) {
         existing == existing_tmpl.end() ? nullptr : existing->second, existing_profiles);
     if (writer != nullptr) writer->template_namespaces.emplace_back(key.first);
   }
+  SettleQuotas(input, existing_profiles, &work);
+  SettleExtendedResourceNames(input, existing_profiles, &work);
 
   return plan;
 }
@@ -204,6 +392,8 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   if (memo == nullptr) memo = &local;
   DesiredState out;
   const std::vector<ProfilePlan>& work = plan.profiles;
+  std::map<std::string, const ProfilePlan*> by_name;
+  for (const ProfilePlan& w : work) by_name[w.profile.metadata.name] = &w;
 
   // Devices, node groups and matches.
   NodeGroups groups = BuildNodeGroups(inventory, memo);
@@ -224,6 +414,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
     outcome.profile.metadata = in.metadata;
     outcome.profile.spec = in.spec;
     outcome.valid = w.selectors.has_value();
+    outcome.stalled_reason = w.stalled_reason;
     outcome.problems = w.problems;
     outcome.desired_namespaces = w.namespaces;
     api::GpuProfileStatus& status = outcome.profile.status;
@@ -233,12 +424,15 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
     ProfileFacts facts;
     facts.generation = in.metadata.generation;
     facts.valid = outcome.valid;
+    facts.stalled_reason = w.stalled_reason;
     facts.problems = w.problems;
     facts.conflicts = w.conflicts;
     if (w.selectors) {
       status.selectors = w.selectors->Expressions();
       const ProfileMatches& m = matches[p];
-      const AllocatableCount allocatable = allocation.Count(m.matched);
+      const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(in.spec);
+      const AllocatableCount allocatable = allocation.Count(m.matched, tolerations);
+      int64_t schedulable_claims = 0;
       std::vector<int64_t> group_schedulable(groups.groups.size(), 0);
       std::vector<int64_t> group_tainted(groups.groups.size(), 0);
       // Node numbers ascend with the devices (a node's devices are contiguous), so one pass
@@ -253,7 +447,13 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         const uint32_t g = groups.group_of_device[d];
         ++group_devices[g];
         const DeviceOutcome device_outcome = allocatable.Of(d, m.matched);
-        if (device_outcome == DeviceOutcome::kSchedulable) ++group_schedulable[g];
+        if (device_outcome == DeviceOutcome::kSchedulable) {
+          ++group_schedulable[g];
+          if (!in.spec.capacity_requests.empty()) {
+            schedulable_claims +=
+                ClaimsPerDevice(devices[d], in.spec.capacity_requests, in.spec.driver);
+          }
+        }
         if (device_outcome == DeviceOutcome::kTainted) ++group_tainted[g];
         const uint32_t node = node_index[d];
         if (node == dra::Inventory::kNoNode) continue;
@@ -287,6 +487,18 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
       }
       status.claim_templates.desired = static_cast<int64_t>(w.namespaces.size());
       status.claim_templates.ready = static_cast<int64_t>(w.template_namespaces.size());
+      if (in.spec.quota) {
+        status.quotas.desired = static_cast<int64_t>(w.namespaces.size());
+        status.quotas.ready = static_cast<int64_t>(w.quota_namespaces.size());
+      }
+      if (!in.spec.capacity_requests.empty()) status.schedulable_claims = schedulable_claims;
+      if (w.writes_extended_resource_name) {
+        status.extended_resource_name = *in.spec.extended_resource_name;
+      } else if (!in.spec.extended_resource_name && w.generates_class &&
+                 ServesExtendedResources(plan.gates)) {
+        status.extended_resource_name =
+            absl::StrCat(kImplicitExtendedResourcePrefix, in.spec.device_class_name);
+      }
       facts.matched_devices = m.matched_count;
       facts.matched_nodes = nodes;
       facts.matched_node_groups = static_cast<int64_t>(status.node_groups.size());
@@ -299,8 +511,12 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         cls.metadata.labels = OwnedLabels(in.metadata.name);
         cls.metadata.owner_references.push_back(OwnerOf(in));
         cls.selectors = status.selectors;
+        if (w.sharing_config) cls.config.push_back(*w.sharing_config);
         for (const api::OpaqueConfig& c : in.spec.config) {
           cls.config.push_back({c.driver, c.parameters, {}});
+        }
+        if (w.writes_extended_resource_name) {
+          cls.extended_resource_name = in.spec.extended_resource_name;
         }
         out.device_classes.push_back(std::move(cls));
       }
@@ -310,15 +526,35 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         tmpl.metadata.name = in.spec.claim_template.name;
         tmpl.metadata.labels = OwnedLabels(in.metadata.name);
         tmpl.metadata.owner_references.push_back(OwnerOf(in));
-        dra::ExactDeviceRequest request;
-        request.name = in.spec.claim_template.request_name;
-        request.device_class_name = in.spec.device_class_name;
-        request.allocation_mode = api::AllocationModeName(in.spec.allocation_mode);
-        request.count = in.spec.EffectiveCount();
-        tmpl.requests.push_back(std::move(request));
+        if (w.request_chain.size() <= 1) {
+          tmpl.requests.push_back(RequestFor(in.spec, in.spec.claim_template.request_name));
+        } else {
+          // firstAvailable: one subrequest per profile of the chain, named after it.
+          dra::ExactDeviceRequest request;
+          request.name = in.spec.claim_template.request_name;
+          for (const std::string& name : w.request_chain) {
+            request.first_available.push_back(RequestFor(by_name.at(name)->profile.spec, name));
+          }
+          tmpl.requests.push_back(std::move(request));
+        }
         set.namespaces = w.template_namespaces;
         std::sort(set.namespaces.begin(), set.namespaces.end());
         out.template_sets.push_back(std::move(set));
+      }
+      if (!w.quota_namespaces.empty()) {
+        QuotaSet set;
+        set.prototype.metadata.name = QuotaName(in.metadata.name);
+        set.prototype.metadata.labels = OwnedLabels(in.metadata.name);
+        set.prototype.metadata.owner_references.push_back(OwnerOf(in));
+        const Quantity limit = Quantity::FromInt(in.spec.quota->devices_per_namespace);
+        set.prototype.hard[absl::StrCat(in.spec.device_class_name, kDeviceClassQuotaSuffix)] =
+            limit;
+        if (w.writes_extended_resource_name) {
+          set.prototype.hard[absl::StrCat("requests.", *in.spec.extended_resource_name)] = limit;
+        }
+        set.namespaces = w.quota_namespaces;
+        std::sort(set.namespaces.begin(), set.namespaces.end());
+        out.quota_sets.push_back(std::move(set));
       }
     }
     status.conditions = ProfileConditions(facts);
@@ -345,6 +581,24 @@ dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) co
   dra::ResourceClaimTemplate t = prototype;
   t.metadata.namespace_name = namespace_name;
   return t;
+}
+
+api::ResourceQuota QuotaSet::In(const std::string& namespace_name) const {
+  api::ResourceQuota q = prototype;
+  q.metadata.namespace_name = namespace_name;
+  return q;
+}
+
+std::vector<api::ResourceQuota> DesiredState::Quotas() const {
+  std::vector<api::ResourceQuota> all;
+  for (const QuotaSet& set : quota_sets) {
+    for (const std::string& ns : set.namespaces) all.push_back(set.In(ns));
+  }
+  std::sort(all.begin(), all.end(), [](const api::ResourceQuota& a, const api::ResourceQuota& b) {
+    return std::tie(a.metadata.namespace_name, a.metadata.name) <
+           std::tie(b.metadata.namespace_name, b.metadata.name);
+  });
+  return all;
 }
 
 std::vector<dra::ResourceClaimTemplate> DesiredState::ClaimTemplates() const {

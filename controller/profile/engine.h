@@ -34,6 +34,7 @@
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim_template.h"
+#include "controller/meta/resource_quota.h"
 #include "controller/dra_cel/device_value.h"
 #include "controller/profile/fleet_memo.h"
 #include "controller/profile/selector_compiler.h"
@@ -43,6 +44,10 @@ namespace gpuprofile::profile {
 inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManagedByValue[] = "gpu-profile-operator";
 inline constexpr char kProfileLabel[] = "gpuprofile.io/profile";
+// A DeviceClass's extended resource name when it sets none (DRAExtendedResource), and the
+// ResourceQuota key that bounds the devices requested through a class.
+inline constexpr char kImplicitExtendedResourcePrefix[] = "deviceclass.resource.kubernetes.io/";
+inline constexpr char kDeviceClassQuotaSuffix[] = ".deviceclass.resource.k8s.io/devices";
 
 // An existing ResourceClaimTemplate as the engine reads it (conflicts, adoption): its namespace
 // and its metadata, of which only the name and labels are read (the metadata's namespace_name
@@ -69,12 +74,16 @@ struct EngineInput {
   // would double the operator's memory).
   std::vector<std::shared_ptr<const dra::DeviceClass>> existing_classes;
   std::vector<ExistingTemplate> existing_templates;
+  std::vector<std::shared_ptr<const api::ResourceQuota>> existing_quotas;
 };
 
 struct ProfileOutcome {
   api::GpuProfile profile;  // spec as given; status computed
+  // False when the profile is Stalled and generates nothing: an invalid spec, fields the
+  // cluster cannot express, or an unusable fallback (stalled_reason says which).
   bool valid = true;
-  // When invalid: every problem, one per line, "<field path>: <reason>".
+  std::string stalled_reason;  // InvalidSpec, FeatureNotServed, InvalidFallback; "" when valid
+  // When not valid: every problem, one per line, "<field path>: <reason>".
   std::string problems;
   // Namespaces that should hold this profile's template (whether or not it conflicts).
   std::vector<std::string> desired_namespaces;
@@ -90,14 +99,27 @@ struct TemplateSet {
   dra::ResourceClaimTemplate In(const std::string& namespace_name) const;
 };
 
+// One profile's ResourceQuotas (spec.quota), kept like its templates.
+struct QuotaSet {
+  api::ResourceQuota prototype;         // metadata.namespace_name is empty
+  std::vector<std::string> namespaces;  // sorted, never empty
+  api::ResourceQuota In(const std::string& namespace_name) const;
+};
+
+// The name of a profile's ResourceQuota in each namespace it targets.
+std::string QuotaName(const std::string& profile);
+
 struct DesiredState {
   std::vector<api::GpuNodeGroup> node_groups;    // sorted by name
   std::vector<dra::DeviceClass> device_classes;  // sorted by name
   std::vector<TemplateSet> template_sets;        // one per profile that has templates, by profile
+  std::vector<QuotaSet> quota_sets;              // one per profile that has quotas, by profile
   std::vector<ProfileOutcome> profiles;          // sorted by name
 
   // Every ResourceClaimTemplate, sorted by namespace, then name.
   std::vector<dra::ResourceClaimTemplate> ClaimTemplates() const;
+  // Every ResourceQuota, sorted by namespace, then name.
+  std::vector<api::ResourceQuota> Quotas() const;
 };
 
 // The desired state is computed in two steps, so that a caller can keep the first while only
@@ -109,17 +131,26 @@ struct DesiredState {
 struct ProfilePlan {
   api::GpuProfile profile;                     // as given
   std::optional<CompiledSelectors> selectors;  // set when valid
+  std::string stalled_reason;                  // see ProfileOutcome
   std::string problems;                        // when invalid
+  std::optional<dra::OpaqueDeviceConfig> sharing_config;  // spec.sharing compiled
+  // The profiles whose classes the template's request tries, this one first (fallback.h);
+  // one entry when there is no fallback.
+  std::vector<std::string> request_chain;
   std::vector<std::string> namespaces;         // targeted
   std::vector<std::string> conflicts;          // names lost, objects not ours
   bool generates_class = false;
   std::vector<std::string> template_namespaces;  // namespaces it generates a template in
+  std::vector<std::string> quota_namespaces;     // namespaces it generates a quota in
+  // spec.extendedResourceName goes on the class (no older profile or foreign class has it).
+  bool writes_extended_resource_name = false;
 };
 
 struct SpecPlan {
   std::vector<ProfilePlan> profiles;  // sorted by name
   // How the release's scheduler reads devices (list-typed attributes), from the input's gates.
   cel::DeviceValueOptions device_values;
+  FeatureGates gates;  // the input's, or the release defaults
 };
 
 SpecPlan PlanProfiles(const EngineInput& input);

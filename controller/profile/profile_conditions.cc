@@ -31,13 +31,15 @@ std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
   if (!f.valid) {
     // One line per problem in the spec; conditions hold one message, so join them.
     const std::string problems = absl::StrReplaceAll(f.problems, {{"\n", "; "}});
-    out.push_back(Make(api::kConditionReady, false, kReasonInvalidSpec,
+    const char* reason = f.stalled_reason.empty() ? kReasonInvalidSpec : f.stalled_reason.c_str();
+    out.push_back(Make(api::kConditionReady, false, reason,
                        absl::StrCat("the spec cannot be realised: ", problems), g));
-    out.push_back(Make(api::kConditionReconciling, false, kReasonInvalidSpec,
-                       "waiting for the spec to be fixed", g));
-    out.push_back(Make(api::kConditionStalled, true, kReasonInvalidSpec, problems, g));
-    api::Condition satisfiable = Make(api::kConditionSatisfiable, false, kReasonInvalidSpec,
-                                      "no selectors: the spec is invalid", g);
+    out.push_back(Make(api::kConditionReconciling, false, reason,
+                       "waiting for the spec (or the cluster) to change", g));
+    out.push_back(Make(api::kConditionStalled, true, reason, problems, g));
+    api::Condition satisfiable =
+        Make(api::kConditionSatisfiable, false, reason,
+             "not evaluated: the profile generates nothing until it can be realised", g);
     satisfiable.status = api::ConditionStatus::kUnknown;
     out.push_back(std::move(satisfiable));
     out.push_back(Make(api::kConditionConflict, false, kReasonNoConflict, "", g));

@@ -29,7 +29,10 @@ inline constexpr char kReasonDevicesUnavailable[] = "DevicesUnavailable";
 struct ProfileFacts {
   int64_t generation = 0;
   bool valid = true;
-  std::string problems;                // when invalid: "<field>: <reason>" lines
+  // When not valid: the Stalled reason (InvalidSpec when empty; FeatureNotServed,
+  // InvalidFallback) and the problems, "<field>: <reason>" lines.
+  std::string stalled_reason;
+  std::string problems;
   std::vector<std::string> conflicts;  // one sentence per conflicting object
   int64_t matched_devices = 0;
   int64_t matched_nodes = 0;

@@ -160,7 +160,8 @@ class Compiler {
         terms_table_(TermsForDriver(spec.driver)),
         env_(cel::Environment::ForDeviceSelectors(gates.version(),
                                                   cel::ExpressionMode::kNewExpression, gates)),
-        version_(gates.version()) {}
+        version_(gates.version()),
+        gates_(gates) {}
 
   absl::StatusOr<CompiledSelectors> Run() {
     AddGuard();
@@ -175,6 +176,10 @@ class Compiler {
     if (!s.architectures.empty()) {
       AddStringList("spec.selector.architectures", "architectures",
                     terms_table_.architecture_attribute, s.architectures);
+    }
+    if (!s.mig_profiles.empty()) {
+      AddStringList("spec.selector.migProfiles", "migProfiles",
+                    terms_table_.mig_profile_attribute, s.mig_profiles);
     }
     AddVersionRange("spec.selector.computeCapability", "computeCapability",
                     terms_table_.compute_capability_attribute, s.compute_capability);
@@ -191,6 +196,20 @@ class Compiler {
       const std::string map = DomainMap("capacity", domain);
       Add(absl::StrCat("spec.selector.capacity[", i, "]"),
           Guarded(map, id, QuantityBounds(CelMember(map, id), s.capacity[i].range)));
+    }
+    // Consumable capacity: devices that several claims may share, with at least the requested
+    // amount of each capacity. Without DRAConsumableCapacity the field cannot be written at all
+    // (profile/feature_support.h says so), and the CEL environment lacks the member.
+    if (!spec_.capacity_requests.empty() && gates_.Enabled(kDRAConsumableCapacity)) {
+      Add("spec.capacityRequests", "device.allowMultipleAllocations");
+      for (const auto& [name, amount] : spec_.capacity_requests) {
+        auto [domain, id] = SplitName(name, spec_.driver);
+        const std::string map = DomainMap("capacity", domain);
+        api::QuantityRange at_least;
+        at_least.min = amount;
+        Add(absl::StrCat("spec.capacityRequests[", name, "]"),
+            Guarded(map, id, QuantityBounds(CelMember(map, id), at_least)));
+      }
     }
     for (size_t i = 0; i < s.cel.size(); ++i) {
       Add(absl::StrCat("spec.selector.cel[", i, "]"), s.cel[i]);
@@ -305,6 +324,7 @@ class Compiler {
   const DriverTerms& terms_table_;
   std::shared_ptr<const cel::Environment> env_;
   KubeVersion version_;
+  FeatureGates gates_;
   CompiledSelectors result_;
   std::vector<std::string> problems_;
 };

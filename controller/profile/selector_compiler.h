@@ -4,8 +4,10 @@
 // - one expression per term, in a fixed order: the driver-and-type guard first
 //   (`device.driver == 'gpu.nvidia.com' && ... .type == 'gpu'`), so the scheduler stops at the
 //   first false and no later selector reads an attribute another driver lacks; then memory,
-//   productNames, architectures, computeCapability, driverVersion, cudaDriverVersion,
-//   attributes[], capacity[], cel[];
+//   productNames, architectures, migProfiles, computeCapability, driverVersion,
+//   cudaDriverVersion, attributes[], capacity[], capacityRequests (`device.allowMultipleAllocations`,
+//   then each requested capacity at least the amount; only where DRAConsumableCapacity is on),
+//   cel[];
 // - presence checks before every read (`'memory' in device.capacity['gpu.nvidia.com'] && ...`),
 //   so a device lacking an attribute simply does not match;
 // - ordering only through `compareTo(quantity('40Gi'))` / `compareTo(semver('8.0.0'))` with

@@ -165,17 +165,19 @@ TEST(AllocatableTest, TaintsAndTolerations) {
   EXPECT_EQ(c.outcome[1], DeviceOutcome::kSchedulable);
   EXPECT_EQ(c.outcome[3], DeviceOutcome::kSchedulable);
 
-  std::vector<dra::DeviceToleration> xid = {{"gpu.nvidia.com/xid", "Exists", "", ""}};
+  std::vector<dra::DeviceToleration> xid = {
+      {"gpu.nvidia.com/xid", "Exists", "", "", std::nullopt}};
   EXPECT_EQ(model.Count(All(inventory), xid).schedulable_count, 3);
   std::vector<dra::DeviceToleration> wrong_value = {
-      {"gpu.nvidia.com/xid", "Equal", "48", "NoSchedule"}};
+      {"gpu.nvidia.com/xid", "Equal", "48", "NoSchedule", std::nullopt}};
   EXPECT_EQ(model.Count(All(inventory), wrong_value).schedulable_count, 2);
   std::vector<dra::DeviceToleration> right_value = {
-      {"gpu.nvidia.com/xid", "Equal", "79", "NoSchedule"}};
+      {"gpu.nvidia.com/xid", "Equal", "79", "NoSchedule", std::nullopt}};
   EXPECT_EQ(model.Count(All(inventory), right_value).schedulable_count, 3);
-  std::vector<dra::DeviceToleration> everything = {{"", "Exists", "", ""}};
+  std::vector<dra::DeviceToleration> everything = {{"", "Exists", "", "", std::nullopt}};
   EXPECT_EQ(model.Count(All(inventory), everything).schedulable_count, 4);
-  std::vector<dra::DeviceToleration> only_no_execute = {{"", "Exists", "", "NoExecute"}};
+  std::vector<dra::DeviceToleration> only_no_execute = {
+      {"", "Exists", "", "NoExecute", std::nullopt}};
   EXPECT_EQ(model.Count(All(inventory), only_no_execute).schedulable_count, 3);
 }
 
