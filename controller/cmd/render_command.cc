@@ -12,6 +12,7 @@
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile_codec.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/resource_quota_codec.h"
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/manifest_writer.h"
@@ -25,6 +26,7 @@
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/profile/engine.h"
+#include "controller/profile/profile_conditions.h"
 
 namespace gpuprofile::cmd {
 namespace {
@@ -49,6 +51,7 @@ struct Inputs {
   std::vector<api::Namespace> namespaces;
   std::vector<dra::DeviceClass> classes;
   std::vector<dra::ResourceClaimTemplate> templates;
+  std::vector<api::ResourceQuota> quotas;
   std::map<std::string, int> ignored_kinds;
 };
 
@@ -95,6 +98,13 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
         in.templates.push_back(*std::move(t));
       } else {
         AddProblems(object, t.status().message(), problems);
+      }
+    } else if (api::IsResourceQuota(json)) {
+      absl::StatusOr<api::ResourceQuota> q = api::DecodeResourceQuota(json);
+      if (q.ok()) {
+        in.quotas.push_back(*std::move(q));
+      } else {
+        AddProblems(object, q.status().message(), problems);
       }
     } else if (!api::IsGpuNodeGroup(json)) {
       // GpuNodeGroups are output (e.g. a previous render fed back in); anything else is not
@@ -182,6 +192,9 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     input.existing_templates.push_back(profile::ExistingTemplate::Of(
         std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
   }
+  for (api::ResourceQuota& q : in.quotas) {
+    input.existing_quotas.push_back(std::make_shared<const api::ResourceQuota>(std::move(q)));
+  }
   std::map<std::string, const dra::ManifestObject*> source_of;
   for (auto& [source, profile] : in.profiles) {
     source_of[profile.metadata.name] = source;
@@ -189,13 +202,22 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const profile::DesiredState state =
       profile::ComputeDesiredState(input, inventory.ok() ? *inventory : dra::Inventory{});
+  // An invalid spec fails the render; a profile this cluster cannot realise (FeatureNotServed,
+  // InvalidFallback) is what the preview is for: it is printed Stalled, with a warning.
+  std::vector<std::string> warnings;
   for (const profile::ProfileOutcome& outcome : state.profiles) {
-    if (!outcome.valid) {
-      // Every outcome is one of the profiles given above (engine.h).
-      auto source = source_of.find(outcome.profile.metadata.name);
-      GPO_CHECK(source != source_of.end(), "the engine returned profile ",
-                outcome.profile.metadata.name, ", which it was not given");
+    if (outcome.valid) continue;
+    // Every outcome is one of the profiles given above (engine.h).
+    auto source = source_of.find(outcome.profile.metadata.name);
+    GPO_CHECK(source != source_of.end(), "the engine returned profile ",
+              outcome.profile.metadata.name, ", which it was not given");
+    if (outcome.stalled_reason == profile::kReasonInvalidSpec) {
       AddProblems(*source->second, outcome.problems, &problems);
+    } else {
+      AddProblems(*source->second,
+                  absl::StrCat("Stalled (", outcome.stalled_reason,
+                               "), nothing generated for it: ", outcome.problems),
+                  &warnings);
     }
   }
   if (!problems.empty()) {
@@ -214,9 +236,13 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     docs.push_back(
         dra::EncodeResourceClaimTemplate(t, api_version, kube, /*include_server_fields=*/false));
   }
+  for (const api::ResourceQuota& q : state.Quotas()) {
+    docs.push_back(api::EncodeResourceQuota(q, /*include_server_fields=*/false));
+  }
   for (const profile::ProfileOutcome& p : state.profiles) {
     docs.push_back(api::EncodeGpuProfile(p.profile, /*include_server_fields=*/false));
   }
+  for (const std::string& w : warnings) err << "render: warning: " << w << "\n";
   out << (output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
   if (!in.ignored_kinds.empty()) {
     std::vector<std::string> kinds;
