@@ -12,14 +12,16 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/core/names.h"
+#include "controller/core/version_literal.h"
 #include "controller/meta/field_codec.h"
 #include "controller/meta/label_selector_codec.h"
 #include "controller/meta/object_meta_codec.h"
-#include "controller/core/names.h"
-#include "controller/core/version_literal.h"
 
 namespace gpuprofile::api {
 namespace {
@@ -59,15 +61,41 @@ bool IsDecimalInteger(absl::string_view text) {
   return true;
 }
 
+constexpr const char* kIntervals[] = {"Default", "Short", "Medium", "Long"};
+
+// Kubernetes' IsExtendedResourceName (pkg/apis/core/v1/helper), as DeviceClass validation applies
+// it to spec.extendedResourceName; one reason per broken rule, empty when valid.
+std::vector<std::string> ExtendedResourceNameErrors(absl::string_view name) {
+  std::vector<std::string> reasons;
+  if (!absl::StrContains(name, "/")) {
+    reasons.push_back(
+        "must have a domain prefix (<domain>/<name>; a name without one is in the kubernetes.io "
+        "domain)");
+  } else if (absl::StrContains(name, "kubernetes.io/")) {
+    reasons.push_back("must not be in the kubernetes.io domain (native resources)");
+  }
+  if (absl::StartsWith(name, "requests.")) {
+    reasons.push_back("must not start with \"requests.\" (the prefix of quota keys)");
+  }
+  for (const std::string& m : QualifiedNameErrors(absl::StrCat("requests.", name))) {
+    reasons.push_back(
+        absl::StrCat("its quota key \"requests.<name>\" must be a qualified name: ", m));
+  }
+  return reasons;
+}
+
 class SpecDecoder {
  public:
-  explicit SpecDecoder(FieldErrors* errors) : errors_(errors) {}
+  // `profile_name` is metadata.name (a fallback must not name the profile itself).
+  SpecDecoder(std::string profile_name, FieldErrors* errors)
+      : profile_name_(std::move(profile_name)), errors_(errors) {}
 
   void Spec(const json& spec, GpuProfileSpec* out) {
     const std::string path = "spec";
     RejectUnknownFields(
         spec,
         {"description", "driver", "deviceType", "selector", "count", "allocationMode", "config",
+         "sharing", "capacityRequests", "fallback", "extendedResourceName", "tolerations", "quota",
          "deviceClassName", "claimTemplate", "deletionPolicy"},
         path, errors_);
     out->description = StringField(spec, "description", path, false, errors_).value_or("");
@@ -83,6 +111,13 @@ class SpecDecoder {
     }
     if (const json* selector = ObjectField(spec, "selector", path, false, errors_)) {
       Selector(*selector, &out->selector);
+      if (!out->selector.mig_profiles.empty() && out->EffectiveDeviceType() != "mig") {
+        errors_->Add("spec.selector.migProfiles",
+                     absl::StrCat("must be empty unless deviceType is \"mig\" (deviceType is ",
+                                  out->device_type ? QuoteForMessage(*out->device_type)
+                                                   : "not set: the default \"gpu\"",
+                                  ")"));
+      }
     }
     if (std::optional<std::string> mode =
             StringField(spec, "allocationMode", path, false, errors_)) {
@@ -105,6 +140,35 @@ class SpecDecoder {
     }
     if (const json* config = ArrayField(spec, "config", path, false, errors_)) {
       Config(*config, &out->config);
+    }
+    if (const json* sharing = ObjectField(spec, "sharing", path, false, errors_)) {
+      out->sharing = Sharing(*sharing);
+    }
+    if (const json* requests = ObjectField(spec, "capacityRequests", path, false, errors_)) {
+      CapacityRequests(*requests, out->driver.empty() ? kDefaultDriver : out->driver,
+                       &out->capacity_requests);
+    }
+    if (const json* fallback = ArrayField(spec, "fallback", path, false, errors_)) {
+      Fallback(*fallback, &out->fallback);
+    }
+    if (std::optional<std::string> name =
+            StringField(spec, "extendedResourceName", path, false, errors_)) {
+      if (name->empty()) {
+        errors_->Add("spec.extendedResourceName",
+                     "must not be empty (leave it out for no extended resource name)");
+      } else if (std::vector<std::string> reasons = ExtendedResourceNameErrors(*name);
+                 !reasons.empty()) {
+        errors_->AddInvalid(
+            "spec.extendedResourceName", *name,
+            absl::StrCat("must be a valid extended resource name: ", absl::StrJoin(reasons, "; ")));
+      }
+      out->extended_resource_name = *std::move(name);
+    }
+    if (const json* tolerations = ArrayField(spec, "tolerations", path, false, errors_)) {
+      Tolerations(*tolerations, &out->tolerations);
+    }
+    if (const json* quota = ObjectField(spec, "quota", path, false, errors_)) {
+      out->quota = Quota(*quota);
     }
     if (std::optional<std::string> name =
             StringField(spec, "deviceClassName", path, false, errors_);
@@ -147,16 +211,18 @@ class SpecDecoder {
 
   void Selector(const json& selector, ProfileSelector* out) {
     const std::string path = "spec.selector";
-    RejectUnknownFields(selector,
-                        {"memory", "productNames", "architectures", "computeCapability",
-                         "driverVersion", "cudaDriverVersion", "attributes", "capacity", "cel"},
-                        path, errors_);
+    RejectUnknownFields(
+        selector,
+        {"memory", "productNames", "migProfiles", "architectures", "computeCapability",
+         "driverVersion", "cudaDriverVersion", "attributes", "capacity", "cel"},
+        path, errors_);
     if (const json* memory = ObjectField(selector, "memory", path, false, errors_)) {
       const std::string memory_path = FieldChild(path, "memory");
       RejectUnknownFields(*memory, {"min", "max"}, memory_path, errors_);
       out->memory = QuantityBounds(*memory, memory_path);
     }
     out->product_names = AttributeStrings(selector, "productNames", path);
+    out->mig_profiles = AttributeStrings(selector, "migProfiles", path, /*unique=*/true);
     out->architectures = AttributeStrings(selector, "architectures", path);
     out->compute_capability = Versions(selector, "computeCapability", path);
     out->driver_version = Versions(selector, "driverVersion", path);
@@ -190,17 +256,23 @@ class SpecDecoder {
     }
   }
 
+  // A list of values a DRA string attribute could hold; with `unique`, duplicates are errors.
   std::vector<std::string> AttributeStrings(const json& object, absl::string_view key,
-                                            absl::string_view parent) {
+                                            absl::string_view parent, bool unique = false) {
     const json* value = JsonMember(object, key);
     if (value == nullptr) return {};
     const std::string path = FieldChild(parent, key);
     std::vector<std::string> out;
     if (!CheckArray(*value, path, errors_)) return out;
+    std::set<std::string> seen;
     for (size_t i = 0; i < value->size(); ++i) {
       const std::string item_path = FieldIndex(path, i);
       if (std::optional<std::string> s = ReadString((*value)[i], item_path, errors_)) {
         CheckAttributeString(*s, item_path);
+        if (unique && !seen.insert(*s).second) {
+          errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*s)));
+          continue;
+        }
         out.push_back(*std::move(s));
       }
     }
@@ -455,6 +527,256 @@ class SpecDecoder {
     }
   }
 
+  SharingSpec Sharing(const json& sharing) {
+    const std::string path = "spec.sharing";
+    RejectUnknownFields(sharing, {"strategy", "timeSlicing", "mps"}, path, errors_);
+    SharingSpec out;
+    // Whether the strategy is known, so that members can be checked against it.
+    bool strategy_ok = JsonMember(sharing, "strategy") == nullptr;
+    if (std::optional<std::string> strategy =
+            StringField(sharing, "strategy", path, false, errors_)) {
+      strategy_ok = true;
+      if (*strategy == "Exclusive") {
+        out.strategy = SharingStrategy::kExclusive;
+      } else if (*strategy == "TimeSlicing") {
+        out.strategy = SharingStrategy::kTimeSlicing;
+      } else if (*strategy == "MPS") {
+        out.strategy = SharingStrategy::kMps;
+      } else {
+        errors_->AddUnsupported(FieldChild(path, "strategy"), *strategy,
+                                {"Exclusive", "TimeSlicing", "MPS"});
+        strategy_ok = false;
+      }
+    }
+    auto only_with = [&](const std::string& member_path, SharingStrategy wanted) {
+      if (strategy_ok && out.strategy != wanted) {
+        errors_->Add(member_path, absl::StrCat("must not be set unless strategy is ",
+                                               SharingStrategyName(wanted), " (strategy is ",
+                                               SharingStrategyName(out.strategy), ")"));
+      }
+    };
+    if (const json* time_slicing = ObjectField(sharing, "timeSlicing", path, false, errors_)) {
+      const std::string ts_path = FieldChild(path, "timeSlicing");
+      RejectUnknownFields(*time_slicing, {"interval"}, ts_path, errors_);
+      TimeSlicingSettings settings;
+      if (std::optional<std::string> interval =
+              StringField(*time_slicing, "interval", ts_path, false, errors_)) {
+        bool known = false;
+        for (const char* name : kIntervals) known = known || *interval == name;
+        if (known) {
+          settings.interval = *std::move(interval);
+        } else {
+          errors_->AddUnsupported(FieldChild(ts_path, "interval"), *interval,
+                                  {"Default", "Short", "Medium", "Long"});
+        }
+      }
+      only_with(ts_path, SharingStrategy::kTimeSlicing);
+      out.time_slicing = std::move(settings);
+    }
+    if (const json* mps = ObjectField(sharing, "mps", path, false, errors_)) {
+      const std::string mps_path = FieldChild(path, "mps");
+      RejectUnknownFields(*mps, {"defaultActiveThreadPercentage", "defaultPinnedDeviceMemoryLimit"},
+                          mps_path, errors_);
+      MpsSettings settings;
+      if (std::optional<int64_t> percentage =
+              IntField(*mps, "defaultActiveThreadPercentage", mps_path, false, errors_)) {
+        if (*percentage < 0 || *percentage > 100) {
+          errors_->AddInvalid(FieldChild(mps_path, "defaultActiveThreadPercentage"),
+                              std::to_string(*percentage), "must be between 0 and 100, inclusive");
+        }
+        settings.default_active_thread_percentage = *percentage;
+      }
+      if (const json* limit = JsonMember(*mps, "defaultPinnedDeviceMemoryLimit")) {
+        const std::string limit_path = FieldChild(mps_path, "defaultPinnedDeviceMemoryLimit");
+        if (std::optional<Quantity> q = QuantityValue(*limit, limit_path)) {
+          if (q->Sign() <= 0) {
+            errors_->AddInvalid(limit_path, q->ToString(), "must be greater than zero");
+          }
+          settings.default_pinned_device_memory_limit = *std::move(q);
+        }
+      }
+      only_with(mps_path, SharingStrategy::kMps);
+      out.mps = std::move(settings);
+    }
+    return out;
+  }
+
+  // `driver` is the profile's driver: an unqualified name and the same name qualified with the
+  // driver's domain are one capacity.
+  void CapacityRequests(const json& requests, absl::string_view driver,
+                        std::map<std::string, Quantity>* out) {
+    const std::string path = "spec.capacityRequests";
+    if (requests.size() > static_cast<size_t>(kMaxCapacityRequests)) {
+      errors_->Add(path, absl::StrCat("must have at most ", kMaxCapacityRequests, " entries, got ",
+                                      requests.size()));
+      return;
+    }
+    const std::string own_domain = absl::StrCat(driver, "/");
+    for (auto it = requests.begin(); it != requests.end(); ++it) {
+      const std::string& name = it.key();
+      const std::string item_path = FieldKey(path, name);
+      if (absl::Status s = IsDraAttributeName(name); !s.ok()) {
+        errors_->AddInvalid(item_path, name, s.message());
+        continue;
+      }
+      if (it.value().is_null()) {
+        errors_->Add(item_path,
+                     "must be a quantity (a string such as \"10Gi\" or a number), got "
+                     "null");
+        continue;
+      }
+      std::optional<Quantity> amount = QuantityValue(it.value(), item_path);
+      if (!amount) continue;
+      if (amount->Sign() <= 0) {
+        errors_->AddInvalid(item_path, amount->ToString(), "must be greater than zero");
+        continue;
+      }
+      if (absl::StartsWith(name, own_domain)) {
+        const std::string bare = name.substr(own_domain.size());
+        if (requests.contains(bare)) {
+          errors_->Add(item_path, absl::StrCat("duplicate of ", QuoteForMessage(bare),
+                                               " (unqualified names live in the driver's domain, ",
+                                               driver, ")"));
+          continue;
+        }
+      }
+      out->emplace(name, *std::move(amount));
+    }
+  }
+
+  void Fallback(const json& fallback, std::vector<std::string>* out) {
+    const std::string path = "spec.fallback";
+    if (fallback.size() > static_cast<size_t>(kMaxFallbackProfiles)) {
+      errors_->Add(
+          path,
+          absl::StrCat("must have at most ", kMaxFallbackProfiles,
+                       " entries (a firstAvailable list holds at most ", kMaxFallbackProfiles + 1,
+                       " subrequests, this profile's class first), got ", fallback.size()));
+      return;
+    }
+    std::set<std::string> seen;
+    for (size_t i = 0; i < fallback.size(); ++i) {
+      const std::string item_path = FieldIndex(path, i);
+      std::optional<std::string> name = ReadString(fallback[i], item_path, errors_);
+      if (!name) continue;
+      if (absl::Status s = IsDnsLabel(*name); !s.ok()) {
+        errors_->AddInvalid(item_path, *name, s.message());
+        continue;
+      }
+      if (*name == profile_name_) {
+        errors_->AddInvalid(item_path, *name, "must not name the profile itself");
+        continue;
+      }
+      if (!seen.insert(*name).second) {
+        errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*name)));
+        continue;
+      }
+      out->push_back(*std::move(name));
+    }
+  }
+
+  // The rules of resource.k8s.io's DeviceToleration as its API documents them; the API server
+  // checks the key, operator, value and effect, and silently ignores an empty key with Equal and
+  // tolerationSeconds without NoExecute, which are errors here because they cannot mean what
+  // was written.
+  void Tolerations(const json& tolerations, std::vector<DeviceTolerationSpec>* out) {
+    const std::string path = "spec.tolerations";
+    if (tolerations.size() > static_cast<size_t>(kMaxTolerations)) {
+      errors_->Add(path, absl::StrCat("must have at most ", kMaxTolerations, " entries, got ",
+                                      tolerations.size()));
+      return;
+    }
+    for (size_t i = 0; i < tolerations.size(); ++i) {
+      const std::string item_path = FieldIndex(path, i);
+      const json& entry = tolerations[i];
+      if (!CheckObject(entry, item_path, errors_)) continue;
+      RejectUnknownFields(entry, {"key", "operator", "value", "effect", "tolerationSeconds"},
+                          item_path, errors_);
+      DeviceTolerationSpec t;
+      const std::string key_path = FieldChild(item_path, "key");
+      const std::string op_path = FieldChild(item_path, "operator");
+      const std::string value_path = FieldChild(item_path, "value");
+      const std::string effect_path = FieldChild(item_path, "effect");
+      if (std::optional<std::string> key = StringField(entry, "key", item_path, false, errors_)) {
+        if (!key->empty()) Check(IsQualifiedName(*key), key_path, *key);
+        t.key = *std::move(key);
+      }
+      bool op_ok = true;
+      if (std::optional<std::string> op =
+              StringField(entry, "operator", item_path, false, errors_)) {
+        if (*op == "Equal" || *op == "Exists") {
+          t.op = *std::move(op);
+        } else {
+          errors_->AddUnsupported(op_path, *op, {"Equal", "Exists"});
+          op_ok = false;
+        }
+      } else if (JsonMember(entry, "operator") != nullptr) {
+        op_ok = false;  // wrong JSON type, reported
+      }
+      if (std::optional<std::string> value =
+              StringField(entry, "value", item_path, false, errors_)) {
+        t.value = *std::move(value);
+      }
+      if (op_ok && t.op == "Exists") {
+        if (!t.value.empty()) {
+          errors_->AddInvalid(value_path, t.value, "must be empty when operator is Exists");
+        }
+      } else if (op_ok) {
+        if (t.key.empty()) {
+          errors_->AddInvalid(op_path, t.op,
+                              "must be Exists when key is empty (an empty key with Exists "
+                              "tolerates every taint)");
+        }
+        Check(IsLabelValue(t.value), value_path, t.value);
+      }
+      bool effect_ok = true;
+      if (std::optional<std::string> effect =
+              StringField(entry, "effect", item_path, false, errors_)) {
+        if (effect->empty() || *effect == "NoSchedule" || *effect == "NoExecute") {
+          t.effect = *std::move(effect);
+        } else {
+          errors_->AddUnsupported(effect_path, *effect, {"NoSchedule", "NoExecute"});
+          effect_ok = false;
+        }
+      } else if (JsonMember(entry, "effect") != nullptr) {
+        effect_ok = false;  // wrong JSON type, reported
+      }
+      if (std::optional<int64_t> seconds =
+              IntField(entry, "tolerationSeconds", item_path, false, errors_)) {
+        const std::string seconds_path = FieldChild(item_path, "tolerationSeconds");
+        if (effect_ok && t.effect != "NoExecute") {
+          errors_->Add(seconds_path,
+                       absl::StrCat("must not be set unless effect is NoExecute (effect is ",
+                                    t.effect.empty() ? "empty" : QuoteForMessage(t.effect),
+                                    "); it is how long a NoExecute taint is tolerated before "
+                                    "eviction"));
+        }
+        if (*seconds < 0) {
+          errors_->AddInvalid(seconds_path, std::to_string(*seconds),
+                              "must be greater than or equal to 0 (Kubernetes treats negative "
+                              "values as 0: evict at once)");
+        }
+        t.toleration_seconds = *seconds;
+      }
+      out->push_back(std::move(t));
+    }
+  }
+
+  QuotaSpec Quota(const json& quota) {
+    const std::string path = "spec.quota";
+    RejectUnknownFields(quota, {"devicesPerNamespace"}, path, errors_);
+    QuotaSpec out;
+    if (std::optional<int64_t> devices =
+            IntField(quota, "devicesPerNamespace", path, true, errors_)) {
+      if (*devices < 0) {
+        errors_->AddInvalid(FieldChild(path, "devicesPerNamespace"), std::to_string(*devices),
+                            "must be greater than or equal to 0");
+      }
+      out.devices_per_namespace = *devices;
+    }
+    return out;
+  }
+
   void ClaimTemplate(const json& claim, ClaimTemplateSpec* out) {
     const std::string path = "spec.claimTemplate";
     RejectUnknownFields(claim, {"name", "requestName", "namespaces", "namespaceSelector"}, path,
@@ -496,6 +818,7 @@ class SpecDecoder {
     }
   }
 
+  std::string profile_name_;
   FieldErrors* errors_;
 };
 
@@ -564,6 +887,15 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
     out.claim_templates.desired = LenientInt(*templates, "desired");
     out.claim_templates.ready = LenientInt(*templates, "ready");
   }
+  out.extended_resource_name = LenientString(status, "extendedResourceName");
+  if (const json* claims = JsonMember(status, "schedulableClaims");
+      claims != nullptr && claims->is_number_integer()) {
+    out.schedulable_claims = LenientInt(status, "schedulableClaims");
+  }
+  if (const json* quotas = JsonMember(status, "quotas")) {
+    out.quotas.desired = LenientInt(*quotas, "desired");
+    out.quotas.ready = LenientInt(*quotas, "ready");
+  }
   return out;
 }
 
@@ -587,6 +919,7 @@ ordered_json EncodeSelector(const ProfileSelector& selector) {
   ordered_json out = ordered_json::object();
   if (selector.memory) out["memory"] = EncodeQuantityRange(*selector.memory);
   if (!selector.product_names.empty()) out["productNames"] = selector.product_names;
+  if (!selector.mig_profiles.empty()) out["migProfiles"] = selector.mig_profiles;
   if (!selector.architectures.empty()) out["architectures"] = selector.architectures;
   if (selector.compute_capability) {
     out["computeCapability"] = EncodeVersionRange(*selector.compute_capability);
@@ -622,6 +955,30 @@ ordered_json EncodeSelector(const ProfileSelector& selector) {
   return out;
 }
 
+ordered_json EncodeSharing(const SharingSpec& sharing) {
+  ordered_json out = ordered_json::object();
+  out["strategy"] = SharingStrategyName(sharing.strategy);
+  if (sharing.time_slicing) {
+    ordered_json time_slicing = ordered_json::object();
+    if (!sharing.time_slicing->interval.empty()) {
+      time_slicing["interval"] = sharing.time_slicing->interval;
+    }
+    out["timeSlicing"] = std::move(time_slicing);
+  }
+  if (sharing.mps) {
+    ordered_json mps = ordered_json::object();
+    if (sharing.mps->default_active_thread_percentage) {
+      mps["defaultActiveThreadPercentage"] = *sharing.mps->default_active_thread_percentage;
+    }
+    if (sharing.mps->default_pinned_device_memory_limit) {
+      mps["defaultPinnedDeviceMemoryLimit"] =
+          sharing.mps->default_pinned_device_memory_limit->ToString();
+    }
+    out["mps"] = std::move(mps);
+  }
+  return out;
+}
+
 ordered_json EncodeSpec(const GpuProfileSpec& spec) {
   ordered_json out = ordered_json::object();
   if (!spec.description.empty()) out["description"] = spec.description;
@@ -640,6 +997,32 @@ ordered_json EncodeSpec(const GpuProfileSpec& spec) {
       config.push_back(std::move(entry));
     }
     out["config"] = std::move(config);
+  }
+  if (spec.sharing) out["sharing"] = EncodeSharing(*spec.sharing);
+  if (!spec.capacity_requests.empty()) {
+    ordered_json requests = ordered_json::object();
+    for (const auto& [name, amount] : spec.capacity_requests) requests[name] = amount.ToString();
+    out["capacityRequests"] = std::move(requests);
+  }
+  if (!spec.fallback.empty()) out["fallback"] = spec.fallback;
+  if (spec.extended_resource_name) out["extendedResourceName"] = *spec.extended_resource_name;
+  if (!spec.tolerations.empty()) {
+    ordered_json tolerations = ordered_json::array();
+    for (const DeviceTolerationSpec& t : spec.tolerations) {
+      ordered_json entry = ordered_json::object();
+      if (!t.key.empty()) entry["key"] = t.key;
+      entry["operator"] = t.op;
+      if (!t.value.empty()) entry["value"] = t.value;
+      if (!t.effect.empty()) entry["effect"] = t.effect;
+      if (t.toleration_seconds) entry["tolerationSeconds"] = *t.toleration_seconds;
+      tolerations.push_back(std::move(entry));
+    }
+    out["tolerations"] = std::move(tolerations);
+  }
+  if (spec.quota) {
+    ordered_json quota = ordered_json::object();
+    quota["devicesPerNamespace"] = spec.quota->devices_per_namespace;
+    out["quota"] = std::move(quota);
   }
   out["deviceClassName"] = spec.device_class_name;
   ordered_json claim = ordered_json::object();
@@ -726,7 +1109,7 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
     }
   }
   if (const json* spec = ObjectField(object, "spec", "", false, &errors)) {
-    SpecDecoder(&errors).Spec(*spec, &profile.spec);
+    SpecDecoder(profile.metadata.name, &errors).Spec(*spec, &profile.spec);
   }
   if (!errors.empty()) return errors.ToStatus();
 
@@ -779,6 +1162,14 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   templates["desired"] = status.claim_templates.desired;
   templates["ready"] = status.claim_templates.ready;
   out["claimTemplates"] = std::move(templates);
+  if (!status.extended_resource_name.empty()) {
+    out["extendedResourceName"] = status.extended_resource_name;
+  }
+  if (status.schedulable_claims) out["schedulableClaims"] = *status.schedulable_claims;
+  ordered_json quotas = ordered_json::object();
+  quotas["desired"] = status.quotas.desired;
+  quotas["ready"] = status.quotas.ready;
+  out["quotas"] = std::move(quotas);
   return out;
 }
 

@@ -17,6 +17,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 using json = nlohmann::json;
 
@@ -50,6 +51,16 @@ json FullProfile() {
       "config": [{"driver": "gpu.nvidia.com",
                   "parameters": {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "GpuConfig",
                                  "sharing": {"strategy": "TimeSlicing"}}}],
+      "sharing": {"strategy": "TimeSlicing", "timeSlicing": {"interval": "Long"}},
+      "capacityRequests": {"memory": "10Gi", "gpu.example.com/shares": 2},
+      "fallback": ["a100-40gb", "any-gpu"],
+      "extendedResourceName": "example.com/large-memory",
+      "tolerations": [
+        {"key": "gpu.nvidia.com/xid", "operator": "Exists", "effect": "NoExecute",
+         "tolerationSeconds": 300},
+        {"key": "maintenance", "value": "planned", "effect": "NoSchedule"}
+      ],
+      "quota": {"devicesPerNamespace": 8},
       "deviceClassName": "large-memory-class",
       "claimTemplate": {
         "name": "large-memory-claim",
@@ -60,6 +71,17 @@ json FullProfile() {
       "deletionPolicy": "Orphan"
     }
   })");
+}
+
+// A MIG profile: migProfiles needs deviceType mig.
+json MigProfile() {
+  return json::parse(R"({"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile",
+      "metadata": {"name": "small-mig"},
+      "spec": {"deviceType": "mig",
+               "selector": {"migProfiles": ["1g.10gb", "3g.40gb"]},
+               "sharing": {"strategy": "MPS",
+                           "mps": {"defaultActiveThreadPercentage": 50,
+                                   "defaultPinnedDeviceMemoryLimit": "5Gi"}}}})");
 }
 
 // The smallest valid profile.
@@ -335,6 +357,221 @@ std::vector<BadCase> BadCases() {
          for (int i = 0; i < 32; ++i) j[P("/spec/config")].push_back(entry);
        },
        "spec.config: must have at most 32 entries, got 33"},
+      // selector.migProfiles
+      {"migProfiles with deviceType gpu", set("/spec/selector/migProfiles", {"1g.10gb"}),
+       "spec.selector.migProfiles: must be empty unless deviceType is \"mig\" (deviceType is "
+       "\"gpu\")"},
+      {"migProfiles without deviceType",
+       [](json& j) {
+         j[P("/spec")].erase("deviceType");
+         Set(j, "/spec/selector/migProfiles", {"1g.10gb"});
+       },
+       "spec.selector.migProfiles: must be empty unless deviceType is \"mig\" (deviceType is not "
+       "set: the default \"gpu\")"},
+      {"duplicate migProfile",
+       [](json& j) {
+         Set(j, "/spec/deviceType", "mig");
+         Set(j, "/spec/selector/migProfiles", {"1g.10gb", "2g.20gb", "1g.10gb"});
+       },
+       "spec.selector.migProfiles[2]: duplicate value \"1g.10gb\""},
+      {"empty migProfile",
+       [](json& j) {
+         Set(j, "/spec/deviceType", "mig");
+         Set(j, "/spec/selector/migProfiles", {""});
+       },
+       "spec.selector.migProfiles[0]: must not be empty"},
+      {"migProfile too long",
+       [long_string](json& j) {
+         Set(j, "/spec/deviceType", "mig");
+         Set(j, "/spec/selector/migProfiles", {long_string});
+       },
+       "spec.selector.migProfiles[0]: invalid value \"" + long_string +
+           "\": must be no more than 64 characters"},
+      {"migProfiles as string", set("/spec/selector/migProfiles", "1g.10gb"),
+       "spec.selector.migProfiles: must be a list, got string"},
+      // sharing
+      {"sharing as string", set("/spec/sharing", "MPS"),
+       "spec.sharing: must be an object, got string"},
+      {"unknown sharing field", set("/spec/sharing/timeslicing", json::object()),
+       "spec.sharing.timeslicing: unknown field"},
+      {"bad sharing strategy", set("/spec/sharing/strategy", "Mps"),
+       "spec.sharing.strategy: unsupported value \"Mps\": supported values: \"Exclusive\", "
+       "\"TimeSlicing\", \"MPS\""},
+      {"sharing strategy as number", set("/spec/sharing/strategy", 1),
+       "spec.sharing.strategy: must be a string, got integer"},
+      {"timeSlicing with MPS", set("/spec/sharing/strategy", "MPS"),
+       "spec.sharing.timeSlicing: must not be set unless strategy is TimeSlicing (strategy is "
+       "MPS)"},
+      {"timeSlicing with the default strategy", erase("/spec/sharing", "strategy"),
+       "spec.sharing.timeSlicing: must not be set unless strategy is TimeSlicing (strategy is "
+       "Exclusive)"},
+      {"mps with TimeSlicing", set("/spec/sharing/mps", {{"defaultActiveThreadPercentage", 10}}),
+       "spec.sharing.mps: must not be set unless strategy is MPS (strategy is TimeSlicing)"},
+      {"mps with Exclusive",
+       set("/spec/sharing", {{"strategy", "Exclusive"}, {"mps", json::object()}}),
+       "spec.sharing.mps: must not be set unless strategy is MPS (strategy is Exclusive)"},
+      {"bad time-slice interval", set("/spec/sharing/timeSlicing/interval", "Longest"),
+       "spec.sharing.timeSlicing.interval: unsupported value \"Longest\": supported values: "
+       "\"Default\", \"Short\", \"Medium\", \"Long\""},
+      {"empty time-slice interval", set("/spec/sharing/timeSlicing/interval", ""),
+       "spec.sharing.timeSlicing.interval: unsupported value \"\""},
+      {"unknown timeSlicing field", set("/spec/sharing/timeSlicing/seconds", 5),
+       "spec.sharing.timeSlicing.seconds: unknown field"},
+      {"timeSlicing as list", set("/spec/sharing/timeSlicing", json::array()),
+       "spec.sharing.timeSlicing: must be an object, got array"},
+      {"MPS thread percentage over 100",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultActiveThreadPercentage", 101}}}}),
+       "spec.sharing.mps.defaultActiveThreadPercentage: invalid value \"101\": must be between 0 "
+       "and 100, inclusive"},
+      {"MPS thread percentage negative",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultActiveThreadPercentage", -1}}}}),
+       "spec.sharing.mps.defaultActiveThreadPercentage: invalid value \"-1\""},
+      {"MPS thread percentage as float",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultActiveThreadPercentage", 50.5}}}}),
+       "spec.sharing.mps.defaultActiveThreadPercentage: must be an integer, got number"},
+      {"MPS memory limit zero",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultPinnedDeviceMemoryLimit", "0Gi"}}}}),
+       "spec.sharing.mps.defaultPinnedDeviceMemoryLimit: invalid value \"0\": must be greater "
+       "than zero"},
+      {"MPS memory limit negative",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultPinnedDeviceMemoryLimit", "-1Gi"}}}}),
+       "spec.sharing.mps.defaultPinnedDeviceMemoryLimit: invalid value \"-1Gi\": must be greater "
+       "than zero"},
+      {"MPS memory limit not a quantity",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultPinnedDeviceMemoryLimit", "5GB"}}}}),
+       "spec.sharing.mps.defaultPinnedDeviceMemoryLimit: invalid value \"5GB\""},
+      {"unknown mps field",
+       set("/spec/sharing",
+           {{"strategy", "MPS"}, {"mps", {{"defaultPerDevicePinnedMemoryLimit", "1Gi"}}}}),
+       "spec.sharing.mps.defaultPerDevicePinnedMemoryLimit: unknown field"},
+      // capacityRequests
+      {"capacityRequests as list", set("/spec/capacityRequests", json::array()),
+       "spec.capacityRequests: must be an object, got array"},
+      {"capacity request name not qualified", set("/spec/capacityRequests/multi-processors", 1),
+       "spec.capacityRequests[multi-processors]: invalid value \"multi-processors\": a valid C "
+       "identifier"},
+      {"capacity request zero", set("/spec/capacityRequests/memory", "0"),
+       "spec.capacityRequests[memory]: invalid value \"0\": must be greater than zero"},
+      {"capacity request negative", set("/spec/capacityRequests/memory", "-10Gi"),
+       "spec.capacityRequests[memory]: invalid value \"-10Gi\": must be greater than zero"},
+      {"capacity request not a quantity", set("/spec/capacityRequests/memory", "ten"),
+       "spec.capacityRequests[memory]: invalid value \"ten\""},
+      {"capacity request null", set("/spec/capacityRequests/memory", nullptr),
+       "spec.capacityRequests[memory]: must be a quantity"},
+      {"capacity request as bool", set("/spec/capacityRequests/memory", true),
+       "spec.capacityRequests[memory]: must be a quantity"},
+      {"capacity request in the driver's domain and unqualified",
+       set("/spec/capacityRequests/gpu.nvidia.com~1memory", "20Gi"),
+       "spec.capacityRequests[gpu.nvidia.com/memory]: duplicate of \"memory\" (unqualified names "
+       "live in the driver's domain, gpu.nvidia.com)"},
+      {"too many capacity requests",
+       [](json& j) {
+         for (int i = 0; i < 31; ++i) Set(j, "/spec/capacityRequests/c" + std::to_string(i), 1);
+       },
+       "spec.capacityRequests: must have at most 32 entries, got 33"},
+      // fallback
+      {"fallback as string", set("/spec/fallback", "any-gpu"),
+       "spec.fallback: must be a list, got string"},
+      {"fallback entry as number", set("/spec/fallback/1", 1),
+       "spec.fallback[1]: must be a string, got integer"},
+      {"fallback not a DNS label", set("/spec/fallback/1", "A100"),
+       "spec.fallback[1]: invalid value \"A100\": a lowercase RFC 1123 label"},
+      {"fallback to itself", set("/spec/fallback/1", "large-memory"),
+       "spec.fallback[1]: invalid value \"large-memory\": must not name the profile itself"},
+      {"duplicate fallback", set("/spec/fallback/1", "a100-40gb"),
+       "spec.fallback[1]: duplicate value \"a100-40gb\""},
+      {"too many fallbacks",
+       set("/spec/fallback", {"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"}),
+       "spec.fallback: must have at most 7 entries (a firstAvailable list holds at most 8 "
+       "subrequests, this profile's class first), got 8"},
+      // extendedResourceName
+      {"extendedResourceName without a domain", set("/spec/extendedResourceName", "large-memory"),
+       "spec.extendedResourceName: invalid value \"large-memory\": must be a valid extended "
+       "resource name: must have a domain prefix"},
+      {"extendedResourceName in kubernetes.io",
+       set("/spec/extendedResourceName", "kubernetes.io/gpu"),
+       "spec.extendedResourceName: invalid value \"kubernetes.io/gpu\": must be a valid extended "
+       "resource name: must not be in the kubernetes.io domain"},
+      {"extendedResourceName in a kubernetes.io subdomain",
+       set("/spec/extendedResourceName", "deviceclass.resource.kubernetes.io/large-memory"),
+       "must not be in the kubernetes.io domain"},
+      {"extendedResourceName with the quota prefix",
+       set("/spec/extendedResourceName", "requests.example.com/gpu"),
+       "spec.extendedResourceName: invalid value \"requests.example.com/gpu\": must be a valid "
+       "extended resource name: must not start with \"requests.\""},
+      {"extendedResourceName with a bad name part",
+       set("/spec/extendedResourceName", "example.com/-gpu"),
+       "spec.extendedResourceName: invalid value \"example.com/-gpu\": must be a valid extended "
+       "resource name: its quota key \"requests.<name>\" must be a qualified name: name part must "
+       "consist of alphanumeric characters"},
+      {"extendedResourceName with a bad domain",
+       set("/spec/extendedResourceName", "Example.com/gpu"),
+       "its quota key \"requests.<name>\" must be a qualified name: prefix part a lowercase RFC "
+       "1123 subdomain"},
+      {"extendedResourceName with two slashes", set("/spec/extendedResourceName", "a.com/b/c"),
+       "spec.extendedResourceName: invalid value \"a.com/b/c\": must be a valid extended resource "
+       "name: its quota key \"requests.<name>\" must be a qualified name: a qualified name"},
+      {"empty extendedResourceName", set("/spec/extendedResourceName", ""),
+       "spec.extendedResourceName: must not be empty (leave it out for no extended resource "
+       "name)"},
+      {"extendedResourceName as list", set("/spec/extendedResourceName", {"example.com/gpu"}),
+       "spec.extendedResourceName: must be a string, got array"},
+      // tolerations
+      {"tolerations as object", set("/spec/tolerations", json::object()),
+       "spec.tolerations: must be a list, got object"},
+      {"toleration as string", set("/spec/tolerations/0", "gpu.nvidia.com/xid"),
+       "spec.tolerations[0]: must be an object, got string"},
+      {"unknown toleration field", set("/spec/tolerations/1/timeAdded", "2026-01-01T00:00:00Z"),
+       "spec.tolerations[1].timeAdded: unknown field"},
+      {"toleration key not a label name", set("/spec/tolerations/1/key", "bad key"),
+       "spec.tolerations[1].key: invalid value \"bad key\": name part must consist of "
+       "alphanumeric characters"},
+      {"bad toleration operator", set("/spec/tolerations/1/operator", "In"),
+       "spec.tolerations[1].operator: unsupported value \"In\": supported values: \"Equal\", "
+       "\"Exists\""},
+      {"Exists with a value", set("/spec/tolerations/0/value", "48"),
+       "spec.tolerations[0].value: invalid value \"48\": must be empty when operator is Exists"},
+      {"Equal without a key", erase("/spec/tolerations/1", "key"),
+       "spec.tolerations[1].operator: invalid value \"Equal\": must be Exists when key is empty"},
+      {"Equal with a value that is no label value", set("/spec/tolerations/1/value", "not planned"),
+       "spec.tolerations[1].value: invalid value \"not planned\": a valid label must be an empty "
+       "string or consist of alphanumeric characters"},
+      {"bad toleration effect", set("/spec/tolerations/1/effect", "PreferNoSchedule"),
+       "spec.tolerations[1].effect: unsupported value \"PreferNoSchedule\": supported values: "
+       "\"NoSchedule\", \"NoExecute\""},
+      {"tolerationSeconds with NoSchedule", set("/spec/tolerations/1/tolerationSeconds", 60),
+       "spec.tolerations[1].tolerationSeconds: must not be set unless effect is NoExecute (effect "
+       "is \"NoSchedule\")"},
+      {"tolerationSeconds without an effect", erase("/spec/tolerations/0", "effect"),
+       "spec.tolerations[0].tolerationSeconds: must not be set unless effect is NoExecute (effect "
+       "is empty)"},
+      {"negative tolerationSeconds", set("/spec/tolerations/0/tolerationSeconds", -5),
+       "spec.tolerations[0].tolerationSeconds: invalid value \"-5\": must be greater than or "
+       "equal to 0"},
+      {"tolerationSeconds as string", set("/spec/tolerations/0/tolerationSeconds", "300"),
+       "spec.tolerations[0].tolerationSeconds: must be an integer, got string"},
+      {"too many tolerations",
+       [](json& j) {
+         json entry = j[P("/spec/tolerations/1")];
+         for (int i = 0; i < 15; ++i) j[P("/spec/tolerations")].push_back(entry);
+       },
+       "spec.tolerations: must have at most 16 entries, got 17"},
+      // quota
+      {"quota as number", set("/spec/quota", 8), "spec.quota: must be an object, got integer"},
+      {"quota without devicesPerNamespace", set("/spec/quota", json::object()),
+       "spec.quota.devicesPerNamespace: required"},
+      {"negative devicesPerNamespace", set("/spec/quota/devicesPerNamespace", -1),
+       "spec.quota.devicesPerNamespace: invalid value \"-1\": must be greater than or equal to 0"},
+      {"devicesPerNamespace as string", set("/spec/quota/devicesPerNamespace", "8"),
+       "spec.quota.devicesPerNamespace: must be an integer, got string"},
+      {"unknown quota field", set("/spec/quota/claimsPerNamespace", 2),
+       "spec.quota.claimsPerNamespace: unknown field"},
   };
 }
 
@@ -349,6 +586,8 @@ TEST(GpuProfileCodecTest, EachBadInputIsReportedAtItsFieldPath) {
     c.mutate(object);
     const std::string message = ErrorOf(object);
     EXPECT_THAT(message, HasSubstr(c.expected)) << c.name;
+    // One thing broken, one problem reported.
+    EXPECT_THAT(message, Not(HasSubstr("\n"))) << c.name;
   }
 }
 
@@ -629,6 +868,10 @@ TEST(GpuProfileCodecTest, EncodesDefaultsAndCanonicalValuesInOrder) {
     "claimTemplates": {
       "desired": 0,
       "ready": 0
+    },
+    "quotas": {
+      "desired": 0,
+      "ready": 0
     }
   }
 })");
@@ -660,7 +903,7 @@ TEST(GpuProfileCodecTest, EncodesStatus) {
             R"("matchedNodes":5,"schedulableDevices":0,"taintedDevices":0,)"
             R"("nodeGroups":[{"name":"nvidia-a100-sxm4-40gb-535.161.8",)"
             R"("devices":12,"nodes":3,"schedulableDevices":0,"taintedDevices":0}],)"
-            R"("claimTemplates":{"desired":4,"ready":4}})");
+            R"("claimTemplates":{"desired":4,"ready":4},"quotas":{"desired":0,"ready":0}})");
 }
 
 // decode -> encode -> decode -> encode gives the same bytes, and the decoded profiles agree.
@@ -693,6 +936,389 @@ TEST(GpuProfileCodecTest, EncodingIsDeterministic) {
   json reordered = json::parse(FullProfile().dump());  // nlohmann::json sorts keys
   ASSERT_OK_AND_ASSIGN(GpuProfile b, DecodeGpuProfile(reordered));
   EXPECT_EQ(EncodeGpuProfile(a, false).dump(), EncodeGpuProfile(b, false).dump());
+}
+
+// ---- the fields of MIG, sharing, capacity requests, fallback, extended resources, tolerations
+// and quota ----
+
+TEST(GpuProfileCodecTest, DecodesWorkloadFields) {
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(FullProfile()));
+  const GpuProfileSpec& s = p.spec;
+  ASSERT_TRUE(s.sharing.has_value());
+  EXPECT_EQ(s.sharing->strategy, SharingStrategy::kTimeSlicing);
+  ASSERT_TRUE(s.sharing->time_slicing.has_value());
+  EXPECT_EQ(s.sharing->time_slicing->interval, "Long");
+  EXPECT_FALSE(s.sharing->mps.has_value());
+  ASSERT_THAT(s.capacity_requests, SizeIs(2));
+  EXPECT_EQ(s.capacity_requests.at("memory").ToString(), "10Gi");
+  EXPECT_EQ(s.capacity_requests.at("gpu.example.com/shares").ToString(), "2");
+  EXPECT_THAT(s.fallback, ElementsAre("a100-40gb", "any-gpu"));
+  EXPECT_EQ(s.extended_resource_name, "example.com/large-memory");
+  ASSERT_THAT(s.tolerations, SizeIs(2));
+  EXPECT_EQ(s.tolerations[0].key, "gpu.nvidia.com/xid");
+  EXPECT_EQ(s.tolerations[0].op, "Exists");
+  EXPECT_EQ(s.tolerations[0].value, "");
+  EXPECT_EQ(s.tolerations[0].effect, "NoExecute");
+  EXPECT_EQ(s.tolerations[0].toleration_seconds, 300);
+  EXPECT_EQ(s.tolerations[1].key, "maintenance");
+  EXPECT_EQ(s.tolerations[1].op, "Equal");  // the default
+  EXPECT_EQ(s.tolerations[1].value, "planned");
+  EXPECT_EQ(s.tolerations[1].effect, "NoSchedule");
+  EXPECT_FALSE(s.tolerations[1].toleration_seconds.has_value());
+  ASSERT_TRUE(s.quota.has_value());
+  EXPECT_EQ(s.quota->devices_per_namespace, 8);
+}
+
+TEST(GpuProfileCodecTest, WorkloadFieldsAreAbsentUnlessWritten) {
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(MinimalProfile()));
+  EXPECT_TRUE(p.spec.selector.mig_profiles.empty());
+  EXPECT_FALSE(p.spec.sharing.has_value());
+  EXPECT_TRUE(p.spec.capacity_requests.empty());
+  EXPECT_TRUE(p.spec.fallback.empty());
+  EXPECT_FALSE(p.spec.extended_resource_name.has_value());
+  EXPECT_TRUE(p.spec.tolerations.empty());
+  EXPECT_FALSE(p.spec.quota.has_value());
+}
+
+TEST(GpuProfileCodecTest, DecodesMigProfilesWithDeviceTypeMig) {
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(MigProfile()));
+  EXPECT_EQ(p.spec.device_type, "mig");
+  EXPECT_THAT(p.spec.selector.mig_profiles, ElementsAre("1g.10gb", "3g.40gb"));
+  ASSERT_TRUE(p.spec.sharing.has_value());
+  EXPECT_EQ(p.spec.sharing->strategy, SharingStrategy::kMps);
+  ASSERT_TRUE(p.spec.sharing->mps.has_value());
+  EXPECT_EQ(p.spec.sharing->mps->default_active_thread_percentage, 50);
+  EXPECT_EQ(p.spec.sharing->mps->default_pinned_device_memory_limit->ToString(), "5Gi");
+  // An empty list is no term, whatever the device type.
+  json object = MinimalProfile();
+  Set(object, "/spec/selector/migProfiles", json::array());
+  ASSERT_OK_AND_ASSIGN(GpuProfile empty, DecodeGpuProfile(object));
+  EXPECT_TRUE(empty.spec.selector.mig_profiles.empty());
+}
+
+TEST(GpuProfileCodecTest, AcceptedSharingSettings) {
+  struct Case {
+    json sharing;
+    SharingStrategy strategy;
+    bool time_slicing;
+    std::string interval;
+    bool mps;
+  };
+  const std::vector<Case> cases = {
+      {json::object(), SharingStrategy::kExclusive, false, "", false},  // the default strategy
+      {{{"strategy", "Exclusive"}}, SharingStrategy::kExclusive, false, "", false},
+      {{{"strategy", "TimeSlicing"}}, SharingStrategy::kTimeSlicing, false, "", false},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", json::object()}},
+       SharingStrategy::kTimeSlicing,
+       true,
+       "",
+       false},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", {{"interval", "Default"}}}},
+       SharingStrategy::kTimeSlicing,
+       true,
+       "Default",
+       false},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", {{"interval", "Short"}}}},
+       SharingStrategy::kTimeSlicing,
+       true,
+       "Short",
+       false},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", {{"interval", "Medium"}}}},
+       SharingStrategy::kTimeSlicing,
+       true,
+       "Medium",
+       false},
+      {{{"strategy", "MPS"}}, SharingStrategy::kMps, false, "", false},
+      {{{"strategy", "MPS"}, {"mps", json::object()}}, SharingStrategy::kMps, false, "", true},
+      {{{"strategy", "MPS"}, {"mps", {{"defaultActiveThreadPercentage", 0}}}},
+       SharingStrategy::kMps,
+       false,
+       "",
+       true},
+      {{{"strategy", "MPS"}, {"mps", {{"defaultActiveThreadPercentage", 100}}}},
+       SharingStrategy::kMps,
+       false,
+       "",
+       true},
+  };
+  for (const Case& c : cases) {
+    json object = MinimalProfile();
+    Set(object, "/spec/sharing", c.sharing);
+    ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+    ASSERT_TRUE(p.spec.sharing.has_value()) << c.sharing;
+    EXPECT_EQ(p.spec.sharing->strategy, c.strategy) << c.sharing;
+    EXPECT_EQ(p.spec.sharing->time_slicing.has_value(), c.time_slicing) << c.sharing;
+    if (c.time_slicing) {
+      EXPECT_EQ(p.spec.sharing->time_slicing->interval, c.interval);
+    }
+    EXPECT_EQ(p.spec.sharing->mps.has_value(), c.mps) << c.sharing;
+  }
+}
+
+TEST(GpuProfileCodecTest, AcceptedCapacityRequests) {
+  json object = MinimalProfile();
+  Set(object, "/spec/allocationMode", "All");  // Kubernetes allows capacity requests with All
+  Set(object, "/spec/capacityRequests",
+      {{"memory", "10240Mi"},
+       {"shares", 3},
+       {"gpu.example.com/compute", "500m"},
+       {"gpu.nvidia.com/multiprocessors", 14}});
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+  EXPECT_EQ(p.spec.capacity_requests.at("memory").ToString(), "10Gi");
+  EXPECT_EQ(p.spec.capacity_requests.at("shares").ToString(), "3");
+  EXPECT_EQ(p.spec.capacity_requests.at("gpu.example.com/compute").ToString(), "500m");
+  // Qualified with the driver's domain and no unqualified twin: kept as written.
+  EXPECT_EQ(p.spec.capacity_requests.at("gpu.nvidia.com/multiprocessors").ToString(), "14");
+  // 32 entries are allowed.
+  json many = MinimalProfile();
+  for (int i = 0; i < 32; ++i) Set(many, "/spec/capacityRequests/c" + std::to_string(i), 1);
+  ASSERT_OK_AND_ASSIGN(GpuProfile p32, DecodeGpuProfile(many));
+  EXPECT_THAT(p32.spec.capacity_requests, SizeIs(32));
+}
+
+TEST(GpuProfileCodecTest, AcceptedFallbacks) {
+  json object = MinimalProfile();
+  Set(object, "/spec/fallback", {"p1", "p2", "p3", "p4", "p5", "p6", "p7"});
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+  EXPECT_THAT(p.spec.fallback, ElementsAre("p1", "p2", "p3", "p4", "p5", "p6", "p7"));
+}
+
+TEST(GpuProfileCodecTest, AcceptedExtendedResourceNames) {
+  for (const std::string& name : std::vector<std::string>{
+           "example.com/large-memory", "nvidia.com/gpu", "example.com/Large_Memory.v2", "a/b",
+           "gpu.example.com/" + std::string(63, 'x'),
+           // "kubernetes.io" without the slash right after it is another domain.
+           "notkubernetes.io.example.com/gpu"}) {
+    json object = MinimalProfile();
+    Set(object, "/spec/extendedResourceName", name);
+    ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+    EXPECT_EQ(p.spec.extended_resource_name, name);
+  }
+  // The name part of the quota key has at most 63 characters.
+  json object = MinimalProfile();
+  Set(object, "/spec/extendedResourceName", "gpu.example.com/" + std::string(64, 'x'));
+  EXPECT_THAT(ErrorOf(object), HasSubstr("name part must be no more than 63 characters"));
+}
+
+TEST(GpuProfileCodecTest, AcceptedTolerations) {
+  json object = MinimalProfile();
+  Set(object, "/spec/tolerations", json::parse(R"([
+      {"operator": "Exists"},
+      {"key": "gpu.nvidia.com/gpu-lost", "operator": "Exists", "effect": "NoSchedule"},
+      {"key": "example.com/health", "operator": "Equal", "value": "", "effect": ""},
+      {"key": "example.com/drain", "value": "soon", "effect": "NoExecute", "tolerationSeconds": 0}
+  ])"));
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+  const std::vector<DeviceTolerationSpec>& t = p.spec.tolerations;
+  ASSERT_THAT(t, SizeIs(4));
+  EXPECT_EQ(t[0].key, "");
+  EXPECT_EQ(t[0].op, "Exists");
+  EXPECT_EQ(t[0].effect, "");
+  EXPECT_EQ(t[1].effect, "NoSchedule");
+  EXPECT_EQ(t[2].op, "Equal");
+  EXPECT_EQ(t[2].value, "");
+  EXPECT_EQ(t[3].op, "Equal");
+  EXPECT_EQ(t[3].toleration_seconds, 0);
+  // 16 are allowed.
+  json many = MinimalProfile();
+  for (int i = 0; i < 16; ++i) many[P("/spec/tolerations")].push_back({{"operator", "Exists"}});
+  ASSERT_OK(DecodeGpuProfile(many));
+}
+
+TEST(GpuProfileCodecTest, QuotaOfZeroDevicesIsAllowed) {
+  json object = MinimalProfile();
+  Set(object, "/spec/quota", {{"devicesPerNamespace", 0}});
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+  ASSERT_TRUE(p.spec.quota.has_value());
+  EXPECT_EQ(p.spec.quota->devices_per_namespace, 0);
+}
+
+TEST(GpuProfileCodecTest, EncodesWorkloadFieldsAfterConfigInOrder) {
+  json object = MigProfile();
+  Set(object, "/spec/config",
+      json::parse(R"([{"driver": "gpu.nvidia.com", "parameters": {"kind": "MigDeviceConfig"}}])"));
+  Set(object, "/spec/capacityRequests", {{"memory", "5120Mi"}, {"copyEngines", 1}});
+  Set(object, "/spec/fallback", {"medium-mig"});
+  Set(object, "/spec/extendedResourceName", "example.com/small-mig");
+  Set(object, "/spec/tolerations",
+      json::parse(R"([{"key": "gpu.nvidia.com/xid", "operator": "Exists"},
+                      {"key": "k", "value": "v", "effect": "NoExecute",
+                       "tolerationSeconds": 60}])"));
+  Set(object, "/spec/quota", {{"devicesPerNamespace", 4}});
+  ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+  EXPECT_EQ(EncodeGpuProfile(p, false)["spec"].dump(2), R"({
+  "driver": "gpu.nvidia.com",
+  "deviceType": "mig",
+  "selector": {
+    "migProfiles": [
+      "1g.10gb",
+      "3g.40gb"
+    ]
+  },
+  "allocationMode": "ExactCount",
+  "config": [
+    {
+      "driver": "gpu.nvidia.com",
+      "parameters": {
+        "kind": "MigDeviceConfig"
+      }
+    }
+  ],
+  "sharing": {
+    "strategy": "MPS",
+    "mps": {
+      "defaultActiveThreadPercentage": 50,
+      "defaultPinnedDeviceMemoryLimit": "5Gi"
+    }
+  },
+  "capacityRequests": {
+    "copyEngines": "1",
+    "memory": "5Gi"
+  },
+  "fallback": [
+    "medium-mig"
+  ],
+  "extendedResourceName": "example.com/small-mig",
+  "tolerations": [
+    {
+      "key": "gpu.nvidia.com/xid",
+      "operator": "Exists"
+    },
+    {
+      "key": "k",
+      "operator": "Equal",
+      "value": "v",
+      "effect": "NoExecute",
+      "tolerationSeconds": 60
+    }
+  ],
+  "quota": {
+    "devicesPerNamespace": 4
+  },
+  "deviceClassName": "small-mig",
+  "claimTemplate": {
+    "name": "small-mig",
+    "requestName": "gpu"
+  },
+  "deletionPolicy": "Delete"
+})");
+}
+
+TEST(GpuProfileCodecTest, EncodesSharingAsWritten) {
+  struct Case {
+    json sharing;
+    std::string encoded;
+  };
+  const std::vector<Case> cases = {
+      {json::object(), R"({"strategy":"Exclusive"})"},
+      {{{"strategy", "TimeSlicing"}}, R"({"strategy":"TimeSlicing"})"},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", json::object()}},
+       R"({"strategy":"TimeSlicing","timeSlicing":{}})"},
+      {{{"strategy", "TimeSlicing"}, {"timeSlicing", {{"interval", "Short"}}}},
+       R"({"strategy":"TimeSlicing","timeSlicing":{"interval":"Short"}})"},
+      {{{"strategy", "MPS"}, {"mps", json::object()}}, R"({"strategy":"MPS","mps":{}})"},
+      {{{"strategy", "MPS"}, {"mps", {{"defaultPinnedDeviceMemoryLimit", 1073741824}}}},
+       R"({"strategy":"MPS","mps":{"defaultPinnedDeviceMemoryLimit":"1073741824"}})"},
+  };
+  for (const Case& c : cases) {
+    json object = MinimalProfile();
+    Set(object, "/spec/sharing", c.sharing);
+    ASSERT_OK_AND_ASSIGN(GpuProfile p, DecodeGpuProfile(object));
+    EXPECT_EQ(EncodeGpuProfile(p, false)["spec"]["sharing"].dump(), c.encoded) << c.sharing;
+  }
+}
+
+TEST(GpuProfileCodecTest, WorkloadFieldsRoundTrip) {
+  json with_mps = MigProfile();
+  Set(with_mps, "/spec/tolerations", json::parse(R"([{"operator": "Exists"}])"));
+  Set(with_mps, "/spec/quota", {{"devicesPerNamespace", 0}});
+  Set(with_mps, "/spec/capacityRequests", {{"memory", "0.5Gi"}});
+  for (const json& input : {FullProfile(), MigProfile(), with_mps}) {
+    ASSERT_OK_AND_ASSIGN(GpuProfile first, DecodeGpuProfile(input));
+    const nlohmann::ordered_json encoded = EncodeGpuProfile(first, true);
+    ASSERT_OK_AND_ASSIGN(GpuProfile second, DecodeGpuProfile(json::parse(encoded.dump())));
+    EXPECT_EQ(EncodeGpuProfile(second, true).dump(), encoded.dump());
+    EXPECT_EQ(second.spec.selector.mig_profiles, first.spec.selector.mig_profiles);
+    ASSERT_EQ(second.spec.sharing.has_value(), first.spec.sharing.has_value());
+    if (first.spec.sharing) {
+      EXPECT_EQ(second.spec.sharing->strategy, first.spec.sharing->strategy);
+      EXPECT_EQ(second.spec.sharing->time_slicing.has_value(),
+                first.spec.sharing->time_slicing.has_value());
+      EXPECT_EQ(second.spec.sharing->mps.has_value(), first.spec.sharing->mps.has_value());
+    }
+    EXPECT_EQ(second.spec.capacity_requests, first.spec.capacity_requests);
+    EXPECT_EQ(second.spec.fallback, first.spec.fallback);
+    EXPECT_EQ(second.spec.extended_resource_name, first.spec.extended_resource_name);
+    ASSERT_EQ(second.spec.tolerations.size(), first.spec.tolerations.size());
+    for (size_t i = 0; i < first.spec.tolerations.size(); ++i) {
+      const DeviceTolerationSpec& a = first.spec.tolerations[i];
+      const DeviceTolerationSpec& b = second.spec.tolerations[i];
+      EXPECT_EQ(b.key, a.key);
+      EXPECT_EQ(b.op, a.op);
+      EXPECT_EQ(b.value, a.value);
+      EXPECT_EQ(b.effect, a.effect);
+      EXPECT_EQ(b.toleration_seconds, a.toleration_seconds);
+    }
+    ASSERT_EQ(second.spec.quota.has_value(), first.spec.quota.has_value());
+    if (first.spec.quota) {
+      EXPECT_EQ(second.spec.quota->devices_per_namespace, first.spec.quota->devices_per_namespace);
+    }
+  }
+}
+
+TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
+  GpuProfileStatus status;
+  status.claim_templates = {3, 2};
+  status.extended_resource_name = "example.com/large-memory";
+  status.schedulable_claims = 12;
+  status.quotas = {3, 1};
+  const nlohmann::ordered_json encoded = EncodeGpuProfileStatus(status);
+  // After claimTemplates, in this order.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : encoded.items()) keys.push_back(key);
+  EXPECT_THAT(keys, ElementsAre("observedGeneration", "conditions", "deviceClassName", "selectors",
+                                "matchedDevices", "matchedNodes", "schedulableDevices",
+                                "taintedDevices", "nodeGroups", "claimTemplates",
+                                "extendedResourceName", "schedulableClaims", "quotas"));
+  EXPECT_EQ(encoded["extendedResourceName"], "example.com/large-memory");
+  EXPECT_EQ(encoded["schedulableClaims"], 12);
+  EXPECT_EQ(encoded["quotas"].dump(), R"({"desired":3,"ready":1})");
+
+  // Zero schedulable claims is a number, not an absence.
+  status.schedulable_claims = 0;
+  EXPECT_EQ(EncodeGpuProfileStatus(status)["schedulableClaims"], 0);
+  // Unset: no extendedResourceName, no schedulableClaims; quotas always.
+  const nlohmann::ordered_json bare = EncodeGpuProfileStatus(GpuProfileStatus{});
+  EXPECT_FALSE(bare.contains("extendedResourceName"));
+  EXPECT_FALSE(bare.contains("schedulableClaims"));
+  EXPECT_EQ(bare["quotas"].dump(), R"({"desired":0,"ready":0})");
+}
+
+TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
+  GpuProfile profile;
+  profile.metadata.name = "large-memory";
+  profile.spec.driver = "gpu.nvidia.com";
+  profile.spec.device_class_name = "large-memory";
+  profile.spec.claim_template = {"large-memory", "gpu", {}, std::nullopt};
+  profile.status.extended_resource_name = "deviceclass.resource.kubernetes.io/large-memory";
+  profile.status.schedulable_claims = 0;
+  profile.status.quotas = {2, 2};
+  ASSERT_OK_AND_ASSIGN(GpuProfile back,
+                       DecodeGpuProfile(json::parse(EncodeGpuProfile(profile, true).dump())));
+  EXPECT_EQ(back.status.extended_resource_name, "deviceclass.resource.kubernetes.io/large-memory");
+  EXPECT_EQ(back.status.schedulable_claims, 0);
+  EXPECT_EQ(back.status.quotas.desired, 2);
+  EXPECT_EQ(back.status.quotas.ready, 2);
+
+  json object = MinimalProfile();
+  object["status"] = json::parse(
+      R"({"extendedResourceName": ["x"], "schedulableClaims": "7", "quotas": {"desired": 1.5,
+          "ready": 1}})");
+  ASSERT_OK_AND_ASSIGN(GpuProfile lenient, DecodeGpuProfile(object));
+  EXPECT_EQ(lenient.status.extended_resource_name, "");
+  EXPECT_FALSE(lenient.status.schedulable_claims.has_value());
+  EXPECT_EQ(lenient.status.quotas.desired, 0);
+  EXPECT_EQ(lenient.status.quotas.ready, 1);
 }
 
 TEST(GpuProfileCodecTest, IsGpuProfile) {
