@@ -170,19 +170,19 @@ TEST(EncodeDeviceClassTest, V1On134WithServerFields) {
     "kind": "DeviceClass",
     "metadata": {
       "name": "gpuprofile-large-mem",
-      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
-      "resourceVersion": "4711",
-      "generation": 3,
-      "creationTimestamp": "2025-01-02T03:04:05Z",
       "labels": {"app.kubernetes.io/managed-by": "gpu-profile-operator",
                  "gpuprofile.io/profile": "large-mem"},
       "annotations": {"note": "x"},
+      "finalizers": ["example.com/keep"],
       "ownerReferences": [
         {"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile", "name": "large-mem",
          "uid": "6f0c1c7e-0000-4000-8000-000000000001", "controller": true,
          "blockOwnerDeletion": true}
       ],
-      "finalizers": ["example.com/keep"]
+      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
+      "resourceVersion": "4711",
+      "generation": 3,
+      "creationTimestamp": "2025-01-02T03:04:05Z"
     },
     "spec": {
       "selectors": [
@@ -295,17 +295,17 @@ TEST(EncodeResourceClaimTemplateTest, V1On134WithServerFields) {
     "metadata": {
       "name": "large-memory",
       "namespace": "ml-train",
-      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
-      "resourceVersion": "4711",
-      "generation": 3,
-      "creationTimestamp": "2025-01-02T03:04:05Z",
       "labels": {"app.kubernetes.io/managed-by": "gpu-profile-operator",
                  "gpuprofile.io/profile": "large-mem"},
       "ownerReferences": [
         {"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile", "name": "large-mem",
          "uid": "6f0c1c7e-0000-4000-8000-000000000001", "controller": true,
          "blockOwnerDeletion": true}
-      ]
+      ],
+      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
+      "resourceVersion": "4711",
+      "generation": 3,
+      "creationTimestamp": "2025-01-02T03:04:05Z"
     },
     "spec": {
       "spec": {
@@ -474,19 +474,13 @@ TEST(DecodeResourceClaimTemplateTest, FlagsShapesTheModelDoesNotHold) {
     const char* version;
     const char* request;
   };
+  // derivedAttributes (1.37 alpha) is the one request field the model does not hold.
   const Case cases[] = {
-      {"v1 firstAvailable", "v1",
-       R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})"},
-      {"v1beta2 tolerations", "v1beta2",
+      {"v1 exactly derivedAttributes", "v1",
        R"({"name": "gpu", "exactly": {"deviceClassName": "c",
-           "tolerations": [{"key": "k", "operator": "Exists"}]}})"},
-      {"v1 capacity", "v1",
-       R"({"name": "gpu", "exactly": {"deviceClassName": "c",
-           "capacity": {"requests": {"memory": "10Gi"}}}})"},
-      {"v1beta1 inline firstAvailable (1.33+)", "v1beta1",
-       R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})"},
-      {"v1beta1 inline tolerations", "v1beta1",
-       R"({"name": "gpu", "deviceClassName": "c", "tolerations": [{"key": "k"}]})"},
+           "derivedAttributes": [{"name": "x"}]}})"},
+      {"v1beta1 flat derivedAttributes", "v1beta1",
+       R"({"name": "gpu", "deviceClassName": "c", "derivedAttributes": {"x": 1}})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -500,7 +494,19 @@ TEST(DecodeResourceClaimTemplateTest, FlagsShapesTheModelDoesNotHold) {
     ASSERT_EQ(t.requests.size(), 1u);
     EXPECT_TRUE(t.requests[0].has_unmodelled_fields);
     EXPECT_EQ(t.requests[0].name, "gpu");
+    EXPECT_EQ(t.requests[0].device_class_name, "c");
   }
+  // A subrequest's unmodelled field makes the request differ from any desired one.
+  ASSERT_OK_AND_ASSIGN(ResourceClaimTemplate t, DecodeResourceClaimTemplate(Parse(R"({
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "t", "namespace": "ns"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
+      {"name": "a", "deviceClassName": "c", "derivedAttributes": [{"name": "x"}]}]}]}}}
+  })")));
+  ResourceClaimTemplate desired = t;
+  desired.requests[0].first_available[0].has_unmodelled_fields = false;
+  EXPECT_TRUE(t.requests[0].first_available[0].has_unmodelled_fields);
+  EXPECT_FALSE(SameDesiredState(desired, t));
 }
 
 TEST(DecodeResourceClaimTemplateTest, ConstraintsAndUnknownFields) {
@@ -537,7 +543,12 @@ TEST(DecodeResourceClaimTemplateTest, ReferenceExamples) {
         "constraints": [{"requests": ["pair"], "matchAttribute": "gpu.nvidia.com/productName"}]}}}
   })")));
   ASSERT_EQ(v1.requests.size(), 2u);
-  EXPECT_TRUE(v1.requests[0].has_unmodelled_fields);
+  EXPECT_FALSE(v1.requests[0].has_unmodelled_fields);
+  ASSERT_EQ(v1.requests[0].first_available.size(), 2u);
+  EXPECT_EQ(v1.requests[0].first_available[0].name, "l40s");
+  EXPECT_EQ(v1.requests[0].first_available[0].selectors, std::vector<std::string>{"true"});
+  EXPECT_EQ(v1.requests[0].first_available[1].name, "any");
+  EXPECT_EQ(v1.requests[0].first_available[1].device_class_name, "gpuprofile-light-inference");
   EXPECT_FALSE(v1.requests[1].has_unmodelled_fields);
   EXPECT_EQ(v1.requests[1].device_class_name, "gpuprofile-large-mem");
   EXPECT_TRUE(v1.has_constraints);
