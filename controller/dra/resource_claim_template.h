@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "controller/core/quantity.h"
-#include "controller/meta/object_meta.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/device_toleration.h"
+#include "controller/meta/object_meta.h"
 
 namespace gpuprofile::dra {
 
 struct ExactDeviceRequest {
-  std::string name;               // the request name (DNS label)
+  std::string name;  // the request name (DNS label)
   std::string device_class_name;
   std::vector<std::string> selectors;  // extra CEL selectors on the request (the operator: none)
   // "ExactCount" | "All"; empty = unset (the server defaults it to ExactCount).

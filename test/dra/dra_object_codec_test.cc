@@ -117,8 +117,8 @@ Quantity Q(const char* text) {
   return q.value_or(Quantity());
 }
 
-DeviceToleration Toleration(const std::string& key, const std::string& op,
-                            const std::string& value, const std::string& effect,
+DeviceToleration Toleration(const std::string& key, const std::string& op, const std::string& value,
+                            const std::string& effect,
                             std::optional<int64_t> seconds = std::nullopt) {
   DeviceToleration t;
   t.key = key;
@@ -149,10 +149,9 @@ ResourceClaimTemplate NewFieldsTemplate(bool with_capacity) {
 
   ExactDeviceRequest fallback;
   fallback.name = "fallback";
-  fallback.first_available = {
-      Subrequest("h100", "gpuprofile-h100", "ExactCount", 2),
-      Subrequest("a100", "gpuprofile-a100", "All", std::nullopt),
-      Subrequest("any", "gpuprofile-any", "", std::nullopt)};
+  fallback.first_available = {Subrequest("h100", "gpuprofile-h100", "ExactCount", 2),
+                              Subrequest("a100", "gpuprofile-a100", "All", std::nullopt),
+                              Subrequest("any", "gpuprofile-any", "", std::nullopt)};
   fallback.first_available[0].selectors = {"device.attributes['gpu.nvidia.com'].type == 'gpu'"};
   fallback.first_available[0].tolerations = {Toleration("", "Exists", "", "")};
   if (with_capacity) fallback.first_available[0].capacity_requests = {{"memory", Q("40Gi")}};
@@ -431,16 +430,15 @@ TEST(EncodeResourceClaimTemplateTest, FirstAvailableIsTheSameInEveryVersion) {
   t.requests[1].device_class_name = "ignored";
   t.requests[1].count = 5;
   t.requests[1].first_available[1].admin_access = true;
-  const ordered_json v1 =
-      EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false)["spec"]["spec"]
-                                 ["devices"]["requests"][1];
+  const ordered_json v1 = EncodeResourceClaimTemplate(
+      t, DraApiVersion::kV1, Kube(34), false)["spec"]["spec"]["devices"]["requests"][1];
   EXPECT_EQ(v1.size(), 2u) << v1.dump();  // name, firstAvailable
   EXPECT_FALSE(v1["firstAvailable"][1].contains("adminAccess"));
   for (DraApiVersion v : {DraApiVersion::kV1beta1, DraApiVersion::kV1beta2}) {
-    EXPECT_EQ(EncodeResourceClaimTemplate(t, v, Kube(34), false)["spec"]["spec"]["devices"]
-                                         ["requests"][1]
-                                             .dump(),
-              v1.dump())
+    EXPECT_EQ(
+        EncodeResourceClaimTemplate(t, v, Kube(34), false)["spec"]["spec"]["devices"]["requests"][1]
+            .dump(),
+        v1.dump())
         << ToString(v);
   }
 }
@@ -448,8 +446,8 @@ TEST(EncodeResourceClaimTemplateTest, FirstAvailableIsTheSameInEveryVersion) {
 TEST(EncodeResourceClaimTemplateTest, QuantitiesAreCanonical) {
   ResourceClaimTemplate t = SampleTemplate();
   t.requests[0].capacity_requests = {{"memory", Q("1.5Gi")}, {"cores", Q("0.5")}};
-  const ordered_json exactly = EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(36), false)
-      ["spec"]["spec"]["devices"]["requests"][0]["exactly"];
+  const ordered_json exactly = EncodeResourceClaimTemplate(
+      t, DraApiVersion::kV1, Kube(36), false)["spec"]["spec"]["devices"]["requests"][0]["exactly"];
   EXPECT_EQ(exactly["capacity"].dump(), R"({"requests":{"cores":"500m","memory":"1536Mi"}})");
 }
 
@@ -1138,7 +1136,8 @@ TEST(DecodeErrorsTest, ResourceClaimTemplateSpec) {
                                                        {"name": "b"}]})"),
        want("spec.spec.devices.requests[0].firstAvailable[1].deviceClassName: required")},
       {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
-                                                        "count": 1.5}]})", "v1beta2"),
+                                                        "count": 1.5}]})",
+                "v1beta2"),
        want("spec.spec.devices.requests[0].firstAvailable[0].count: must be an integer, got "
             "number")},
       {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
@@ -1146,7 +1145,8 @@ TEST(DecodeErrorsTest, ResourceClaimTemplateSpec) {
        want("spec.spec.devices.requests[0].firstAvailable[0].allocationMode: must be "
             "\"ExactCount\" or \"All\", got \"Any\"")},
       {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
-                    "tolerations": [{"operator": "exists"}]}]})", "v1beta1"),
+                    "tolerations": [{"operator": "exists"}]}]})",
+                "v1beta1"),
        want("spec.spec.devices.requests[0].firstAvailable[0].tolerations[0].operator: must be "
             "\"Equal\" or \"Exists\", got \"exists\"")},
       {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
@@ -1356,10 +1356,10 @@ TEST(SameDesiredStateTest, NewRequestFieldsTable) {
        true},
       {"operator Exists vs Equal", none, [](T& a) { a.requests[0].tolerations[0].op = "Equal"; },
        false},
-      {"toleration key differs", none,
-       [](T& a) { a.requests[0].tolerations[0].key = "other"; }, false},
-      {"toleration value differs", none,
-       [](T& a) { a.requests[0].tolerations[1].value = "other"; }, false},
+      {"toleration key differs", none, [](T& a) { a.requests[0].tolerations[0].key = "other"; },
+       false},
+      {"toleration value differs", none, [](T& a) { a.requests[0].tolerations[1].value = "other"; },
+       false},
       {"toleration effect differs", none,
        [](T& a) { a.requests[0].tolerations[1].effect = "NoExecute"; }, false},
       {"tolerationSeconds differs", none,
@@ -1370,15 +1370,14 @@ TEST(SameDesiredStateTest, NewRequestFieldsTable) {
       {"tolerations reordered", none,
        [](T& a) { std::swap(a.requests[0].tolerations[0], a.requests[0].tolerations[1]); }, false},
       {"subrequest toleration differs", none,
-       [](T& a) { a.requests[1].first_available[0].tolerations[0].effect = "NoSchedule"; },
-       false},
+       [](T& a) { a.requests[1].first_available[0].tolerations[0].effect = "NoSchedule"; }, false},
       // Capacity.
       {"capacity same amount, other spelling", none,
        [](T& a) { a.requests[0].capacity_requests["memory"] = Q("10240Mi"); }, true},
       {"capacity amount differs", none,
        [](T& a) { a.requests[0].capacity_requests["memory"] = Q("20Gi"); }, false},
-      {"capacity extra name", none,
-       [](T& a) { a.requests[0].capacity_requests["cores"] = Q("1"); }, false},
+      {"capacity extra name", none, [](T& a) { a.requests[0].capacity_requests["cores"] = Q("1"); },
+       false},
       {"capacity dropped", none, [](T& a) { a.requests[0].capacity_requests.clear(); }, false},
       {"subrequest capacity differs", none,
        [](T& a) { a.requests[1].first_available[0].capacity_requests["memory"] = Q("80Gi"); },
@@ -1390,8 +1389,8 @@ TEST(SameDesiredStateTest, NewRequestFieldsTable) {
          a.requests[1].first_available[2].count = 1;
        },
        true},
-      {"subrequest count differs", none,
-       [](T& a) { a.requests[1].first_available[0].count = 1; }, false},
+      {"subrequest count differs", none, [](T& a) { a.requests[1].first_available[0].count = 1; },
+       false},
       {"subrequest mode differs", none,
        [](T& a) { a.requests[1].first_available[1].allocation_mode = ""; }, false},
       {"subrequest name differs", none,
@@ -1405,9 +1404,7 @@ TEST(SameDesiredStateTest, NewRequestFieldsTable) {
        [](T& a) { a.requests[1].first_available.push_back(a.requests[1].first_available[2]); },
        false},
       {"subrequests reordered", none,
-       [](T& a) {
-         std::swap(a.requests[1].first_available[0], a.requests[1].first_available[1]);
-       },
+       [](T& a) { std::swap(a.requests[1].first_available[0], a.requests[1].first_available[1]); },
        false},
       {"firstAvailable vs exact", none,
        [](T& a) {
@@ -1615,23 +1612,21 @@ TEST_F(SchemaTest, V1From135UsesTheOpenApiV3Document) {
     const std::string file =
         Write(absl::StrCat("v3-", minor, ".json"),
               {EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(minor), true)});
-    EXPECT_EQ(Validate(Kube(minor).ToString(), file, &log,
-                       "--schema-dir '" + only_v3.string() + "'"),
-              0)
+    EXPECT_EQ(
+        Validate(Kube(minor).ToString(), file, &log, "--schema-dir '" + only_v3.string() + "'"), 0)
         << log;
-    EXPECT_EQ(Validate(Kube(minor).ToString(), file, &log,
-                       "--schema-dir '" + only_134.string() + "'"),
-              2)
+    EXPECT_EQ(
+        Validate(Kube(minor).ToString(), file, &log, "--schema-dir '" + only_134.string() + "'"), 2)
         << log;
     EXPECT_THAT(log, HasSubstr("k8s-1.35-resource.k8s.io-v1-openapi-v3.json not found"));
   }
-  const std::string v1_134 = Write(
-      "v1-1.34.json", {EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false)});
+  const std::string v1_134 =
+      Write("v1-1.34.json", {EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false)});
   EXPECT_EQ(Validate("1.34", v1_134, &log, "--schema-dir '" + only_134.string() + "'"), 0) << log;
   EXPECT_EQ(Validate("1.34", v1_134, &log, "--schema-dir '" + only_v3.string() + "'"), 2) << log;
-  const std::string v1beta2_135 = Write(
-      "v1beta2-1.35.json",
-      {EncodeResourceClaimTemplate(t, DraApiVersion::kV1beta2, Kube(35), false)});
+  const std::string v1beta2_135 =
+      Write("v1beta2-1.35.json",
+            {EncodeResourceClaimTemplate(t, DraApiVersion::kV1beta2, Kube(35), false)});
   EXPECT_EQ(Validate("1.35", v1beta2_135, &log, "--schema-dir '" + only_v3.string() + "'"), 2)
       << log;
   EXPECT_THAT(log, HasSubstr("resourceclaimtemplate-resource-v1beta2.k8s-1.34"));
@@ -1677,8 +1672,7 @@ TEST_F(SchemaTest, WrongNewRequestShapesAreRejected) {
        [](ordered_json& r) { r[1]["firstAvailable"][1]["adminAccess"] = true; },
        "'adminAccess' was unexpected"},
       {"deviceClassName beside firstAvailable", 36, DraApiVersion::kV1,
-       [](ordered_json& r) { r[1]["deviceClassName"] = "c"; },
-       "'deviceClassName' was unexpected"},
+       [](ordered_json& r) { r[1]["deviceClassName"] = "c"; }, "'deviceClassName' was unexpected"},
       {"misspelt toleration field", 36, DraApiVersion::kV1,
        [](ordered_json& r) { r[0]["exactly"]["tolerations"][0]["tolerationsSeconds"] = 1; },
        "'tolerationsSeconds' was unexpected"},
@@ -1695,9 +1689,8 @@ TEST_F(SchemaTest, WrongNewRequestShapesAreRejected) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     // The release's own valid shape (checked), then one change.
-    const ResourceClaimTemplate base = c.minor >= 33
-                                           ? NewFieldsTemplate(/*with_capacity=*/c.minor >= 34)
-                                           : SampleTemplate();
+    const ResourceClaimTemplate base =
+        c.minor >= 33 ? NewFieldsTemplate(/*with_capacity=*/c.minor >= 34) : SampleTemplate();
     ordered_json rct = EncodeResourceClaimTemplate(base, c.version, Kube(c.minor), false);
     std::string log;
     ASSERT_EQ(Validate(Kube(c.minor).ToString(), Write("base-shape.json", {rct}), &log), 0) << log;

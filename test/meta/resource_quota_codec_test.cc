@@ -75,7 +75,8 @@ TEST(EncodeResourceQuotaTest, RenderMode) {
     "spec": {"hard": {"gpuprofile-large-mem.deviceclass.resource.k8s.io/devices": "4",
                       "requests.example.com/large-mem": "4",
                       "requests.example.com/memory": "1536Mi"}}
-  })").dump(2));
+  })")
+                                                       .dump(2));
 }
 
 TEST(EncodeResourceQuotaTest, ServerFieldsAndEmptyHard) {
@@ -95,7 +96,8 @@ TEST(EncodeResourceQuotaTest, ServerFieldsAndEmptyHard) {
                            "controller": true, "blockOwnerDeletion": true}],
       "uid": "u-1", "resourceVersion": "7"},
     "spec": {}
-  })").dump());
+  })")
+                                                     .dump());
 }
 
 TEST(ResourceQuotaCodecTest, IsResourceQuota) {
@@ -212,8 +214,9 @@ TEST(ResourceQuotaCodecTest, DecodeErrors) {
   absl::Status status =
       DecodeResourceQuota(Parse(with_spec(R"({"hard": {"a": "x", "b": [], "c": "1"}})"))).status();
   EXPECT_EQ(status.message(),
-            label + "spec.hard[a]: invalid value \"x\": quantities must match the regular "
-                    "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n" +
+            label +
+                "spec.hard[a]: invalid value \"x\": quantities must match the regular "
+                "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n" +
                 label + "spec.hard[b]: must be a quantity string, got array");
 }
 
@@ -237,10 +240,7 @@ TEST(ResourceQuotaCodecTest, SameDesiredStateTable) {
        },
        true},
       {"same amount, other spelling", none,
-       [](ResourceQuota& a) {
-         a.hard["requests.example.com/large-mem"] = Q("4000m");
-       },
-       true},
+       [](ResourceQuota& a) { a.hard["requests.example.com/large-mem"] = Q("4000m"); }, true},
       {"amount differs", none,
        [](ResourceQuota& a) { a.hard["requests.example.com/large-mem"] = Q("5"); }, false},
       {"resource added by someone", none, [](ResourceQuota& a) { a.hard["pods"] = Q("10"); },
@@ -251,8 +251,7 @@ TEST(ResourceQuotaCodecTest, SameDesiredStateTable) {
        [](ResourceQuota& a) { a.metadata.labels["gpuprofile.io/profile"] = "other"; }, false},
       {"owner reference missing", none,
        [](ResourceQuota& a) { a.metadata.owner_references.clear(); }, false},
-      {"namespace differs", none, [](ResourceQuota& a) { a.metadata.namespace_name = "x"; },
-       false},
+      {"namespace differs", none, [](ResourceQuota& a) { a.metadata.namespace_name = "x"; }, false},
       {"name differs", none, [](ResourceQuota& a) { a.metadata.name = "x"; }, false},
       {"scopes in actual", none, [](ResourceQuota& a) { a.has_scopes = true; }, false},
       {"scopes in desired", [](ResourceQuota& d) { d.has_scopes = true; }, none, false},
