@@ -74,6 +74,10 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       // Type errors are decoding errors on a real server (400), not validation (422).
       return ErrorResponse(BadRequest(std::string(decoded.message())));
     }
+    if (absl::Status s = CanonicalizeDraQuantities(type, options_.kube_version, object);
+        !s.ok()) {
+      return ErrorResponse(BadRequest(CannotBeHandled(type, version, s)));
+    }
     DefaultDra(type, gates_, object, old);
     std::vector<StatusCause> dra = ValidateDra(type, options_.kube_version, gates_, object, old);
     causes.insert(causes.end(), dra.begin(), dra.end());
