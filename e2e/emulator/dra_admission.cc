@@ -783,6 +783,47 @@ struct Validator {
 
 }  // namespace
 
+std::vector<std::string> UnknownDraFields(const ResourceType& type, const KubeVersion& kube,
+                                          const nlohmann::json& wire) {
+  std::vector<std::string> out;
+  if (type.resource == "deviceclasses") {
+    const nlohmann::json* spec = Field(wire, "spec");
+    if (kube.minor < 34 && spec && Field(*spec, "extendedResourceName")) {
+      out.push_back("spec.extendedResourceName");
+    }
+    return out;
+  }
+  if (type.resource != "resourceclaimtemplates" && type.resource != "resourceclaims") return out;
+  const nlohmann::json* spec = ClaimSpecOf(type, wire);
+  const nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+  if (!requests || !requests->is_array()) return out;
+  const std::string prefix = type.resource == "resourceclaimtemplates"
+                                 ? "spec.spec.devices.requests"
+                                 : "spec.devices.requests";
+  // A request's own fields (v1beta1: flat; v1beta2/v1: under `exactly`), or a subrequest's.
+  auto request_fields = [&](const nlohmann::json& r, const std::string& path) {
+    if (kube.minor < 33 && Field(r, "tolerations")) out.push_back(path + ".tolerations");
+    if (kube.minor < 34 && Field(r, "capacity")) out.push_back(path + ".capacity");
+  };
+  for (size_t i = 0; i < requests->size(); ++i) {
+    const nlohmann::json& r = (*requests)[i];
+    const std::string path = absl::StrCat(prefix, "[", i, "]");
+    const nlohmann::json* first = Field(r, "firstAvailable");
+    if (kube.minor < 33 && first) out.push_back(path + ".firstAvailable");
+    request_fields(r, path);
+    if (const nlohmann::json* exactly = Field(r, "exactly")) {
+      request_fields(*exactly, path + ".exactly");
+    }
+    if (kube.minor >= 33 && first && first->is_array()) {
+      for (size_t j = 0; j < first->size(); ++j) {
+        request_fields((*first)[j], absl::StrCat(path, ".firstAvailable[", j, "]"));
+      }
+    }
+  }
+  return out;
+}
+
 absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersion& kube,
                                        nlohmann::json& object) {
   if (kube.minor < 34) return absl::OkStatus();  // no capacity field before 1.34

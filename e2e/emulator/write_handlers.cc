@@ -74,6 +74,23 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       // Type errors are decoding errors on a real server (400), not validation (422).
       return ErrorResponse(BadRequest(std::string(decoded.message())));
     }
+    std::vector<std::string> unknown = UnknownDraFields(type, options_.kube_version, wire);
+    if (!unknown.empty()) {
+      const std::string mode = request.Query("fieldValidation");
+      if (mode == "Strict") {
+        std::vector<std::string> parts;
+        for (const std::string& f : unknown) {
+          parts.push_back(absl::StrCat("unknown field \"", f, "\""));
+        }
+        return ErrorResponse(
+            BadRequest(absl::StrCat("strict decoding error: ", absl::StrJoin(parts, ", "))));
+      }
+      if (mode != "Ignore") {
+        for (const std::string& f : unknown) {
+          warnings.push_back(absl::StrCat("unknown field \\\"", f, "\\\""));
+        }
+      }
+    }
     if (absl::Status s = CanonicalizeDraQuantities(type, options_.kube_version, object);
         !s.ok()) {
       return ErrorResponse(BadRequest(CannotBeHandled(type, version, s)));
@@ -127,7 +144,10 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
     std::vector<StatusCause> crd = ValidateCrd(object);
     causes.insert(causes.end(), crd.begin(), crd.end());
   }
-  if (!causes.empty()) return ErrorResponse(Invalid(type.kind, type.group, name, causes));
+  // Warnings of the decoding (unknown fields) go out with a rejection too.
+  if (!causes.empty()) {
+    return WithWarnings(ErrorResponse(Invalid(type.kind, type.group, name, causes)), warnings);
+  }
   return std::nullopt;
 }
 

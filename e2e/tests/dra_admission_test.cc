@@ -741,5 +741,101 @@ INSTANTIATE_TEST_SUITE_P(
                  ClassWith("example.com/gpu"), {{"/spec/extendedResourceName", nullptr}})),
     [](const ::testing::TestParamInfo<HttpCase>& param_info) { return param_info.param.name; });
 
+
+// A field the release's Go types do not have is an unknown field to the decoder: dropped with a
+// warning, or a 400 under fieldValidation=Strict.
+struct UnknownFieldCase {
+  std::string name;
+  std::string kube;
+  std::string resource;
+  json spec;                        // in DraVersion(kube)
+  std::vector<std::string> fields;  // as the decoder names them
+  std::string absent;  // JSON pointer of the dropped field in the stored object ("": rejected)
+  std::vector<std::string> causes = {};  // the 422 once the field is gone, if any
+};
+
+class UnknownDraFieldTest : public ::testing::TestWithParam<UnknownFieldCase> {};
+
+TEST_P(UnknownDraFieldTest, WarnsOrFailsStrictDecoding) {
+  const UnknownFieldCase& c = GetParam();
+  EmulatorProcess& emulator = Emulator(c.kube, "");
+  ASSERT_TRUE(emulator.ok()) << emulator.Stderr();
+  RawHttpClient http(emulator.url());
+  const std::string version = DraVersion(c.kube);
+  const bool claim = c.resource == "resourceclaims";
+  const std::string name = absl::AsciiStrToLower(c.name);
+  json object = {{"apiVersion", "resource.k8s.io/" + version},
+                 {"kind", claim ? "ResourceClaim" : "DeviceClass"},
+                 {"metadata", {{"name", name}}},
+                 {"spec", c.spec}};
+  const std::string path = absl::StrCat("/apis/resource.k8s.io/", version,
+                                        claim ? "/namespaces/default/" : "/", c.resource);
+  std::vector<std::string> quoted;
+  for (const std::string& f : c.fields) quoted.push_back(absl::StrCat("unknown field \"", f, "\""));
+
+  RawResponse strict = http.Post(path + "?fieldValidation=Strict", object);
+  ASSERT_EQ(strict.status, 400) << strict.body;
+  EXPECT_EQ(strict.Json()["message"],
+            absl::StrCat("strict decoding error: ", absl::StrJoin(quoted, ", ")));
+
+  // Without Strict: the field is dropped with a warning, and the rest is admitted as if it had
+  // not been written (a request left empty is then invalid; the warning still comes).
+  RawResponse warned = http.Post(path, object);
+  for (const std::string& f : c.fields) {
+    EXPECT_THAT(warned.Header("warning"),
+                ::testing::HasSubstr(absl::StrCat("unknown field \\\"", f, "\\\"")));
+  }
+  if (!c.causes.empty()) {
+    ASSERT_EQ(warned.status, 422) << warned.body;
+    std::vector<std::string> causes;
+    const json body = warned.Json();
+    for (const json& cause : body["details"]["causes"]) {
+      causes.push_back(absl::StrCat(cause.value("field", ""), ": ", cause.value("message", "")));
+    }
+    EXPECT_THAT(causes, ::testing::ElementsAreArray(c.causes));
+    return;
+  }
+  ASSERT_EQ(warned.status, 201) << warned.body;
+  EXPECT_FALSE(warned.Json().contains(json::json_pointer(c.absent))) << warned.body;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Releases, UnknownDraFieldTest,
+    ::testing::Values(
+        UnknownFieldCase{"ExtendedResourceName133", "1.33", "deviceclasses",
+                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+                         "/spec/extendedResourceName"},
+        UnknownFieldCase{"ExtendedResourceName132", "1.32", "deviceclasses",
+                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+                         "/spec/extendedResourceName"},
+        UnknownFieldCase{"CapacityRequests133", "1.33", "resourceclaims",
+                         ExactClaim({{"capacity", {{"requests", {{"memory", "1Gi"}}}}}}),
+                         {"spec.devices.requests[0].exactly.capacity"},
+                         "/spec/devices/requests/0/exactly/capacity"},
+        UnknownFieldCase{"SubrequestCapacity133", "1.33", "resourceclaims",
+                         FirstAvailable({Sub("a", {{"capacity", {{"requests", {{"m", "1"}}}}}})}),
+                         {"spec.devices.requests[0].firstAvailable[0].capacity"},
+                         "",
+                         // and firstAvailable is off by default on 1.33
+                         {"spec.devices.requests[0]: Required value: exactly one of `exactly` or "
+                          "`firstAvailable` is required"}},
+        // 1.32's v1beta1 request is flat and has neither firstAvailable nor tolerations.
+        UnknownFieldCase{"Tolerations132", "1.32", "resourceclaims",
+                         {{"devices",
+                           {{"requests",
+                             {{{"name", "a"},
+                               {"deviceClassName", "gpu.example.com"},
+                               {"tolerations", {{{"operator", "Exists"}}}}}}}}}},
+                         {"spec.devices.requests[0].tolerations"},
+                         "/spec/devices/requests/0/tolerations"},
+        UnknownFieldCase{"FirstAvailable132", "1.32", "resourceclaims",
+                         FirstAvailable({Sub("s")}),
+                         {"spec.devices.requests[0].firstAvailable"},
+                         "",
+                         {"spec.devices.requests[0].deviceClassName: Required value"}}),
+    [](const ::testing::TestParamInfo<UnknownFieldCase>& param_info) {
+      return param_info.param.name;
+    });
+
 }  // namespace
 }  // namespace gpuprofile::e2e
