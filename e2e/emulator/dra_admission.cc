@@ -918,12 +918,12 @@ std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion
     const nlohmann::json* ext = Field(*spec, "extendedResourceName");
     if (ext && ext->is_string()) {
       const std::string n = ext->get<std::string>();
-      const bool native = n.find('/') == std::string::npos ||
-                          n.find("kubernetes.io/") != std::string::npos;
+      const bool native =
+          n.find('/') == std::string::npos || n.find("kubernetes.io/") != std::string::npos;
       if (native || n.rfind("requests.", 0) == 0 ||
           !QualifiedNameErrors(absl::StrCat("requests.", n)).empty()) {
-        v.causes.push_back(FieldInvalid("spec.extendedResourceName", n,
-                                        "must be a valid extended resource name"));
+        v.causes.push_back(
+            FieldInvalid("spec.extendedResourceName", n, "must be a valid extended resource name"));
       }
     }
   } else if (type.resource == "resourceclaimtemplates" || type.resource == "resourceclaims") {

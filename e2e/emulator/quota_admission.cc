@@ -18,26 +18,25 @@ namespace {
 
 // pkg/apis/core/helper: standardQuotaResources, standardResources, integerResources.
 const std::set<std::string>& StandardQuotaResources() {
-  static const auto* names = new std::set<std::string>{
-      "cpu",
-      "memory",
-      "ephemeral-storage",
-      "requests.cpu",
-      "requests.memory",
-      "requests.storage",
-      "requests.ephemeral-storage",
-      "limits.cpu",
-      "limits.memory",
-      "limits.ephemeral-storage",
-      "pods",
-      "resourcequotas",
-      "services",
-      "replicationcontrollers",
-      "secrets",
-      "persistentvolumeclaims",
-      "configmaps",
-      "services.nodeports",
-      "services.loadbalancers"};
+  static const auto* names = new std::set<std::string>{"cpu",
+                                                       "memory",
+                                                       "ephemeral-storage",
+                                                       "requests.cpu",
+                                                       "requests.memory",
+                                                       "requests.storage",
+                                                       "requests.ephemeral-storage",
+                                                       "limits.cpu",
+                                                       "limits.memory",
+                                                       "limits.ephemeral-storage",
+                                                       "pods",
+                                                       "resourcequotas",
+                                                       "services",
+                                                       "replicationcontrollers",
+                                                       "secrets",
+                                                       "persistentvolumeclaims",
+                                                       "configmaps",
+                                                       "services.nodeports",
+                                                       "services.loadbalancers"};
   return *names;
 }
 
@@ -51,10 +50,15 @@ const std::set<std::string>& StandardResources() {
 }
 
 const std::set<std::string>& IntegerResources() {
-  static const auto* names = new std::set<std::string>{
-      "pods",    "resourcequotas",         "services",           "replicationcontrollers",
-      "secrets", "configmaps",             "persistentvolumeclaims", "services.nodeports",
-      "services.loadbalancers"};
+  static const auto* names = new std::set<std::string>{"pods",
+                                                       "resourcequotas",
+                                                       "services",
+                                                       "replicationcontrollers",
+                                                       "secrets",
+                                                       "configmaps",
+                                                       "persistentvolumeclaims",
+                                                       "services.nodeports",
+                                                       "services.loadbalancers"};
   return *names;
 }
 
@@ -125,9 +129,9 @@ std::string GoQuantity(const std::string& text, const Quantity& q) {
   const std::string suffix = text.substr(pos);
   int exponent = 0;
   std::string format = "DecimalSI";
-  static const std::pair<const char*, int> kDecimal[] = {
-      {"", 0}, {"n", -9}, {"u", -6}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12},
-      {"P", 15}, {"E", 18}};
+  static const std::pair<const char*, int> kDecimal[] = {{"", 0},   {"n", -9}, {"u", -6}, {"m", -3},
+                                                         {"k", 3},  {"M", 6},  {"G", 9},  {"T", 12},
+                                                         {"P", 15}, {"E", 18}};
   bool known = false;
   for (const auto& [s, e] : kDecimal) {
     if (suffix == s) {
@@ -170,10 +174,9 @@ void ValidateValue(const std::string& name, const nlohmann::json& value, const s
     // value.MilliValue() % 1000 != 0, MilliValue rounding up.
     const double milli = std::ceil(q->AsApproximateDouble() * 1000);
     if (std::fmod(milli, 1000) != 0) {
-      causes.push_back({"FieldValueInvalid",
-                        absl::StrCat("Invalid value: ", GoQuantity(text, *q),
-                                     ": must be an integer"),
-                        path});
+      causes.push_back(
+          {"FieldValueInvalid",
+           absl::StrCat("Invalid value: ", GoQuantity(text, *q), ": must be an integer"), path});
     }
   }
 }
@@ -237,16 +240,8 @@ void CanonicalizeQuotaQuantities(nlohmann::json& object) {
 }
 
 std::vector<StatusCause> ValidateResourceQuota(const nlohmann::json& object) {
+  // metadata.name (a DNS subdomain) is checked for every kind before admission.
   std::vector<StatusCause> causes;
-  const std::string name = object.contains("metadata") && object["metadata"].contains("name") &&
-                                   object["metadata"]["name"].is_string()
-                               ? object["metadata"]["name"].get<std::string>()
-                               : "";
-  if (!name.empty()) {
-    for (const std::string& m : DnsSubdomainErrors(name)) {
-      causes.push_back(FieldInvalid("metadata.name", name, m));
-    }
-  }
   if (const nlohmann::json* spec = Child(object, "spec")) {
     ValidateList(*spec, "hard", "spec.hard", causes);
   }

@@ -33,8 +33,8 @@ constexpr char kQuotaKey[] = "resourcequotas";
 // with the serializer's wording.
 std::string CannotBeHandled(const ResourceType& type, const std::string& version,
                             const absl::Status& status) {
-  return absl::StrCat(type.kind, " in version \"", version, "\" cannot be handled as a ",
-                      type.kind, ": ", status.message());
+  return absl::StrCat(type.kind, " in version \"", version, "\" cannot be handled as a ", type.kind,
+                      ": ", status.message());
 }
 
 }  // namespace
@@ -91,8 +91,7 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
         }
       }
     }
-    if (absl::Status s = CanonicalizeDraQuantities(type, options_.kube_version, object);
-        !s.ok()) {
+    if (absl::Status s = CanonicalizeDraQuantities(type, options_.kube_version, object); !s.ok()) {
       return ErrorResponse(BadRequest(CannotBeHandled(type, version, s)));
     }
     DefaultDra(type, gates_, object, old);

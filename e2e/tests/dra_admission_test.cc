@@ -477,7 +477,6 @@ INSTANTIATE_TEST_SUITE_P(
              "allowMultipleAllocations must be true"}}),
     [](const ::testing::TestParamInfo<RuleCase>& param_info) { return param_info.param.name; });
 
-
 // ---------------------------------------------------------------------------------------------
 // Issue 14's request and class fields over HTTP, per release and --feature-gates.
 
@@ -508,9 +507,9 @@ struct HttpCase {
   std::string name;
   std::string kube;
   std::string gates;
-  std::string resource;  // deviceclasses or resourceclaims
-  json spec;             // the object's spec, in the version DraVersion(kube) names
-  int status;            // HTTP status of the create
+  std::string resource;             // deviceclasses or resourceclaims
+  json spec;                        // the object's spec, in the version DraVersion(kube) names
+  int status;                       // HTTP status of the create
   std::vector<std::string> causes;  // "field: message" of a 422, in order
   std::string message;              // substring of the Status message of a 400
   std::vector<std::pair<std::string, json>> stored;  // JSON pointer -> value (null: absent)
@@ -530,9 +529,8 @@ TEST_P(DraFieldsOverHttpTest, AnswersAsKubeApiserver) {
                  {"kind", claim ? "ResourceClaim" : "DeviceClass"},
                  {"metadata", {{"name", name}}},
                  {"spec", c.spec}};
-  const std::string path =
-      absl::StrCat("/apis/resource.k8s.io/", version, claim ? "/namespaces/default/" : "/",
-                   c.resource);
+  const std::string path = absl::StrCat("/apis/resource.k8s.io/", version,
+                                        claim ? "/namespaces/default/" : "/", c.resource);
   RawResponse r = http.Post(path, object);
   ASSERT_EQ(r.status, c.status) << r.body;
   json body = r.Json();
@@ -602,17 +600,32 @@ const char kBadQuantity[] =
 
 HttpCase Accepted(std::string name, std::string kube, std::string gates, std::string resource,
                   json spec, std::vector<std::pair<std::string, json>> stored) {
-  return {std::move(name), std::move(kube), std::move(gates), std::move(resource), std::move(spec),
-          201, {}, "", std::move(stored)};
+  return {std::move(name),
+          std::move(kube),
+          std::move(gates),
+          std::move(resource),
+          std::move(spec),
+          201,
+          {},
+          "",
+          std::move(stored)};
 }
 
 HttpCase Rejected(std::string name, std::string kube, std::string gates, std::string resource,
                   json spec, std::vector<std::string> causes) {
-  return {std::move(name), std::move(kube), std::move(gates), std::move(resource), std::move(spec),
-          422, std::move(causes), "", {}};
+  return {std::move(name),
+          std::move(kube),
+          std::move(gates),
+          std::move(resource),
+          std::move(spec),
+          422,
+          std::move(causes),
+          "",
+          {}};
 }
 
-const json kClass = {{"selectors", {{{"cel", {{"expression", "device.driver == 'gpu.example.com'"}}}}}}};
+const json kClass = {
+    {"selectors", {{{"cel", {{"expression", "device.driver == 'gpu.example.com'"}}}}}}};
 
 json ClassWith(const std::string& extended_resource_name) {
   json spec = kClass;
@@ -657,8 +670,8 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"/spec/devices/requests/0/exactly/tolerations/0/operator", "Equal"}}),
         Rejected("TolerationKeyIsAQualifiedName", "1.36", "", "resourceclaims",
                  ExactClaim(Tolerations({{{"key", "bad key"}, {"operator", "Exists"}}})),
-                 {kExact + ".tolerations[0].key: Invalid value: \"bad key\": " +
-                  kQualifiedNameMessage}),
+                 {kExact +
+                  ".tolerations[0].key: Invalid value: \"bad key\": " + kQualifiedNameMessage}),
         Rejected("TolerationOperator", "1.36", "", "resourceclaims",
                  ExactClaim(Tolerations({{{"key", "k"}, {"operator", "In"}}})),
                  {kExact + ".tolerations[0].operator: Unsupported value: \"In\": supported "
@@ -668,7 +681,8 @@ INSTANTIATE_TEST_SUITE_P(
                  {kExact + ".tolerations[0].value: Invalid value: \"x\": must be empty for "
                            "operator `Exists`"}),
         Rejected("TolerationEffect136", "1.36", "", "resourceclaims",
-                 ExactClaim(Tolerations({{{"operator", "Exists"}, {"effect", "PreferNoSchedule"}}})),
+                 ExactClaim(Tolerations({{{"operator", "Exists"},
+                                          {"effect", "PreferNoSchedule"}}})),
                  {kExact + ".tolerations[0].effect: Unsupported value: \"PreferNoSchedule\": "
                            "supported values: \"NoExecute\", \"NoSchedule\", \"None\""}),
         Rejected("TolerationEffectNone134", "1.34", "DRADeviceTaints=true", "resourceclaims",
@@ -691,8 +705,9 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"/spec/devices/requests/0/exactly/tolerations/0/key", "k"}}),
         // capacity.requests.
         Accepted("CapacityRequests136", "1.36", "", "resourceclaims",
-                 FirstAvailable({Sub("a", {{"capacity", {{"requests", {{"memory", "10Gi"},
-                                                                       {"cores", "2000m"}}}}}})}),
+                 FirstAvailable(
+                     {Sub("a", {{"capacity",
+                                 {{"requests", {{"memory", "10Gi"}, {"cores", "2000m"}}}}}})}),
                  {{"/spec/devices/requests/0/firstAvailable/0/capacity/requests/memory", "10Gi"},
                   {"/spec/devices/requests/0/firstAvailable/0/capacity/requests/cores", "2"}}),
         HttpCase{"CapacityRequestNotAQuantity",
@@ -714,8 +729,7 @@ INSTANTIATE_TEST_SUITE_P(
         Accepted("ExtendedResourceName136", "1.36", "", "deviceclasses",
                  ClassWith("example.com/large-memory"),
                  {{"/spec/extendedResourceName", "example.com/large-memory"}}),
-        Rejected("ExtendedResourceNameWithoutDomain", "1.36", "", "deviceclasses",
-                 ClassWith("gpu"),
+        Rejected("ExtendedResourceNameWithoutDomain", "1.36", "", "deviceclasses", ClassWith("gpu"),
                  {"spec.extendedResourceName: Invalid value: \"gpu\": must be a valid extended "
                   "resource name"}),
         Rejected("ExtendedResourceNameInKubernetesIo", "1.37", "", "deviceclasses",
@@ -740,7 +754,6 @@ INSTANTIATE_TEST_SUITE_P(
         Accepted("ExtendedResourceNameAbsent133", "1.33", "", "deviceclasses",
                  ClassWith("example.com/gpu"), {{"/spec/extendedResourceName", nullptr}})),
     [](const ::testing::TestParamInfo<HttpCase>& param_info) { return param_info.param.name; });
-
 
 // A field the release's Go types do not have is an unknown field to the decoder: dropped with a
 // warning, or a 400 under fieldValidation=Strict.
@@ -802,17 +815,27 @@ TEST_P(UnknownDraFieldTest, WarnsOrFailsStrictDecoding) {
 INSTANTIATE_TEST_SUITE_P(
     Releases, UnknownDraFieldTest,
     ::testing::Values(
-        UnknownFieldCase{"ExtendedResourceName133", "1.33", "deviceclasses",
-                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+        UnknownFieldCase{"ExtendedResourceName133",
+                         "1.33",
+                         "deviceclasses",
+                         ClassWith("example.com/gpu"),
+                         {"spec.extendedResourceName"},
                          "/spec/extendedResourceName"},
-        UnknownFieldCase{"ExtendedResourceName132", "1.32", "deviceclasses",
-                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+        UnknownFieldCase{"ExtendedResourceName132",
+                         "1.32",
+                         "deviceclasses",
+                         ClassWith("example.com/gpu"),
+                         {"spec.extendedResourceName"},
                          "/spec/extendedResourceName"},
-        UnknownFieldCase{"CapacityRequests133", "1.33", "resourceclaims",
+        UnknownFieldCase{"CapacityRequests133",
+                         "1.33",
+                         "resourceclaims",
                          ExactClaim({{"capacity", {{"requests", {{"memory", "1Gi"}}}}}}),
                          {"spec.devices.requests[0].exactly.capacity"},
                          "/spec/devices/requests/0/exactly/capacity"},
-        UnknownFieldCase{"SubrequestCapacity133", "1.33", "resourceclaims",
+        UnknownFieldCase{"SubrequestCapacity133",
+                         "1.33",
+                         "resourceclaims",
                          FirstAvailable({Sub("a", {{"capacity", {{"requests", {{"m", "1"}}}}}})}),
                          {"spec.devices.requests[0].firstAvailable[0].capacity"},
                          "",
@@ -820,7 +843,9 @@ INSTANTIATE_TEST_SUITE_P(
                          {"spec.devices.requests[0]: Required value: exactly one of `exactly` or "
                           "`firstAvailable` is required"}},
         // 1.32's v1beta1 request is flat and has neither firstAvailable nor tolerations.
-        UnknownFieldCase{"Tolerations132", "1.32", "resourceclaims",
+        UnknownFieldCase{"Tolerations132",
+                         "1.32",
+                         "resourceclaims",
                          {{"devices",
                            {{"requests",
                              {{{"name", "a"},
@@ -828,7 +853,9 @@ INSTANTIATE_TEST_SUITE_P(
                                {"tolerations", {{{"operator", "Exists"}}}}}}}}}},
                          {"spec.devices.requests[0].tolerations"},
                          "/spec/devices/requests/0/tolerations"},
-        UnknownFieldCase{"FirstAvailable132", "1.32", "resourceclaims",
+        UnknownFieldCase{"FirstAvailable132",
+                         "1.32",
+                         "resourceclaims",
                          FirstAvailable({Sub("s")}),
                          {"spec.devices.requests[0].firstAvailable"},
                          "",

@@ -82,9 +82,9 @@ TEST_P(ResourceQuotaTest, StatusHardFollowsSpecHardThroughTheLifecycle) {
   stored["status"]["used"] = {{kDevices, "2"}, {"requests.cpu", "500m"}};
   RawResponse status = http_.Put(absl::StrCat(kQuotas, "/gpus/status"), stored);
   ASSERT_EQ(status.status, 200) << status.body;
-  RawResponse patched = http_.MergePatch(absl::StrCat(kQuotas, "/gpus"),
-                                         {{"spec", {{"hard", {{"requests.cpu", nullptr},
-                                                              {kDevices, "8"}}}}}});
+  RawResponse patched =
+      http_.MergePatch(absl::StrCat(kQuotas, "/gpus"),
+                       {{"spec", {{"hard", {{"requests.cpu", nullptr}, {kDevices, "8"}}}}}});
   ASSERT_EQ(patched.status, 200) << patched.body;
   json after = http_.Get(absl::StrCat(kQuotas, "/gpus")).Json();
   EXPECT_EQ(after["status"], json({{"hard", {{kDevices, "8"}}}, {"used", {{kDevices, "2"}}}}));
@@ -237,8 +237,8 @@ spec:
               HasSubstr("resourcequota/gpus created"));
   std::string table = run({"get", "quota", "-n", "default"});
   EXPECT_THAT(table, ::testing::ContainsRegex("NAME +AGE +REQUEST +LIMIT"));
-  EXPECT_THAT(table, ::testing::ContainsRegex(
-                         absl::StrCat("\ngpus +[0-9]+s +", kDevices, ": 0/4 +limits.memory: 0/2Gi")));
+  EXPECT_THAT(table, ::testing::ContainsRegex(absl::StrCat("\ngpus +[0-9]+s +", kDevices,
+                                                           ": 0/4 +limits.memory: 0/2Gi")));
   EXPECT_THAT(run({"get", "resourcequota", "gpus", "-n", "default", "-o",
                    "jsonpath={.status.hard.limits\\.memory}"}),
               HasSubstr("2Gi"));
