@@ -290,6 +290,77 @@ void SyncResourceQuotaStatus(nlohmann::json& object) {
   }
 }
 
+namespace {
+
+constexpr char kClaimCount[] = "count/resourceclaims.resource.k8s.io";
+constexpr char kPerClassSuffix[] = ".deviceclass.resource.k8s.io/devices";
+constexpr int64_t kAllocationResultsMaxSize = 32;
+
+// A request's or subrequest's device count for quota; 0 for an unknown mode.
+int64_t DeviceCount(const nlohmann::json& r) {
+  const nlohmann::json* mode = Child(r, "allocationMode");
+  const std::string m = mode && mode->is_string() ? mode->get<std::string>() : "";
+  if (m == "All") return kAllocationResultsMaxSize;
+  if (m != "ExactCount") return 0;  // unknown modes do not count
+  const nlohmann::json* count = Child(r, "count");
+  return count && count->is_number_integer() ? count->get<int64_t>() : 0;
+}
+
+std::string ClassKey(const nlohmann::json& r) {
+  const nlohmann::json* cls = Child(r, "deviceClassName");
+  return absl::StrCat(cls && cls->is_string() ? cls->get<std::string>() : "", kPerClassSuffix);
+}
+
+bool CoveredByClaimEvaluator(const std::string& key) {
+  return key == kClaimCount || absl::EndsWith(key, kPerClassSuffix);
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> ResourceClaimUsage(
+    const std::vector<std::shared_ptr<const nlohmann::json>>& claims) {
+  std::map<std::string, int64_t> usage;
+  for (const auto& claim : claims) {
+    usage[kClaimCount] += 1;
+    const nlohmann::json* spec = Child(*claim, "spec");
+    const nlohmann::json* devices = spec ? Child(*spec, "devices") : nullptr;
+    const nlohmann::json* requests = devices ? Child(*devices, "requests") : nullptr;
+    if (!requests || !requests->is_array()) continue;
+    for (const nlohmann::json& r : *requests) {
+      const nlohmann::json* first = Child(r, "firstAvailable");
+      if (first && first->is_array() && !first->empty()) {
+        std::map<std::string, int64_t> worst;
+        for (const nlohmann::json& sub : *first) {
+          int64_t& w = worst[ClassKey(sub)];
+          w = std::max(w, DeviceCount(sub));
+        }
+        for (const auto& [key, n] : worst) usage[key] += n;
+      } else if (const nlohmann::json* exactly = Child(r, "exactly")) {
+        usage[ClassKey(*exactly)] += DeviceCount(*exactly);
+      }
+    }
+  }
+  return usage;
+}
+
+bool ApplyResourceClaimUsage(const std::map<std::string, int64_t>& usage, nlohmann::json& quota) {
+  const nlohmann::json* status = Child(quota, "status");
+  const nlohmann::json* hard = status ? Child(*status, "hard") : nullptr;
+  if (!hard || !hard->is_object()) return false;
+  nlohmann::json used = Child(*status, "used") && (*status)["used"].is_object()
+                            ? (*status)["used"]
+                            : nlohmann::json::object();
+  const nlohmann::json before = used;
+  for (const auto& [key, value] : hard->items()) {
+    if (!CoveredByClaimEvaluator(key)) continue;
+    auto it = usage.find(key);
+    used[key] = std::to_string(it == usage.end() ? 0 : it->second);
+  }
+  if (used == before) return false;
+  quota["status"]["used"] = used;
+  return true;
+}
+
 std::string QuotaTableCell(const nlohmann::json& object, bool limits) {
   const nlohmann::json* status = Child(object, "status");
   const nlohmann::json* hard = status ? Child(*status, "hard") : nullptr;

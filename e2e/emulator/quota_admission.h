@@ -10,10 +10,14 @@
 //    field paths and messages;
 //  - status: cleared on create and kept on update of the main resource (the strategy), and
 //    status.hard mirrored from spec.hard with status.used kept for the hard keys only (what the
-//    quota controller writes). `used` is not computed (e2e/README.md).
+//    quota controller writes), and status.used for the ResourceClaim evaluator's keys; the
+//    other keys' usage is not computed (e2e/README.md).
 // Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +44,18 @@ std::vector<StatusCause> ValidateResourceQuotaStatus(const nlohmann::json& objec
 
 // The quota controller's part: status.hard := spec.hard, status.used restricted to those keys.
 void SyncResourceQuotaStatus(nlohmann::json& object);
+
+// The usage the quota controller's ResourceClaim evaluator computes for the claims of one
+// namespace (storage form): `count/resourceclaims.resource.k8s.io` (one per claim) and, per
+// device class, `<class>.deviceclass.resource.k8s.io/devices`: an ExactCount request counts its
+// count, an All request 32 (AllocationResultsMaxSize, the worst case), a firstAvailable request
+// the largest of its subrequests per class.
+std::map<std::string, int64_t> ResourceClaimUsage(
+    const std::vector<std::shared_ptr<const nlohmann::json>>& claims);
+
+// Writes `usage` into status.used for the keys of status.hard that the claim evaluator covers
+// (those two forms; 0 when no claim uses them). True when status.used changed.
+bool ApplyResourceClaimUsage(const std::map<std::string, int64_t>& usage, nlohmann::json& quota);
 
 // The "Request" (`limits` = false) and "Limit" cells of kube-apiserver's table printer:
 // "<name>: <used>/<hard>, ..." over status.hard in name order, `limits.*` names in the Limit

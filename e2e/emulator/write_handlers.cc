@@ -27,8 +27,6 @@
 namespace gpuprofile::e2e {
 namespace {
 
-constexpr char kQuotaKey[] = "resourcequotas";
-
 // A body the API server cannot decode into the Go type (a quantity that does not parse): 400
 // with the serializer's wording.
 std::string CannotBeHandled(const ResourceType& type, const std::string& version,
@@ -137,6 +135,8 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
     if (causes.empty()) {
       CanonicalizeQuotaQuantities(object);
       SyncResourceQuotaStatus(object);
+      ApplyResourceClaimUsage(ResourceClaimUsage(store_.List(kClaimKey, NamespaceOf(object))),
+                              object);
     }
   }
   if (type.storage_key == kCrdKey) {
@@ -291,6 +291,7 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   }
   ObjectPtr created = store_.Create(type.storage_key, std::move(stored));
   if (type.storage_key == kCrdKey) OnCrdWritten(*created);
+  if (type.storage_key == kClaimKey) SyncClaimQuotas(NamespaceOf(*created));
   Collect(created.get());
   return WithWarnings(JsonResponse(201, FromStorage(type, route.version, *created)), warnings);
 }

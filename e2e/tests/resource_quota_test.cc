@@ -68,18 +68,19 @@ TEST_P(ResourceQuotaTest, DiscoveryNamesTheShortNameAndStatus) {
 
 TEST_P(ResourceQuotaTest, StatusHardFollowsSpecHardThroughTheLifecycle) {
   ASSERT_TRUE(emulator_.ok()) << emulator_.Stderr();
-  json quota = Quota("gpus", {{kDevices, "4"}, {"requests.cpu", "1000m"}});
+  json quota = Quota("gpus", {{kDevices, "4"}, {"requests.cpu", "1000m"}, {"pods", "10"}});
   quota["status"] = {{"used", {{"pods", "3"}}}};  // cleared on create
   RawResponse created = http_.Post(kQuotas, quota);
   ASSERT_EQ(created.status, 201) << created.body;
   json stored = http_.Get(absl::StrCat(kQuotas, "/gpus")).Json();
-  const json want_hard = {{kDevices, "4"}, {"requests.cpu", "1"}};
+  const json want_hard = {{kDevices, "4"}, {"requests.cpu", "1"}, {"pods", "10"}};
   EXPECT_EQ(stored["spec"]["hard"], want_hard);  // canonical: 1000m is 1
-  EXPECT_EQ(stored["status"], json({{"hard", want_hard}}));
+  // The device count is the ResourceClaim evaluator's (no claims: 0); pods is not computed.
+  EXPECT_EQ(stored["status"], json({{"hard", want_hard}, {"used", {{kDevices, "0"}}}}));
 
-  // The controller's part (used) goes through the status subresource and is kept for the keys
-  // still in spec.hard when the spec changes.
-  stored["status"]["used"] = {{kDevices, "2"}, {"requests.cpu", "500m"}};
+  // Usage the emulator does not compute comes through the status subresource, and is kept for
+  // the keys still in spec.hard when the spec changes.
+  stored["status"]["used"] = {{kDevices, "0"}, {"requests.cpu", "500m"}, {"pods", "2"}};
   RawResponse status = http_.Put(absl::StrCat(kQuotas, "/gpus/status"), stored);
   ASSERT_EQ(status.status, 200) << status.body;
   RawResponse patched =
@@ -87,7 +88,8 @@ TEST_P(ResourceQuotaTest, StatusHardFollowsSpecHardThroughTheLifecycle) {
                        {{"spec", {{"hard", {{"requests.cpu", nullptr}, {kDevices, "8"}}}}}});
   ASSERT_EQ(patched.status, 200) << patched.body;
   json after = http_.Get(absl::StrCat(kQuotas, "/gpus")).Json();
-  EXPECT_EQ(after["status"], json({{"hard", {{kDevices, "8"}}}, {"used", {{kDevices, "2"}}}}));
+  EXPECT_EQ(after["status"], json({{"hard", {{kDevices, "8"}, {"pods", "10"}}},
+                                   {"used", {{kDevices, "0"}, {"pods", "2"}}}}));
 
   json list = http_.Get(kQuotas).Json();
   EXPECT_EQ(list["kind"], "ResourceQuotaList");
@@ -108,6 +110,56 @@ TEST_P(ResourceQuotaTest, StatusWritesAreValidated) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, ResourceQuotaTest, ::testing::Values("1.32", "1.34", "1.37"));
+
+// The quota controller's usage of ResourceClaims, recomputed when a claim comes or goes.
+TEST(ResourceQuotaUsageTest, ClaimsCountPerDeviceClass) {
+  EmulatorProcess emulator({"--kube-version", "1.34"});
+  ASSERT_TRUE(emulator.ok()) << emulator.Stderr();
+  RawHttpClient http(emulator.url());
+  const std::string other = "other.example.com.deviceclass.resource.k8s.io/devices";
+  ASSERT_EQ(http.Post(kQuotas, Quota("gpus", {{kDevices, "40"},
+                                              {other, "10"},
+                                              {"count/resourceclaims.resource.k8s.io", "5"},
+                                              {"pods", "3"}}))
+                .status,
+            201);
+  json quota = http.Get(absl::StrCat(kQuotas, "/gpus")).Json();
+  EXPECT_EQ(quota["status"]["used"],
+            json({{kDevices, "0"}, {other, "0"}, {"count/resourceclaims.resource.k8s.io", "0"}}))
+      << "the claim evaluator's keys start at 0; pods is not computed";
+
+  const std::string claims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+  auto claim = [](const std::string& name, json requests) {
+    return json{{"apiVersion", "resource.k8s.io/v1"},
+                {"kind", "ResourceClaim"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"devices", {{"requests", requests}}}}}};
+  };
+  auto exact = [](const std::string& name, json fields) {
+    fields["deviceClassName"] = "gpu.example.com";
+    return json{{"name", name}, {"exactly", fields}};
+  };
+  // 2 (ExactCount) + 32 (All, the worst case) of gpu.example.com.
+  ASSERT_EQ(http.Post(claims, claim("two-and-all", {exact("two", {{"count", 2}}),
+                                                    exact("all", {{"allocationMode", "All"}})}))
+                .status,
+            201);
+  // firstAvailable: the largest per class among the subrequests (gpu: 3, other: 1).
+  json first = {{"name", "fallback"},
+                {"firstAvailable",
+                 {{{"name", "a"}, {"deviceClassName", "gpu.example.com"}, {"count", 3}},
+                  {{"name", "b"}, {"deviceClassName", "other.example.com"}},
+                  {{"name", "c"}, {"deviceClassName", "gpu.example.com"}, {"count", 2}}}}};
+  ASSERT_EQ(http.Post(claims, claim("fallback", {first})).status, 201);
+  quota = http.Get(absl::StrCat(kQuotas, "/gpus")).Json();
+  EXPECT_EQ(quota["status"]["used"],
+            json({{kDevices, "37"}, {other, "1"}, {"count/resourceclaims.resource.k8s.io", "2"}}));
+
+  ASSERT_EQ(http.Delete(absl::StrCat(claims, "/two-and-all")).status, 200);
+  quota = http.Get(absl::StrCat(kQuotas, "/gpus")).Json();
+  EXPECT_EQ(quota["status"]["used"],
+            json({{kDevices, "3"}, {other, "1"}, {"count/resourceclaims.resource.k8s.io", "1"}}));
+}
 
 // Validation: one emulator, one case per rule.
 struct RuleCase {
