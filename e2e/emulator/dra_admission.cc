@@ -402,13 +402,13 @@ struct Validator {
               old_requests && old_requests->is_array() && i < old_requests->size()
                   ? &(*old_requests)[i]
                   : nullptr;
+          // validateRequestName (ValidateDNS1123Label): one cause per message, an empty name
+          // included ("Invalid value: \"\": a lowercase RFC 1123 label ...").
           const nlohmann::json* name = Field(r, "name");
-          if (!name || !name->is_string() || name->get<std::string>().empty()) {
-            causes.push_back(FieldRequired(rpath + ".name"));
-          } else if (absl::Status s = IsDnsLabel(name->get<std::string>()); !s.ok()) {
-            causes.push_back(FieldInvalid(rpath + ".name", *name, std::string(s.message())));
-          } else if (!names.insert(name->get<std::string>()).second) {
-            causes.push_back(FieldDuplicate(rpath + ".name", *name));
+          const std::string name_text =
+              name && name->is_string() ? name->get<std::string>() : std::string();
+          for (const std::string& e : DnsLabelErrors(name_text)) {
+            causes.push_back(FieldInvalid(rpath + ".name", name_text, e));
           }
           const nlohmann::json* exactly = Field(r, "exactly");
           const nlohmann::json* first = Field(r, "firstAvailable");
@@ -431,14 +431,10 @@ struct Validator {
             for (size_t j = 0; j < first->size() && first->size() <= kMaxSubRequests; ++j) {
               std::string spath = absl::StrCat(rpath, ".firstAvailable[", j, "]");
               const nlohmann::json* sub_name = Field((*first)[j], "name");
-              if (!sub_name || !sub_name->is_string() || sub_name->get<std::string>().empty()) {
-                causes.push_back(FieldRequired(spath + ".name"));
-              } else if (std::vector<std::string> errors =
-                             DnsLabelErrors(sub_name->get<std::string>());
-                         !errors.empty()) {
-                for (const std::string& e : errors) {
-                  causes.push_back(FieldInvalid(spath + ".name", *sub_name, e));
-                }
+              const std::string sub_text =
+                  sub_name && sub_name->is_string() ? sub_name->get<std::string>() : std::string();
+              for (const std::string& e : DnsLabelErrors(sub_text)) {
+                causes.push_back(FieldInvalid(spath + ".name", sub_text, e));
               }
               ExactRequest((*first)[j], spath, nullptr);
             }
@@ -455,6 +451,14 @@ struct Validator {
             causes.push_back(FieldRequired(
                 flat ? rpath + ".deviceClassName" : rpath,
                 flat ? "" : "exactly one of `exactly` or `firstAvailable` is required"));
+          }
+        }
+        // validateSet: the duplicates after every item's own errors.
+        for (size_t i = 0; i < requests->size(); ++i) {
+          const nlohmann::json* name = Field((*requests)[i], "name");
+          if (!name || !name->is_string()) continue;
+          if (!names.insert(name->get<std::string>()).second) {
+            causes.push_back(FieldDuplicate(absl::StrCat(dpath, ".requests[", i, "].name"), *name));
           }
         }
       }
