@@ -126,6 +126,9 @@ class ApiServer {
   // object that is not being deleted) allows the fast path, null forces a full pass.
   void Collect(const nlohmann::json* written = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnCrdWritten(const nlohmann::json& crd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The quota controller's part for ResourceClaims: after a claim of `ns` is created or
+  // removed, rewrites status.used of the namespace's ResourceQuotas (quota_admission.h).
+  void SyncClaimQuotas(const std::string& ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const ResourceType* TypeForStorageKey(const std::string& key) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

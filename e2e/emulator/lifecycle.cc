@@ -18,6 +18,7 @@
 #include "e2e/emulator/conversion.h"
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
+#include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
 #include "e2e/emulator/server_util.h"
 #include "e2e/emulator/structural_schema.h"
@@ -35,7 +36,18 @@ ObjectPtr ApiServer::Remove(const std::string& key, const nlohmann::json& object
   }
   nlohmann::json final_state = object;
   final_state["metadata"]["resourceVersion"] = FieldString(*removed, "metadata.resourceVersion");
+  if (key == kClaimKey) SyncClaimQuotas(NamespaceOf(object));
   return std::make_shared<const nlohmann::json>(std::move(final_state));
+}
+
+void ApiServer::SyncClaimQuotas(const std::string& ns) {
+  std::vector<ObjectPtr> quotas = store_.List(kQuotaKey, ns);
+  if (quotas.empty()) return;
+  std::map<std::string, int64_t> usage = ResourceClaimUsage(store_.List(kClaimKey, ns));
+  for (const ObjectPtr& quota : quotas) {
+    nlohmann::json copy = *quota;
+    if (ApplyResourceClaimUsage(usage, copy)) store_.Update(kQuotaKey, std::move(copy));
+  }
 }
 
 std::pair<ObjectPtr, bool> ApiServer::StartDelete(const std::string& key, const ObjectPtr& object,

@@ -15,6 +15,8 @@
 namespace gpuprofile::e2e {
 
 inline constexpr char kCrdKey[] = "customresourcedefinitions.apiextensions.k8s.io";
+inline constexpr char kQuotaKey[] = "resourcequotas";
+inline constexpr char kClaimKey[] = "resourceclaims.resource.k8s.io";
 inline constexpr char kCrdFinalizer[] = "customresourcecleanup.apiextensions.k8s.io";
 inline constexpr char kForeground[] = "foregroundDeletion";
 inline constexpr char kOrphan[] = "orphan";
