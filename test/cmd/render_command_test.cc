@@ -5,6 +5,7 @@
 // Set GPO_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change.
 #include "controller/cmd/render_command.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -98,6 +99,74 @@ TEST(RenderGoldenTest, PartitionedTaintedFleetOnKubernetes137) {
   ExpectGolden("test/testdata/render/partitioned-1.37.yaml", r.out);
 }
 
+// The advanced profiles (MIG, sharing, capacity requests, fallback, extended resource name,
+// tolerations, quota) over the sample fleet plus static MIG, dynamic MIG and multi-allocatable
+// GPUs, per release: what each release can express is generated, the rest is Stalled with
+// FeatureNotServed (printed, with a warning, exit 0).
+std::vector<std::string> AdvancedArgs() {
+  return {"-f", Src("config/samples/profiles"),
+          "-f", Src("config/samples/advanced"),
+          "-f", Src("config/samples/namespaces.yaml"),
+          "-f", Src("config/samples/fleet"),
+          "-f", Src("config/samples/fleet-h100/resourceslice-h100-node-1.v1.yaml"),
+          "-f", Src("test/testdata/e2e/advanced-fleet"),
+          "-f", Src("test/testdata/dra/nvidia-1.35/dynamicmig-a100x2.k8s-1.35.v1.yaml"),
+          "-f", Src("test/testdata/dra/nvidia-1.35/consumable-shares-a100x2.k8s-1.36.v1.yaml")};
+}
+
+struct AdvancedRelease {
+  std::string kube;
+  std::string gates;
+  std::string golden;
+  // Profiles the release cannot realise with those gates.
+  std::vector<std::string> stalled;
+};
+
+class AdvancedRenderTest : public ::testing::TestWithParam<AdvancedRelease> {};
+
+TEST_P(AdvancedRenderTest, GeneratesWhatTheReleaseCanExpressAndStallsTheRest) {
+  const AdvancedRelease& release = GetParam();
+  std::vector<std::string> args = AdvancedArgs();
+  args.insert(args.end(), {"--kube-version", release.kube});
+  if (!release.gates.empty()) args.insert(args.end(), {"--feature-gates", release.gates});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string& name : release.stalled) {
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("GpuProfile \"", name, "\"")))
+        << name << " should be reported Stalled";
+    EXPECT_THAT(r.out, Not(HasSubstr(absl::StrCat("kind: DeviceClass\nmetadata:\n  name: ", name,
+                                                  "\n"))))
+        << name << " is Stalled and must generate nothing";
+  }
+  if (release.stalled.empty()) {
+    EXPECT_THAT(r.err, Not(HasSubstr("Stalled"))) << r.err;
+  } else {
+    EXPECT_THAT(r.err, HasSubstr("Stalled (FeatureNotServed), nothing generated for it"));
+  }
+  ExpectGolden(release.golden, r.out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Releases, AdvancedRenderTest,
+    ::testing::Values(
+        // No gate of these fields is on by default: fallback, tolerations, capacity requests
+        // and extended resource names are all FeatureNotServed.
+        AdvancedRelease{"1.33", "", "test/testdata/render/advanced-1.33.yaml",
+                        {"h100-else-a100", "legacy-gpu", "memory-slice", "shared-inference"}},
+        // Prioritized lists are on by default; the rest is alpha.
+        AdvancedRelease{"1.34", "", "test/testdata/render/advanced-1.34.yaml",
+                        {"legacy-gpu", "memory-slice", "shared-inference"}},
+        // The same cluster with the alpha gates on expresses everything.
+        AdvancedRelease{"1.35", "DRADeviceTaints=true,DRAConsumableCapacity=true,"
+                                "DRAExtendedResource=true",
+                        "test/testdata/render/advanced-1.35-gates.yaml", {}},
+        AdvancedRelease{"1.37", "", "test/testdata/render/advanced-1.37.yaml", {}}),
+    [](const ::testing::TestParamInfo<AdvancedRelease>& param) {
+      std::string name = "Kube" + param.param.kube + (param.param.gates.empty() ? "" : "Gates");
+      name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
+      return name;
+    });
+
 TEST(RenderTest, OutputIsTheSameWhateverTheInputOrder) {
   Result forward = Render(StoryArgs("config/samples/fleet"));
   Result backward = Render(
@@ -171,6 +240,52 @@ TEST(RenderSchemaTest, EveryGeneratedObjectValidatesForEveryReleaseAndVersion) {
     }
   }
   EXPECT_EQ(validated_runs, 8);
+}
+
+// The advanced profiles' objects (firstAvailable, tolerations, capacity requests,
+// extendedResourceName, sharing configuration, ResourceQuotas) validate against the official
+// schema of every release and version that can express them, with the gates that release needs.
+TEST(RenderSchemaTest, AdvancedObjectsValidateWhereverTheyAreExpressible) {
+  if (std::system("python3 -c 'import jsonschema, yaml' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-jsonschema / python3-yaml not installed (scripts/install-deps.sh)";
+  }
+  const std::string alpha_133 = "DRAPrioritizedList=true,DRADeviceTaints=true";
+  const std::string alpha_134 =
+      "DRADeviceTaints=true,DRAConsumableCapacity=true,DRAExtendedResource=true";
+  struct Run {
+    std::string kube, version, gates;
+    std::vector<std::string> must_have;
+  };
+  const std::vector<std::string> all = {"firstAvailable:", "tolerations:", "requests:\n",
+                                        "extendedResourceName: example.com/gpu",
+                                        "kind: GpuConfig", "kind: ResourceQuota"};
+  const std::vector<Run> runs = {
+      {"1.33", "v1beta1", alpha_133, {"firstAvailable:", "tolerations:", "kind: ResourceQuota"}},
+      {"1.33", "v1beta2", alpha_133, {"firstAvailable:", "tolerations:", "kind: ResourceQuota"}},
+      {"1.34", "v1beta1", alpha_134, all},
+      {"1.34", "v1beta2", alpha_134, all},
+      {"1.34", "v1", alpha_134, all},
+      {"1.35", "v1", alpha_134, all},
+      {"1.36", "v1", "", all},
+      {"1.37", "v1", "", all}};
+  for (const Run& run : runs) {
+    std::vector<std::string> args = AdvancedArgs();
+    args.insert(args.end(), {"--kube-version", run.kube, "--api-version", run.version,
+                             "--feature-gates", run.gates});
+    Result r = Render(args);
+    ASSERT_EQ(r.code, 0) << run.kube << " " << run.version << ": " << r.err;
+    for (const std::string& text : run.must_have) {
+      EXPECT_THAT(r.out, HasSubstr(text)) << run.kube << " " << run.version;
+    }
+    const std::string file =
+        absl::StrCat(::testing::TempDir(), "/advanced-", run.kube, "-", run.version, ".yaml");
+    WriteFile(file, r.out);
+    const std::string command =
+        absl::StrCat("python3 ", Src("tools/schema/validate.py"), " --kube-version ", run.kube,
+                     " ", file, " > ", file, ".log 2>&1");
+    EXPECT_EQ(std::system(command.c_str()), 0) << run.kube << " " << run.version << ":\n"
+                                               << ReadFile(file + ".log");
+  }
 }
 
 TEST(RenderSchemaTest, TheValidatorRejectsAWrongVersionShape) {
