@@ -192,6 +192,13 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   deploy->short_names = {"deploy"};
   deploy->categories = {"all"};
   t.push_back(deploy);
+  // Pods are stored only as well (no scheduler, no kubelet, no pod validation): a test applies
+  // a workload's spec (resource claims, extended resources) and reads it back.
+  auto pod = Make("", "v1", "pods", "Pod", true);
+  pod->status_subresource = true;
+  pod->short_names = {"po"};
+  pod->categories = {"all"};
+  t.push_back(pod);
   auto svc = Make("", "v1", "services", "Service", true);
   svc->status_subresource = true;
   svc->short_names = {"svc"};

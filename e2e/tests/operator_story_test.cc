@@ -288,6 +288,8 @@ class OperatorE2eTest : public ::testing::Test {
     if (kind == "Node") return kNodes;
     if (kind == "ResourceSlice") return Dra("resourceslices");
     if (kind == "DeviceClass") return Dra("deviceclasses");
+    if (kind == "Pod") return absl::StrCat(kNamespaces, "/", ns, "/pods");
+    if (kind == "ResourceQuota") return absl::StrCat(kNamespaces, "/", ns, "/resourcequotas");
     if (kind == "ServiceAccount") return absl::StrCat(kNamespaces, "/", ns, "/serviceaccounts");
     const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/";
     if (kind == "ClusterRole") return rbac + "clusterroles";
@@ -449,10 +451,11 @@ class OperatorE2eTest : public ::testing::Test {
     for (const json& s : List(Dra("resourceslices"))) slices.push_back(s);
     json namespaces = json::array();
     for (const json& n : List(kNamespaces)) namespaces.push_back(n);
-    ControllerResult r = RunController({"render", "-f", write("render-profiles.json", profiles),
-                                        "-f", write("render-slices.json", slices), "-f",
-                                        write("render-namespaces.json", namespaces),
-                                        "--kube-version", release_.kube_version, "-o", "json"});
+    ControllerResult r = RunController(
+        {"render", "-f", write("render-profiles.json", profiles), "-f",
+         write("render-slices.json", slices), "-f", write("render-namespaces.json", namespaces),
+         "--kube-version", release_.kube_version, "--feature-gates", feature_gates_, "-o",
+         "json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<json> items;
     json list = json::parse(r.out, nullptr, false);
@@ -516,7 +519,9 @@ class OperatorE2eTest : public ::testing::Test {
       if (c["spec"].value("selectors", json::array()) !=
               it->second["spec"].value("selectors", json::array()) ||
           c["spec"].value("config", json::array()) !=
-              it->second["spec"].value("config", json::array())) {
+              it->second["spec"].value("config", json::array()) ||
+          c["spec"].value("extendedResourceName", json(nullptr)) !=
+              it->second["spec"].value("extendedResourceName", json(nullptr))) {
         problems.push_back(absl::StrCat("DeviceClass ", Key(c), ": spec ", c["spec"].dump(),
                                         " != rendered ", it->second["spec"].dump()));
       }
@@ -538,6 +543,18 @@ class OperatorE2eTest : public ::testing::Test {
         problems.push_back(absl::StrCat("ResourceClaimTemplate ", Key(t), ": requests ",
                                         have_requests.dump(), " != rendered ",
                                         want_requests.dump()));
+      }
+    }
+    std::vector<json> quotas = List("/api/v1/resourcequotas", kManaged);
+    compare_sets("ResourceQuota", quotas);
+    for (const json& q : quotas) {
+      check_owner(q);
+      auto it = want["ResourceQuota"].find(Key(q));
+      if (it == want["ResourceQuota"].end()) continue;
+      if (q["spec"].value("hard", json::object()) !=
+          it->second["spec"].value("hard", json::object())) {
+        problems.push_back(absl::StrCat("ResourceQuota ", Key(q), ": spec ", q["spec"].dump(),
+                                        " != rendered ", it->second["spec"].dump()));
       }
     }
     std::vector<json> groups = List(kNodeGroups);
@@ -567,8 +584,10 @@ class OperatorE2eTest : public ::testing::Test {
           p["status"].value("observedGeneration", -1) != p["metadata"].value("generation", -2)) {
         problems.push_back(absl::StrCat("GpuProfile ", Key(p), " not Ready for its generation"));
       }
-      for (const char* field : {"matchedDevices", "matchedNodes", "selectors", "deviceClassName",
-                                "nodeGroups", "claimTemplates"}) {
+      for (const char* field :
+           {"matchedDevices", "matchedNodes", "schedulableDevices", "selectors", "deviceClassName",
+            "nodeGroups", "claimTemplates", "quotas", "extendedResourceName",
+            "schedulableClaims"}) {
         json have = p.value("status", json::object()).value(field, json(nullptr));
         json expected = it->second.value("status", json::object()).value(field, json(nullptr));
         if (have != expected) {
@@ -617,6 +636,7 @@ class OperatorE2eTest : public ::testing::Test {
   }
 
   Release release_;
+  std::string feature_gates_;  // the emulator's --feature-gates, passed to render too
   ScratchDir scratch_;
   std::vector<std::string> emulator_args_;
   std::unique_ptr<EmulatorProcess> emulator_;
@@ -1163,6 +1183,201 @@ TEST_F(OperatorE2eTest, DraNotServedUntilTheApiServerServesV1) {
   ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 4 && AllReady(); }));
   EXPECT_THAT(op->Log(), HasSubstr("resource.k8s.io/v1 is served"));
   EXPECT_TRUE(op->running());
+}
+
+// ================================================================================================
+// Step 14: MIG, sharing, capacity requests, fallback, extended resource names, tolerations and
+// quotas (config/samples/advanced) over static MIG, dynamic MIG and multi-allocatable GPUs.
+// ================================================================================================
+
+const char* const kAdvancedProfiles[] = {"h100-else-a100", "legacy-gpu", "memory-slice",
+                                         "mig-small", "shared-inference"};
+
+class AdvancedProfilesTest : public OperatorE2eTest {
+ protected:
+  // The sample fleet, the H100 node, and the advanced fleet of test/testdata/e2e/advanced-fleet
+  // (README there): `dynamic_mig` is the NVIDIA publication for the release.
+  void StartAdvancedCluster(const Release& release, const std::string& dynamic_mig,
+                            const std::string& gates = "") {
+    feature_gates_ = gates;
+    std::vector<std::string> seeds = {
+        "-f", Src("config/samples/fleet"),
+        "-f", Src("config/samples/fleet-h100"),
+        "-f", Src("test/testdata/e2e/advanced-fleet/nodes.yaml"),
+        "-f", Src("test/testdata/e2e/advanced-fleet/resourceslice-a100-static-mig-node-1.v1.yaml"),
+        "-f", Src("test/testdata/dra/nvidia-1.35/node-a100-mig-node-1.yaml"),
+        "-f", Src("test/testdata/dra/nvidia-1.35/" + dynamic_mig),
+        "-f", Src("test/testdata/dra/nvidia-1.35/consumable-shares-a100x2.k8s-1.36.v1.yaml")};
+    if (!gates.empty()) seeds.insert(seeds.end(), {"--feature-gates", gates});
+    StartEmulator(release, seeds);
+    std::vector<std::string> operator_flags;
+    if (!gates.empty()) operator_flags = {"--feature-gates", gates};
+    StartOperator(operator_flags);
+    std::vector<std::string> files = {Src("config/samples/namespaces.yaml"),
+                                      Src("config/samples/profiles")};
+    for (const char* p : kAdvancedProfiles) {
+      files.push_back(Src(absl::StrCat("config/samples/advanced/", p, ".yaml")));
+    }
+    ApplyFiles(files, /*use_kubectl=*/true);
+  }
+  json Quota(const std::string& ns, const std::string& name) {
+    return Get(absl::StrCat(kNamespaces, "/", ns, "/resourcequotas/", name));
+  }
+  json Hard(const std::string& ns, const std::string& name) {
+    json q = Quota(ns, name);
+    return q.is_null() ? json(nullptr) : q["spec"].value("hard", json(nullptr));
+  }
+};
+
+TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
+  FindKubectl();
+  StartAdvancedCluster(kKube137, "dynamicmig-a100x2.k8s-1.35.v1.yaml");
+  ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 9 && AllReady(); }))
+      << "the profiles never became Ready";
+  ExpectConvergedToRender("advanced step 1 (applied)");
+
+  // MIG: static (2 × 1g.5gb) and dynamic placements (14 × 1g.5gb, 8 × 1g.10gb); of the dynamic
+  // ones 7 per GPU fit at once.
+  json mig = Status("mig-small");
+  EXPECT_EQ(mig.value("matchedDevices", -1), 24) << mig.dump();
+  EXPECT_EQ(mig.value("schedulableDevices", -1), 16) << mig.dump();
+  // Sharing: the driver's own configuration kind on the class.
+  json shared = Get(Dra("deviceclasses/shared-inference"));
+  ASSERT_FALSE(shared.is_null());
+  EXPECT_EQ(shared["spec"]["config"][0]["opaque"]["parameters"].value("kind", ""), "GpuConfig");
+  EXPECT_EQ(shared["spec"]["config"][0]["opaque"]["parameters"]["sharing"].value("strategy", ""),
+            "MPS");
+  // Capacity requests: 40Gi / 10Gi on each of the two multi-allocatable GPUs.
+  EXPECT_EQ(Status("memory-slice").value("schedulableClaims", -1), 8);
+  // Fallback: one firstAvailable request, this profile's class first.
+  json fallback = Get(Template("ml-train", "h100-else-a100"));
+  ASSERT_FALSE(fallback.is_null());
+  json first = fallback["spec"]["spec"]["devices"]["requests"][0].value("firstAvailable",
+                                                                         json::array());
+  ASSERT_EQ(first.size(), 2u) << fallback.dump();
+  EXPECT_EQ(first[0].value("deviceClassName", ""), "h100-else-a100");
+  EXPECT_EQ(first[1].value("deviceClassName", ""), "large-memory");
+  // Extended resource name: on the class, in status, and in a device-plugin style pod spec.
+  EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu"))["spec"].value("extendedResourceName", ""),
+            "example.com/gpu");
+  EXPECT_EQ(Status("legacy-gpu").value("extendedResourceName", ""), "example.com/gpu");
+  EXPECT_EQ(Status("large-memory").value("extendedResourceName", ""),
+            "deviceclass.resource.kubernetes.io/large-memory");
+  ApplyFiles({Src("config/samples/workloads/device-plugin-style-pod.yaml")},
+             /*use_kubectl=*/true);
+  json pod = Get(absl::StrCat(kNamespaces, "/batch/pods/legacy-inference"));
+  ASSERT_FALSE(pod.is_null());
+  // The name pods use is the one status publishes (the emulator stores the pod; no scheduler
+  // turns it into a claim, e2e/README.md).
+  EXPECT_TRUE(pod["spec"]["containers"][0]["resources"]["limits"].contains(
+      Status("legacy-gpu").value("extendedResourceName", "<none>")))
+      << pod.dump();
+  // Tolerations: written into the request.
+  json shared_template = Get(Template("ml-inference", "shared-inference"));
+  ASSERT_FALSE(shared_template.is_null());
+  EXPECT_EQ(FlatRequest(shared_template["spec"]["spec"]["devices"]["requests"][0])
+                ["tolerations"][0].value("key", ""),
+            "gpu.nvidia.com/xid");
+  // Quotas: one per namespace the template is in.
+  EXPECT_EQ(Hard("ml-train", "gpu-profile-mig-small"),
+            json({{"mig-small.deviceclass.resource.k8s.io/devices", "4"}}));
+  EXPECT_EQ(Hard("ml-inference", "gpu-profile-mig-small"),
+            json({{"mig-small.deviceclass.resource.k8s.io/devices", "4"}}));
+  EXPECT_EQ(Hard("batch", "gpu-profile-legacy-gpu"),
+            json({{"legacy-gpu.deviceclass.resource.k8s.io/devices", "8"},
+                  {"requests.example.com/gpu", "8"}}));
+  EXPECT_EQ(Status("mig-small")["quotas"], json({{"desired", 3}, {"ready", 3}}));
+  if (HaveKubectl()) {
+    EXPECT_THAT(KubectlOk({"get", "quota", "-n", "ml-train"}).out,
+                HasSubstr("gpu-profile-mig-small"));
+  }
+
+  // Edits of each field converge; the template is re-created where its spec must change.
+  const std::string quota_uid = Uid(Quota("ml-train", "gpu-profile-mig-small"));
+  const std::string class_uid = Uid(shared);
+  const std::string fallback_uid = Uid(fallback);
+  const std::string slice_uid = Uid(Get(Template("ml-inference", "memory-slice")));
+  Patch(Profile("mig-small"), {{"spec",
+                                {{"quota", {{"devicesPerNamespace", 6}}},
+                                 {"selector", {{"migProfiles", {"1g.5gb"}}}}}}});
+  Patch(Profile("shared-inference"),
+        {{"spec", {{"sharing", {{"strategy", "TimeSlicing"},
+                                {"mps", nullptr},
+                                {"timeSlicing", {{"interval", "Long"}}}}},
+                   {"tolerations", nullptr}}}});
+  Patch(Profile("h100-else-a100"), {{"spec", {{"fallback", {"large-memory", "light-inference"}}}}});
+  Patch(Profile("memory-slice"), {{"spec", {{"capacityRequests", {{"memory", "20Gi"}}}}}});
+  Patch(Profile("legacy-gpu"), {{"spec", {{"extendedResourceName", "example.com/legacy-gpu"}}}});
+  ASSERT_TRUE(Eventually([&] { return AllReady(); }));
+  ExpectConvergedToRender("advanced step 2 (every field edited)");
+  EXPECT_EQ(Hard("ml-train", "gpu-profile-mig-small"),
+            json({{"mig-small.deviceclass.resource.k8s.io/devices", "6"}}));
+  EXPECT_EQ(Uid(Quota("ml-train", "gpu-profile-mig-small")), quota_uid) << "replaced in place";
+  EXPECT_EQ(Status("mig-small").value("matchedDevices", -1), 16);
+  json shared_after = Get(Dra("deviceclasses/shared-inference"));
+  EXPECT_EQ(Uid(shared_after), class_uid) << "a class is updated in place";
+  EXPECT_EQ(shared_after["spec"]["config"][0]["opaque"]["parameters"]["sharing"],
+            json({{"strategy", "TimeSlicing"}, {"timeSlicingConfig", {{"interval", "Long"}}}}));
+  json fallback_after = Get(Template("ml-train", "h100-else-a100"));
+  EXPECT_NE(Uid(fallback_after), fallback_uid) << "a template's spec is immutable: re-created";
+  EXPECT_EQ(fallback_after["spec"]["spec"]["devices"]["requests"][0]["firstAvailable"].size(), 3u);
+  EXPECT_NE(Uid(Get(Template("ml-inference", "memory-slice"))), slice_uid);
+  EXPECT_EQ(Status("memory-slice").value("schedulableClaims", -1), 4);
+  EXPECT_EQ(Hard("batch", "gpu-profile-legacy-gpu").value("requests.example.com/legacy-gpu", ""),
+            "8");
+
+  // Two profiles naming one extended resource: the newer reports Conflict, its class goes
+  // without the name, and the older keeps it.
+  json copy = ReadObjects(Src("config/samples/advanced/legacy-gpu.yaml"))[0];
+  copy["metadata"]["name"] = "legacy-gpu-copy";
+  copy["spec"]["extendedResourceName"] = "example.com/legacy-gpu";
+  Create(copy);
+  EXPECT_TRUE(Eventually([&] { return ConditionIs("legacy-gpu-copy", "Conflict", "True"); }));
+  EXPECT_THAT(FindCondition(Get(Profile("legacy-gpu-copy")), "Conflict").value("message", ""),
+              HasSubstr("extendedResourceName example.com/legacy-gpu is claimed by the older "
+                        "GpuProfile legacy-gpu"));
+  EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu-copy"))["spec"].value("extendedResourceName",
+                                                                     json(nullptr)),
+            json(nullptr));
+  EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu"))["spec"].value("extendedResourceName", ""),
+            "example.com/legacy-gpu");
+
+  // Deleting a profile deletes its quotas with its other objects.
+  Delete(Profile("mig-small"));
+  EXPECT_TRUE(Eventually([&] {
+    return List("/api/v1/resourcequotas", "gpuprofile.io/profile=mig-small").empty();
+  }));
+}
+
+// On 1.34 the fields whose gates are alpha cannot be expressed: those profiles are Stalled with
+// FeatureNotServed and nothing of theirs is written; the fallback (beta, on) works. With the
+// gates on, the same profiles are realised.
+TEST_F(AdvancedProfilesTest, FieldsTheReleaseCannotExpressAreFeatureNotServed) {
+  FindKubectl();
+  StartAdvancedCluster(kKube134, "dynamicmig-a100x2.k8s-1.34.v1.yaml");
+  const std::set<std::string> stalled = {"legacy-gpu", "memory-slice", "shared-inference"};
+  for (const std::string& p : stalled) {
+    EXPECT_TRUE(Eventually([&] { return ConditionIs(p, "Stalled", "True", "FeatureNotServed"); }))
+        << p << ": " << Status(p).dump();
+    EXPECT_TRUE(Get(Dra("deviceclasses/" + p)).is_null()) << p << " must write nothing";
+  }
+  EXPECT_THAT(FindCondition(Get(Profile("legacy-gpu")), "Stalled").value("message", ""),
+              HasSubstr("spec.extendedResourceName: Kubernetes 1.34 does not serve extended "
+                        "resource names on DeviceClasses: feature gate DRAExtendedResource "
+                        "(alpha) is off by default"));
+  EXPECT_TRUE(Eventually([&] { return Ready("h100-else-a100") && Ready("mig-small"); }));
+  ExpectConvergedToRender("advanced on 1.34", stalled);
+}
+
+TEST_F(AdvancedProfilesTest, TheAlphaGatesOnLetA134ClusterExpressEverything) {
+  FindKubectl();
+  StartAdvancedCluster(kKube134, "dynamicmig-a100x2.k8s-1.34.v1.yaml",
+                       "DRADeviceTaints=true,DRAConsumableCapacity=true,DRAExtendedResource=true");
+  ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 9 && AllReady(); }))
+      << Status("memory-slice").dump();
+  ExpectConvergedToRender("advanced on 1.34 with the alpha gates");
+  EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu"))["spec"].value("extendedResourceName", ""),
+            "example.com/gpu");
 }
 
 // ================================================================================================
