@@ -16,7 +16,9 @@ namespace gpuprofile::dra {
 
 struct DeviceToleration {
   std::string key;
-  std::string op = "Equal";  // "Exists" or "Equal"
+  // "Exists" or "Equal"; "" (as decoded when the field is absent) means Equal, the server's
+  // default, and is written back as absent.
+  std::string op = "Equal";
   std::string value;
   std::string effect;  // empty: every effect
   // Only with effect NoExecute: how long a pod stays bound after the taint appears; unset:

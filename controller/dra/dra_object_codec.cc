@@ -1,7 +1,8 @@
 // File: controller/dra/dra_object_codec.cc
 // DeviceClass / ResourceClaimTemplate JSON per resource.k8s.io version. One Decoder per object
 // collects every problem with its field path (as resource_slice.cc does); unknown fields are
-// ignored on purpose. The few ObjectMeta fields these kinds need are encoded and decoded here.
+// ignored on purpose. ObjectMeta is decoded here (errors carry the object's label, as every other
+// path of these kinds does), encoded and compared with object_meta_codec.
 #include "controller/dra/dra_object_codec.h"
 
 #include <algorithm>
@@ -19,8 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
 #include "controller/meta/object_meta.h"
+#include "controller/meta/object_meta_codec.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -33,6 +36,10 @@ constexpr char kDeviceClassKind[] = "DeviceClass";
 constexpr char kTemplateKind[] = "ResourceClaimTemplate";
 constexpr char kExactCount[] = "ExactCount";
 constexpr char kAll[] = "All";
+constexpr char kEqual[] = "Equal";
+constexpr char kExists[] = "Exists";
+// DeviceRequest.firstAvailable holds at most this many subrequests (all versions).
+constexpr size_t kMaxSubrequests = 8;
 
 // ---------------------------------------------------------------------------------------------
 // JSON helpers
@@ -256,6 +263,67 @@ class Decoder {
     return out;
   }
 
+  // [{key, operator, value, effect, tolerationSeconds}]; an absent operator stays "" (the
+  // server defaults it to Equal).
+  std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view parent) {
+    std::vector<DeviceToleration> out;
+    const json* list = List(object, "tolerations", parent);
+    if (list == nullptr) return out;
+    const std::string path = api::FieldMember(parent, "tolerations");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string item_path = api::FieldIndex(path, i);
+      const json& item = (*list)[i];
+      if (!item.is_object()) {
+        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
+        continue;
+      }
+      DeviceToleration t;
+      t.key = String(item, "key", item_path, false).value_or("");
+      t.op = String(item, "operator", item_path, false).value_or("");
+      if (!t.op.empty() && t.op != kEqual && t.op != kExists) {
+        Error(api::FieldMember(item_path, "operator"),
+              absl::StrCat("must be \"Equal\" or \"Exists\", got \"", t.op, "\""));
+      }
+      t.value = String(item, "value", item_path, false).value_or("");
+      t.effect = String(item, "effect", item_path, false).value_or("");
+      t.toleration_seconds = Int(item, "tolerationSeconds", item_path);
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  // capacity: {requests: {name: quantity}}; quantities as strings (or JSON numbers, which
+  // Kubernetes also accepts).
+  std::map<std::string, Quantity> CapacityRequests(const json& object, absl::string_view parent) {
+    std::map<std::string, Quantity> out;
+    const json* capacity = Object(object, "capacity", parent, false);
+    if (capacity == nullptr) return out;
+    const std::string capacity_path = api::FieldMember(parent, "capacity");
+    const json* requests = Object(*capacity, "requests", capacity_path, false);
+    if (requests == nullptr) return out;
+    const std::string path = api::FieldMember(capacity_path, "requests");
+    for (auto it = requests->begin(); it != requests->end(); ++it) {
+      const std::string item_path = api::FieldMember(path, it.key());
+      std::string text;
+      if (it->is_string()) {
+        text = it->get<std::string>();
+      } else if (it->is_number()) {
+        text = it->dump();
+      } else {
+        Error(item_path, absl::StrCat("must be a quantity string, got ", TypeName(*it)));
+        continue;
+      }
+      absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
+      if (!quantity.ok()) {
+        Error(item_path,
+              absl::StrCat("invalid quantity \"", text, "\": ", quantity.status().message()));
+        continue;
+      }
+      out.emplace(it.key(), *std::move(quantity));
+    }
+    return out;
+  }
+
   void Metadata(const json& obj, api::ObjectMeta* meta) {
     const json* m = Object(obj, "metadata", "", true);
     if (m == nullptr) return;
@@ -337,8 +405,10 @@ bool IsKind(const json& obj, const char* kind) {
 constexpr const char* kExactFields[] = {"deviceClassName", "selectors",   "allocationMode", "count",
                                         "adminAccess",     "tolerations", "capacity"};
 
-// Reads the exact-request fields of `body` (the request in v1beta1, `exactly` otherwise).
-void ReadExact(Decoder& d, const json& body, const std::string& path, ExactDeviceRequest* req) {
+// Reads the exact fields of `body`: the request in v1beta1, `exactly` otherwise, or one
+// firstAvailable subrequest (which has no adminAccess).
+void ReadExact(Decoder& d, const json& body, const std::string& path, bool subrequest,
+               ExactDeviceRequest* req) {
   req->device_class_name = d.String(body, "deviceClassName", path, true).value_or("");
   req->selectors = d.Selectors(body, path);
   if (std::optional<std::string> mode = d.String(body, "allocationMode", path, false)) {
@@ -349,13 +419,38 @@ void ReadExact(Decoder& d, const json& body, const std::string& path, ExactDevic
     req->allocation_mode = *std::move(mode);
   }
   req->count = d.Int(body, "count", path);
-  req->admin_access = d.Bool(body, "adminAccess", path);
-  // Shapes the operator never writes: type-checked, then only flagged.
-  if (d.List(body, "tolerations", path) != nullptr && NonEmptyMember(body, "tolerations")) {
-    req->has_unmodelled_fields = true;
+  if (!subrequest) req->admin_access = d.Bool(body, "adminAccess", path);
+  req->tolerations = d.Tolerations(body, path);
+  req->capacity_requests = d.CapacityRequests(body, path);
+  // Not modelled (alpha in 1.37, never written by the operator): flagged, not decoded.
+  if (NonEmptyMember(body, "derivedAttributes")) req->has_unmodelled_fields = true;
+}
+
+// firstAvailable: 1 to 8 subrequests, each {name, <exact fields but adminAccess>}.
+void ReadSubrequests(Decoder& d, const json& entry, const std::string& path,
+                     ExactDeviceRequest* req) {
+  const json* list = d.List(entry, "firstAvailable", path);
+  if (list == nullptr) return;
+  const std::string list_path = api::FieldMember(path, "firstAvailable");
+  if (list->empty()) {
+    d.Error(list_path, "must not be empty");
+    return;
   }
-  if (d.Object(body, "capacity", path, false) != nullptr && NonEmptyMember(body, "capacity")) {
-    req->has_unmodelled_fields = true;
+  if (list->size() > kMaxSubrequests) {
+    d.Error(list_path, absl::StrCat("must have at most ", kMaxSubrequests, " subrequests, got ",
+                                    list->size()));
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string item_path = api::FieldIndex(list_path, i);
+    const json& item = (*list)[i];
+    if (!item.is_object()) {
+      d.Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
+      continue;
+    }
+    ExactDeviceRequest sub;
+    sub.name = d.String(item, "name", item_path, true).value_or("");
+    ReadExact(d, item, item_path, /*subrequest=*/true, &sub);
+    req->first_available.push_back(std::move(sub));
   }
 }
 
@@ -363,9 +458,7 @@ ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::strin
                                  DraApiVersion version) {
   ExactDeviceRequest req;
   req.name = d.String(entry, "name", path, true).value_or("");
-  const json* first_available = d.List(entry, "firstAvailable", path);
   const bool has_first_available = api::JsonMember(entry, "firstAvailable") != nullptr;
-  if (first_available != nullptr) req.has_unmodelled_fields = true;
 
   if (version == DraApiVersion::kV1beta1) {
     if (api::JsonMember(entry, "exactly") != nullptr) {
@@ -374,13 +467,21 @@ ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::strin
               "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
       return req;
     }
-    const bool has_class = api::JsonMember(entry, "deviceClassName") != nullptr;
-    if (has_first_available && has_class) {
+    if (!has_first_available) {
+      ReadExact(d, entry, path, /*subrequest=*/false, &req);
+      return req;
+    }
+    if (api::JsonMember(entry, "deviceClassName") != nullptr) {
       d.Error(path, "must have exactly one of deviceClassName or firstAvailable");
       return req;
     }
-    if (has_first_available) return req;
-    ReadExact(d, entry, path, &req);
+    for (const char* field : kExactFields) {
+      if (NonEmptyMember(entry, field)) {
+        d.Error(api::FieldMember(path, field),
+                "must not be set with firstAvailable (each subrequest has its own)");
+      }
+    }
+    ReadSubrequests(d, entry, path, &req);
     return req;
   }
 
@@ -398,45 +499,16 @@ ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::strin
     d.Error(path, "must have exactly one of exactly or firstAvailable");
     return req;
   }
-  if (const json* exactly = d.Object(entry, "exactly", path, false)) {
-    ReadExact(d, *exactly, api::FieldMember(path, "exactly"), &req);
+  if (has_first_available) {
+    ReadSubrequests(d, entry, path, &req);
+  } else if (const json* exactly = d.Object(entry, "exactly", path, false)) {
+    ReadExact(d, *exactly, api::FieldMember(path, "exactly"), /*subrequest=*/false, &req);
   }
   return req;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Encoding
-
-ordered_json EncodeMetadata(const api::ObjectMeta& meta, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
-  out["name"] = meta.name;
-  if (!meta.namespace_name.empty()) out["namespace"] = meta.namespace_name;
-  if (include_server_fields) {
-    if (!meta.uid.empty()) out["uid"] = meta.uid;
-    if (!meta.resource_version.empty()) out["resourceVersion"] = meta.resource_version;
-    if (meta.generation != 0) out["generation"] = meta.generation;
-    if (!meta.creation_timestamp.empty()) out["creationTimestamp"] = meta.creation_timestamp;
-    if (meta.deletion_timestamp) out["deletionTimestamp"] = *meta.deletion_timestamp;
-  }
-  if (!meta.labels.empty()) out["labels"] = meta.labels;
-  if (!meta.annotations.empty()) out["annotations"] = meta.annotations;
-  if (include_server_fields && !meta.owner_references.empty()) {
-    ordered_json refs = ordered_json::array();
-    for (const api::OwnerReference& ref : meta.owner_references) {
-      ordered_json r = ordered_json::object();
-      r["apiVersion"] = ref.api_version;
-      r["kind"] = ref.kind;
-      r["name"] = ref.name;
-      r["uid"] = ref.uid;
-      if (ref.controller) r["controller"] = true;
-      if (ref.block_owner_deletion) r["blockOwnerDeletion"] = true;
-      refs.push_back(std::move(r));
-    }
-    out["ownerReferences"] = std::move(refs);
-  }
-  if (!meta.finalizers.empty()) out["finalizers"] = meta.finalizers;
-  return out;
-}
 
 ordered_json EncodeSelectors(const std::vector<std::string>& selectors) {
   ordered_json out = ordered_json::array();
@@ -461,39 +533,51 @@ ordered_json EncodeConfig(const std::vector<OpaqueDeviceConfig>& configs, bool w
   return out;
 }
 
-void EncodeExactFields(const ExactDeviceRequest& req, ordered_json* out) {
+ordered_json EncodeTolerations(const std::vector<DeviceToleration>& tolerations) {
+  ordered_json out = ordered_json::array();
+  for (const DeviceToleration& t : tolerations) {
+    ordered_json entry = ordered_json::object();
+    if (!t.key.empty()) entry["key"] = t.key;
+    if (!t.op.empty()) entry["operator"] = t.op;
+    if (!t.value.empty()) entry["value"] = t.value;
+    if (!t.effect.empty()) entry["effect"] = t.effect;
+    if (t.toleration_seconds) entry["tolerationSeconds"] = *t.toleration_seconds;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// The exact fields in Go struct order; subrequests have no adminAccess.
+void EncodeExactFields(const ExactDeviceRequest& req, bool subrequest, ordered_json* out) {
   (*out)["deviceClassName"] = req.device_class_name;
   if (!req.selectors.empty()) (*out)["selectors"] = EncodeSelectors(req.selectors);
   if (!req.allocation_mode.empty()) (*out)["allocationMode"] = req.allocation_mode;
   if (req.count) (*out)["count"] = *req.count;
-  if (req.admin_access) (*out)["adminAccess"] = *req.admin_access;
+  if (req.admin_access && !subrequest) (*out)["adminAccess"] = *req.admin_access;
+  if (!req.tolerations.empty()) (*out)["tolerations"] = EncodeTolerations(req.tolerations);
+  if (!req.capacity_requests.empty()) {
+    ordered_json requests = ordered_json::object();
+    for (const auto& [name, quantity] : req.capacity_requests) {
+      requests[name] = quantity.ToString();
+    }
+    (*out)["capacity"] = {{"requests", std::move(requests)}};
+  }
+}
+
+// {name, firstAvailable: [{name, <exact fields>}]}: the same shape in every version.
+ordered_json EncodeFirstAvailable(const ExactDeviceRequest& req) {
+  ordered_json subrequests = ordered_json::array();
+  for (const ExactDeviceRequest& sub : req.first_available) {
+    ordered_json entry = ordered_json::object();
+    entry["name"] = sub.name;
+    EncodeExactFields(sub, /*subrequest=*/true, &entry);
+    subrequests.push_back(std::move(entry));
+  }
+  return subrequests;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Comparison
-
-bool Subset(const std::map<std::string, std::string>& want,
-            const std::map<std::string, std::string>& have) {
-  for (const auto& [key, value] : want) {
-    auto it = have.find(key);
-    if (it == have.end() || it->second != value) return false;
-  }
-  return true;
-}
-
-bool SameMetadata(const api::ObjectMeta& desired, const api::ObjectMeta& actual) {
-  if (desired.name != actual.name || desired.namespace_name != actual.namespace_name) return false;
-  if (!Subset(desired.labels, actual.labels) || !Subset(desired.annotations, actual.annotations)) {
-    return false;
-  }
-  for (const api::OwnerReference& ref : desired.owner_references) {
-    if (std::find(actual.owner_references.begin(), actual.owner_references.end(), ref) ==
-        actual.owner_references.end()) {
-      return false;
-    }
-  }
-  return true;
-}
 
 const json& Parameters(const OpaqueDeviceConfig& config) {
   static const json* const kEmpty = new json(json::object());
@@ -521,12 +605,41 @@ std::optional<int64_t> StoredCount(const ExactDeviceRequest& req) {
   return count;
 }
 
-bool SameRequest(const ExactDeviceRequest& desired, const ExactDeviceRequest& actual) {
-  return !desired.has_unmodelled_fields && !actual.has_unmodelled_fields &&
-         desired.name == actual.name && desired.device_class_name == actual.device_class_name &&
+// A toleration as the server stores it: an empty operator is Equal.
+bool SameToleration(const DeviceToleration& a, const DeviceToleration& b) {
+  const absl::string_view op_a = a.op.empty() ? kEqual : a.op;
+  const absl::string_view op_b = b.op.empty() ? kEqual : b.op;
+  return a.key == b.key && op_a == op_b && a.value == b.value && a.effect == b.effect &&
+         a.toleration_seconds == b.toleration_seconds;
+}
+
+bool SameTolerations(const std::vector<DeviceToleration>& a,
+                     const std::vector<DeviceToleration>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), SameToleration);
+}
+
+// The exact fields (of a request or a subrequest) after server defaulting; capacity quantities
+// compare by value (Quantity::operator==), so "1Gi" equals "1024Mi".
+bool SameExactFields(const ExactDeviceRequest& desired, const ExactDeviceRequest& actual) {
+  return desired.device_class_name == actual.device_class_name &&
          desired.selectors == actual.selectors && StoredMode(desired) == StoredMode(actual) &&
          StoredCount(desired) == StoredCount(actual) &&
-         desired.admin_access.value_or(false) == actual.admin_access.value_or(false);
+         desired.admin_access.value_or(false) == actual.admin_access.value_or(false) &&
+         SameTolerations(desired.tolerations, actual.tolerations) &&
+         desired.capacity_requests == actual.capacity_requests;
+}
+
+bool SameRequest(const ExactDeviceRequest& desired, const ExactDeviceRequest& actual) {
+  if (desired.has_unmodelled_fields || actual.has_unmodelled_fields) return false;
+  if (desired.name != actual.name) return false;
+  if (desired.first_available.empty() != actual.first_available.empty()) return false;
+  if (desired.first_available.empty()) return SameExactFields(desired, actual);
+  return std::equal(desired.first_available.begin(), desired.first_available.end(),
+                    actual.first_available.begin(), actual.first_available.end(),
+                    [](const ExactDeviceRequest& d, const ExactDeviceRequest& a) {
+                      return !d.has_unmodelled_fields && !a.has_unmodelled_fields &&
+                             d.name == a.name && SameExactFields(d, a);
+                    });
 }
 
 }  // namespace
@@ -540,7 +653,7 @@ ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApiVersion ve
   ordered_json out = ordered_json::object();
   out["apiVersion"] = ToString(version);
   out["kind"] = kDeviceClassKind;
-  out["metadata"] = EncodeMetadata(device_class.metadata, include_server_fields);
+  out["metadata"] = api::EncodeObjectMeta(device_class.metadata, include_server_fields);
   ordered_json spec = ordered_json::object();
   if (!device_class.selectors.empty()) spec["selectors"] = EncodeSelectors(device_class.selectors);
   if (!device_class.config.empty()) spec["config"] = EncodeConfig(device_class.config, false);
@@ -556,17 +669,19 @@ ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct, DraAp
   ordered_json out = ordered_json::object();
   out["apiVersion"] = ToString(version);
   out["kind"] = kTemplateKind;
-  out["metadata"] = EncodeMetadata(rct.metadata, include_server_fields);
+  out["metadata"] = api::EncodeObjectMeta(rct.metadata, include_server_fields);
 
   ordered_json requests = ordered_json::array();
   for (const ExactDeviceRequest& req : rct.requests) {
     ordered_json r = ordered_json::object();
     r["name"] = req.name;
-    if (version == DraApiVersion::kV1beta1) {
-      EncodeExactFields(req, &r);
+    if (!req.first_available.empty()) {
+      r["firstAvailable"] = EncodeFirstAvailable(req);
+    } else if (version == DraApiVersion::kV1beta1) {
+      EncodeExactFields(req, /*subrequest=*/false, &r);
     } else {
       ordered_json exactly = ordered_json::object();
-      EncodeExactFields(req, &exactly);
+      EncodeExactFields(req, /*subrequest=*/false, &exactly);
       r["exactly"] = std::move(exactly);
     }
     requests.push_back(std::move(r));
@@ -651,7 +766,7 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& ob
 
 bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimTemplate& actual) {
   if (desired.has_constraints != actual.has_constraints) return false;
-  if (!SameMetadata(desired.metadata, actual.metadata)) return false;
+  if (!api::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
   if (desired.claim_labels != actual.claim_labels ||
       desired.claim_annotations != actual.claim_annotations) {
     return false;
@@ -665,7 +780,7 @@ bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimT
 
 bool SameDesiredState(const DeviceClass& desired, const DeviceClass& actual,
                       bool extended_resource_name_served) {
-  if (!SameMetadata(desired.metadata, actual.metadata)) return false;
+  if (!api::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
   if (desired.selectors != actual.selectors) return false;
   if (!SameConfig(desired.config, actual.config, false)) return false;
   if (desired.extended_resource_name == actual.extended_resource_name) return true;

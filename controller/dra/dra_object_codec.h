@@ -7,14 +7,25 @@
 // - DeviceClass: spec.selectors[{cel:{expression}}], spec.config[{opaque:{driver, parameters}}],
 //   spec.extendedResourceName (only in the 1.34+ schemas of every version).
 // - ResourceClaimTemplate: spec.metadata{labels, annotations}, spec.spec.devices{requests, config}.
-//   A v1beta1 request is flat: {name, deviceClassName, selectors, allocationMode, count,
-//   adminAccess}; v1beta2 and v1 nest everything but the name under `exactly`.
+//   A request is exact or a prioritized list:
+//   - exact, v1beta1 (flat): {name, deviceClassName, selectors, allocationMode, count,
+//     adminAccess, tolerations, capacity}; v1beta2 and v1 nest all but the name under `exactly`.
+//   - prioritized list, every version: {name, firstAvailable: [1..8 subrequests]}, no
+//     deviceClassName and no `exactly`. A subrequest is flat in every version: {name,
+//     deviceClassName, selectors, allocationMode, count, tolerations, capacity} (no adminAccess).
+//   - tolerations: [{key, operator, value, effect, tolerationSeconds}], empty members left out;
+//     capacity: {requests: {<capacity name>: <quantity>}}, quantities in canonical form.
+//   Which releases have these fields: firstAvailable and tolerations 1.33+, capacity 1.34+ (in
+//   every version that release serves); whether a server keeps them depends on its gates.
+//
+// Modelled (decoded into the model, encoded, compared): every request field above. Not modelled:
+// spec.devices.constraints (has_constraints) and a request's or subrequest's derivedAttributes
+// (1.37 alpha; has_unmodelled_fields); such objects never equal a desired one, and encoding a
+// decoded object that had them loses them. Unknown fields are ignored.
 //
 // Encoders return nlohmann::ordered_json with Kubernetes' conventional key order (apiVersion,
 // kind, metadata, spec; fields in Go struct order) and leave out empty optional fields, so the
-// same model always gives the same bytes. Fields the model does not hold (firstAvailable,
-// constraints, tolerations, ...) are never written: encoding a decoded object that had them loses
-// them (the decoded model says so in has_unmodelled_fields / has_constraints).
+// same model always gives the same bytes. Metadata is object_meta_codec's EncodeObjectMeta.
 //
 // Decoders accept all three versions (picked by apiVersion), are strict about the types of what
 // they read, ignore fields they do not know, and report every problem at once as InvalidArgument,
@@ -47,9 +58,14 @@ nlohmann::ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApi
                                          const KubeVersion& kube, bool include_server_fields);
 
 // The ResourceClaimTemplate as `version` spells it (see the shapes above); spec.metadata only
-// when it has labels or annotations; unset allocationMode / count / adminAccess are left out.
-// Every field the template model holds exists in all releases, so `kube` changes nothing today;
-// it is taken for symmetry with EncodeDeviceClass and for release-dependent fields to come.
+// when it has labels or annotations; unset allocationMode / count / adminAccess and empty
+// tolerations / capacity requests are left out. A request with first_available is written as
+// {name, firstAvailable} and its own exact fields are ignored; a subrequest's admin_access is
+// ignored (the API has none).
+// `kube` changes nothing: every field the model holds is written when set, even where release
+// `kube` has no such field (firstAvailable / tolerations before 1.33, capacity before 1.34) or
+// its gate is off. Deciding what a release and its gates can express, and refusing the rest, is
+// the caller's job (the server would reject or silently drop such fields).
 nlohmann::ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct,
                                                    DraApiVersion version, const KubeVersion& kube,
                                                    bool include_server_fields);
@@ -61,9 +77,11 @@ bool IsResourceClaimTemplate(const nlohmann::json& obj);
 
 // Decode objects of any of the three versions. metadata.name and spec are required; a
 // ResourceClaimTemplate request needs a name and exactly one of its device class (flat in
-// v1beta1, under `exactly` otherwise) or firstAvailable (then has_unmodelled_fields is set, as
-// for tolerations and capacity requests). A request written in the other version's shape (flat
-// fields in v1beta2/v1, `exactly` in v1beta1) is an error that says so.
+// v1beta1, under `exactly` otherwise) or firstAvailable (1 to 8 subrequests, each with a name and
+// a device class; in v1beta1 no other exact field may sit next to it). A request written in the
+// other version's shape (flat fields in v1beta2/v1, `exactly` in v1beta1) is an error that says
+// so. Toleration operators must be Equal or Exists (absent stays ""), capacity requests valid
+// quantities (strings, or JSON numbers as Kubernetes also accepts).
 absl::StatusOr<DeviceClass> DecodeDeviceClass(const nlohmann::json& obj);
 absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const nlohmann::json& obj);
 
@@ -72,9 +90,13 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const nlohmann
 // - metadata: name and namespace equal; every desired label, annotation and owner reference is
 //   present in actual (others may add their own); server-only fields and finalizers are ignored;
 // - spec.metadata labels/annotations, selectors and config (in order) exactly equal;
-// - requests pairwise equal after server defaulting: unset allocationMode is ExactCount, an
-//   ExactCount request without count (or count 0) has count 1, unset adminAccess is false;
-// - never equal when actual has unmodelled request fields or constraints.
+// - requests pairwise equal (name; exact fields, or firstAvailable subrequests pairwise with
+//   their names and exact fields) after server defaulting: unset allocationMode is ExactCount,
+//   an ExactCount request or subrequest without count (or count 0) has count 1, unset
+//   adminAccess is false, a toleration's empty operator is Equal; tolerations compare in order,
+//   member by member (tolerationSeconds unset differs from 0); capacity requests compare as
+//   quantities ("1Gi" equals "1024Mi");
+// - never equal when either side has unmodelled request fields or constraints.
 bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimTemplate& actual);
 
 // The same for DeviceClass. extendedResourceName set in desired but unset in actual counts as

@@ -30,14 +30,15 @@ struct ExactDeviceRequest {
   std::optional<bool> admin_access;
   // DRADeviceTaints (1.33+): taints the request tolerates.
   std::vector<DeviceToleration> tolerations;
-  // DRAConsumableCapacity (1.34+): `capacity.requests`, what the request takes of each device.
+  // DRAConsumableCapacity (1.34+): `capacity.requests`, what the request takes of each device
+  // (capacity name -> amount).
   std::map<std::string, Quantity> capacity_requests;
   // DRAPrioritizedList (1.33+): when non-empty the request is `firstAvailable` and the fields
   // above except `name` are unused; each subrequest has its own name and exact fields (its
   // own first_available is empty).
   std::vector<ExactDeviceRequest> first_available;
-  // True when the server's object uses a shape the operator does not generate (fields this
-  // model does not hold): such a template never equals a desired one.
+  // True when the server's object has request fields this model does not hold (today only
+  // derivedAttributes, 1.37 alpha): such a template never equals a desired one.
   bool has_unmodelled_fields = false;
 };
 

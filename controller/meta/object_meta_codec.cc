@@ -1,6 +1,7 @@
 // File: controller/meta/object_meta_codec.cc
 #include "controller/meta/object_meta_codec.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -49,6 +50,15 @@ OwnerReference DecodeOwnerReference(const json& value, absl::string_view path,
   ref.controller = BoolField(value, "controller", path, errors).value_or(false);
   ref.block_owner_deletion = BoolField(value, "blockOwnerDeletion", path, errors).value_or(false);
   return ref;
+}
+
+bool Subset(const std::map<std::string, std::string>& want,
+            const std::map<std::string, std::string>& have) {
+  for (const auto& [key, value] : want) {
+    auto it = have.find(key);
+    if (it == have.end() || it->second != value) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -126,6 +136,20 @@ ordered_json EncodeObjectMeta(const ObjectMeta& meta, bool include_server_fields
   if (!meta.creation_timestamp.empty()) out["creationTimestamp"] = meta.creation_timestamp;
   if (meta.deletion_timestamp.has_value()) out["deletionTimestamp"] = *meta.deletion_timestamp;
   return out;
+}
+
+bool SameDesiredMetadata(const ObjectMeta& desired, const ObjectMeta& actual) {
+  if (desired.name != actual.name || desired.namespace_name != actual.namespace_name) return false;
+  if (!Subset(desired.labels, actual.labels) || !Subset(desired.annotations, actual.annotations)) {
+    return false;
+  }
+  for (const OwnerReference& ref : desired.owner_references) {
+    if (std::find(actual.owner_references.begin(), actual.owner_references.end(), ref) ==
+        actual.owner_references.end()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace gpuprofile::api

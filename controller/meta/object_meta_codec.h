@@ -13,6 +13,8 @@
 // generation, creationTimestamp, deletionTimestamp. Empty strings, zero generation, empty maps
 // and lists are omitted. Without include_server_fields the output is what `render` prints: the
 // same input gives the same bytes.
+//
+// SameDesiredMetadata is the metadata half of drift detection for the objects the operator owns.
 // Pure; thread-safe.
 #pragma once
 
@@ -36,5 +38,11 @@ absl::StatusOr<ObjectMeta> DecodeObjectMeta(const nlohmann::json& metadata,
 nlohmann::ordered_json EncodeObjectMeta(const ObjectMeta& meta, bool include_server_fields);
 
 nlohmann::ordered_json EncodeOwnerReference(const OwnerReference& ref);
+
+// Whether `actual` (read from a server) carries the metadata writing `desired` would give it:
+// name and namespace equal; every desired label, annotation and owner reference present in
+// actual with the same value (other tools may add their own); server-only fields (uid,
+// resourceVersion, generation, timestamps) and finalizers ignored.
+bool SameDesiredMetadata(const ObjectMeta& desired, const ObjectMeta& actual);
 
 }  // namespace gpuprofile::api

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -110,6 +111,55 @@ ResourceClaimTemplate SampleTemplate() {
   return t;
 }
 
+Quantity Q(const char* text) {
+  absl::StatusOr<Quantity> q = Quantity::Parse(text);
+  EXPECT_TRUE(q.ok()) << text;
+  return q.value_or(Quantity());
+}
+
+DeviceToleration Toleration(const std::string& key, const std::string& op,
+                            const std::string& value, const std::string& effect,
+                            std::optional<int64_t> seconds = std::nullopt) {
+  DeviceToleration t;
+  t.key = key;
+  t.op = op;
+  t.value = value;
+  t.effect = effect;
+  t.toleration_seconds = seconds;
+  return t;
+}
+
+ExactDeviceRequest Subrequest(const std::string& name, const std::string& device_class,
+                              const std::string& mode, std::optional<int64_t> count) {
+  ExactDeviceRequest r = Request(name, mode, count);
+  r.device_class_name = device_class;
+  return r;
+}
+
+// Issue 14's request shapes: an exact request with tolerations (and capacity requests), and a
+// firstAvailable request ("H100, else A100, else any") whose subrequests carry their own.
+ResourceClaimTemplate NewFieldsTemplate(bool with_capacity) {
+  ResourceClaimTemplate t = SampleTemplate();
+  t.config.clear();
+  ExactDeviceRequest& gpu = t.requests[0];
+  gpu.tolerations = {
+      Toleration("gpu.nvidia.com/maintenance", "Exists", "", "NoExecute", 300),
+      Toleration("example.com/pool", "", "batch", "NoSchedule")};  // operator unset: Equal
+  if (with_capacity) gpu.capacity_requests = {{"memory", Q("10Gi")}, {"shares", Q("2")}};
+
+  ExactDeviceRequest fallback;
+  fallback.name = "fallback";
+  fallback.first_available = {
+      Subrequest("h100", "gpuprofile-h100", "ExactCount", 2),
+      Subrequest("a100", "gpuprofile-a100", "All", std::nullopt),
+      Subrequest("any", "gpuprofile-any", "", std::nullopt)};
+  fallback.first_available[0].selectors = {"device.attributes['gpu.nvidia.com'].type == 'gpu'"};
+  fallback.first_available[0].tolerations = {Toleration("", "Exists", "", "")};
+  if (with_capacity) fallback.first_available[0].capacity_requests = {{"memory", Q("40Gi")}};
+  t.requests.push_back(fallback);
+  return t;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact JSON per version
 
@@ -170,19 +220,19 @@ TEST(EncodeDeviceClassTest, V1On134WithServerFields) {
     "kind": "DeviceClass",
     "metadata": {
       "name": "gpuprofile-large-mem",
-      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
-      "resourceVersion": "4711",
-      "generation": 3,
-      "creationTimestamp": "2025-01-02T03:04:05Z",
       "labels": {"app.kubernetes.io/managed-by": "gpu-profile-operator",
                  "gpuprofile.io/profile": "large-mem"},
       "annotations": {"note": "x"},
+      "finalizers": ["example.com/keep"],
       "ownerReferences": [
         {"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile", "name": "large-mem",
          "uid": "6f0c1c7e-0000-4000-8000-000000000001", "controller": true,
          "blockOwnerDeletion": true}
       ],
-      "finalizers": ["example.com/keep"]
+      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
+      "resourceVersion": "4711",
+      "generation": 3,
+      "creationTimestamp": "2025-01-02T03:04:05Z"
     },
     "spec": {
       "selectors": [
@@ -295,17 +345,17 @@ TEST(EncodeResourceClaimTemplateTest, V1On134WithServerFields) {
     "metadata": {
       "name": "large-memory",
       "namespace": "ml-train",
-      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
-      "resourceVersion": "4711",
-      "generation": 3,
-      "creationTimestamp": "2025-01-02T03:04:05Z",
       "labels": {"app.kubernetes.io/managed-by": "gpu-profile-operator",
                  "gpuprofile.io/profile": "large-mem"},
       "ownerReferences": [
         {"apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile", "name": "large-mem",
          "uid": "6f0c1c7e-0000-4000-8000-000000000001", "controller": true,
          "blockOwnerDeletion": true}
-      ]
+      ],
+      "uid": "0b7d9a2e-0000-4000-8000-0000000000aa",
+      "resourceVersion": "4711",
+      "generation": 3,
+      "creationTimestamp": "2025-01-02T03:04:05Z"
     },
     "spec": {
       "spec": {
@@ -331,6 +381,76 @@ TEST(EncodeResourceClaimTemplateTest, EmptyTemplateKeepsRequiredSpec) {
   ExpectJson(EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false),
              R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
                  "metadata": {"name": "t"}, "spec": {"spec": {"devices": {}}}})");
+}
+
+TEST(EncodeResourceClaimTemplateTest, V1beta1On133TolerationsAndFirstAvailable) {
+  ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/false);
+  ExpectJson(EncodeResourceClaimTemplate(t, DraApiVersion::kV1beta1, Kube(33), false)["spec"], R"({
+    "metadata": {"labels": {"gpuprofile.io/profile": "large-mem"}},
+    "spec": {"devices": {"requests": [
+      {"name": "gpu", "deviceClassName": "gpuprofile-large-mem",
+       "allocationMode": "ExactCount", "count": 2,
+       "tolerations": [
+         {"key": "gpu.nvidia.com/maintenance", "operator": "Exists", "effect": "NoExecute",
+          "tolerationSeconds": 300},
+         {"key": "example.com/pool", "value": "batch", "effect": "NoSchedule"}]},
+      {"name": "fallback", "firstAvailable": [
+        {"name": "h100", "deviceClassName": "gpuprofile-h100",
+         "selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}],
+         "allocationMode": "ExactCount", "count": 2, "tolerations": [{"operator": "Exists"}]},
+        {"name": "a100", "deviceClassName": "gpuprofile-a100", "allocationMode": "All"},
+        {"name": "any", "deviceClassName": "gpuprofile-any"}]}
+    ]}}
+  })");
+}
+
+TEST(EncodeResourceClaimTemplateTest, V1On135CapacityUnderExactlyAndInSubrequests) {
+  ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/true);
+  t.requests[1].first_available.resize(1);
+  ExpectJson(EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(35), false)["spec"]["spec"],
+             R"({"devices": {"requests": [
+      {"name": "gpu", "exactly": {
+        "deviceClassName": "gpuprofile-large-mem", "allocationMode": "ExactCount", "count": 2,
+        "tolerations": [
+          {"key": "gpu.nvidia.com/maintenance", "operator": "Exists", "effect": "NoExecute",
+           "tolerationSeconds": 300},
+          {"key": "example.com/pool", "value": "batch", "effect": "NoSchedule"}],
+        "capacity": {"requests": {"memory": "10Gi", "shares": "2"}}}},
+      {"name": "fallback", "firstAvailable": [
+        {"name": "h100", "deviceClassName": "gpuprofile-h100",
+         "selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}],
+         "allocationMode": "ExactCount", "count": 2, "tolerations": [{"operator": "Exists"}],
+         "capacity": {"requests": {"memory": "40Gi"}}}]}
+    ]}})");
+}
+
+TEST(EncodeResourceClaimTemplateTest, FirstAvailableIsTheSameInEveryVersion) {
+  ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/true);
+  // Exact fields on a firstAvailable request and adminAccess on a subrequest have no place in
+  // the API: they are not written.
+  t.requests[1].device_class_name = "ignored";
+  t.requests[1].count = 5;
+  t.requests[1].first_available[1].admin_access = true;
+  const ordered_json v1 =
+      EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false)["spec"]["spec"]
+                                 ["devices"]["requests"][1];
+  EXPECT_EQ(v1.size(), 2u) << v1.dump();  // name, firstAvailable
+  EXPECT_FALSE(v1["firstAvailable"][1].contains("adminAccess"));
+  for (DraApiVersion v : {DraApiVersion::kV1beta1, DraApiVersion::kV1beta2}) {
+    EXPECT_EQ(EncodeResourceClaimTemplate(t, v, Kube(34), false)["spec"]["spec"]["devices"]
+                                         ["requests"][1]
+                                             .dump(),
+              v1.dump())
+        << ToString(v);
+  }
+}
+
+TEST(EncodeResourceClaimTemplateTest, QuantitiesAreCanonical) {
+  ResourceClaimTemplate t = SampleTemplate();
+  t.requests[0].capacity_requests = {{"memory", Q("1.5Gi")}, {"cores", Q("0.5")}};
+  const ordered_json exactly = EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(36), false)
+      ["spec"]["spec"]["devices"]["requests"][0]["exactly"];
+  EXPECT_EQ(exactly["capacity"].dump(), R"({"requests":{"cores":"500m","memory":"1536Mi"}})");
 }
 
 TEST(EncodeTest, RenderModeOmitsServerFieldsButKeepsFinalizers) {
@@ -397,6 +517,91 @@ TEST(RoundTripTest, EveryReleaseAndVersion) {
       EXPECT_TRUE(SameDesiredState(t, rct_back));
     }
   }
+}
+
+TEST(RoundTripTest, NewRequestFieldsEveryReleaseAndVersion) {
+  for (int minor = KubeVersion::kOldestMinor; minor <= KubeVersion::kNewestMinor; ++minor) {
+    for (DraApiVersion v : DraApiVersionsIn(Kube(minor))) {
+      SCOPED_TRACE(absl::StrCat("1.", minor, " ", ToString(v)));
+      const ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/true);
+      const ordered_json encoded = EncodeResourceClaimTemplate(t, v, Kube(minor), true);
+      ASSERT_OK_AND_ASSIGN(ResourceClaimTemplate back,
+                           DecodeResourceClaimTemplate(ToJson(encoded)));
+      EXPECT_EQ(EncodeResourceClaimTemplate(back, v, Kube(minor), true).dump(), encoded.dump());
+      EXPECT_TRUE(SameDesiredState(t, back));
+      EXPECT_TRUE(SameDesiredState(back, t));
+
+      ASSERT_EQ(back.requests.size(), 2u);
+      const ExactDeviceRequest& gpu = back.requests[0];
+      EXPECT_FALSE(gpu.has_unmodelled_fields);
+      EXPECT_TRUE(gpu.first_available.empty());
+      ASSERT_EQ(gpu.tolerations.size(), 2u);
+      EXPECT_EQ(gpu.tolerations[0].key, "gpu.nvidia.com/maintenance");
+      EXPECT_EQ(gpu.tolerations[0].op, "Exists");
+      EXPECT_EQ(gpu.tolerations[0].effect, "NoExecute");
+      EXPECT_EQ(gpu.tolerations[0].toleration_seconds, 300);
+      EXPECT_EQ(gpu.tolerations[1].op, "");  // unset stays unset
+      EXPECT_EQ(gpu.tolerations[1].value, "batch");
+      EXPECT_EQ(gpu.tolerations[1].toleration_seconds, std::nullopt);
+      ASSERT_EQ(gpu.capacity_requests.size(), 2u);
+      EXPECT_EQ(gpu.capacity_requests.at("memory").ToString(), "10Gi");
+      EXPECT_EQ(gpu.capacity_requests.at("shares").ToString(), "2");
+
+      const ExactDeviceRequest& fallback = back.requests[1];
+      EXPECT_FALSE(fallback.has_unmodelled_fields);
+      EXPECT_EQ(fallback.name, "fallback");
+      EXPECT_EQ(fallback.device_class_name, "");
+      ASSERT_EQ(fallback.first_available.size(), 3u);
+      EXPECT_EQ(fallback.first_available[0].name, "h100");
+      EXPECT_EQ(fallback.first_available[0].device_class_name, "gpuprofile-h100");
+      EXPECT_EQ(fallback.first_available[0].count, 2);
+      EXPECT_EQ(fallback.first_available[0].selectors.size(), 1u);
+      ASSERT_EQ(fallback.first_available[0].tolerations.size(), 1u);
+      EXPECT_EQ(fallback.first_available[0].tolerations[0].op, "Exists");
+      EXPECT_EQ(fallback.first_available[0].capacity_requests.at("memory"), Q("40Gi"));
+      EXPECT_EQ(fallback.first_available[1].allocation_mode, "All");
+      EXPECT_EQ(fallback.first_available[1].count, std::nullopt);
+      EXPECT_EQ(fallback.first_available[2].allocation_mode, "");
+      EXPECT_TRUE(fallback.first_available[2].tolerations.empty());
+      EXPECT_TRUE(fallback.first_available[2].capacity_requests.empty());
+    }
+  }
+}
+
+TEST(DecodeResourceClaimTemplateTest, ServerDefaultedNewFields) {
+  // What a server hands back for NewFieldsTemplate: operators and subrequest counts defaulted,
+  // quantities in another (equal) spelling, empty lists written out.
+  ASSERT_OK_AND_ASSIGN(ResourceClaimTemplate actual, DecodeResourceClaimTemplate(Parse(R"({
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "large-memory", "namespace": "ml-train", "resourceVersion": "5",
+                 "labels": {"app.kubernetes.io/managed-by": "gpu-profile-operator",
+                            "gpuprofile.io/profile": "large-mem"}},
+    "spec": {"metadata": {"labels": {"gpuprofile.io/profile": "large-mem"}},
+      "spec": {"devices": {"requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpuprofile-large-mem",
+          "allocationMode": "ExactCount", "count": 2, "tolerations": [
+            {"key": "gpu.nvidia.com/maintenance", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 300},
+            {"key": "example.com/pool", "operator": "Equal", "value": "batch",
+             "effect": "NoSchedule"}],
+          "capacity": {"requests": {"memory": "10240Mi", "shares": 2}}}},
+        {"name": "fallback", "firstAvailable": [
+          {"name": "h100", "deviceClassName": "gpuprofile-h100",
+           "selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}],
+           "allocationMode": "ExactCount", "count": 2,
+           "tolerations": [{"operator": "Exists"}],
+           "capacity": {"requests": {"memory": "40Gi"}}},
+          {"name": "a100", "deviceClassName": "gpuprofile-a100", "allocationMode": "All",
+           "tolerations": [], "capacity": {"requests": {}}},
+          {"name": "any", "deviceClassName": "gpuprofile-any", "allocationMode": "ExactCount",
+           "count": 1, "tolerations": null}]}
+      ]}}}
+  })")));
+  ResourceClaimTemplate desired = NewFieldsTemplate(/*with_capacity=*/true);
+  desired.metadata.owner_references.clear();
+  EXPECT_EQ(actual.requests[0].capacity_requests.at("shares").ToString(), "2");
+  EXPECT_EQ(actual.requests[0].tolerations[1].op, "Equal");
+  EXPECT_TRUE(SameDesiredState(desired, actual));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,19 +679,13 @@ TEST(DecodeResourceClaimTemplateTest, FlagsShapesTheModelDoesNotHold) {
     const char* version;
     const char* request;
   };
+  // derivedAttributes (1.37 alpha) is the one request field the model does not hold.
   const Case cases[] = {
-      {"v1 firstAvailable", "v1",
-       R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})"},
-      {"v1beta2 tolerations", "v1beta2",
+      {"v1 exactly derivedAttributes", "v1",
        R"({"name": "gpu", "exactly": {"deviceClassName": "c",
-           "tolerations": [{"key": "k", "operator": "Exists"}]}})"},
-      {"v1 capacity", "v1",
-       R"({"name": "gpu", "exactly": {"deviceClassName": "c",
-           "capacity": {"requests": {"memory": "10Gi"}}}})"},
-      {"v1beta1 inline firstAvailable (1.33+)", "v1beta1",
-       R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})"},
-      {"v1beta1 inline tolerations", "v1beta1",
-       R"({"name": "gpu", "deviceClassName": "c", "tolerations": [{"key": "k"}]})"},
+           "derivedAttributes": [{"name": "x"}]}})"},
+      {"v1beta1 flat derivedAttributes", "v1beta1",
+       R"({"name": "gpu", "deviceClassName": "c", "derivedAttributes": {"x": 1}})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -500,7 +699,19 @@ TEST(DecodeResourceClaimTemplateTest, FlagsShapesTheModelDoesNotHold) {
     ASSERT_EQ(t.requests.size(), 1u);
     EXPECT_TRUE(t.requests[0].has_unmodelled_fields);
     EXPECT_EQ(t.requests[0].name, "gpu");
+    EXPECT_EQ(t.requests[0].device_class_name, "c");
   }
+  // A subrequest's unmodelled field makes the request differ from any desired one.
+  ASSERT_OK_AND_ASSIGN(ResourceClaimTemplate t, DecodeResourceClaimTemplate(Parse(R"({
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "t", "namespace": "ns"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
+      {"name": "a", "deviceClassName": "c", "derivedAttributes": [{"name": "x"}]}]}]}}}
+  })")));
+  ResourceClaimTemplate desired = t;
+  desired.requests[0].first_available[0].has_unmodelled_fields = false;
+  EXPECT_TRUE(t.requests[0].first_available[0].has_unmodelled_fields);
+  EXPECT_FALSE(SameDesiredState(desired, t));
 }
 
 TEST(DecodeResourceClaimTemplateTest, ConstraintsAndUnknownFields) {
@@ -537,7 +748,12 @@ TEST(DecodeResourceClaimTemplateTest, ReferenceExamples) {
         "constraints": [{"requests": ["pair"], "matchAttribute": "gpu.nvidia.com/productName"}]}}}
   })")));
   ASSERT_EQ(v1.requests.size(), 2u);
-  EXPECT_TRUE(v1.requests[0].has_unmodelled_fields);
+  EXPECT_FALSE(v1.requests[0].has_unmodelled_fields);
+  ASSERT_EQ(v1.requests[0].first_available.size(), 2u);
+  EXPECT_EQ(v1.requests[0].first_available[0].name, "l40s");
+  EXPECT_EQ(v1.requests[0].first_available[0].selectors, std::vector<std::string>{"true"});
+  EXPECT_EQ(v1.requests[0].first_available[1].name, "any");
+  EXPECT_EQ(v1.requests[0].first_available[1].device_class_name, "gpuprofile-light-inference");
   EXPECT_FALSE(v1.requests[1].has_unmodelled_fields);
   EXPECT_EQ(v1.requests[1].device_class_name, "gpuprofile-large-mem");
   EXPECT_TRUE(v1.has_constraints);
@@ -851,6 +1067,93 @@ TEST(DecodeErrorsTest, ResourceClaimTemplateSpec) {
        want("spec.spec.devices.requests[0].count: must be an integer, got string")},
       {Requests(R"({"name": "gpu", "deviceClassName": ["c"]})", "v1beta1"),
        want("spec.spec.devices.requests[0].deviceClassName: must be a string, got list")},
+      {Requests(R"({"name": "gpu", "count": 2,
+                    "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})",
+                "v1beta1"),
+       want("spec.spec.devices.requests[0].count: must not be set with firstAvailable (each "
+            "subrequest has its own)")},
+      {Requests(R"({"name": "gpu", "tolerations": [{"operator": "Exists"}],
+                    "firstAvailable": [{"name": "a", "deviceClassName": "c"}]})",
+                "v1beta1"),
+       want("spec.spec.devices.requests[0].tolerations: must not be set with firstAvailable "
+            "(each subrequest has its own)")},
+      {Requests(R"({"name": "gpu", "tolerations": [1], "deviceClassName": "c"})", "v1beta1"),
+       want("spec.spec.devices.requests[0].tolerations[0]: must be an object, got integer")},
+      {Requests(R"({"name": "gpu", "deviceClassName": "c",
+                    "capacity": {"requests": {"memory": "lots"}}})",
+                "v1beta1"),
+       want("spec.spec.devices.requests[0].capacity.requests.memory: invalid quantity \"lots\": "
+            "quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")},
+      // Tolerations (v1).
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "tolerations": [{"key": 1}]}})"),
+       want("spec.spec.devices.requests[0].exactly.tolerations[0].key: must be a string, got "
+            "integer")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "tolerations": [{"key": "k"}, {"operator": "Matches"}]}})"),
+       want("spec.spec.devices.requests[0].exactly.tolerations[1].operator: must be \"Equal\" "
+            "or \"Exists\", got \"Matches\"")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "tolerations": [{"value": ["v"]}]}})"),
+       want("spec.spec.devices.requests[0].exactly.tolerations[0].value: must be a string, got "
+            "list")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "tolerations": [{"effect": {}}]}})"),
+       want("spec.spec.devices.requests[0].exactly.tolerations[0].effect: must be a string, got "
+            "object")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "tolerations": [{"effect": "NoExecute", "tolerationSeconds": "60"}]}})"),
+       want("spec.spec.devices.requests[0].exactly.tolerations[0].tolerationSeconds: must be an "
+            "integer, got string")},
+      // Capacity (v1).
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "capacity": {"requests": []}}})"),
+       want("spec.spec.devices.requests[0].exactly.capacity.requests: must be an object, got "
+            "list")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "capacity": {"requests": {"gpu.example.com/memory": true}}}})"),
+       want("spec.spec.devices.requests[0].exactly.capacity.requests[gpu.example.com/memory]: "
+            "must be a quantity string, got boolean")},
+      {Requests(R"({"name": "gpu", "exactly": {"deviceClassName": "c",
+                    "capacity": {"requests": {"memory": "1e"}}}})"),
+       want("spec.spec.devices.requests[0].exactly.capacity.requests.memory: invalid quantity "
+            "\"1e\": unable to parse quantity's suffix")},
+      // firstAvailable (v1; v1beta1 and v1beta2 share the code).
+      {Requests(R"({"name": "gpu", "firstAvailable": []})"),
+       want("spec.spec.devices.requests[0].firstAvailable: must not be empty")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [
+                    {"name": "a", "deviceClassName": "c"}, {"name": "b", "deviceClassName": "c"},
+                    {"name": "c", "deviceClassName": "c"}, {"name": "d", "deviceClassName": "c"},
+                    {"name": "e", "deviceClassName": "c"}, {"name": "f", "deviceClassName": "c"},
+                    {"name": "g", "deviceClassName": "c"}, {"name": "h", "deviceClassName": "c"},
+                    {"name": "i", "deviceClassName": "c"}]})"),
+       want("spec.spec.devices.requests[0].firstAvailable: must have at most 8 subrequests, "
+            "got 9")},
+      {Requests(R"({"name": "gpu", "firstAvailable": ["a"]})"),
+       want("spec.spec.devices.requests[0].firstAvailable[0]: must be an object, got string")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"deviceClassName": "c"}]})"),
+       want("spec.spec.devices.requests[0].firstAvailable[0].name: required")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c"},
+                                                       {"name": "b"}]})"),
+       want("spec.spec.devices.requests[0].firstAvailable[1].deviceClassName: required")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
+                                                        "count": 1.5}]})", "v1beta2"),
+       want("spec.spec.devices.requests[0].firstAvailable[0].count: must be an integer, got "
+            "number")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
+                                                        "allocationMode": "Any"}]})"),
+       want("spec.spec.devices.requests[0].firstAvailable[0].allocationMode: must be "
+            "\"ExactCount\" or \"All\", got \"Any\"")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
+                    "tolerations": [{"operator": "exists"}]}]})", "v1beta1"),
+       want("spec.spec.devices.requests[0].firstAvailable[0].tolerations[0].operator: must be "
+            "\"Equal\" or \"Exists\", got \"exists\"")},
+      {Requests(R"({"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": "c",
+                    "capacity": {"requests": {"memory": "10Qi"}}}]})"),
+       want("spec.spec.devices.requests[0].firstAvailable[0].capacity.requests.memory: invalid "
+            "quantity \"10Qi\": quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")},
   };
   for (const auto& [input, expected] : cases_text) {
     SCOPED_TRACE(input);
@@ -1035,6 +1338,97 @@ TEST(SameDesiredStateTest, ResourceClaimTemplateTable) {
   }
 }
 
+TEST(SameDesiredStateTest, NewRequestFieldsTable) {
+  using T = ResourceClaimTemplate;
+  struct Case {
+    const char* name;
+    void (*desired)(T&);
+    void (*actual)(T&);
+    bool same;
+  };
+  auto none = [](T&) {};
+  const Case cases[] = {
+      {"identical", none, none, true},
+      // Tolerations.
+      {"operator unset vs Equal (server default)", none,
+       [](T& a) { a.requests[0].tolerations[1].op = "Equal"; }, true},
+      {"operator Equal vs unset", [](T& d) { d.requests[0].tolerations[1].op = "Equal"; }, none,
+       true},
+      {"operator Exists vs Equal", none, [](T& a) { a.requests[0].tolerations[0].op = "Equal"; },
+       false},
+      {"toleration key differs", none,
+       [](T& a) { a.requests[0].tolerations[0].key = "other"; }, false},
+      {"toleration value differs", none,
+       [](T& a) { a.requests[0].tolerations[1].value = "other"; }, false},
+      {"toleration effect differs", none,
+       [](T& a) { a.requests[0].tolerations[1].effect = "NoExecute"; }, false},
+      {"tolerationSeconds differs", none,
+       [](T& a) { a.requests[0].tolerations[0].toleration_seconds = 301; }, false},
+      {"tolerationSeconds unset vs 0", none,
+       [](T& a) { a.requests[0].tolerations[1].toleration_seconds = 0; }, false},
+      {"toleration missing", none, [](T& a) { a.requests[0].tolerations.pop_back(); }, false},
+      {"tolerations reordered", none,
+       [](T& a) { std::swap(a.requests[0].tolerations[0], a.requests[0].tolerations[1]); }, false},
+      {"subrequest toleration differs", none,
+       [](T& a) { a.requests[1].first_available[0].tolerations[0].effect = "NoSchedule"; },
+       false},
+      // Capacity.
+      {"capacity same amount, other spelling", none,
+       [](T& a) { a.requests[0].capacity_requests["memory"] = Q("10240Mi"); }, true},
+      {"capacity amount differs", none,
+       [](T& a) { a.requests[0].capacity_requests["memory"] = Q("20Gi"); }, false},
+      {"capacity extra name", none,
+       [](T& a) { a.requests[0].capacity_requests["cores"] = Q("1"); }, false},
+      {"capacity dropped", none, [](T& a) { a.requests[0].capacity_requests.clear(); }, false},
+      {"subrequest capacity differs", none,
+       [](T& a) { a.requests[1].first_available[0].capacity_requests["memory"] = Q("80Gi"); },
+       false},
+      // firstAvailable.
+      {"subrequest count defaulted", none,
+       [](T& a) {
+         a.requests[1].first_available[2].allocation_mode = "ExactCount";
+         a.requests[1].first_available[2].count = 1;
+       },
+       true},
+      {"subrequest count differs", none,
+       [](T& a) { a.requests[1].first_available[0].count = 1; }, false},
+      {"subrequest mode differs", none,
+       [](T& a) { a.requests[1].first_available[1].allocation_mode = ""; }, false},
+      {"subrequest name differs", none,
+       [](T& a) { a.requests[1].first_available[1].name = "a100-80gb"; }, false},
+      {"subrequest class differs", none,
+       [](T& a) { a.requests[1].first_available[1].device_class_name = "other"; }, false},
+      {"subrequest selectors differ", none,
+       [](T& a) { a.requests[1].first_available[0].selectors.clear(); }, false},
+      {"fewer subrequests", none, [](T& a) { a.requests[1].first_available.pop_back(); }, false},
+      {"more subrequests", none,
+       [](T& a) { a.requests[1].first_available.push_back(a.requests[1].first_available[2]); },
+       false},
+      {"subrequests reordered", none,
+       [](T& a) {
+         std::swap(a.requests[1].first_available[0], a.requests[1].first_available[1]);
+       },
+       false},
+      {"firstAvailable vs exact", none,
+       [](T& a) {
+         a.requests[1] = a.requests[1].first_available[0];
+         a.requests[1].name = "fallback";
+       },
+       false},
+      {"exact fields beside firstAvailable are not compared",
+       [](T& d) { d.requests[1].device_class_name = "unused"; }, none, true},
+      {"unmodelled field in a subrequest", none,
+       [](T& a) { a.requests[1].first_available[1].has_unmodelled_fields = true; }, false},
+  };
+  for (const Case& c : cases) {
+    T desired = NewFieldsTemplate(/*with_capacity=*/true);
+    T actual = NewFieldsTemplate(/*with_capacity=*/true);
+    c.desired(desired);
+    c.actual(actual);
+    EXPECT_EQ(SameDesiredState(desired, actual), c.same) << c.name;
+  }
+}
+
 TEST(SameDesiredStateTest, DeviceClassTable) {
   struct Case {
     const char* name;
@@ -1178,6 +1572,141 @@ TEST_F(SchemaTest, WrongShapeForTheVersionFails) {
   std::string log;
   EXPECT_EQ(Validate("1.34", Write("wrong-shape.json", {wrong}), &log), 1) << log;
   EXPECT_THAT(log, HasSubstr("spec.spec.devices.requests[0]"));
+}
+
+// Issue 14's request shapes validate on every release that has them, in every version it serves:
+// tolerations and firstAvailable from 1.33, capacity from 1.34; 1.35+ v1 against the v3 document.
+TEST_F(SchemaTest, NewRequestShapesValidateWhereTheReleaseHasThem) {
+  for (int minor = 33; minor <= KubeVersion::kNewestMinor; ++minor) {
+    const KubeVersion kube = Kube(minor);
+    const ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/minor >= 34);
+    std::vector<ordered_json> objects;
+    for (DraApiVersion v : kAllVersions) {
+      if (!CheckServedVersion(kube, v).ok()) continue;
+      for (bool server_fields : {false, true}) {
+        objects.push_back(EncodeResourceClaimTemplate(t, v, kube, server_fields));
+      }
+    }
+    const std::string file = Write(absl::StrCat("new-shapes-1.", minor, ".json"), objects);
+    std::string log;
+    EXPECT_EQ(Validate(kube.ToString(), file, &log), 0) << "1." << minor << ":\n" << log;
+    EXPECT_THAT(log, HasSubstr(absl::StrCat("validated ", objects.size(), " objects, skipped 0")));
+  }
+}
+
+// Which schema a release uses: resource.k8s.io/v1 on 1.35+ needs the OpenAPI v3 document and
+// nothing else; v1beta2 on 1.35+ and v1 on 1.34 keep the standalone files.
+TEST_F(SchemaTest, V1From135UsesTheOpenApiV3Document) {
+  namespace fs = std::filesystem;
+  const fs::path source = fs::path(::gpuprofile::testing::SourceDir()) / "test/testdata/schemas";
+  const fs::path only_v3 = fs::path(Dir()) / absl::StrCat("gpo-only-v3-", getpid());
+  const fs::path only_134 = fs::path(Dir()) / absl::StrCat("gpo-only-134-", getpid());
+  fs::create_directories(only_v3);
+  fs::create_directories(only_134);
+  fs::copy_file(source / "k8s-1.35-resource.k8s.io-v1-openapi-v3.json",
+                only_v3 / "k8s-1.35-resource.k8s.io-v1-openapi-v3.json",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(source / "resourceclaimtemplate-resource-v1.k8s-1.34.standalone-strict.json",
+                only_134 / "resourceclaimtemplate-resource-v1.k8s-1.34.standalone-strict.json",
+                fs::copy_options::overwrite_existing);
+  const ResourceClaimTemplate t = NewFieldsTemplate(/*with_capacity=*/true);
+  std::string log;
+  for (int minor = 35; minor <= KubeVersion::kNewestMinor; ++minor) {
+    const std::string file =
+        Write(absl::StrCat("v3-", minor, ".json"),
+              {EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(minor), true)});
+    EXPECT_EQ(Validate(Kube(minor).ToString(), file, &log,
+                       "--schema-dir '" + only_v3.string() + "'"),
+              0)
+        << log;
+    EXPECT_EQ(Validate(Kube(minor).ToString(), file, &log,
+                       "--schema-dir '" + only_134.string() + "'"),
+              2)
+        << log;
+    EXPECT_THAT(log, HasSubstr("k8s-1.35-resource.k8s.io-v1-openapi-v3.json not found"));
+  }
+  const std::string v1_134 = Write(
+      "v1-1.34.json", {EncodeResourceClaimTemplate(t, DraApiVersion::kV1, Kube(34), false)});
+  EXPECT_EQ(Validate("1.34", v1_134, &log, "--schema-dir '" + only_134.string() + "'"), 0) << log;
+  EXPECT_EQ(Validate("1.34", v1_134, &log, "--schema-dir '" + only_v3.string() + "'"), 2) << log;
+  const std::string v1beta2_135 = Write(
+      "v1beta2-1.35.json",
+      {EncodeResourceClaimTemplate(t, DraApiVersion::kV1beta2, Kube(35), false)});
+  EXPECT_EQ(Validate("1.35", v1beta2_135, &log, "--schema-dir '" + only_v3.string() + "'"), 2)
+      << log;
+  EXPECT_THAT(log, HasSubstr("resourceclaimtemplate-resource-v1beta2.k8s-1.34"));
+}
+
+// Shapes a release's schema does not have, or that no release has, are rejected.
+TEST_F(SchemaTest, WrongNewRequestShapesAreRejected) {
+  struct Case {
+    const char* name;
+    int minor;
+    DraApiVersion version;
+    void (*mutate)(ordered_json& requests);
+    const char* want;
+  };
+  const Case cases[] = {
+      {"tolerations before 1.33", 32, DraApiVersion::kV1beta1,
+       [](ordered_json& r) { r[0]["tolerations"] = ParseOrdered(R"([{"operator": "Exists"}])"); },
+       "'tolerations' was unexpected"},
+      {"firstAvailable before 1.33", 32, DraApiVersion::kV1beta1,
+       [](ordered_json& r) {
+         r[0].erase("deviceClassName");
+         r[0]["firstAvailable"] = ParseOrdered(R"([{"name": "a", "deviceClassName": "c"}])");
+       },
+       "'firstAvailable' was unexpected"},
+      {"capacity before 1.34 (v1beta1)", 33, DraApiVersion::kV1beta1,
+       [](ordered_json& r) { r[0]["capacity"] = ParseOrdered(R"({"requests": {"m": "1"}})"); },
+       "'capacity' was unexpected"},
+      {"capacity in a subrequest before 1.34 (v1beta2)", 33, DraApiVersion::kV1beta2,
+       [](ordered_json& r) {
+         r[1]["firstAvailable"][0]["capacity"] = ParseOrdered(R"({"requests": {"m": "1"}})");
+       },
+       "'capacity' was unexpected"},
+      {"exactly inside a subrequest", 35, DraApiVersion::kV1,
+       [](ordered_json& r) {
+         r[1]["firstAvailable"][0] =
+             ParseOrdered(R"({"name": "a", "exactly": {"deviceClassName": "c"}})");
+       },
+       "'exactly' was unexpected"},
+      {"subrequest without a class", 35, DraApiVersion::kV1,
+       [](ordered_json& r) { r[1]["firstAvailable"][0].erase("deviceClassName"); },
+       "'deviceClassName' is a required property"},
+      {"adminAccess in a subrequest", 35, DraApiVersion::kV1,
+       [](ordered_json& r) { r[1]["firstAvailable"][1]["adminAccess"] = true; },
+       "'adminAccess' was unexpected"},
+      {"deviceClassName beside firstAvailable", 36, DraApiVersion::kV1,
+       [](ordered_json& r) { r[1]["deviceClassName"] = "c"; },
+       "'deviceClassName' was unexpected"},
+      {"misspelt toleration field", 36, DraApiVersion::kV1,
+       [](ordered_json& r) { r[0]["exactly"]["tolerations"][0]["tolerationsSeconds"] = 1; },
+       "'tolerationsSeconds' was unexpected"},
+      {"tolerationSeconds as a string", 37, DraApiVersion::kV1,
+       [](ordered_json& r) { r[0]["exactly"]["tolerations"][0]["tolerationSeconds"] = "300"; },
+       "'300' is not of type 'integer'"},
+      {"capacity request as a boolean", 37, DraApiVersion::kV1,
+       [](ordered_json& r) { r[0]["exactly"]["capacity"]["requests"]["memory"] = true; },
+       "True is not of type"},
+      {"capacity without requests wrapper", 35, DraApiVersion::kV1,
+       [](ordered_json& r) { r[0]["exactly"]["capacity"] = ParseOrdered(R"({"memory": "1"})"); },
+       "'memory' was unexpected"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    // The release's own valid shape (checked), then one change.
+    const ResourceClaimTemplate base = c.minor >= 33
+                                           ? NewFieldsTemplate(/*with_capacity=*/c.minor >= 34)
+                                           : SampleTemplate();
+    ordered_json rct = EncodeResourceClaimTemplate(base, c.version, Kube(c.minor), false);
+    std::string log;
+    ASSERT_EQ(Validate(Kube(c.minor).ToString(), Write("base-shape.json", {rct}), &log), 0) << log;
+    c.mutate(rct["spec"]["spec"]["devices"]["requests"]);
+    EXPECT_EQ(Validate(Kube(c.minor).ToString(), Write("wrong-new-shape.json", {rct}), &log), 1)
+        << log;
+    EXPECT_THAT(log, HasSubstr("spec.spec.devices.requests["));
+    EXPECT_THAT(log, HasSubstr(c.want));
+  }
 }
 
 TEST_F(SchemaTest, MissingSchemaExitsTwo) {

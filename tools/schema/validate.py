@@ -7,9 +7,16 @@ Kubernetes schemas of one release (test/testdata/schemas, see its README).
 Inputs: multi-document YAML, JSON, and `List` / `<Kind>List` objects (items are validated one by
 one); directories are walked for .yaml, .yml and .json files. YAML is read like Kubernetes reads
 it: timestamps stay strings. Objects of the resource.k8s.io group are validated with
-`<kind>-resource-<version>.k8s-<release>.standalone-strict.json`; Kubernetes 1.35 and later use the
-1.34 schemas. Objects of other groups, and resource.k8s.io kinds without a schema here
-(ResourceClaim, ...), are skipped and counted.
+`<kind>-resource-<version>.k8s-<release>.standalone-strict.json` for 1.32-1.34. For Kubernetes 1.35
+and later, resource.k8s.io/v1 objects are validated against the official 1.35 OpenAPI v3 document
+of that group version (`k8s-1.35-resource.k8s.io-v1-openapi-v3.json`: its `$ref`s resolved,
+read strictly: every object schema with properties rejects unknown fields, and a null member
+counts as absent, as Go's JSON decoding treats it); v1beta1 and v1beta2 objects keep the 1.34
+schemas (1.35-1.37 changed neither). core/v1 ResourceQuota objects are validated, for every
+release, against a small hand-written schema (RESOURCE_QUOTA_SCHEMA below: spec.hard a map of
+quantities, spec.scopes, spec.scopeSelector; metadata only checked to be an object). Objects of
+other groups, and resource.k8s.io kinds without a schema here (ResourceClaim, ...), are skipped
+and counted.
 
 Custom resources whose CustomResourceDefinition is in `--crd-dir` (default: the repository's
 `crds/`) are validated against the CRD's openAPIV3Schema, read strictly: unknown fields are errors
@@ -42,6 +49,39 @@ KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceSlice")
 INTRODUCED = {"v1beta1": 32, "v1beta2": 33, "v1": 34}
 OLDEST_MINOR = 32
 NEWEST_SCHEMA_MINOR = 34
+# From this release on, resource.k8s.io/v1 objects use the OpenAPI v3 document below.
+V3_MINOR = 35
+V3_DOCUMENT = "k8s-1.35-resource.k8s.io-v1-openapi-v3.json"
+QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+                    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+# Hand-written, not extracted: the part of core/v1 ResourceQuota the operator writes, strictly
+# (unknown fields in the object and its spec are errors). Quantities as the API server parses
+# them: a string in Kubernetes' quantity grammar, or a JSON number.
+RESOURCE_QUOTA_SCHEMA = {
+    "type": "object",
+    "required": ["apiVersion", "kind"],
+    "additionalProperties": False,
+    "properties": {
+        "apiVersion": {"const": "v1"},
+        "kind": {"const": "ResourceQuota"},
+        "metadata": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "hard": {
+                    "type": "object",
+                    # `pattern` only applies to strings.
+                    "additionalProperties": {"type": ["string", "number"],
+                                             "pattern": QUANTITY_PATTERN},
+                },
+                "scopes": {"type": "array", "items": {"type": "string"}},
+                "scopeSelector": {"type": "object"},
+            },
+        },
+        "status": {"type": "object"},
+    },
+}
 DEFAULT_SCHEMA_DIR = os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "testdata",
                  "schemas"))
@@ -92,6 +132,39 @@ def load_crds(crd_dir):
 
 class SchemaMissing(Exception):
     pass
+
+
+def strict_openapi_schema(node):
+    """An OpenAPI v3 schema object as a draft-7 JSON schema that rejects unknown fields: object
+    schemas with `properties` and no `additionalProperties` get `additionalProperties: false`.
+    Walks the schema structure (properties, items, additionalProperties, allOf/anyOf/oneOf), so a
+    property that happens to be called "default" or "format" is kept."""
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key.startswith("x-kubernetes-") or key in ("default", "format", "description"):
+            continue
+        if key == "properties":
+            out[key] = {name: strict_openapi_schema(prop) for name, prop in value.items()}
+        elif key in ("items", "additionalProperties", "not"):
+            out[key] = strict_openapi_schema(value)
+        elif key in ("allOf", "anyOf", "oneOf"):
+            out[key] = [strict_openapi_schema(v) for v in value]
+        else:
+            out[key] = value
+    if "properties" in node and "additionalProperties" not in node:
+        out["additionalProperties"] = False
+    return out
+
+
+def drop_nulls(value):
+    """The value with null object members removed (Go's JSON decoding treats them as absent)."""
+    if isinstance(value, dict):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value]
+    return value
 
 
 class KubeYamlLoader(yaml.SafeLoader):
@@ -183,6 +256,33 @@ class Validator:
         self.minor = minor
         self.schema_minor = min(minor, NEWEST_SCHEMA_MINOR)
         self.cache = {}
+        self.resource_quota = jsonschema.Draft7Validator(RESOURCE_QUOTA_SCHEMA)
+
+    def v3_schema(self, kind, version):
+        """The validator for `kind` of resource.k8s.io/`version` from the OpenAPI v3 document."""
+        key = (V3_DOCUMENT, kind)
+        if key not in self.cache:
+            path = os.path.join(self.schema_dir, V3_DOCUMENT)
+            if not os.path.isfile(path):
+                raise SchemaMissing("schema %s not found in %s" % (V3_DOCUMENT, self.schema_dir))
+            with open(path, encoding="utf-8") as f:
+                document = json.load(f)
+            schemas = document.get("components", {}).get("schemas", {})
+            name = "io.k8s.api.resource.%s.%s" % (version, kind)
+            if name not in schemas:
+                raise SchemaMissing("%s has no schema %s" % (V3_DOCUMENT, name))
+            root = {
+                "allOf": [
+                    {"$ref": "#/components/schemas/" + name},
+                    {"properties": {"apiVersion": {"const": "%s/%s" % (GROUP, version)},
+                                    "kind": {"const": kind}},
+                     "required": ["apiVersion", "kind"]},
+                ],
+                "components": {"schemas": {n: strict_openapi_schema(v)
+                                           for n, v in schemas.items()}},
+            }
+            self.cache[key] = jsonschema.Draft7Validator(root)
+        return self.cache[key]
 
     def schema(self, kind, version):
         name = "%s-resource-%s.k8s-1.%d.standalone-strict.json" % (kind.lower(), version,
@@ -202,6 +302,8 @@ class Validator:
         """Returns None when skipped, else a list of (path, message) problems."""
         api_version = obj.get("apiVersion")
         kind = obj.get("kind")
+        if api_version == "v1" and kind == "ResourceQuota":
+            return problems(self.resource_quota, drop_nulls(obj))
         if isinstance(api_version, str) and "/" in api_version:
             crd = self.crds.get((*api_version.split("/", 1), kind))
             if crd is not None:
@@ -216,17 +318,29 @@ class Validator:
         if introduced is not None and self.minor < introduced:
             return [("apiVersion", "%s does not exist in Kubernetes 1.%d (introduced in 1.%d)"
                      % (api_version, self.minor, introduced))]
-        validator = self.schema(kind, version)
-        errors = sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
-        return [(json_path(e.absolute_path), e.message) for e in errors]
+        if version == "v1" and self.minor >= V3_MINOR:
+            return problems(self.v3_schema(kind, version), drop_nulls(obj))
+        return problems(self.schema(kind, version), obj)
+
+
+def problems(validator, obj):
+    """(path, message) for every error, deepest first within a failed anyOf/oneOf/allOf."""
+    out = []
+    for error in sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path))):
+        # allOf/$ref branches report their own errors directly; anyOf/oneOf hide them in context.
+        if error.context:
+            error = jsonschema.exceptions.best_match(error.context) or error
+        out.append((json_path(error.absolute_path), error.message))
+    return out
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kube-version", required=True, type=parse_kube_version,
-                        help="Kubernetes release the objects are for (1.32 ... ; 1.35+ use 1.34)")
+                        help="Kubernetes release the objects are for (1.32 ...; on 1.35+ v1 objects use "
+                             "the 1.35 OpenAPI v3 document, v1beta1/v1beta2 the 1.34 schemas)")
     parser.add_argument("--schema-dir", default=DEFAULT_SCHEMA_DIR,
-                        help="directory with the *.standalone-strict.json schemas")
+                        help="directory with the *.standalone-strict.json schemas and the v3 document")
     parser.add_argument("--crd-dir", default=DEFAULT_CRD_DIR,
                         help="directory with CustomResourceDefinitions for custom resources")
     parser.add_argument("files", nargs="+", metavar="FILE")
