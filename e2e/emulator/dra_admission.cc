@@ -9,6 +9,7 @@
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "controller/core/names.h"
+#include "controller/core/quantity.h"
 #include "e2e/emulator/object_store.h"
 
 namespace gpuprofile::e2e {
@@ -59,7 +60,15 @@ nlohmann::json* ClaimSpecOf(const ResourceType& type, nlohmann::json& object) {
   return type.resource == "resourceclaimtemplates" ? Field(*spec, "spec") : spec;
 }
 
-void DefaultExact(nlohmann::json& request, const FeatureGates& gates, bool drop_admin) {
+// Which gated request fields the write loses: a gate's fields go unless the gate is on or the
+// stored object already uses them (dropDisabledFields of the claim and template strategies).
+struct RequestDrops {
+  bool admin_access = false;
+  bool tolerations = false;
+  bool capacity = false;
+};
+
+void DefaultExact(nlohmann::json& request, const RequestDrops& drops) {
   if (!request.is_object()) return;
   const nlohmann::json* mode = Field(request, "allocationMode");
   if (!mode || (mode->is_string() && mode->get<std::string>().empty())) {
@@ -69,9 +78,20 @@ void DefaultExact(nlohmann::json& request, const FeatureGates& gates, bool drop_
     const nlohmann::json* count = Field(request, "count");
     if (!count || (count->is_number() && count->get<double>() == 0)) request["count"] = 1;
   }
-  if (drop_admin) request.erase("adminAccess");
-  if (!gates.Enabled(kDRADeviceTaints)) request.erase("tolerations");
-  if (!gates.Enabled(kDRAConsumableCapacity)) request.erase("capacity");
+  if (drops.admin_access) request.erase("adminAccess");
+  if (drops.tolerations) request.erase("tolerations");
+  if (drops.capacity) request.erase("capacity");
+  // The generated defaulter of every served version: a toleration's operator is Equal.
+  if (nlohmann::json* tolerations = Field(request, "tolerations");
+      tolerations && tolerations->is_array()) {
+    for (nlohmann::json& t : *tolerations) {
+      if (!t.is_object()) continue;
+      const nlohmann::json* op = Field(t, "operator");
+      if (!op || op->is_null() || (op->is_string() && op->get<std::string>().empty())) {
+        t["operator"] = "Equal";
+      }
+    }
+  }
 }
 
 bool UsesField(const nlohmann::json* old, const std::string& needle) {
@@ -312,6 +332,50 @@ struct Validator {
       causes.push_back(FieldInvalid(path + ".count", *count,
                                     "must not be specified when allocationMode is 'All'"));
     }
+    const nlohmann::json* tolerations = Field(r, "tolerations");
+    if (tolerations && tolerations->is_array()) {
+      for (size_t i = 0; i < tolerations->size(); ++i) {
+        Toleration((*tolerations)[i], absl::StrCat(path, ".tolerations[", i, "]"));
+      }
+    }
+  }
+
+  // validateDeviceToleration. No limit on the number of tolerations is enforced (the types
+  // document 16; neither the handwritten nor the declarative validation checks it), and
+  // tolerationSeconds is not validated. Operator "" does not occur: defaulting set it to Equal.
+  void Toleration(const nlohmann::json& t, const std::string& path) {
+    auto text = [&](const char* key) {
+      const nlohmann::json* f = Field(t, key);
+      return f && f->is_string() ? f->get<std::string>() : std::string();
+    };
+    const std::string key = text("key");
+    if (!key.empty()) {
+      for (const std::string& e : QualifiedNameErrors(key)) {
+        causes.push_back(FieldInvalid(path + ".key", key, e));
+      }
+    }
+    const std::string op = text("operator");
+    const std::string value = text("value");
+    if (op == "Exists") {
+      if (!value.empty()) {
+        causes.push_back(
+            FieldInvalid(path + ".value", value, "must be empty for operator `Exists`"));
+      }
+    } else if (op == "Equal") {
+      for (const std::string& e : LabelValueErrors(value)) {
+        causes.push_back(FieldInvalid(path + ".value", value, e));
+      }
+    } else if (op.empty()) {
+      causes.push_back(FieldRequired(path + ".operator"));
+    } else {
+      causes.push_back(FieldNotSupported(path + ".operator", op, {"Equal", "Exists"}));
+    }
+    const std::string effect = text("effect");
+    std::vector<std::string> effects = {"NoExecute", "NoSchedule"};
+    if (kube.minor >= 35) effects.push_back("None");  // as for taints
+    if (!effect.empty() && std::find(effects.begin(), effects.end(), effect) == effects.end()) {
+      causes.push_back(FieldNotSupported(path + ".effect", effect, effects));
+    }
   }
 
   void ClaimSpec(const nlohmann::json* spec, const std::string& path,
@@ -348,6 +412,8 @@ struct Validator {
           }
           const nlohmann::json* exactly = Field(r, "exactly");
           const nlohmann::json* first = Field(r, "firstAvailable");
+          // An empty list is no list (len(request.FirstAvailable) > 0).
+          if (first && (!first->is_array() || first->empty())) first = nullptr;
           bool flat = kube.minor == 32;
           if (exactly && first) {
             causes.push_back(FieldInvalid(rpath, "<value omitted>",
@@ -356,19 +422,34 @@ struct Validator {
           } else if (exactly) {
             ExactRequest(*exactly, flat ? rpath : rpath + ".exactly",
                          old_r ? Field(*old_r, "exactly") : nullptr);
-          } else if (first && first->is_array()) {
+          } else if (first) {
             if (first->size() > kMaxSubRequests) {
               causes.push_back(
                   FieldTooMany(rpath + ".firstAvailable", first->size(), kMaxSubRequests));
             }
-            for (size_t j = 0; j < first->size() && j < kMaxSubRequests; ++j) {
+            std::set<std::string> sub_names;
+            for (size_t j = 0; j < first->size() && first->size() <= kMaxSubRequests; ++j) {
               std::string spath = absl::StrCat(rpath, ".firstAvailable[", j, "]");
               const nlohmann::json* sub_name = Field((*first)[j], "name");
-              if (!sub_name || !sub_name->is_string() ||
-                  !IsDnsLabel(sub_name->get<std::string>()).ok()) {
+              if (!sub_name || !sub_name->is_string() || sub_name->get<std::string>().empty()) {
                 causes.push_back(FieldRequired(spath + ".name"));
+              } else if (std::vector<std::string> errors =
+                             DnsLabelErrors(sub_name->get<std::string>());
+                         !errors.empty()) {
+                for (const std::string& e : errors) {
+                  causes.push_back(FieldInvalid(spath + ".name", *sub_name, e));
+                }
               }
               ExactRequest((*first)[j], spath, nullptr);
+            }
+            // validateSet: duplicates after the items.
+            for (size_t j = 0; j < first->size() && first->size() <= kMaxSubRequests; ++j) {
+              const nlohmann::json* sub_name = Field((*first)[j], "name");
+              if (!sub_name || !sub_name->is_string()) continue;
+              if (!sub_names.insert(sub_name->get<std::string>()).second) {
+                causes.push_back(FieldDuplicate(
+                    absl::StrCat(rpath, ".firstAvailable[", j, "].name"), *sub_name));
+              }
             }
           } else {
             causes.push_back(FieldRequired(
@@ -702,6 +783,84 @@ struct Validator {
 
 }  // namespace
 
+std::vector<std::string> UnknownDraFields(const ResourceType& type, const KubeVersion& kube,
+                                          const nlohmann::json& wire) {
+  std::vector<std::string> out;
+  if (type.resource == "deviceclasses") {
+    const nlohmann::json* spec = Field(wire, "spec");
+    if (kube.minor < 34 && spec && Field(*spec, "extendedResourceName")) {
+      out.push_back("spec.extendedResourceName");
+    }
+    return out;
+  }
+  if (type.resource != "resourceclaimtemplates" && type.resource != "resourceclaims") return out;
+  const nlohmann::json* spec = ClaimSpecOf(type, wire);
+  const nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+  if (!requests || !requests->is_array()) return out;
+  const std::string prefix = type.resource == "resourceclaimtemplates"
+                                 ? "spec.spec.devices.requests"
+                                 : "spec.devices.requests";
+  // A request's own fields (v1beta1: flat; v1beta2/v1: under `exactly`), or a subrequest's.
+  auto request_fields = [&](const nlohmann::json& r, const std::string& path) {
+    if (kube.minor < 33 && Field(r, "tolerations")) out.push_back(path + ".tolerations");
+    if (kube.minor < 34 && Field(r, "capacity")) out.push_back(path + ".capacity");
+  };
+  for (size_t i = 0; i < requests->size(); ++i) {
+    const nlohmann::json& r = (*requests)[i];
+    const std::string path = absl::StrCat(prefix, "[", i, "]");
+    const nlohmann::json* first = Field(r, "firstAvailable");
+    if (kube.minor < 33 && first) out.push_back(path + ".firstAvailable");
+    request_fields(r, path);
+    if (const nlohmann::json* exactly = Field(r, "exactly")) {
+      request_fields(*exactly, path + ".exactly");
+    }
+    if (kube.minor >= 33 && first && first->is_array()) {
+      for (size_t j = 0; j < first->size(); ++j) {
+        request_fields((*first)[j], absl::StrCat(path, ".firstAvailable[", j, "]"));
+      }
+    }
+  }
+  return out;
+}
+
+absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersion& kube,
+                                       nlohmann::json& object) {
+  if (kube.minor < 34) return absl::OkStatus();  // no capacity field before 1.34
+  if (type.resource != "resourceclaimtemplates" && type.resource != "resourceclaims") {
+    return absl::OkStatus();
+  }
+  nlohmann::json* spec = ClaimSpecOf(type, object);
+  nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
+  nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+  if (!requests || !requests->is_array()) return absl::OkStatus();
+  auto canonicalize = [](nlohmann::json& request) -> absl::Status {
+    nlohmann::json* capacity = Field(request, "capacity");
+    nlohmann::json* amounts = capacity ? Field(*capacity, "requests") : nullptr;
+    if (!amounts || !amounts->is_object()) return absl::OkStatus();
+    for (auto& [name, value] : amounts->items()) {
+      std::string text = value.is_string()   ? value.get<std::string>()
+                         : value.is_number() ? value.dump()
+                                             : "";
+      absl::StatusOr<Quantity> q = Quantity::Parse(text);
+      if (!q.ok()) return q.status();
+      value = q->ToString();
+    }
+    return absl::OkStatus();
+  };
+  for (nlohmann::json& r : *requests) {
+    if (nlohmann::json* exactly = Field(r, "exactly")) {
+      if (absl::Status s = canonicalize(*exactly); !s.ok()) return s;
+    }
+    if (nlohmann::json* first = Field(r, "firstAvailable"); first && first->is_array()) {
+      for (nlohmann::json& sub : *first) {
+        if (absl::Status s = canonicalize(sub); !s.ok()) return s;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,
                 const nlohmann::json* old) {
   if (type.resource == "deviceclasses") {
@@ -716,16 +875,19 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
     nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
     nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
     if (!requests || !requests->is_array()) return;
-    bool drop_admin = !gates.Enabled(kDRAAdminAccess) && !UsesField(old, "adminAccess");
+    RequestDrops drops;
+    drops.admin_access = !gates.Enabled(kDRAAdminAccess) && !UsesField(old, "adminAccess");
+    drops.tolerations = !gates.Enabled(kDRADeviceTaints) && !UsesField(old, "tolerations");
+    drops.capacity = !gates.Enabled(kDRAConsumableCapacity) && !UsesField(old, "capacity");
+    RequestDrops sub_drops = drops;
+    sub_drops.admin_access = true;  // not a field of a subrequest
     bool drop_first = !gates.Enabled(kDRAPrioritizedList) && !UsesField(old, "firstAvailable");
     for (nlohmann::json& r : *requests) {
       if (!r.is_object()) continue;
       if (drop_first) r.erase("firstAvailable");
-      if (nlohmann::json* exactly = Field(r, "exactly")) {
-        DefaultExact(*exactly, gates, drop_admin);
-      }
+      if (nlohmann::json* exactly = Field(r, "exactly")) DefaultExact(*exactly, drops);
       if (nlohmann::json* first = Field(r, "firstAvailable"); first && first->is_array()) {
-        for (nlohmann::json& sub : *first) DefaultExact(sub, gates, true);
+        for (nlohmann::json& sub : *first) DefaultExact(sub, sub_drops);
       }
     }
     return;
@@ -751,6 +913,19 @@ std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion
     v.Selectors(Field(*spec, "selectors"), "spec.selectors",
                 old_spec ? Field(*old_spec, "selectors") : nullptr);
     v.Configs(Field(*spec, "config"), "spec.config");
+    // v1helper.IsExtendedResourceName: outside kubernetes.io, no "requests." prefix, and
+    // "requests.<name>" a qualified name.
+    const nlohmann::json* ext = Field(*spec, "extendedResourceName");
+    if (ext && ext->is_string()) {
+      const std::string n = ext->get<std::string>();
+      const bool native = n.find('/') == std::string::npos ||
+                          n.find("kubernetes.io/") != std::string::npos;
+      if (native || n.rfind("requests.", 0) == 0 ||
+          !QualifiedNameErrors(absl::StrCat("requests.", n)).empty()) {
+        v.causes.push_back(FieldInvalid("spec.extendedResourceName", n,
+                                        "must be a valid extended resource name"));
+      }
+    }
   } else if (type.resource == "resourceclaimtemplates" || type.resource == "resourceclaims") {
     std::string path = type.resource == "resourceclaimtemplates" ? "spec.spec" : "spec";
     const nlohmann::json* old_claim_spec = old ? ClaimSpecOf(type, *old) : nullptr;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "e2e/emulator/api_error.h"
@@ -24,6 +25,20 @@
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::e2e {
+
+// The fields of issue 14 that the release's Go types do not have, as dotted paths into the
+// object as written (`wire`, in the request's version): DeviceClass `extendedResourceName`
+// (before 1.34), request `firstAvailable` and `tolerations` (1.32), request and subrequest
+// `capacity` (before 1.34). The decoder drops them as unknown fields: the caller warns
+// (`unknown field "<path>"`), or answers 400 under fieldValidation=Strict.
+std::vector<std::string> UnknownDraFields(const ResourceType& type, const KubeVersion& kube,
+                                          const nlohmann::json& wire);
+
+// Decoding of the request capacities (`capacity.requests`, 1.34+): each value must be a
+// quantity (InvalidArgument with the decoder's message otherwise: the caller answers 400, as the
+// API server cannot decode the body) and is stored in canonical form.
+absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersion& kube,
+                                       nlohmann::json& object);
 
 // Defaulting and dropping of disabled fields; `old` is the stored object on update.
 void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,

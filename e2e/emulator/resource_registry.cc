@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/dra/api_version.h"
+#include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
 
 namespace gpuprofile::e2e {
@@ -163,6 +164,21 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
   auto cm = Make("", "v1", "configmaps", "ConfigMap", true);
   cm->short_names = {"cm"};
   t.push_back(cm);
+
+  // Served on every release; the quota controller's status.hard is mirrored on write
+  // (quota_admission.h). Columns as kube-apiserver's table printer: Name, Age, Request, Limit.
+  auto quota = Make("", "v1", "resourcequotas", "ResourceQuota", true);
+  quota->status_subresource = true;
+  quota->short_names = {"quota"};
+  quota->columns = {Path("Age", ".metadata.creationTimestamp", "date"),
+                    Computed("Request",
+                             [](const nlohmann::json& o) -> nlohmann::json {
+                               return QuotaTableCell(o, /*limits=*/false);
+                             }),
+                    Computed("Limit", [](const nlohmann::json& o) -> nlohmann::json {
+                      return QuotaTableCell(o, /*limits=*/true);
+                    })};
+  t.push_back(quota);
 
   auto lease = Make("coordination.k8s.io", "v1", "leases", "Lease", true);
   lease->columns = {Path("Holder", ".spec.holderIdentity")};

@@ -17,6 +17,7 @@
 #include "e2e/emulator/conversion.h"
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
+#include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
 #include "e2e/emulator/server_util.h"
 #include "e2e/emulator/structural_schema.h"
@@ -24,6 +25,19 @@
 #include "e2e/emulator/validation_rules.h"
 
 namespace gpuprofile::e2e {
+namespace {
+
+constexpr char kQuotaKey[] = "resourcequotas";
+
+// A body the API server cannot decode into the Go type (a quantity that does not parse): 400
+// with the serializer's wording.
+std::string CannotBeHandled(const ResourceType& type, const std::string& version,
+                            const absl::Status& status) {
+  return absl::StrCat(type.kind, " in version \"", version, "\" cannot be handled as a ",
+                      type.kind, ": ", status.message());
+}
+
+}  // namespace
 
 std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const ResourceType& type,
                                              const std::string& version, nlohmann::json& object,
@@ -60,6 +74,27 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       // Type errors are decoding errors on a real server (400), not validation (422).
       return ErrorResponse(BadRequest(std::string(decoded.message())));
     }
+    std::vector<std::string> unknown = UnknownDraFields(type, options_.kube_version, wire);
+    if (!unknown.empty()) {
+      const std::string mode = request.Query("fieldValidation");
+      if (mode == "Strict") {
+        std::vector<std::string> parts;
+        for (const std::string& f : unknown) {
+          parts.push_back(absl::StrCat("unknown field \"", f, "\""));
+        }
+        return ErrorResponse(
+            BadRequest(absl::StrCat("strict decoding error: ", absl::StrJoin(parts, ", "))));
+      }
+      if (mode != "Ignore") {
+        for (const std::string& f : unknown) {
+          warnings.push_back(absl::StrCat("unknown field \\\"", f, "\\\""));
+        }
+      }
+    }
+    if (absl::Status s = CanonicalizeDraQuantities(type, options_.kube_version, object);
+        !s.ok()) {
+      return ErrorResponse(BadRequest(CannotBeHandled(type, version, s)));
+    }
     DefaultDra(type, gates_, object, old);
     std::vector<StatusCause> dra = ValidateDra(type, options_.kube_version, gates_, object, old);
     causes.insert(causes.end(), dra.begin(), dra.end());
@@ -94,11 +129,25 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       }
     }
   }
+  if (type.storage_key == kQuotaKey) {
+    if (absl::Status s = CheckQuotaQuantities(object); !s.ok()) {
+      return ErrorResponse(BadRequest(CannotBeHandled(type, version, s)));
+    }
+    std::vector<StatusCause> quota = ValidateResourceQuota(object);
+    causes.insert(causes.end(), quota.begin(), quota.end());
+    if (causes.empty()) {
+      CanonicalizeQuotaQuantities(object);
+      SyncResourceQuotaStatus(object);
+    }
+  }
   if (type.storage_key == kCrdKey) {
     std::vector<StatusCause> crd = ValidateCrd(object);
     causes.insert(causes.end(), crd.begin(), crd.end());
   }
-  if (!causes.empty()) return ErrorResponse(Invalid(type.kind, type.group, name, causes));
+  // Warnings of the decoding (unknown fields) go out with a rejection too.
+  if (!causes.empty()) {
+    return WithWarnings(ErrorResponse(Invalid(type.kind, type.group, name, causes)), warnings);
+  }
   return std::nullopt;
 }
 
@@ -198,8 +247,8 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
       stored["metadata"]["labels"] = nlohmann::json::object();
     stored["metadata"]["labels"]["kubernetes.io/metadata.name"] = name;
   }
-  if ((type.is_custom || type.resource == "resourceclaims") && type.status_subresource &&
-      !seeding_) {
+  if ((type.is_custom || type.resource == "resourceclaims" || type.storage_key == kQuotaKey) &&
+      type.status_subresource && !seeding_) {
     stored.erase("status");
   }
   std::vector<std::string> warnings;
@@ -338,6 +387,15 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
             Admit(request, type, route.version, updated, old.get(), warnings)) {
       return *rejected;
     }
+  } else if (type.storage_key == kQuotaKey) {
+    if (absl::Status s = CheckQuotaQuantities(updated); !s.ok()) {
+      return ErrorResponse(BadRequest(CannotBeHandled(type, route.version, s)));
+    }
+    std::vector<StatusCause> causes = ValidateResourceQuotaStatus(updated);
+    if (!causes.empty()) {
+      return ErrorResponse(Invalid(type.kind, type.group, route.name, std::move(causes)));
+    }
+    CanonicalizeQuotaQuantities(updated);
   }
   if (type.tracks_generation && route.subresource.empty() &&
       GenerationRelevant(updated, type.status_subresource) !=

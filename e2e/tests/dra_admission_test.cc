@@ -2,14 +2,22 @@
 // kube-emulator's DRA admission in process (no server): which gated fields a write keeps per
 // release and --feature-gates (kube-apiserver's dropDisabledFields, including "kept when the
 // stored object already uses them"), and the ResourceSlice rules of 1.34 and of 1.35+ with the
-// API server's field paths and messages.
+// API server's field paths and messages. Then the same rules for the request and class fields
+// of issue 14 (firstAvailable, tolerations, capacity requests, extendedResourceName) over real
+// HTTP against a kube-emulator per release and --feature-gates.
 #include "e2e/emulator/dra_admission.h"
 
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "e2e/tests/emulator_process.h"
+#include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -206,6 +214,32 @@ TEST(ClaimDropTest, TolerationsAndCapacityRequestsFollowTheirGates) {
   const json& exactly_on = on["spec"]["devices"]["requests"][0]["exactly"];
   EXPECT_TRUE(exactly_on.contains("tolerations"));
   EXPECT_EQ(exactly_on["capacity"]["requests"]["memory"], "1Gi");
+}
+
+TEST(ClaimDropTest, TolerationsAndCapacityStayWhenTheStoredClaimUsesThem) {
+  json sub = {{"name", "big"},
+              {"deviceClassName", "gpu.example.com"},
+              {"tolerations", {{{"key", "k"}, {"operator", "Exists"}}}},
+              {"capacity", {{"requests", {{"memory", "1Gi"}}}}}};
+  json request = {{"name", "gpu"}, {"firstAvailable", json::array({sub})}};
+  json claim = {{"metadata", {{"name", "c"}, {"namespace", "default"}}},
+                {"spec", {{"devices", {{"requests", json::array({request})}}}}}};
+  // Stored by a release with both gates on (defaulted as it was then).
+  json old = claim;
+  ASSERT_THAT(Admit("resourceclaims", "1.36", "", old), ::testing::IsEmpty());
+  json update = old;
+  update["metadata"]["labels"] = {{"team", "a"}};
+  // 1.35: both gates off, DRAPrioritizedList on; the stored claim keeps them on update.
+  EXPECT_THAT(Admit("resourceclaims", "1.35", "", update, &old), ::testing::IsEmpty());
+  const json& kept = update["spec"]["devices"]["requests"][0]["firstAvailable"][0];
+  EXPECT_TRUE(kept.contains("tolerations"));
+  EXPECT_TRUE(kept.contains("capacity"));
+  // A create with the same spec loses them.
+  json created = claim;
+  EXPECT_THAT(Admit("resourceclaims", "1.35", "", created), ::testing::IsEmpty());
+  const json& created_sub = created["spec"]["devices"]["requests"][0]["firstAvailable"][0];
+  EXPECT_FALSE(created_sub.contains("tolerations"));
+  EXPECT_FALSE(created_sub.contains("capacity"));
 }
 
 TEST(ClassDropTest, ExtendedResourceNameFollowsItsGate) {
@@ -442,6 +476,366 @@ INSTANTIATE_TEST_SUITE_P(
             {"spec.devices[0].capacity[memory].requestPolicy: Forbidden: "
              "allowMultipleAllocations must be true"}}),
     [](const ::testing::TestParamInfo<RuleCase>& param_info) { return param_info.param.name; });
+
+
+// ---------------------------------------------------------------------------------------------
+// Issue 14's request and class fields over HTTP, per release and --feature-gates.
+
+using testing::EmulatorProcess;
+using testing::RawHttpClient;
+using testing::RawResponse;
+
+// One emulator per (release, gates), started on first use and kept for the test program.
+EmulatorProcess& Emulator(const std::string& kube, const std::string& gates) {
+  static auto* running = new std::map<std::string, std::unique_ptr<EmulatorProcess>>();
+  std::unique_ptr<EmulatorProcess>& e = (*running)[kube + "|" + gates];
+  if (!e) {
+    std::vector<std::string> args = {"--kube-version", kube};
+    if (!gates.empty()) args.insert(args.end(), {"--feature-gates", gates});
+    e = std::make_unique<EmulatorProcess>(args);
+  }
+  return *e;
+}
+
+// The resource.k8s.io version the tests write in on each release (the newest served).
+std::string DraVersion(const std::string& kube) {
+  if (kube == "1.32") return "v1beta1";
+  if (kube == "1.33") return "v1beta2";
+  return "v1";
+}
+
+struct HttpCase {
+  std::string name;
+  std::string kube;
+  std::string gates;
+  std::string resource;  // deviceclasses or resourceclaims
+  json spec;             // the object's spec, in the version DraVersion(kube) names
+  int status;            // HTTP status of the create
+  std::vector<std::string> causes;  // "field: message" of a 422, in order
+  std::string message;              // substring of the Status message of a 400
+  std::vector<std::pair<std::string, json>> stored;  // JSON pointer -> value (null: absent)
+};
+
+class DraFieldsOverHttpTest : public ::testing::TestWithParam<HttpCase> {};
+
+TEST_P(DraFieldsOverHttpTest, AnswersAsKubeApiserver) {
+  const HttpCase& c = GetParam();
+  EmulatorProcess& emulator = Emulator(c.kube, c.gates);
+  ASSERT_TRUE(emulator.ok()) << emulator.Stderr();
+  RawHttpClient http(emulator.url());
+  const std::string version = DraVersion(c.kube);
+  const bool claim = c.resource == "resourceclaims";
+  const std::string name = absl::AsciiStrToLower(c.name);
+  json object = {{"apiVersion", "resource.k8s.io/" + version},
+                 {"kind", claim ? "ResourceClaim" : "DeviceClass"},
+                 {"metadata", {{"name", name}}},
+                 {"spec", c.spec}};
+  const std::string path =
+      absl::StrCat("/apis/resource.k8s.io/", version, claim ? "/namespaces/default/" : "/",
+                   c.resource);
+  RawResponse r = http.Post(path, object);
+  ASSERT_EQ(r.status, c.status) << r.body;
+  json body = r.Json();
+  if (c.status == 422) {
+    std::vector<std::string> causes;
+    for (const json& cause : body["details"]["causes"]) {
+      causes.push_back(absl::StrCat(cause.value("field", ""), ": ", cause.value("message", "")));
+    }
+    EXPECT_THAT(causes, ::testing::ElementsAreArray(c.causes)) << r.body;
+  }
+  if (c.status == 400) {
+    EXPECT_THAT(body.value("message", ""), ::testing::HasSubstr(c.message));
+  }
+  if (c.status != 201) return;
+  // What a later GET returns, not only the create's answer.
+  RawResponse got = http.Get(absl::StrCat(path, "/", name));
+  ASSERT_EQ(got.status, 200) << got.body;
+  json stored = got.Json();
+  for (const auto& [pointer, want] : c.stored) {
+    json::json_pointer p(pointer);
+    if (want.is_null()) {
+      EXPECT_FALSE(stored.contains(p)) << pointer << " in " << stored.dump();
+    } else {
+      ASSERT_TRUE(stored.contains(p)) << pointer << " not in " << stored.dump();
+      EXPECT_EQ(stored[p], want) << pointer;
+    }
+  }
+}
+
+json ExactClaim(json exactly) {
+  exactly["deviceClassName"] = "gpu.example.com";
+  return {{"devices", {{"requests", {{{"name", "gpu"}, {"exactly", exactly}}}}}}};
+}
+
+json Sub(const std::string& name, json extra = json::object()) {
+  json sub = {{"name", name}, {"deviceClassName", "gpu.example.com"}};
+  sub.update(extra);
+  return sub;
+}
+
+json FirstAvailable(json subs) {
+  return {{"devices", {{"requests", {{{"name", "gpu"}, {"firstAvailable", subs}}}}}}};
+}
+
+json Subs(size_t n) {
+  json subs = json::array();
+  for (size_t i = 0; i < n; ++i) subs.push_back(Sub(absl::StrCat("s", i)));
+  return subs;
+}
+
+json Tolerations(json list) { return {{"tolerations", list}}; }
+
+const char kReq[] = "spec.devices.requests[0]";
+const std::string kSub0 = std::string(kReq) + ".firstAvailable[0]";
+const std::string kExact = std::string(kReq) + ".exactly";
+const char kDnsLabelMessage[] =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const char kQualifiedNameMessage[] =
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const char kBadQuantity[] =
+    "ResourceClaim in version \"v1\" cannot be handled as a ResourceClaim: quantities must match "
+    "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+HttpCase Accepted(std::string name, std::string kube, std::string gates, std::string resource,
+                  json spec, std::vector<std::pair<std::string, json>> stored) {
+  return {std::move(name), std::move(kube), std::move(gates), std::move(resource), std::move(spec),
+          201, {}, "", std::move(stored)};
+}
+
+HttpCase Rejected(std::string name, std::string kube, std::string gates, std::string resource,
+                  json spec, std::vector<std::string> causes) {
+  return {std::move(name), std::move(kube), std::move(gates), std::move(resource), std::move(spec),
+          422, std::move(causes), "", {}};
+}
+
+const json kClass = {{"selectors", {{{"cel", {{"expression", "device.driver == 'gpu.example.com'"}}}}}}};
+
+json ClassWith(const std::string& extended_resource_name) {
+  json spec = kClass;
+  spec["extendedResourceName"] = extended_resource_name;
+  return spec;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue14, DraFieldsOverHttpTest,
+    ::testing::Values(
+        // firstAvailable.
+        Accepted("FirstAvailable8", "1.34", "", "resourceclaims", FirstAvailable(Subs(8)),
+                 {{"/spec/devices/requests/0/firstAvailable/7/allocationMode", "ExactCount"},
+                  {"/spec/devices/requests/0/firstAvailable/7/count", 1}}),
+        Rejected("FirstAvailable9", "1.34", "", "resourceclaims", FirstAvailable(Subs(9)),
+                 {std::string(kReq) + ".firstAvailable: Too many: 9: must have at most 8 items"}),
+        Rejected("SubrequestNamesUnique", "1.34", "", "resourceclaims",
+                 FirstAvailable({Sub("a"), Sub("b"), Sub("a")}),
+                 {std::string(kReq) + ".firstAvailable[2].name: Duplicate value: \"a\""}),
+        Rejected("SubrequestNameIsADnsLabel", "1.34", "", "resourceclaims",
+                 FirstAvailable({Sub("Big_GPU")}),
+                 {kSub0 + ".name: Invalid value: \"Big_GPU\": " + kDnsLabelMessage}),
+        Rejected("SubrequestNeedsAClass", "1.34", "", "resourceclaims",
+                 FirstAvailable({{{"name", "a"}}}), {kSub0 + ".deviceClassName: Required value"}),
+        Rejected("SubrequestAllWithCount", "1.34", "", "resourceclaims",
+                 FirstAvailable({Sub("a", {{"allocationMode", "All"}, {"count", 2}})}),
+                 {kSub0 + ".count: Invalid value: 2: must not be specified when allocationMode "
+                          "is 'All'"}),
+        Rejected("SubrequestCountMustBePositive", "1.34", "", "resourceclaims",
+                 FirstAvailable({Sub("a", {{"count", -1}})}),
+                 {kSub0 + ".count: Invalid value: -1: must be greater than zero"}),
+        // Off by default on 1.33: dropped, and the request is then empty.
+        Rejected("FirstAvailableOff133", "1.33", "", "resourceclaims", FirstAvailable(Subs(2)),
+                 {std::string(kReq) +
+                  ": Required value: exactly one of `exactly` or `firstAvailable` is required"}),
+        Accepted("FirstAvailableGateOn133", "1.33", "DRAPrioritizedList=true", "resourceclaims",
+                 FirstAvailable(Subs(2)),
+                 {{"/spec/devices/requests/0/firstAvailable/1/name", "s1"}}),
+        // tolerations: defaulting, key, operator, value, effect; exact requests and subrequests.
+        Accepted("TolerationOperatorDefaultsToEqual", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations({{{"key", "gpu.example.com/xid"}, {"value", "48"}}})),
+                 {{"/spec/devices/requests/0/exactly/tolerations/0/operator", "Equal"}}),
+        Rejected("TolerationKeyIsAQualifiedName", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations({{{"key", "bad key"}, {"operator", "Exists"}}})),
+                 {kExact + ".tolerations[0].key: Invalid value: \"bad key\": " +
+                  kQualifiedNameMessage}),
+        Rejected("TolerationOperator", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations({{{"key", "k"}, {"operator", "In"}}})),
+                 {kExact + ".tolerations[0].operator: Unsupported value: \"In\": supported "
+                           "values: \"Equal\", \"Exists\""}),
+        Rejected("TolerationExistsWithValue", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations({{{"key", "k"}, {"operator", "Exists"}, {"value", "x"}}})),
+                 {kExact + ".tolerations[0].value: Invalid value: \"x\": must be empty for "
+                           "operator `Exists`"}),
+        Rejected("TolerationEffect136", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations({{{"operator", "Exists"}, {"effect", "PreferNoSchedule"}}})),
+                 {kExact + ".tolerations[0].effect: Unsupported value: \"PreferNoSchedule\": "
+                           "supported values: \"NoExecute\", \"NoSchedule\", \"None\""}),
+        Rejected("TolerationEffectNone134", "1.34", "DRADeviceTaints=true", "resourceclaims",
+                 ExactClaim(Tolerations({{{"operator", "Exists"}, {"effect", "None"}}})),
+                 {kExact + ".tolerations[0].effect: Unsupported value: \"None\": supported "
+                           "values: \"NoExecute\", \"NoSchedule\""}),
+        Rejected("SubrequestToleration", "1.36", "", "resourceclaims",
+                 FirstAvailable({Sub("a", Tolerations({{{"key", "k"}, {"operator", "Gt"}}}))}),
+                 {kSub0 + ".tolerations[0].operator: Unsupported value: \"Gt\": supported "
+                          "values: \"Equal\", \"Exists\""}),
+        // The types document 16 at most; kube-apiserver's validation does not check it.
+        Accepted("SeventeenTolerations", "1.36", "", "resourceclaims",
+                 ExactClaim(Tolerations(json(std::vector<json>(17, {{"operator", "Exists"}})))),
+                 {{"/spec/devices/requests/0/exactly/tolerations/16/operator", "Exists"}}),
+        Accepted("TolerationsOff135", "1.35", "", "resourceclaims",
+                 FirstAvailable({Sub("a", Tolerations({{{"key", "k"}, {"operator", "In"}}}))}),
+                 {{"/spec/devices/requests/0/firstAvailable/0/tolerations", nullptr}}),
+        Accepted("TolerationsGateOn135", "1.35", "DRADeviceTaints=true", "resourceclaims",
+                 ExactClaim(Tolerations({{{"key", "k"}, {"operator", "Exists"}}})),
+                 {{"/spec/devices/requests/0/exactly/tolerations/0/key", "k"}}),
+        // capacity.requests.
+        Accepted("CapacityRequests136", "1.36", "", "resourceclaims",
+                 FirstAvailable({Sub("a", {{"capacity", {{"requests", {{"memory", "10Gi"},
+                                                                       {"cores", "2000m"}}}}}})}),
+                 {{"/spec/devices/requests/0/firstAvailable/0/capacity/requests/memory", "10Gi"},
+                  {"/spec/devices/requests/0/firstAvailable/0/capacity/requests/cores", "2"}}),
+        HttpCase{"CapacityRequestNotAQuantity",
+                 "1.36",
+                 "",
+                 "resourceclaims",
+                 ExactClaim({{"capacity", {{"requests", {{"memory", "ten gigs"}}}}}}),
+                 400,
+                 {},
+                 kBadQuantity,
+                 {}},
+        Accepted("CapacityOff135", "1.35", "", "resourceclaims",
+                 ExactClaim({{"capacity", {{"requests", {{"memory", "10Gi"}}}}}}),
+                 {{"/spec/devices/requests/0/exactly/capacity", nullptr}}),
+        Accepted("CapacityGateOn135", "1.35", "DRAConsumableCapacity=true", "resourceclaims",
+                 ExactClaim({{"capacity", {{"requests", {{"memory", "10Gi"}}}}}}),
+                 {{"/spec/devices/requests/0/exactly/capacity/requests/memory", "10Gi"}}),
+        // DeviceClass.extendedResourceName.
+        Accepted("ExtendedResourceName136", "1.36", "", "deviceclasses",
+                 ClassWith("example.com/large-memory"),
+                 {{"/spec/extendedResourceName", "example.com/large-memory"}}),
+        Rejected("ExtendedResourceNameWithoutDomain", "1.36", "", "deviceclasses",
+                 ClassWith("gpu"),
+                 {"spec.extendedResourceName: Invalid value: \"gpu\": must be a valid extended "
+                  "resource name"}),
+        Rejected("ExtendedResourceNameInKubernetesIo", "1.37", "", "deviceclasses",
+                 ClassWith("deviceclass.resource.kubernetes.io/gpu"),
+                 {"spec.extendedResourceName: Invalid value: "
+                  "\"deviceclass.resource.kubernetes.io/gpu\": must be a valid extended resource "
+                  "name"}),
+        Rejected("ExtendedResourceNameRequestsPrefix", "1.36", "", "deviceclasses",
+                 ClassWith("requests.example.com/gpu"),
+                 {"spec.extendedResourceName: Invalid value: \"requests.example.com/gpu\": must "
+                  "be a valid extended resource name"}),
+        Rejected("ExtendedResourceNameTooLong", "1.36", "", "deviceclasses",
+                 ClassWith("example.com/" + std::string(64, 'g')),
+                 {"spec.extendedResourceName: Invalid value: \"example.com/" +
+                  std::string(64, 'g') + "\": must be a valid extended resource name"}),
+        Accepted("ExtendedResourceNameOff135", "1.35", "", "deviceclasses",
+                 ClassWith("example.com/gpu"), {{"/spec/extendedResourceName", nullptr}}),
+        Accepted("ExtendedResourceNameGateOn135", "1.35", "DRAExtendedResource=true",
+                 "deviceclasses", ClassWith("example.com/gpu"),
+                 {{"/spec/extendedResourceName", "example.com/gpu"}}),
+        // Not a field of 1.33's DeviceClass at all.
+        Accepted("ExtendedResourceNameAbsent133", "1.33", "", "deviceclasses",
+                 ClassWith("example.com/gpu"), {{"/spec/extendedResourceName", nullptr}})),
+    [](const ::testing::TestParamInfo<HttpCase>& param_info) { return param_info.param.name; });
+
+
+// A field the release's Go types do not have is an unknown field to the decoder: dropped with a
+// warning, or a 400 under fieldValidation=Strict.
+struct UnknownFieldCase {
+  std::string name;
+  std::string kube;
+  std::string resource;
+  json spec;                        // in DraVersion(kube)
+  std::vector<std::string> fields;  // as the decoder names them
+  std::string absent;  // JSON pointer of the dropped field in the stored object ("": rejected)
+  std::vector<std::string> causes = {};  // the 422 once the field is gone, if any
+};
+
+class UnknownDraFieldTest : public ::testing::TestWithParam<UnknownFieldCase> {};
+
+TEST_P(UnknownDraFieldTest, WarnsOrFailsStrictDecoding) {
+  const UnknownFieldCase& c = GetParam();
+  EmulatorProcess& emulator = Emulator(c.kube, "");
+  ASSERT_TRUE(emulator.ok()) << emulator.Stderr();
+  RawHttpClient http(emulator.url());
+  const std::string version = DraVersion(c.kube);
+  const bool claim = c.resource == "resourceclaims";
+  const std::string name = absl::AsciiStrToLower(c.name);
+  json object = {{"apiVersion", "resource.k8s.io/" + version},
+                 {"kind", claim ? "ResourceClaim" : "DeviceClass"},
+                 {"metadata", {{"name", name}}},
+                 {"spec", c.spec}};
+  const std::string path = absl::StrCat("/apis/resource.k8s.io/", version,
+                                        claim ? "/namespaces/default/" : "/", c.resource);
+  std::vector<std::string> quoted;
+  for (const std::string& f : c.fields) quoted.push_back(absl::StrCat("unknown field \"", f, "\""));
+
+  RawResponse strict = http.Post(path + "?fieldValidation=Strict", object);
+  ASSERT_EQ(strict.status, 400) << strict.body;
+  EXPECT_EQ(strict.Json()["message"],
+            absl::StrCat("strict decoding error: ", absl::StrJoin(quoted, ", ")));
+
+  // Without Strict: the field is dropped with a warning, and the rest is admitted as if it had
+  // not been written (a request left empty is then invalid; the warning still comes).
+  RawResponse warned = http.Post(path, object);
+  for (const std::string& f : c.fields) {
+    EXPECT_THAT(warned.Header("warning"),
+                ::testing::HasSubstr(absl::StrCat("unknown field \\\"", f, "\\\"")));
+  }
+  if (!c.causes.empty()) {
+    ASSERT_EQ(warned.status, 422) << warned.body;
+    std::vector<std::string> causes;
+    const json body = warned.Json();
+    for (const json& cause : body["details"]["causes"]) {
+      causes.push_back(absl::StrCat(cause.value("field", ""), ": ", cause.value("message", "")));
+    }
+    EXPECT_THAT(causes, ::testing::ElementsAreArray(c.causes));
+    return;
+  }
+  ASSERT_EQ(warned.status, 201) << warned.body;
+  EXPECT_FALSE(warned.Json().contains(json::json_pointer(c.absent))) << warned.body;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Releases, UnknownDraFieldTest,
+    ::testing::Values(
+        UnknownFieldCase{"ExtendedResourceName133", "1.33", "deviceclasses",
+                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+                         "/spec/extendedResourceName"},
+        UnknownFieldCase{"ExtendedResourceName132", "1.32", "deviceclasses",
+                         ClassWith("example.com/gpu"), {"spec.extendedResourceName"},
+                         "/spec/extendedResourceName"},
+        UnknownFieldCase{"CapacityRequests133", "1.33", "resourceclaims",
+                         ExactClaim({{"capacity", {{"requests", {{"memory", "1Gi"}}}}}}),
+                         {"spec.devices.requests[0].exactly.capacity"},
+                         "/spec/devices/requests/0/exactly/capacity"},
+        UnknownFieldCase{"SubrequestCapacity133", "1.33", "resourceclaims",
+                         FirstAvailable({Sub("a", {{"capacity", {{"requests", {{"m", "1"}}}}}})}),
+                         {"spec.devices.requests[0].firstAvailable[0].capacity"},
+                         "",
+                         // and firstAvailable is off by default on 1.33
+                         {"spec.devices.requests[0]: Required value: exactly one of `exactly` or "
+                          "`firstAvailable` is required"}},
+        // 1.32's v1beta1 request is flat and has neither firstAvailable nor tolerations.
+        UnknownFieldCase{"Tolerations132", "1.32", "resourceclaims",
+                         {{"devices",
+                           {{"requests",
+                             {{{"name", "a"},
+                               {"deviceClassName", "gpu.example.com"},
+                               {"tolerations", {{{"operator", "Exists"}}}}}}}}}},
+                         {"spec.devices.requests[0].tolerations"},
+                         "/spec/devices/requests/0/tolerations"},
+        UnknownFieldCase{"FirstAvailable132", "1.32", "resourceclaims",
+                         FirstAvailable({Sub("s")}),
+                         {"spec.devices.requests[0].firstAvailable"},
+                         "",
+                         {"spec.devices.requests[0].deviceClassName: Required value"}}),
+    [](const ::testing::TestParamInfo<UnknownFieldCase>& param_info) {
+      return param_info.param.name;
+    });
 
 }  // namespace
 }  // namespace gpuprofile::e2e
