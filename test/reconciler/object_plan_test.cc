@@ -114,7 +114,7 @@ std::vector<std::string> Lines(const std::vector<Action>& actions) {
 TEST(ObjectPlanTest, NothingStoredCreatesTheClassAndEveryTemplate) {
   const dra::DeviceClass desired = Class("device.driver == 'gpu.nvidia.com'");
   const profile::TemplateSet set = Templates({"batch", "ml-train"});
-  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, &set, Cluster{}.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, &set, nullptr, Cluster{}.Observe());
   EXPECT_THAT(Lines(plan.actions),
               ElementsAre("create DeviceClass large-memory", "create batch/large-memory",
                           "create ml-train/large-memory"));
@@ -131,7 +131,7 @@ TEST(ObjectPlanTest, EverythingInPlaceWritesNothing) {
       std::make_shared<const dra::DeviceClass>(Class("device.driver == 'gpu.nvidia.com'", "c1"));
   cluster.Add(Stored(set, "batch", "t1"));
   cluster.Add(Stored(set, "ml-train", "t2"));
-  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, &set, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, &set, nullptr, cluster.Observe());
   EXPECT_THAT(plan.actions, IsEmpty());
   EXPECT_EQ(plan.templates_in_place, 2);
 }
@@ -142,7 +142,7 @@ TEST(ObjectPlanTest, AChangedSelectorReplacesTheClassKeepingOthersMetadata) {
   stored.metadata.labels["team"] = "platform";  // someone else's label survives
   Cluster cluster;
   cluster.device_class = std::make_shared<const dra::DeviceClass>(stored);
-  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, nullptr, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions), ElementsAre("replace DeviceClass large-memory uid=c1"));
   const dra::DeviceClass& written = *plan.actions[0].device_class;
   EXPECT_THAT(written.selectors, ElementsAre("device.driver == 'gpu.nvidia.com'"));
@@ -156,7 +156,7 @@ TEST(ObjectPlanTest, AnOrphanedClassIsAdoptedByReplacingItsMetadata) {
   stored.metadata.owner_references.clear();  // released by an earlier deletionPolicy Orphan
   Cluster cluster;
   cluster.device_class = std::make_shared<const dra::DeviceClass>(stored);
-  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, nullptr, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions), ElementsAre("replace DeviceClass large-memory uid=c1"));
   EXPECT_THAT(plan.actions[0].device_class->metadata.owner_references, ElementsAre(Owner(kUid)));
 }
@@ -167,7 +167,7 @@ TEST(ObjectPlanTest, TemplatesOfAnEarlierIncarnationAreAdoptedNotRecreated) {
   stored.metadata.owner_references = {Owner("uid-old")};
   Cluster cluster;
   cluster.Add(std::make_shared<const dra::ResourceClaimTemplate>(stored));
-  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, nullptr, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions), ElementsAre("adopt batch/large-memory uid=t1"));
   // The old incarnation's controller reference is replaced, not kept beside the new one.
   EXPECT_THAT(plan.actions[0].meta.owner_references, ElementsAre(Owner(kUid)));
@@ -179,7 +179,7 @@ TEST(ObjectPlanTest, ASpecChangeRecreatesTheTemplateUnderTheSameName) {
   const profile::TemplateSet after = Templates({"batch"}, /*count=*/2);
   Cluster cluster;
   cluster.Add(Stored(before, "batch", "t1"));
-  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &after, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &after, nullptr, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions), ElementsAre("recreate batch/large-memory uid=t1"));
   EXPECT_EQ(plan.actions[0].claim_template->requests[0].count, 2);
   EXPECT_EQ(plan.templates_in_place, 0);
@@ -190,7 +190,7 @@ TEST(ObjectPlanTest, NamespacesGainedAndLost) {
   Cluster cluster;
   cluster.Add(Stored(set, "batch", "t1"));
   cluster.Add(Stored(set, "ml-train", "t2"));  // its namespace left the selection
-  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, nullptr, cluster.Observe());
   EXPECT_THAT(Lines(plan.actions),
               ElementsAre("create team-new/large-memory", "delete ml-train/large-memory uid=t2"));
   EXPECT_EQ(plan.templates_in_place, 1);
@@ -200,7 +200,7 @@ TEST(ObjectPlanTest, NoTemplatesWantedDeletesTheLabelledOnes) {
   const profile::TemplateSet set = Templates({"batch"});
   Cluster cluster;
   cluster.Add(Stored(set, "batch", "t1"));
-  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, nullptr, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, nullptr, nullptr, cluster.Observe());
   EXPECT_THAT(Lines(plan.actions), ElementsAre("delete batch/large-memory uid=t1"));
 }
 
@@ -212,7 +212,7 @@ TEST(ObjectPlanTest, ARenamedClassIsCreatedAndTheOldOneDeleted) {
       std::make_shared<const dra::DeviceClass>(Class("device.driver == 'gpu.nvidia.com'", "c1"));
   ObservedObjects observed = cluster.Observe();
   observed.class_with_desired_name = nullptr;  // nothing stored under the new name
-  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, observed);
+  const ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, nullptr, observed);
   EXPECT_THAT(Lines(plan.actions), ElementsAre("create DeviceClass large-memory-v2",
                                                "delete DeviceClass large-memory uid=c1"));
 }
@@ -230,7 +230,7 @@ TEST(ObjectPlanTest, ObjectsAnotherControllerOwnsAreNeverDeleted) {
   Cluster cluster;
   cluster.Add(Stored(set, "batch", "t1"));
   cluster.Add(std::make_shared<const dra::ResourceClaimTemplate>(theirs));
-  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, cluster.Observe());
+  const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, &set, nullptr, cluster.Observe());
   EXPECT_THAT(plan.actions, IsEmpty());
   // Not even on deletion of the profile.
   EXPECT_THAT(Lines(PlanProfileCleanup(kUid, /*orphan=*/false, cluster.Observe())),
