@@ -201,10 +201,10 @@ class OperatorTest : public ::testing::Test {
     return total;
   }
 
-  // Whether an event recorded so far has a line starting with `prefix`.
-  bool Recorded(const std::string& prefix) {
+  // Whether an event recorded so far has a line starting with `prefix` (and containing `part`).
+  bool Recorded(const std::string& prefix, const std::string& part = "") {
     for (const std::string& line : sink_.lines()) {
-      if (absl::StartsWith(line, prefix)) return true;
+      if (absl::StartsWith(line, prefix) && absl::StrContains(line, part)) return true;
     }
     return false;
   }
@@ -553,6 +553,8 @@ TEST_F(OperatorTest, QuotasFollowTheProfileAndItsNamespaces) {
   EXPECT_TRUE(Eventually([&] {
     return quota_counts() == nlohmann::json{{"desired", 2}, {"ready", 2}};
   })) << quota_counts();
+  EXPECT_TRUE(Recorded("Normal Applied: created", "ResourceQuota"))
+      << absl::StrJoin(sink_.lines(), "\n");
 
   // The limit changes: the same quota (same uid) gets the new value.
   absl::StatusOr<nlohmann::json> before =
@@ -567,6 +569,8 @@ TEST_F(OperatorTest, QuotasFollowTheProfileAndItsNamespaces) {
       client_->Get(kQuotas.WithNamespace("batch").WithName("gpu-profile-quota-inference"));
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ((*after)["metadata"]["uid"], (*before)["metadata"]["uid"]);
+  EXPECT_TRUE(Recorded("Normal Applied: updated", "ResourceQuota"))
+      << absl::StrJoin(sink_.lines(), "\n");
 
   // A namespace leaves the selection: its quota goes, the other stays.
   ApplyObject({{"apiVersion", "v1"},
@@ -587,6 +591,8 @@ TEST_F(OperatorTest, QuotasFollowTheProfileAndItsNamespaces) {
                client_->Get(kProfiles.WithName("quota-inference")).status()) &&
            Names(kQuotas, selector).empty();
   }));
+  EXPECT_TRUE(Recorded("Normal Deleted: deleted", "1 ResourceQuota (in ml-inference)"))
+      << absl::StrJoin(sink_.lines(), "\n");
 }
 
 // A quota the operator does not manage, under the name a profile wants, is met on create (only
