@@ -110,8 +110,29 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
   node_groups_->SetVersionOf([](const NodeGroupObject& g) -> absl::string_view {
     return g.group.metadata.resource_version;
   });
+  // Only the operator's quotas: a namespace may hold any number of others.
+  quotas_ = std::make_unique<kube::Informer<api::ResourceQuota>>(
+      options_.client,
+      For(options_.watch, ResourceQuotasPath(),
+          absl::StrCat(profile::kManagedByLabel, "=", profile::kManagedByValue)),
+      DecodeResourceQuotaObject,
+      runtime::KeyByMeta<api::ResourceQuota>(
+          [](const api::ResourceQuota& q) -> const api::ObjectMeta& { return q.metadata; }),
+      ProfileLabelIndex<api::ResourceQuota>());
+  quotas_->SetVersionOf(
+      [](const api::ResourceQuota& q) -> absl::string_view { return q.metadata.resource_version; });
   Count<ProfileObject>(profiles_.get(), ProfileRelevant);
   Count<api::Namespace>(namespaces_.get(), NamespaceRelevant);
+  // Like templates: every change is one the quotas' plan may have to repair (owned_version), and
+  // the engine reads names and ownership labels (conflicts, adoption).
+  quotas_->AddHandler([this](const api::ResourceQuota*, const api::ResourceQuota*) {
+    owned_version_.fetch_add(1);
+  });
+  Count<api::ResourceQuota>(quotas_.get(),
+                            [](const api::ResourceQuota* b, const api::ResourceQuota* a) {
+                              return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
+                                                         a != nullptr ? &a->metadata : nullptr);
+                            });
   // GpuNodeGroups are outputs only: the desired state never reads them.
 }
 
@@ -132,6 +153,7 @@ void ClusterCache::Start() {
   profiles_->Start();
   namespaces_->Start();
   node_groups_->Start();
+  quotas_->Start();
 }
 
 bool ClusterCache::EnableDra(dra::DraApiVersion version) {
@@ -154,8 +176,9 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       std::map<std::string, runtime::Store<TemplateObject>::IndexFunc>{
           {kByProfileLabel,
            runtime::IndexByLabel<TemplateObject>(
-               profile::kProfileLabel,
-               [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); })}});
+               profile::kProfileLabel, [](const TemplateObject& t) -> const api::ObjectMeta& {
+                 return t.shared_meta();
+               })}});
   // Relists keep the cached objects that did not change (see kube/reflector.h).
   classes_->SetVersionOf(
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
@@ -182,9 +205,9 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       }
     }
     if (bad.source != kube::ObjectSource::kDeleted && options_.log) {
-      options_.log(absl::StrCat("ResourceSlice \"", bad.name,
-                                "\" does not decode; its devices are not counted: ",
-                                bad.error.message()));
+      options_.log(
+          absl::StrCat("ResourceSlice \"", bad.name,
+                       "\" does not decode; its devices are not counted: ", bad.error.message()));
     }
     slices_version_.fetch_add(1);
     version_.fetch_add(1);
@@ -219,6 +242,7 @@ void ClusterCache::Stop() {
   profiles_->Stop();
   namespaces_->Stop();
   node_groups_->Stop();
+  quotas_->Stop();
   absl::MutexLock lock(&mu_);
   if (slices_) slices_->Stop();
   if (classes_) classes_->Stop();
@@ -232,7 +256,7 @@ void ClusterCache::MarkDraChecked() {
 
 bool ClusterCache::WaitForSync(absl::Time deadline) {
   if (!profiles_->WaitForSync(deadline) || !namespaces_->WaitForSync(deadline) ||
-      !node_groups_->WaitForSync(deadline)) {
+      !node_groups_->WaitForSync(deadline) || !quotas_->WaitForSync(deadline)) {
     return false;
   }
   kube::Informer<dra::ResourceSlice>* slices = nullptr;
@@ -255,7 +279,8 @@ bool ClusterCache::WaitForSync(absl::Time deadline) {
 }
 
 bool ClusterCache::HasSynced() const {
-  if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced()) {
+  if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced() ||
+      !quotas_->HasSynced()) {
     return false;
   }
   absl::MutexLock lock(&mu_);
@@ -291,7 +316,8 @@ std::vector<dra::UndecodableSlice> ClusterCache::UndecodableSlices() const {
 }
 
 int64_t ClusterCache::undecodable() const {
-  int64_t n = profiles_->undecodable() + namespaces_->undecodable() + node_groups_->undecodable();
+  int64_t n = profiles_->undecodable() + namespaces_->undecodable() + node_groups_->undecodable() +
+              quotas_->undecodable();
   absl::MutexLock lock(&mu_);
   if (slices_) n += slices_->undecodable() + classes_->undecodable() + templates_->undecodable();
   return n;

@@ -2,7 +2,9 @@
 // The operator's view of the cluster: one informer per kind it reads, all feeding one change
 // counter so that computations over the whole view (the desired state) know when to redo
 // themselves.
-//  - Always: GpuProfiles, Namespaces, GpuNodeGroups.
+//  - Always: GpuProfiles, Namespaces, GpuNodeGroups, and the ResourceQuotas carrying the
+//    operator's managed-by label (core/v1: served whether or not DRA is; unmanaged quotas are
+//    discovered when a create meets them, like templates).
 //  - Once resource.k8s.io is served (EnableDra, in the version discovery chose): ResourceSlices,
 //    DeviceClasses (all of them: few, and an unmanaged class with a profile's name must be seen
 //    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
@@ -69,6 +71,7 @@ class ClusterCache {
   kube::Informer<ProfileObject>& profile_informer() { return *profiles_; }
   kube::Informer<api::Namespace>& namespace_informer() { return *namespaces_; }
   kube::Informer<NodeGroupObject>& node_group_informer() { return *node_groups_; }
+  kube::Informer<api::ResourceQuota>& quota_informer() { return *quotas_; }
   void SetDraWiring(DraWiring wiring) { dra_wiring_ = std::move(wiring); }
   void Start();
   // Creates and starts the DRA informers in `version` (once; later calls return false).
@@ -93,14 +96,16 @@ class ClusterCache {
   // Moves on every change counted by version() except ResourceSlice changes: the desired state's
   // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
   uint64_t spec_version() const { return spec_version_.load(); }
-  // Moves on every change of a cached DeviceClass or ResourceClaimTemplate (before the handlers
-  // that enqueue work run), including changes version() ignores.
+  // Moves on every change of a cached DeviceClass, ResourceClaimTemplate or ResourceQuota (before
+  // the handlers that enqueue work run), including changes version() ignores.
   uint64_t owned_version() const { return owned_version_.load(); }
   void Touch() { BumpSpecVersion(); }
 
   const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
   const runtime::Store<api::Namespace>& namespaces() const { return namespaces_->store(); }
   const runtime::Store<NodeGroupObject>& node_groups() const { return node_groups_->store(); }
+  // The operator's ResourceQuotas, keyed "<namespace>/<name>", indexed by kByProfileLabel.
+  const runtime::Store<api::ResourceQuota>& quotas() const { return quotas_->store(); }
   // Null until EnableDra.
   const runtime::Store<dra::ResourceSlice>* slices() const;
   const runtime::Store<dra::DeviceClass>* device_classes() const;
@@ -135,6 +140,7 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;
+  std::unique_ptr<kube::Informer<api::ResourceQuota>> quotas_;
 
   mutable absl::Mutex mu_;
   std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);

@@ -9,9 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile_codec.h"
+#include "controller/dra/dra_object_codec.h"
 #include "controller/meta/namespace_codec.h"
 #include "controller/meta/object_meta_codec.h"
-#include "controller/dra/dra_object_codec.h"
+#include "controller/meta/resource_quota_codec.h"
 
 namespace gpuprofile::reconciler {
 
@@ -162,6 +163,11 @@ absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
   return Shared(api::DecodeNamespace(object));
 }
 
+absl::StatusOr<std::shared_ptr<const api::ResourceQuota>> DecodeResourceQuotaObject(
+    const nlohmann::json& object) {
+  return Shared(api::DecodeResourceQuota(object));
+}
+
 absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
     const nlohmann::json& object) {
   absl::StatusOr<api::GpuNodeGroup> decoded = api::DecodeGpuNodeGroup(object);
@@ -188,6 +194,7 @@ kube::ResourcePath GpuNodeGroupsPath() {
   return {kGpuProfileGroup, kGpuProfileVersion, "gpunodegroups", "", "", ""};
 }
 kube::ResourcePath NamespacesPath() { return {"", "v1", "namespaces", "", "", ""}; }
+kube::ResourcePath ResourceQuotasPath() { return {"", "v1", "resourcequotas", "", "", ""}; }
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version) {
   return {
       dra::kResourceApiGroup, std::string(dra::VersionName(version)), "deviceclasses", "", "", ""};

@@ -23,14 +23,15 @@
 #include "absl/synchronization/mutex.h"
 #include "controller/api/gpu_node_group.h"
 #include "controller/api/gpu_profile.h"
-#include "controller/meta/namespace.h"
-#include "controller/meta/object_meta.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
+#include "controller/meta/namespace.h"
+#include "controller/meta/object_meta.h"
+#include "controller/meta/resource_quota.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::reconciler {
@@ -121,6 +122,10 @@ absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
     const nlohmann::json& object);
 absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
     const nlohmann::json& object);
+// ResourceQuotas are cached whole: they are small (a map of limits), and only the operator's own
+// are watched.
+absl::StatusOr<std::shared_ptr<const api::ResourceQuota>> DecodeResourceQuotaObject(
+    const nlohmann::json& object);
 
 // A GpuNodeGroup as cached: the typed group plus its status as stored, to compare with.
 struct NodeGroupObject {
@@ -142,5 +147,6 @@ kube::ResourcePath NamespacesPath();
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version);
 kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version);  // all namespaces
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version);
+kube::ResourcePath ResourceQuotasPath();  // core/v1, all namespaces
 
 }  // namespace gpuprofile::reconciler

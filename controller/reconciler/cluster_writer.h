@@ -12,10 +12,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "controller/meta/object_meta.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
+#include "controller/meta/object_meta.h"
+#include "controller/meta/resource_quota.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::reconciler {
@@ -44,6 +45,17 @@ class ClusterWriter {
                                            const api::ObjectMeta& meta) = 0;
   virtual absl::Status PatchTemplateOwnership(dra::DraApiVersion version,
                                               const api::ObjectMeta& meta) = 0;
+
+  // ResourceQuotas (core/v1, whatever DRA version is served). Replace is a PUT whose
+  // `q.metadata` carries the stored resourceVersion; Delete has the uid precondition and counts
+  // NotFound as done; PatchQuotaOwnership merge-patches labels and ownerReferences.
+  virtual absl::Status CreateQuota(const api::ResourceQuota& q) = 0;
+  virtual absl::Status ReplaceQuota(const api::ResourceQuota& q) = 0;
+  virtual absl::StatusOr<nlohmann::json> GetQuota(const std::string& ns,
+                                                  const std::string& name) = 0;
+  virtual absl::Status DeleteQuota(const std::string& ns, const std::string& name,
+                                   const std::string& uid) = 0;
+  virtual absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) = 0;
 
   // GpuProfile: status (merge patch of the status subresource) and finalizers (JSON patch that
   // tests the resourceVersion first, so a concurrent edit is never overwritten).

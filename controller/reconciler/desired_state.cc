@@ -74,7 +74,8 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   // a change during the copy makes the next computation replan rather than miss it.
   const uint64_t spec_version = cache_->spec_version();
   std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> foreign;
-  const uint64_t foreign_version = foreign_->Snapshot(&foreign);
+  std::vector<std::shared_ptr<const api::ResourceQuota>> foreign_quotas;
+  const uint64_t foreign_version = foreign_->Snapshot(&foreign, &foreign_quotas);
   const bool replan =
       plan_ == nullptr || plan_version_ != spec_version || plan_foreign_version_ != foreign_version;
   if (replan) {
@@ -99,6 +100,9 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
     for (auto& t : foreign) {
       input.existing_templates.push_back(profile::ExistingTemplate::Of(std::move(t)));
     }
+    // Quotas do not depend on DRA being served: their informer always runs.
+    input.existing_quotas = cache_->quotas().List();
+    for (auto& q : foreign_quotas) input.existing_quotas.push_back(std::move(q));
     plan_ = std::make_shared<const profile::SpecPlan>(profile::PlanProfiles(input));
     plan_version_ = spec_version;
     plan_foreign_version_ = foreign_version;
@@ -134,6 +138,9 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   }
   for (const profile::TemplateSet& set : out->desired.template_sets) {
     out->templates_by_profile[RequiredLabel(set.prototype.metadata, profile::kProfileLabel)] = &set;
+  }
+  for (const profile::QuotaSet& set : out->desired.quota_sets) {
+    out->quotas_by_profile[RequiredLabel(set.prototype.metadata, profile::kProfileLabel)] = &set;
   }
   out->compute_time = clock_->Now() - start;
   return out;

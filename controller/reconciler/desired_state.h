@@ -16,9 +16,9 @@
 // caller comes back after that delay, when the next computation covers every change since. Results
 // are monotonic: never older than one already handed out.
 //
-// Unmanaged ResourceClaimTemplates are not cached (only labelled ones are watched); those a
-// create met are observed state of their own (foreign_objects.h), read here as one more input,
-// so that the engine sees them and the profile gets `Conflict`.
+// Unmanaged ResourceClaimTemplates and ResourceQuotas are not cached (only labelled ones are
+// watched); those a create met are observed state of their own (foreign_objects.h), read here as
+// one more input, so that the engine sees them and the profile gets `Conflict`.
 // Thread-safety: thread-safe; one computation at a time, others wait for its result.
 #pragma once
 
@@ -41,14 +41,15 @@ namespace gpuprofile::reconciler {
 
 struct Computed {
   uint64_t cache_version = 0;
-  // Changes whenever the spec side (classes, templates, conflicts) was planned anew; equal ids
-  // mean equal desired DeviceClasses and ResourceClaimTemplates.
+  // Changes whenever the spec side (classes, templates, quotas, conflicts) was planned anew; equal
+  // ids mean equal desired DeviceClasses, ResourceClaimTemplates and ResourceQuotas.
   int64_t plan_id = 0;
   profile::DesiredState desired;
   // Indexes into desired.
   std::map<std::string, const profile::ProfileOutcome*> outcome_by_profile;
   std::map<std::string, const dra::DeviceClass*> class_by_profile;
   std::map<std::string, const profile::TemplateSet*> templates_by_profile;
+  std::map<std::string, const profile::QuotaSet*> quotas_by_profile;
   int64_t devices = 0;
   int64_t pools = 0;
   int64_t incomplete_pools = 0;

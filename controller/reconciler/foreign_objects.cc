@@ -2,6 +2,27 @@
 #include "controller/reconciler/foreign_objects.h"
 
 namespace gpuprofile::reconciler {
+namespace {
+
+// Drops the entries older than `ttl` (counting each in `*version`), then lists the rest into
+// `out` when it is not null.
+template <typename T, typename Map>
+void Sweep(Map* entries, absl::Time now, absl::Duration ttl, uint64_t* version,
+           std::vector<std::shared_ptr<const T>>* out) {
+  for (auto it = entries->begin(); it != entries->end();) {
+    if (now - it->second.second >= ttl) {
+      it = entries->erase(it);
+      ++*version;
+    } else {
+      ++it;
+    }
+  }
+  if (out == nullptr) return;
+  out->clear();
+  for (const auto& [key, entry] : *entries) out->push_back(entry.first);
+}
+
+}  // namespace
 
 ForeignObjects::ForeignObjects(runtime::Clock* clock, absl::Duration ttl)
     : clock_(clock), ttl_(ttl) {}
@@ -15,22 +36,22 @@ void ForeignObjects::AddTemplate(dra::ResourceClaimTemplate foreign) {
   ++version_;
 }
 
+void ForeignObjects::AddQuota(api::ResourceQuota foreign) {
+  auto key = std::make_pair(foreign.metadata.namespace_name, foreign.metadata.name);
+  auto entry =
+      std::make_pair(std::make_shared<const api::ResourceQuota>(std::move(foreign)), clock_->Now());
+  absl::MutexLock lock(&mu_);
+  quotas_[std::move(key)] = std::move(entry);
+  ++version_;
+}
+
 uint64_t ForeignObjects::Snapshot(
-    std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>* templates) {
+    std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>* templates,
+    std::vector<std::shared_ptr<const api::ResourceQuota>>* quotas) {
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
-  for (auto it = templates_.begin(); it != templates_.end();) {
-    if (now - it->second.second >= ttl_) {
-      it = templates_.erase(it);
-      ++version_;
-    } else {
-      ++it;
-    }
-  }
-  if (templates != nullptr) {
-    templates->clear();
-    for (const auto& [key, entry] : templates_) templates->push_back(entry.first);
-  }
+  Sweep<dra::ResourceClaimTemplate>(&templates_, now, ttl_, &version_, templates);
+  Sweep<api::ResourceQuota>(&quotas_, now, ttl_, &version_, quotas);
   return version_;
 }
 

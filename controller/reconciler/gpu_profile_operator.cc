@@ -49,7 +49,9 @@ absl::StatusOr<std::unique_ptr<GpuProfileOperator>> GpuProfileOperator::Create(
 
 GpuProfileOperator::GpuProfileOperator(OperatorOptions options, KubeVersion kube,
                                        FeatureGates gates)
-    : options_(std::move(options)), kube_(kube), gates_(std::move(gates)),
+    : options_(std::move(options)),
+      kube_(kube),
+      gates_(std::move(gates)),
       discovery_(options_.client) {}
 
 GpuProfileOperator::~GpuProfileOperator() { Stop(); }
@@ -135,15 +137,24 @@ void GpuProfileOperator::Wire() {
   kube::ControllerBuilder(node_group_controller_.get())
       .Watches<ProfileObject>(&cache_->profile_informer(), fleet)
       .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet);
-  cache_->SetDraWiring([this, fleet](kube::Informer<dra::ResourceSlice>& slices,
-                                     kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<TemplateObject>& templates) {
-    const auto by_label = [this](const api::ObjectMeta& meta) {
-      auto label = meta.labels.find(profile::kProfileLabel);
-      if (label != meta.labels.end()) return std::vector<std::string>{label->second};
-      // Unmanaged: it may now conflict with, or free, a name some profile wants.
-      return cache_->profiles().ListKeys();
-    };
+  const auto by_label = [this](const api::ObjectMeta& meta) {
+    auto label = meta.labels.find(profile::kProfileLabel);
+    if (label != meta.labels.end()) return std::vector<std::string>{label->second};
+    // Unmanaged: it may now conflict with, or free, a name some profile wants.
+    return cache_->profiles().ListKeys();
+  };
+  // ResourceQuotas are core/v1: wired with the always-on informers, not with DRA's.
+  kube::ControllerBuilder(controller_.get())
+      .Owns<api::ResourceQuota>(
+          &cache_->quota_informer(),
+          [](const api::ResourceQuota& q) -> const api::ObjectMeta& { return q.metadata; },
+          api::kGpuProfileKind, kube::OwnerScope::kCluster)
+      .Watches<api::ResourceQuota>(
+          &cache_->quota_informer(),
+          [by_label](const api::ResourceQuota& q) { return by_label(q.metadata); });
+  cache_->SetDraWiring([this, fleet, by_label](kube::Informer<dra::ResourceSlice>& slices,
+                                               kube::Informer<dra::DeviceClass>& classes,
+                                               kube::Informer<TemplateObject>& templates) {
     kube::ControllerBuilder(controller_.get())
         .Watches<dra::ResourceSlice>(
             &slices,

@@ -10,8 +10,8 @@
 //   Namespace                   every profile, ahead of queued work (a label change can add or
 //                               remove templates, and a new namespace should not wait)
 //   ResourceSlice               the profiles of that slice's driver; the fleet
-//   DeviceClass / template      its controller owner (Owns), and the profile named by its label
-//                               (orphans to adopt); every profile when unlabelled (an unmanaged
+//   DeviceClass / template /    its controller owner (Owns), and the profile named by its label
+//   ResourceQuota               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
 //   GpuNodeGroup                the fleet
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/dra/dra_object_codec.h"
+#include "controller/meta/resource_quota_codec.h"
 
 namespace gpuprofile::reconciler {
 namespace {
@@ -39,6 +40,16 @@ Action TemplateAction(ActionVerb verb, const TemplateObject& stored) {
   action.namespace_name = stored.namespace_name;
   action.name = stored.name();
   action.uid = stored.uid;
+  return action;
+}
+
+Action QuotaAction(ActionVerb verb, const api::ResourceQuota& stored) {
+  Action action;
+  action.verb = verb;
+  action.kind = ObjectKind::kResourceQuota;
+  action.namespace_name = stored.metadata.namespace_name;
+  action.name = stored.metadata.name;
+  action.uid = stored.metadata.uid;
   return action;
 }
 
@@ -135,10 +146,63 @@ int64_t PlanTemplates(const std::string& profile_uid, const profile::TemplateSet
   return in_place;
 }
 
+int64_t PlanQuotas(const std::string& profile_uid, const profile::QuotaSet* desired_set,
+                   const ObservedObjects& observed, std::vector<Action>* actions) {
+  int64_t in_place = 0;
+  std::set<std::string> wanted;
+  if (desired_set != nullptr) {
+    const std::string& name = desired_set->prototype.metadata.name;
+    for (const std::string& namespace_name : desired_set->namespaces) {
+      wanted.insert(TemplateKey(namespace_name, name));
+      auto desired = std::make_shared<const api::ResourceQuota>(desired_set->In(namespace_name));
+      std::shared_ptr<const api::ResourceQuota> stored =
+          observed.quota_at ? observed.quota_at(namespace_name, name) : nullptr;
+      if (stored == nullptr) {
+        Action create;
+        create.verb = ActionVerb::kCreate;
+        create.kind = ObjectKind::kResourceQuota;
+        create.namespace_name = namespace_name;
+        create.name = name;
+        create.quota = std::move(desired);
+        actions->push_back(std::move(create));
+        continue;
+      }
+      if (api::SameDesiredState(*desired, *stored)) {
+        ++in_place;
+        continue;
+      }
+      // Same limits, other metadata (adoption, labels): patch; limits changed: replace in place,
+      // since a quota's spec is mutable and nothing names a quota.
+      api::ResourceQuota next = *desired;
+      next.metadata = MergedMeta(stored->metadata, desired->metadata);
+      api::ResourceQuota relabelled = *stored;
+      relabelled.metadata = next.metadata;
+      if (api::SameDesiredState(*desired, relabelled)) {
+        Action adopt = QuotaAction(ActionVerb::kAdopt, *stored);
+        adopt.meta = std::move(relabelled.metadata);
+        actions->push_back(std::move(adopt));
+        continue;
+      }
+      Action replace = QuotaAction(ActionVerb::kReplace, *stored);
+      replace.quota = std::make_shared<const api::ResourceQuota>(std::move(next));
+      actions->push_back(std::move(replace));
+    }
+  }
+  for (const auto& q : observed.labelled_quotas) {
+    if (wanted.count(TemplateKey(q->metadata.namespace_name, q->metadata.name)) > 0) continue;
+    if (!OwnedByOrOrphan(q->metadata, profile_uid)) continue;
+    actions->push_back(QuotaAction(ActionVerb::kDelete, *q));
+  }
+  return in_place;
+}
+
 }  // namespace
 
 std::string Action::Describe() const {
   if (kind == ObjectKind::kDeviceClass) return absl::StrCat("DeviceClass ", name);
+  if (kind == ObjectKind::kResourceQuota) {
+    return absl::StrCat("ResourceQuota ", TemplateKey(namespace_name, name));
+  }
   return TemplateKey(namespace_name, name);
 }
 
@@ -154,18 +218,24 @@ bool Action::operator==(const Action& other) const {
                                 const dra::ResourceClaimTemplate& b) {
     return dra::SameDesiredState(a, b);
   };
+  const auto same_quota = [](const api::ResourceQuota& a, const api::ResourceQuota& b) {
+    return a.hard == b.hard && a.has_scopes == b.has_scopes;
+  };
   return verb == other.verb && kind == other.kind && namespace_name == other.namespace_name &&
          name == other.name && uid == other.uid && SameMeta(meta, other.meta) &&
          same_object(device_class, other.device_class, same_class) &&
-         same_object(claim_template, other.claim_template, same_template);
+         same_object(claim_template, other.claim_template, same_template) &&
+         same_object(quota, other.quota, same_quota);
 }
 
 ObjectPlan PlanProfileObjects(const std::string& profile_uid, const dra::DeviceClass* desired_class,
                               const profile::TemplateSet* desired_templates,
+                              const profile::QuotaSet* desired_quotas,
                               const ObservedObjects& observed) {
   ObjectPlan plan;
   PlanClass(profile_uid, desired_class, observed, &plan.actions);
   plan.templates_in_place = PlanTemplates(profile_uid, desired_templates, observed, &plan.actions);
+  plan.quotas_in_place = PlanQuotas(profile_uid, desired_quotas, observed, &plan.actions);
   return plan;
 }
 
@@ -189,6 +259,9 @@ std::vector<Action> PlanProfileCleanup(const std::string& profile_uid, bool orph
   }
   for (const auto& t : observed.labelled_templates) {
     plan_one(t->Full()->metadata, TemplateAction(ActionVerb::kDelete, *t));
+  }
+  for (const auto& q : observed.labelled_quotas) {
+    plan_one(q->metadata, QuotaAction(ActionVerb::kDelete, *q));
   }
   return actions;
 }

@@ -1,8 +1,8 @@
 // File: controller/reconciler/object_plan.h
-// Reconcile as data: what to write for one GpuProfile's DeviceClass and ResourceClaimTemplates,
-// decided from the desired state and the observed objects alone. Pure: no I/O, no clock, no
-// locks; the executor (plan_executor.h) carries the actions out, and a test checks a decision by
-// comparing action lists (test/reconciler/object_plan_test.cc).
+// Reconcile as data: what to write for one GpuProfile's DeviceClass, ResourceClaimTemplates and
+// ResourceQuotas, decided from the desired state and the observed objects alone. Pure: no I/O, no
+// clock, no locks; the executor (plan_executor.h) carries the actions out, and a test checks a
+// decision by comparing action lists (test/reconciler/object_plan_test.cc).
 //
 // The decisions (docs/design.md §4):
 //  - DeviceClass missing: create. Present with other selectors or config, or without our labels
@@ -10,6 +10,9 @@
 //    is small and mutable, so one PUT does both).
 //  - Template missing in a wanted namespace: create. Same spec, metadata differs: adopt. Spec
 //    differs: re-create under the same name (a template's spec is immutable, and pods name it).
+//  - ResourceQuota missing in a wanted namespace: create. Same limits, metadata differs: adopt.
+//    Limits differ (or the stored quota has scopes): replace (a quota's spec is mutable: one PUT
+//    with the stored resourceVersion, keeping what others put in its metadata).
 //  - Objects labelled for the profile but no longer wanted (a namespace left the selection, the
 //    deviceClassName changed): delete, when the profile controls them or nobody does.
 //  - The profile is being deleted: deletionPolicy Delete deletes what it controls (or what
@@ -25,9 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "controller/meta/object_meta.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/resource_claim_template.h"
+#include "controller/meta/object_meta.h"
+#include "controller/meta/resource_quota.h"
 #include "controller/profile/engine.h"
 #include "controller/reconciler/cluster_objects.h"
 
@@ -42,21 +46,23 @@ enum class ActionVerb {
   kDelete,    // delete with the uid precondition
 };
 
-enum class ObjectKind { kDeviceClass, kClaimTemplate };
+enum class ObjectKind { kDeviceClass, kClaimTemplate, kResourceQuota };
 
 struct Action {
   ActionVerb verb = ActionVerb::kCreate;
   ObjectKind kind = ObjectKind::kDeviceClass;
-  std::string namespace_name;  // templates only
+  std::string namespace_name;  // templates and quotas only
   std::string name;
   std::string uid;  // of the stored object: kRecreate, kDelete
   // kCreate, kReplace, kRecreate: the object to write (kReplace: with the stored metadata merged
   // in, resourceVersion included).
   std::shared_ptr<const dra::DeviceClass> device_class;
   std::shared_ptr<const dra::ResourceClaimTemplate> claim_template;
+  std::shared_ptr<const api::ResourceQuota> quota;
   api::ObjectMeta meta;  // kAdopt, kRelease: the metadata to write
 
-  // "DeviceClass <name>" or "<namespace>/<name>", as events and logs name objects.
+  // "DeviceClass <name>", "<namespace>/<name>" (templates) or "ResourceQuota <namespace>/<name>",
+  // as events and logs name objects.
   std::string Describe() const;
   bool operator==(const Action& other) const;
 };
@@ -74,19 +80,29 @@ struct ObservedObjects {
   std::function<std::shared_ptr<const TemplateObject>(const std::string& ns,
                                                       const std::string& name)>
       template_at;
+  // ResourceQuotas carrying the profile's label, and the one stored under (namespace, name)
+  // (null: none); only managed quotas are cached.
+  std::vector<std::shared_ptr<const api::ResourceQuota>> labelled_quotas;
+  std::function<std::shared_ptr<const api::ResourceQuota>(const std::string& ns,
+                                                          const std::string& name)>
+      quota_at;
 };
 
 struct ObjectPlan {
   std::vector<Action> actions;
   // Desired templates already as wanted (no action needed).
   int64_t templates_in_place = 0;
+  // Desired quotas already as wanted.
+  int64_t quotas_in_place = 0;
 };
 
 // The actions that make one profile's objects equal to the desired ones. `profile_uid` is the
 // live profile's uid (objects controlled by another uid of a GpuProfile are an earlier
-// incarnation's, and may be deleted). `desired_class` / `desired_templates` may be null.
+// incarnation's, and may be deleted). `desired_class` / `desired_templates` / `desired_quotas`
+// may be null.
 ObjectPlan PlanProfileObjects(const std::string& profile_uid, const dra::DeviceClass* desired_class,
                               const profile::TemplateSet* desired_templates,
+                              const profile::QuotaSet* desired_quotas,
                               const ObservedObjects& observed);
 
 // The actions of a profile's finalizer: delete (deletionPolicy Delete) or release (Orphan) the

@@ -5,6 +5,7 @@
 
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"
+#include "controller/meta/resource_quota_codec.h"
 #include "controller/profile/engine.h"
 
 namespace gpuprofile::reconciler {
@@ -35,34 +36,87 @@ void NoteExistingTemplate(const Action& action, dra::DraApiVersion version, Clus
   foreign->AddTemplate(std::move(opaque));
 }
 
+// Likewise for a quota (only the operator's quotas are cached).
+void NoteExistingQuota(const Action& action, ClusterWriter* writer, ForeignObjects* foreign,
+                       AppliedChanges* changes) {
+  changes->conflicts.push_back(action.Describe());
+  absl::StatusOr<nlohmann::json> existing = writer->GetQuota(action.namespace_name, action.name);
+  if (!existing.ok()) return changes->Fail(existing.status());
+  if (foreign == nullptr) return;
+  absl::StatusOr<api::ResourceQuota> decoded = api::DecodeResourceQuota(*existing);
+  if (decoded.ok()) {
+    if (!IsManaged(decoded->metadata)) foreign->AddQuota(*std::move(decoded));
+    return;
+  }
+  api::ResourceQuota opaque;
+  opaque.metadata.namespace_name = action.namespace_name;
+  opaque.metadata.name = action.name;
+  foreign->AddQuota(std::move(opaque));
+}
+
+// One more desired object of the action's kind in place.
+void Placed(const Action& action, AppliedChanges* changes) {
+  if (action.kind == ObjectKind::kClaimTemplate) ++changes->templates_placed;
+  if (action.kind == ObjectKind::kResourceQuota) ++changes->quotas_placed;
+}
+
 void Create(const Action& action, dra::DraApiVersion version, ClusterWriter* writer,
             ForeignObjects* foreign, AppliedChanges* changes) {
-  const bool is_class = action.kind == ObjectKind::kDeviceClass;
-  absl::Status created = is_class ? writer->CreateDeviceClass(version, *action.device_class)
-                                  : writer->CreateTemplate(version, *action.claim_template);
+  absl::Status created;
+  switch (action.kind) {
+    case ObjectKind::kDeviceClass:
+      created = writer->CreateDeviceClass(version, *action.device_class);
+      break;
+    case ObjectKind::kClaimTemplate:
+      created = writer->CreateTemplate(version, *action.claim_template);
+      break;
+    case ObjectKind::kResourceQuota:
+      created = writer->CreateQuota(*action.quota);
+      break;
+  }
   if (created.ok()) {
     changes->created.push_back(action.Describe());
-    if (!is_class) ++changes->templates_placed;
+    Placed(action, changes);
   } else if (!kube::apierrors::IsAlreadyExists(created)) {
     changes->Fail(std::move(created));
-  } else if (is_class) {
+  } else if (action.kind == ObjectKind::kDeviceClass) {
     // Every class is cached: the informer brings it, and the engine then decides.
     changes->conflicts.push_back(action.Describe());
-  } else {
+  } else if (action.kind == ObjectKind::kClaimTemplate) {
     NoteExistingTemplate(action, version, writer, foreign, changes);
+  } else {
+    NoteExistingQuota(action, writer, foreign, changes);
   }
 }
 
+absl::Status Replace(const Action& action, dra::DraApiVersion version, ClusterWriter* writer) {
+  return action.kind == ObjectKind::kResourceQuota
+             ? writer->ReplaceQuota(*action.quota)
+             : writer->ReplaceDeviceClass(version, *action.device_class);
+}
+
 absl::Status Delete(const Action& action, dra::DraApiVersion version, ClusterWriter* writer) {
-  return action.kind == ObjectKind::kDeviceClass
-             ? writer->DeleteDeviceClass(version, action.name, action.uid)
-             : writer->DeleteTemplate(version, action.namespace_name, action.name, action.uid);
+  switch (action.kind) {
+    case ObjectKind::kDeviceClass:
+      return writer->DeleteDeviceClass(version, action.name, action.uid);
+    case ObjectKind::kClaimTemplate:
+      return writer->DeleteTemplate(version, action.namespace_name, action.name, action.uid);
+    case ObjectKind::kResourceQuota:
+      return writer->DeleteQuota(action.namespace_name, action.name, action.uid);
+  }
+  return absl::InternalError("unknown object kind");
 }
 
 absl::Status PatchMeta(const Action& action, dra::DraApiVersion version, ClusterWriter* writer) {
-  return action.kind == ObjectKind::kDeviceClass
-             ? writer->PatchClassOwnership(version, action.meta)
-             : writer->PatchTemplateOwnership(version, action.meta);
+  switch (action.kind) {
+    case ObjectKind::kDeviceClass:
+      return writer->PatchClassOwnership(version, action.meta);
+    case ObjectKind::kClaimTemplate:
+      return writer->PatchTemplateOwnership(version, action.meta);
+    case ObjectKind::kResourceQuota:
+      return writer->PatchQuotaOwnership(action.meta);
+  }
+  return absl::InternalError("unknown object kind");
 }
 
 }  // namespace
@@ -81,9 +135,10 @@ AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersio
         Create(action, version, writer, foreign, &changes);
         break;
       case ActionVerb::kReplace: {
-        absl::Status replaced = writer->ReplaceDeviceClass(version, *action.device_class);
+        absl::Status replaced = Replace(action, version, writer);
         if (replaced.ok()) {
           changes.updated.push_back(action.Describe());
+          Placed(action, &changes);
         } else {
           changes.Fail(std::move(replaced));
         }
@@ -112,7 +167,7 @@ AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersio
           changes.Fail(std::move(patched));
         } else if (action.verb == ActionVerb::kAdopt) {
           changes.adopted.push_back(action.Describe());
-          if (action.kind == ObjectKind::kClaimTemplate) ++changes.templates_placed;
+          Placed(action, &changes);
         } else {
           changes.released.push_back(action.Describe());
         }

@@ -4,9 +4,9 @@
 // kept): one stuck namespace must not hold back the others.
 //
 // What the server answers that the plan could not know is handled here:
-//  - a create that meets an existing object (409 AlreadyExists) is a conflict: for a template,
-//    the object is read, and when it is not the operator's it is recorded in `foreign` (the
-//    desired state then reports Conflict and wants nothing there); when it is (the cache was
+//  - a create that meets an existing object (409 AlreadyExists) is a conflict: for a template or
+//    a quota, the object is read, and when it is not the operator's it is recorded in `foreign`
+//    (the desired state then reports Conflict and wants nothing there); when it is (the cache was
 //    behind) nothing more is needed, its watch event brings it;
 //  - a re-create whose delete succeeded but whose create failed is left to the next pass.
 // Thread-safety: thread-compatible; the writer and `foreign` are thread-safe.
@@ -30,6 +30,8 @@ struct AppliedChanges {
   std::vector<std::string> conflicts;  // creates that met an object the cache did not have
   // Desired templates put in place by this plan (created, re-created or adopted).
   int64_t templates_placed = 0;
+  // Desired quotas put in place by this plan (created, replaced or adopted).
+  int64_t quotas_placed = 0;
   absl::Status first_error;
 
   void Fail(absl::Status status) {
@@ -39,7 +41,8 @@ struct AppliedChanges {
   bool Quiet() const;
 };
 
-// `foreign` may be null (templates met on create are then not recorded).
+// `foreign` may be null (objects met on create are then not recorded). `version` is used for the
+// DRA kinds only (quotas are core/v1).
 AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersion version,
                            ClusterWriter* writer, ForeignObjects* foreign);
 

@@ -23,30 +23,43 @@ namespace {
 
 constexpr absl::Duration kWaitForSync = absl::Seconds(1);
 
+// "3 ResourceClaimTemplates (in batch, ml-train, team-a)"; "" for no namespaces.
+std::string InNamespaces(const char* kind, const std::vector<std::string>& namespaces) {
+  if (namespaces.empty()) return "";
+  constexpr size_t kMaxNamed = 5;
+  std::vector<std::string> named(namespaces.begin(),
+                                 namespaces.begin() + std::min(namespaces.size(), kMaxNamed));
+  std::string list = absl::StrJoin(named, ", ");
+  if (namespaces.size() > kMaxNamed) {
+    absl::StrAppend(&list, " and ", namespaces.size() - kMaxNamed, " more");
+  }
+  return absl::StrCat(namespaces.size(), " ", kind, namespaces.size() == 1 ? "" : "s", " (in ",
+                      list, ")");
+}
+
 // "created DeviceClass a and 3 ResourceClaimTemplates (in batch, ml-train, team-a)": classes
-// are named "DeviceClass <name>", templates "<namespace>/<name>" in `what`.
+// are named "DeviceClass <name>", templates "<namespace>/<name>", quotas
+// "ResourceQuota <namespace>/<name>" in `what` (Action::Describe).
 std::string Summarise(const char* verb, const std::vector<std::string>& what) {
   if (what.empty()) return "";
-  constexpr size_t kMaxNamed = 5;
+  constexpr absl::string_view kQuotaPrefix = "ResourceQuota ";
   std::vector<std::string> classes;
-  std::vector<std::string> namespaces;
+  std::vector<std::string> template_namespaces;
+  std::vector<std::string> quota_namespaces;
   for (const std::string& item : what) {
     if (absl::StartsWith(item, "DeviceClass ")) {
       classes.push_back(item);
+    } else if (absl::StartsWith(item, kQuotaPrefix)) {
+      const std::string key = item.substr(kQuotaPrefix.size());
+      quota_namespaces.push_back(key.substr(0, key.find('/')));
     } else {
-      namespaces.push_back(item.substr(0, item.find('/')));
+      template_namespaces.push_back(item.substr(0, item.find('/')));
     }
   }
   std::vector<std::string> parts = classes;
-  if (!namespaces.empty()) {
-    std::vector<std::string> named(namespaces.begin(),
-                                   namespaces.begin() + std::min(namespaces.size(), kMaxNamed));
-    std::string list = absl::StrJoin(named, ", ");
-    if (namespaces.size() > kMaxNamed) {
-      absl::StrAppend(&list, " and ", namespaces.size() - kMaxNamed, " more");
-    }
-    parts.push_back(absl::StrCat(namespaces.size(), " ResourceClaimTemplate",
-                                 namespaces.size() == 1 ? "" : "s", " (in ", list, ")"));
+  for (std::string part : {InNamespaces("ResourceClaimTemplate", template_namespaces),
+                           InNamespaces("ResourceQuota", quota_namespaces)}) {
+    if (!part.empty()) parts.push_back(std::move(part));
   }
   return absl::StrCat(verb, " ", absl::StrJoin(parts, " and "));
 }
@@ -66,6 +79,12 @@ absl::StatusOr<runtime::ReconcileResult> Later(absl::StatusOr<runtime::Reconcile
 absl::StatusOr<ObservedObjects> Observe(const ClusterCache& cache, const std::string& name,
                                         const dra::DeviceClass* desired_class) {
   ObservedObjects observed;
+  // Quotas are cached whether or not DRA is served.
+  const runtime::Store<api::ResourceQuota>* quotas = &cache.quotas();
+  ASSIGN_OR_RETURN(observed.labelled_quotas, quotas->ByIndex(kByProfileLabel, name));
+  observed.quota_at = [quotas](const std::string& ns, const std::string& quota_name) {
+    return quotas->Get(absl::StrCat(ns, "/", quota_name));
+  };
   const auto* classes = cache.device_classes();
   const auto* templates = cache.claim_templates();
   if (classes == nullptr || templates == nullptr) return observed;
@@ -167,26 +186,33 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   }
   api::GpuProfileStatus status = outcome.profile.status;
   if (!outcome.valid) {
-    Event(*object, true, profile::kReasonInvalidSpec, "Validate",
-          absl::StrCat("spec is invalid: ", outcome.problems));
+    // InvalidSpec: the spec is wrong anywhere; FeatureNotServed, InvalidFallback: it is valid but
+    // this cluster (or the profiles it falls back to) cannot realise it.
+    const bool invalid_spec =
+        outcome.stalled_reason.empty() || outcome.stalled_reason == profile::kReasonInvalidSpec;
+    Event(*object, true, invalid_spec ? profile::kReasonInvalidSpec : outcome.stalled_reason,
+          "Validate",
+          absl::StrCat(invalid_spec ? "spec is invalid: " : "spec cannot be realised: ",
+                       outcome.problems));
     return Later(WriteStatus(*object, std::move(status)), come_back);
   }
 
   AppliedChanges changes;
   // Read before the objects are: a change during the pass makes the next reconcile plan again.
   const uint64_t owned_version = cache.owned_version();
-  std::optional<int64_t> ready_in_place;
+  std::optional<InPlace> ready_in_place;
   {
     absl::MutexLock lock(&mu_);
     auto it = in_place_.find(name);
     if (it != in_place_.end() && it->second.plan_id == computed->plan_id &&
         it->second.owned_version == owned_version && it->second.uid == object->metadata.uid &&
         it->second.generation == object->metadata.generation) {
-      ready_in_place = it->second.templates_ready;
+      ready_in_place = it->second;
     }
   }
   if (ready_in_place.has_value()) {
-    status.claim_templates.ready = *ready_in_place;
+    status.claim_templates.ready = ready_in_place->templates_ready;
+    status.quotas.ready = ready_in_place->quotas_ready;
   } else {
     const auto class_it = computed->class_by_profile.find(name);
     const dra::DeviceClass* desired_class =
@@ -194,15 +220,23 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     const auto templates_it = computed->templates_by_profile.find(name);
     const profile::TemplateSet* desired_templates =
         templates_it == computed->templates_by_profile.end() ? nullptr : templates_it->second;
+    const auto quotas_it = computed->quotas_by_profile.find(name);
+    const profile::QuotaSet* desired_quotas =
+        quotas_it == computed->quotas_by_profile.end() ? nullptr : quotas_it->second;
     ASSIGN_OR_RETURN(ObservedObjects observed, Observe(cache, name, desired_class));
-    const ObjectPlan plan =
-        PlanProfileObjects(object->metadata.uid, desired_class, desired_templates, observed);
+    const ObjectPlan plan = PlanProfileObjects(object->metadata.uid, desired_class,
+                                               desired_templates, desired_quotas, observed);
     changes = ExecutePlan(plan.actions, *version, options_.writer, options_.foreign);
     status.claim_templates.ready = plan.templates_in_place + changes.templates_placed;
+    status.quotas.ready = plan.quotas_in_place + changes.quotas_placed;
     if (changes.Quiet()) {
       absl::MutexLock lock(&mu_);
-      in_place_[name] = {computed->plan_id, owned_version, object->metadata.uid,
-                         object->metadata.generation, status.claim_templates.ready};
+      in_place_[name] = {computed->plan_id,
+                         owned_version,
+                         object->metadata.uid,
+                         object->metadata.generation,
+                         status.claim_templates.ready,
+                         status.quotas.ready};
     }
   }
   if (!changes.first_error.ok()) {
@@ -224,12 +258,14 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const Profi
   const bool orphan = object.profile.has_value() &&
                       object.profile->spec.deletion_policy == api::DeletionPolicy::kOrphan;
   const std::optional<dra::DraApiVersion> version = options_.cache->dra_version();
-  if (version.has_value()) {
+  {
+    // Without DRA served the observed objects are the quotas alone (core/v1), and the version
+    // handed to the executor is never used.
     ASSIGN_OR_RETURN(ObservedObjects observed,
                      Observe(*options_.cache, object.metadata.name, nullptr));
     const AppliedChanges changes =
-        ExecutePlan(PlanProfileCleanup(object.metadata.uid, orphan, observed), *version,
-                    options_.writer, options_.foreign);
+        ExecutePlan(PlanProfileCleanup(object.metadata.uid, orphan, observed),
+                    version.value_or(dra::DraApiVersion::kV1), options_.writer, options_.foreign);
     const std::vector<std::string>& done = orphan ? changes.released : changes.deleted;
     if (!done.empty()) {
       Event(object, false, orphan ? "Orphaned" : "Deleted", orphan ? "Orphan" : "Delete",

@@ -1,6 +1,6 @@
 // File: controller/reconciler/profile_reconciler.h
-// Reconciles one GpuProfile (docs/design.md §4): makes its DeviceClass and ResourceClaimTemplates
-// equal to the desired state, and its status true.
+// Reconciles one GpuProfile (docs/design.md §4): makes its DeviceClass, ResourceClaimTemplates
+// and ResourceQuotas equal to the desired state, and its status true.
 //
 // One pass, for profile P:
 //  1. P gone: nothing to do (the API server's garbage collector follows ownerReferences).
@@ -9,14 +9,18 @@
 //  2. The finalizer is added if missing.
 //  3. resource.k8s.io not served: status Stalled/DRANotServed, nothing else.
 //     Caches not synced yet: come back in a second (never act on half a picture).
-//  4. Spec invalid (does not decode, or the engine rejects it): status Stalled naming the field;
-//     P's existing objects are left alone, so running workloads keep their class.
-//  5. P's DeviceClass and ResourceClaimTemplates: the pure plan (object_plan.h) decides from the
+//  4. Spec invalid (does not decode, or the engine rejects it) or not realisable on this cluster
+//     (FeatureNotServed, InvalidFallback): status Stalled naming the field, a Warning Event with
+//     that reason; P's existing objects are left alone, so running workloads keep their class.
+//  5. P's DeviceClass, ResourceClaimTemplates and ResourceQuotas: the pure plan (object_plan.h)
+//  decides from the
 //     desired state and the cached objects, the executor (plan_executor.h) writes; a create
-//     that meets an unmanaged template records it as foreign observed state (foreign_objects.h),
-//     and the next computation gives P `Conflict` and leaves the object alone. Skipped while
-//     neither the plan nor the cached objects moved since a pass found everything in place.
-//  6. Status from the engine (counts, conditions), with ready counts from what is in place,
+//     that meets an unmanaged template or quota records it as foreign observed state
+//     (foreign_objects.h), and the next computation gives P `Conflict` and leaves the object alone.
+//     Skipped while neither the plan nor the cached objects moved since a pass found everything in
+//     place.
+//  6. Status from the engine (counts, conditions), with ready counts (claimTemplates, quotas)
+//     from what is in place,
 //     Ready False / Reconciling True while a write failed, transition times carried over;
 //     written (merge patch of the status subresource) only when it changed, and at most once per
 //     `status_interval` per profile under churn.
@@ -97,6 +101,7 @@ class ProfileReconciler {
     std::string uid;
     int64_t generation = 0;
     int64_t templates_ready = 0;
+    int64_t quotas_ready = 0;
   };
   std::map<std::string, InPlace> in_place_ ABSL_GUARDED_BY(mu_);
 };

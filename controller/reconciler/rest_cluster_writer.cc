@@ -3,10 +3,11 @@
 
 #include <utility>
 
-#include "controller/meta/object_meta_codec.h"
 #include "controller/core/status_macros.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"
+#include "controller/meta/object_meta_codec.h"
+#include "controller/meta/resource_quota_codec.h"
 #include "controller/reconciler/cluster_objects.h"
 
 namespace gpuprofile::reconciler {
@@ -115,6 +116,46 @@ absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion versio
       ->Patch(ResourceClaimTemplatesPath(version)
                   .WithNamespace(meta.namespace_name)
                   .WithName(meta.name),
+              kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status RestClusterWriter::CreateQuota(const api::ResourceQuota& q) {
+  RETURN_IF_ERROR(Gate("create", "resourcequotas"));
+  return options_.client
+      ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
+               api::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::Status RestClusterWriter::ReplaceQuota(const api::ResourceQuota& q) {
+  RETURN_IF_ERROR(Gate("update", "resourcequotas"));
+  return options_.client
+      ->Update(
+          ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
+          api::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+      .status();
+}
+
+absl::StatusOr<nlohmann::json> RestClusterWriter::GetQuota(const std::string& ns,
+                                                           const std::string& name) {
+  return options_.client->Get(ResourceQuotasPath().WithNamespace(ns).WithName(name));
+}
+
+absl::Status RestClusterWriter::DeleteQuota(const std::string& ns, const std::string& name,
+                                            const std::string& uid) {
+  RETURN_IF_ERROR(Gate("delete", "resourcequotas"));
+  kube::DeleteOptions options;
+  if (!uid.empty()) options.precondition_uid = uid;
+  return DoneIfNotFound(
+      options_.client->Delete(ResourceQuotasPath().WithNamespace(ns).WithName(name), options)
+          .status());
+}
+
+absl::Status RestClusterWriter::PatchQuotaOwnership(const api::ObjectMeta& meta) {
+  RETURN_IF_ERROR(Gate("patch", "resourcequotas"));
+  return options_.client
+      ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
               kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
       .status();
 }

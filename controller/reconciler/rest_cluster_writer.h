@@ -45,6 +45,13 @@ class RestClusterWriter final : public ClusterWriter {
   absl::Status PatchTemplateOwnership(dra::DraApiVersion version,
                                       const api::ObjectMeta& meta) override;
 
+  absl::Status CreateQuota(const api::ResourceQuota& q) override;
+  absl::Status ReplaceQuota(const api::ResourceQuota& q) override;
+  absl::StatusOr<nlohmann::json> GetQuota(const std::string& ns, const std::string& name) override;
+  absl::Status DeleteQuota(const std::string& ns, const std::string& name,
+                           const std::string& uid) override;
+  absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) override;
+
   absl::Status PatchProfileStatus(const std::string& name, const nlohmann::json& status) override;
   absl::Status SetProfileFinalizers(const api::ObjectMeta& meta,
                                     const std::vector<std::string>& finalizers) override;

@@ -3,7 +3,8 @@
 // version decodes, watch events take the simdjson raw path (the strict decoder's result and
 // errors), slices that do not decode are skipped, counted and reported by name, text that is not
 // JSON is the watcher's problem, relists keep unchanged slices, lists come in pages of
-// kSlicePageSize; and DiscoverDraApiVersion against kube-emulator releases.
+// kSlicePageSize; DiscoverDraApiVersion against kube-emulator releases; and the ResourceQuota
+// informer (always on, the operator's quotas only) and the counters its changes move.
 #include "controller/reconciler/cluster_cache.h"
 
 #include <memory>
@@ -13,11 +14,13 @@
 #include "absl/strings/str_cat.h"
 #include "controller/kube/discovery.h"
 #include "controller/runtime/testing/fake_clock.h"
+#include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/fake_transport.h"
 #include "test/kube/testing/kube_emulator.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {
 namespace {
@@ -229,6 +232,79 @@ TEST(DiscoverDraApiVersionTest, FollowsTheRelease) {
     ASSERT_OK_AND_ASSIGN(dra::DraApiVersion version, DiscoverDraApiVersion(&discovery));
     EXPECT_EQ(version, c.expected) << c.release;
   }
+}
+
+json Quota(const std::string& name, const std::string& profile, const std::string& limit) {
+  json metadata = {{"name", name}, {"namespace", "batch"}};
+  if (!profile.empty()) {
+    metadata["labels"] = {{"app.kubernetes.io/managed-by", "gpu-profile-operator"},
+                          {"gpuprofile.io/profile", profile}};
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "ResourceQuota"},
+          {"metadata", metadata},
+          {"spec", {{"hard", {{"gpu.deviceclass.resource.k8s.io/devices", limit}}}}}};
+}
+
+// ResourceQuotas are core/v1: their informer runs with the always-on ones, DRA or not. Only the
+// operator's quotas are cached (by "<namespace>/<name>", indexed by profile); every change of one
+// moves owned_version (the plan may have to repair it), a change of its profile label moves the
+// spec counters too (the engine reads ownership labels), a change of its limits does not.
+TEST(ClusterCacheQuotaTest, CachesTheOperatorsQuotasWithoutDra) {
+  // The CRDs: the profile and node group informers must sync too.
+  kube::testing::KubeEmulator emu(
+      {"--kube-version", "1.34", "-f", gpuprofile::testing::SourceDir() + "/crds"});
+  ASSERT_EMULATOR(emu);
+  const kube::ResourcePath quotas = ResourceQuotasPath().WithNamespace("batch");
+  ASSERT_OK(
+      emu.client()
+          ->Create(NamespacesPath(),
+                   {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "batch"}}}})
+          .status());
+  ASSERT_OK(emu.client()->Create(quotas, Quota("gpu-profile-p", "p", "2")).status());
+  ASSERT_OK(emu.client()->Create(quotas, Quota("theirs", "", "5")).status());
+
+  ClusterCacheOptions options;
+  options.client = emu.client();
+  ClusterCache cache(options);
+  cache.Start();
+  cache.MarkDraChecked();  // DRA is never enabled here
+  ASSERT_TRUE(cache.WaitForSync(absl::Now() + absl::Seconds(20)));
+  EXPECT_THAT(cache.quotas().ListKeys(), ElementsAre("batch/gpu-profile-p"));
+  ASSERT_OK_AND_ASSIGN(auto of_p, cache.quotas().ByIndex(kByProfileLabel, "p"));
+  ASSERT_EQ(of_p.size(), 1u);
+  EXPECT_EQ(of_p[0]->hard.at("gpu.deviceclass.resource.k8s.io/devices"), Quantity::FromInt(2));
+
+  const uint64_t owned = cache.owned_version();
+  const uint64_t spec = cache.spec_version();
+  ASSERT_OK(emu.client()
+                ->Patch(quotas.WithName("gpu-profile-p"), kube::PatchType::kMerge,
+                        {{"spec", {{"hard", {{"gpu.deviceclass.resource.k8s.io/devices", "3"}}}}}})
+                .status());
+  ASSERT_TRUE(e2e::testing::PollUntil(
+      [&] {
+        auto q = cache.quotas().Get("batch/gpu-profile-p");
+        return q != nullptr &&
+               q->hard.at("gpu.deviceclass.resource.k8s.io/devices") == Quantity::FromInt(3);
+      },
+      absl::Seconds(20)));
+  EXPECT_GT(cache.owned_version(), owned);
+  EXPECT_EQ(cache.spec_version(), spec);
+
+  ASSERT_OK(emu.client()
+                ->Patch(quotas.WithName("gpu-profile-p"), kube::PatchType::kMerge,
+                        {{"metadata", {{"labels", {{"gpuprofile.io/profile", "q"}}}}}})
+                .status());
+  ASSERT_TRUE(e2e::testing::PollUntil(
+      [&] {
+        auto of_q = cache.quotas().ByIndex(kByProfileLabel, "q");
+        return of_q.ok() && of_q->size() == 1;
+      },
+      absl::Seconds(20)));
+  EXPECT_GT(cache.spec_version(), spec);
+  EXPECT_TRUE(cache.HasSynced());
+  EXPECT_FALSE(cache.dra_version().has_value());
+  cache.Stop();
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The operator's reconcile loop (GpuProfileOperator, in process) against the real kube-emulator
 // over HTTP: the story's profiles on the example fleet converge to Ready with their classes,
-// templates and node groups; edits, namespace label changes, conflicts, deletion policies and
-// adoption behave as docs/design.md §4 says; an idle operator writes nothing.
+// templates, quotas and node groups; edits, namespace label changes, conflicts, deletion policies
+// and adoption behave as docs/design.md §4 says; an idle operator writes nothing.
 // (The e2e suite drives the real binary; this test exercises the same logic with direct access
 // to the caches, so failures point at the reconciler.)
 #include "controller/reconciler/gpu_profile_operator.h"
@@ -13,10 +13,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/kube/api_error.h"
+#include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
 #include "gmock/gmock.h"
 #include "e2e/tests/emulator_process.h"
@@ -41,6 +43,27 @@ const kube::ResourcePath kProfiles = GpuProfilesPath();
 const kube::ResourcePath kClasses = DeviceClassesPath(dra::DraApiVersion::kV1);
 const kube::ResourcePath kTemplates = ResourceClaimTemplatesPath(dra::DraApiVersion::kV1);
 const kube::ResourcePath kNamespaces = NamespacesPath();
+const kube::ResourcePath kQuotas = ResourceQuotasPath();
+
+// Keeps the events the operator records, as "<type> <reason>: <note>".
+class CapturingSink final : public runtime::EventSink {
+ public:
+  absl::Status Create(const runtime::Event& event) override {
+    absl::MutexLock lock(&mu_);
+    lines_.push_back(absl::StrCat(event.type == runtime::EventType::kWarning ? "Warning" : "Normal",
+                                  " ", event.reason, ": ", event.note));
+    return absl::OkStatus();
+  }
+  absl::Status UpdateSeries(const runtime::Event&) override { return absl::OkStatus(); }
+  std::vector<std::string> lines() const {
+    absl::MutexLock lock(&mu_);
+    return lines_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
 
 class OperatorTest : public ::testing::Test {
  protected:
@@ -53,6 +76,7 @@ class OperatorTest : public ::testing::Test {
     options.client = client_.get();
     options.clock = runtime::RealClock::Default();
     options.metrics = &metrics_;
+    options.events = &events_;
     options.workers = 2;
     options.feature_gates = std::move(feature_gates);
     options.status_interval = absl::ZeroDuration();
@@ -177,7 +201,18 @@ class OperatorTest : public ::testing::Test {
     return total;
   }
 
+  // Whether an event recorded so far has a line starting with `prefix` (and containing `part`).
+  bool Recorded(const std::string& prefix, const std::string& part = "") {
+    for (const std::string& line : sink_.lines()) {
+      if (absl::StartsWith(line, prefix) && absl::StrContains(line, part)) return true;
+    }
+    return false;
+  }
+
   runtime::MetricsRegistry metrics_;
+  CapturingSink sink_;
+  runtime::EventRecorder events_{runtime::EventRecorderOptions{
+      "gpuprofile.io/gpu-profile-operator", "test", runtime::RealClock::Default(), &sink_}};
   std::unique_ptr<KubeEmulator> emulator_;
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<GpuProfileOperator> operator_;
@@ -478,6 +513,134 @@ TEST_F(OperatorTest, DraNotServedIsReportedAsStalled) {
   EXPECT_TRUE(
       Eventually([&] { return ConditionIs("large-memory", "Stalled", "True", "DRANotServed"); }));
   EXPECT_FALSE(operator_->DraServed().ok());
+}
+
+// spec.quota: a ResourceQuota per selected namespace, kept like the templates: created, replaced
+// in place when the limit changes, deleted when a namespace leaves the selection and when the
+// profile goes; status.quotas counts them.
+TEST_F(OperatorTest, QuotasFollowTheProfileAndItsNamespaces) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  WaitForNamespacesSeen({"batch", "ml-inference", "ml-train"});
+  ApplyObject({{"apiVersion", "gpuprofile.io/v1alpha1"},
+               {"kind", "GpuProfile"},
+               {"metadata", {{"name", "quota-inference"}}},
+               {"spec",
+                {{"claimTemplate",
+                  {{"namespaceSelector", {{"matchLabels", {{"gpu-profiles", "enabled"}}}}}}},
+                 {"quota", {{"devicesPerNamespace", 2}}}}}});
+  const std::string selector = "gpuprofile.io/profile=quota-inference";
+  const std::string key = "quota-inference.deviceclass.resource.k8s.io/devices";
+  const auto hard = [&](const std::string& ns) -> nlohmann::json {
+    absl::StatusOr<nlohmann::json> q =
+        client_->Get(kQuotas.WithNamespace(ns).WithName("gpu-profile-quota-inference"));
+    if (!q.ok()) return nullptr;
+    return (*q)["spec"].value("hard", nlohmann::json::object()).value(key, nlohmann::json());
+  };
+  const auto quota_counts = [&]() -> nlohmann::json {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("quota-inference"));
+    if (!p.ok() || !p->contains("status")) return nullptr;
+    return (*p)["status"].value("quotas", nlohmann::json());
+  };
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("quota-inference", "Ready", "True"); }));
+  EXPECT_TRUE(Eventually([&] {
+    return Names(kQuotas, selector) ==
+           std::vector<std::string>{"batch/gpu-profile-quota-inference",
+                                    "ml-inference/gpu-profile-quota-inference"};
+  }));
+  EXPECT_EQ(hard("batch"), "2");
+  EXPECT_EQ(hard("ml-inference"), "2");
+  EXPECT_TRUE(Eventually([&] {
+    return quota_counts() == nlohmann::json{{"desired", 2}, {"ready", 2}};
+  })) << quota_counts();
+  EXPECT_TRUE(Recorded("Normal Applied: created", "ResourceQuota"))
+      << absl::StrJoin(sink_.lines(), "\n");
+
+  // The limit changes: the same quota (same uid) gets the new value.
+  absl::StatusOr<nlohmann::json> before =
+      client_->Get(kQuotas.WithNamespace("batch").WithName("gpu-profile-quota-inference"));
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(client_
+                  ->Patch(kProfiles.WithName("quota-inference"), kube::PatchType::kMerge,
+                          {{"spec", {{"quota", {{"devicesPerNamespace", 3}}}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return hard("batch") == "3" && hard("ml-inference") == "3"; }));
+  absl::StatusOr<nlohmann::json> after =
+      client_->Get(kQuotas.WithNamespace("batch").WithName("gpu-profile-quota-inference"));
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ((*after)["metadata"]["uid"], (*before)["metadata"]["uid"]);
+  EXPECT_TRUE(Recorded("Normal Applied: updated", "ResourceQuota"))
+      << absl::StrJoin(sink_.lines(), "\n");
+
+  // A namespace leaves the selection: its quota goes, the other stays.
+  ApplyObject({{"apiVersion", "v1"},
+               {"kind", "Namespace"},
+               {"metadata", {{"name", "batch"}, {"labels", {{"gpu-profiles", "off"}}}}}});
+  EXPECT_TRUE(Eventually([&] {
+    return Names(kQuotas, selector) ==
+           std::vector<std::string>{"ml-inference/gpu-profile-quota-inference"};
+  }));
+  EXPECT_TRUE(Eventually([&] {
+    return quota_counts() == nlohmann::json{{"desired", 1}, {"ready", 1}};
+  })) << quota_counts();
+
+  // The profile goes (deletionPolicy Delete): so do its quotas.
+  ASSERT_TRUE(client_->Delete(kProfiles.WithName("quota-inference")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return kube::apierrors::IsNotFound(
+               client_->Get(kProfiles.WithName("quota-inference")).status()) &&
+           Names(kQuotas, selector).empty();
+  }));
+  EXPECT_TRUE(Recorded("Normal Deleted: deleted", "1 ResourceQuota (in ml-inference)"))
+      << absl::StrJoin(sink_.lines(), "\n");
+}
+
+// A quota the operator does not manage, under the name a profile wants, is met on create (only
+// labelled quotas are watched): the profile reports Conflict and the quota is left as it is.
+TEST_F(OperatorTest, AnUnmanagedQuotaYieldsConflictAndStaysUntouched) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  WaitForNamespacesSeen({"batch", "ml-inference", "ml-train"});
+  ASSERT_TRUE(client_
+                  ->Create(kQuotas.WithNamespace("ml-train"),
+                           {{"apiVersion", "v1"},
+                            {"kind", "ResourceQuota"},
+                            {"metadata", {{"name", "gpu-profile-large-memory"}}},
+                            {"spec", {{"hard", {{"pods", "10"}}}}}})
+                  .ok());
+  ApplyObject({{"apiVersion", "gpuprofile.io/v1alpha1"},
+               {"kind", "GpuProfile"},
+               {"metadata", {{"name", "large-memory"}}},
+               {"spec",
+                {{"selector", {{"memory", {{"min", "40Gi"}}}}},
+                 {"claimTemplate", {{"namespaces", {"ml-train"}}}},
+                 {"quota", {{"devicesPerNamespace", 1}}}}}});
+  EXPECT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Conflict", "True"); }));
+  EXPECT_THAT(Condition("large-memory", "Conflict").value("message", ""),
+              HasSubstr("ml-train/gpu-profile-large-memory"));
+  absl::StatusOr<nlohmann::json> still =
+      client_->Get(kQuotas.WithNamespace("ml-train").WithName("gpu-profile-large-memory"));
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ((*still)["spec"]["hard"], nlohmann::json({{"pods", "10"}}));
+  EXPECT_FALSE((*still)["metadata"].contains("ownerReferences"));
+  EXPECT_FALSE((*still)["metadata"].contains("labels"));
+}
+
+// A profile whose fields the cluster cannot express is Stalled with the engine's reason, and the
+// Warning says so with that reason (not InvalidSpec); nothing is written for it.
+TEST_F(OperatorTest, AFieldTheClusterCannotExpressIsAFeatureNotServedWarning) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  ApplyObject({{"apiVersion", "gpuprofile.io/v1alpha1"},
+               {"kind", "GpuProfile"},
+               {"metadata", {{"name", "shared-memory"}}},
+               {"spec", {{"capacityRequests", {{"memory", "10Gi"}}}}}});
+  EXPECT_TRUE(Eventually(
+      [&] { return ConditionIs("shared-memory", "Stalled", "True", "FeatureNotServed"); }));
+  EXPECT_TRUE(Eventually([&] {
+    return Recorded("Warning FeatureNotServed: spec cannot be realised: spec.capacityRequests");
+  })) << absl::StrJoin(sink_.lines(), "\n");
+  EXPECT_FALSE(Recorded("Warning InvalidSpec"));
+  EXPECT_THAT(Names(kClasses, "gpuprofile.io/profile=shared-memory"), ::testing::IsEmpty());
 }
 
 }  // namespace

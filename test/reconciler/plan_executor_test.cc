@@ -1,7 +1,7 @@
 // The executor of object plans (plan_executor.h) against a fake writer: what it writes for each
-// action, and how it handles what the server answers — a create meeting an unmanaged template
-// (recorded as foreign observed state), one meeting the operator's own (the cache was behind),
-// failures that must not stop the other actions, and a re-create whose delete failed.
+// action, and how it handles what the server answers — a create meeting an unmanaged template or
+// quota (recorded as foreign observed state), one meeting the operator's own (the cache was
+// behind), failures that must not stop the other actions, and a re-create whose delete failed.
 #include "controller/reconciler/plan_executor.h"
 
 #include <memory>
@@ -67,6 +67,33 @@ Action Other(ActionVerb verb, ObjectKind kind, const std::string& ns, const std:
   return action;
 }
 
+Action QuotaAction(ActionVerb verb, const std::string& ns, const std::string& uid = "") {
+  auto q = std::make_shared<api::ResourceQuota>();
+  q->metadata.namespace_name = ns;
+  q->metadata.name = "gpu-profile-p";
+  q->metadata.uid = uid;
+  q->metadata.resource_version = "9";
+  q->metadata.labels = {{"app.kubernetes.io/managed-by", "gpu-profile-operator"}};
+  Action action;
+  action.verb = verb;
+  action.kind = ObjectKind::kResourceQuota;
+  action.namespace_name = ns;
+  action.name = q->metadata.name;
+  action.uid = uid;
+  action.meta = q->metadata;
+  action.quota = std::move(q);
+  return action;
+}
+
+nlohmann::json QuotaJson(const std::string& ns, bool managed) {
+  nlohmann::json metadata = {{"name", "gpu-profile-p"}, {"namespace", ns}, {"uid", "theirs"}};
+  if (managed) metadata["labels"] = {{"app.kubernetes.io/managed-by", "gpu-profile-operator"}};
+  return {{"apiVersion", "v1"},
+          {"kind", "ResourceQuota"},
+          {"metadata", metadata},
+          {"spec", {{"hard", {{"pods", "10"}}}}}};
+}
+
 class PlanExecutorTest : public ::testing::Test {
  protected:
   runtime::FakeClock clock_;
@@ -80,6 +107,14 @@ class PlanExecutorTest : public ::testing::Test {
     for (const auto& t : templates) {
       keys.push_back(t->metadata.namespace_name + "/" + t->metadata.name);
     }
+    return keys;
+  }
+  std::vector<std::string> ForeignQuotaKeys() {
+    std::vector<std::shared_ptr<const api::ResourceQuota>> quotas;
+    foreign_.Snapshot(nullptr, &quotas);
+    std::vector<std::string> keys;
+    for (const auto& q : quotas)
+      keys.push_back(q->metadata.namespace_name + "/" + q->metadata.name);
     return keys;
   }
 };
@@ -206,6 +241,72 @@ TEST_F(PlanExecutorTest, ARecreateWhoseCreateFailsIsLeftToTheNextPass) {
   EXPECT_THAT(writer_.calls(), ElementsAre("delete ml/t uid=u-1", "create ml/t"));
   EXPECT_FALSE(changes.first_error.ok());
   EXPECT_EQ(changes.templates_placed, 0);
+}
+
+TEST_F(PlanExecutorTest, QuotaActionsUseTheQuotaCallsAndCountWhatIsPlaced) {
+  const AppliedChanges changes = ExecutePlan(
+      {QuotaAction(ActionVerb::kCreate, "batch"), QuotaAction(ActionVerb::kReplace, "ml", "u-1"),
+       QuotaAction(ActionVerb::kAdopt, "team", "u-2"),
+       QuotaAction(ActionVerb::kRelease, "other", "u-3"),
+       QuotaAction(ActionVerb::kDelete, "old", "u-4")},
+      kV1, &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("create ResourceQuota batch/gpu-profile-p",
+                                           "replace ResourceQuota ml/gpu-profile-p rv=9",
+                                           "patch ResourceQuota team/gpu-profile-p owners=[]",
+                                           "patch ResourceQuota other/gpu-profile-p owners=[]",
+                                           "delete ResourceQuota old/gpu-profile-p uid=u-4"));
+  EXPECT_THAT(changes.created, ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(changes.updated, ElementsAre("ResourceQuota ml/gpu-profile-p"));
+  EXPECT_THAT(changes.adopted, ElementsAre("ResourceQuota team/gpu-profile-p"));
+  EXPECT_THAT(changes.released, ElementsAre("ResourceQuota other/gpu-profile-p"));
+  EXPECT_THAT(changes.deleted, ElementsAre("ResourceQuota old/gpu-profile-p"));
+  EXPECT_EQ(changes.quotas_placed, 3);
+  EXPECT_EQ(changes.templates_placed, 0);
+  EXPECT_TRUE(changes.first_error.ok());
+}
+
+TEST_F(PlanExecutorTest, ACreateMeetingAnUnmanagedQuotaRecordsItAsForeign) {
+  writer_.Fail("create ResourceQuota batch/gpu-profile-p", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredQuota("batch", "gpu-profile-p", QuotaJson("batch", /*managed=*/false));
+  const uint64_t before = foreign_.Snapshot(nullptr);
+  const AppliedChanges changes =
+      ExecutePlan({QuotaAction(ActionVerb::kCreate, "batch")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(writer_.calls(), ElementsAre("create ResourceQuota batch/gpu-profile-p",
+                                           "get ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(changes.conflicts, ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_TRUE(changes.first_error.ok());
+  EXPECT_EQ(changes.quotas_placed, 0);
+  EXPECT_THAT(ForeignQuotaKeys(), ElementsAre("batch/gpu-profile-p"));
+  EXPECT_THAT(ForeignKeys(), IsEmpty());
+  EXPECT_GT(foreign_.Snapshot(nullptr), before);  // the desired state plans again
+  clock_.Advance(absl::Seconds(61));
+  EXPECT_THAT(ForeignQuotaKeys(), IsEmpty());  // and tries again once it expires
+}
+
+TEST_F(PlanExecutorTest, ACreateMeetingTheOperatorsOwnQuotaRecordsNothing) {
+  writer_.Fail("create ResourceQuota batch/gpu-profile-p", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredQuota("batch", "gpu-profile-p", QuotaJson("batch", /*managed=*/true));
+  const AppliedChanges changes =
+      ExecutePlan({QuotaAction(ActionVerb::kCreate, "batch")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(changes.conflicts, ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(ForeignQuotaKeys(), IsEmpty());
+}
+
+TEST_F(PlanExecutorTest, AnUnreadableExistingQuotaIsForeign) {
+  writer_.Fail("create ResourceQuota batch/gpu-profile-p", ApiStatus(409, "AlreadyExists"));
+  writer_.SetStoredQuota("batch", "gpu-profile-p", {{"kind", "ResourceQuota"}, {"spec", 3}});
+  ExecutePlan({QuotaAction(ActionVerb::kCreate, "batch")}, kV1, &writer_, &foreign_);
+  EXPECT_THAT(ForeignQuotaKeys(), ElementsAre("batch/gpu-profile-p"));
+}
+
+TEST_F(PlanExecutorTest, AFailedQuotaReplaceIsTheFirstError) {
+  writer_.Fail("replace ResourceQuota ml/gpu-profile-p rv=9", ApiStatus(409, "Conflict"));
+  const AppliedChanges changes = ExecutePlan(
+      {QuotaAction(ActionVerb::kReplace, "ml", "u-1"), QuotaAction(ActionVerb::kCreate, "batch")},
+      kV1, &writer_, &foreign_);
+  EXPECT_TRUE(kube::apierrors::IsConflict(changes.first_error)) << changes.first_error;
+  EXPECT_THAT(changes.updated, IsEmpty());
+  EXPECT_EQ(changes.quotas_placed, 1);  // the create still ran
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // File: test/reconciler/testing/fake_cluster_writer.h
 // A ClusterWriter that records every call as one line ("create DeviceClass a", "delete
-// ml-train/a uid=u1", ...) and answers from a script: Fail(line, status) makes that call fail
-// with `status`; SetStoredTemplate gives GetTemplate an object to return. Everything else
+// ml-train/a uid=u1", "replace ResourceQuota ml-train/q rv=7", ...) and answers from a script:
+// Fail(line, status) makes that call fail with `status`; SetStoredTemplate / SetStoredQuota give
+// GetTemplate / GetQuota an object to return. Everything else
 // succeeds. For unit tests of the plan executor and the reconcilers.
 // Thread-safety: thread-safe.
 #pragma once
@@ -31,6 +32,11 @@ class FakeClusterWriter final : public ClusterWriter {
   void SetStoredTemplate(const std::string& ns, const std::string& name, nlohmann::json object) {
     absl::MutexLock lock(&mu_);
     stored_[absl::StrCat(ns, "/", name)] = std::move(object);
+  }
+  // What GetQuota(ns, name) returns (otherwise NotFound).
+  void SetStoredQuota(const std::string& ns, const std::string& name, nlohmann::json object) {
+    absl::MutexLock lock(&mu_);
+    stored_quotas_[absl::StrCat(ns, "/", name)] = std::move(object);
   }
   std::vector<std::string> calls() const {
     absl::MutexLock lock(&mu_);
@@ -74,6 +80,30 @@ class FakeClusterWriter final : public ClusterWriter {
   absl::Status PatchTemplateOwnership(dra::DraApiVersion, const api::ObjectMeta& meta) override {
     return Record(absl::StrCat("patch ", meta.namespace_name, "/", meta.name, Owners(meta)));
   }
+  absl::Status CreateQuota(const api::ResourceQuota& q) override {
+    return Record(
+        absl::StrCat("create ResourceQuota ", q.metadata.namespace_name, "/", q.metadata.name));
+  }
+  absl::Status ReplaceQuota(const api::ResourceQuota& q) override {
+    return Record(absl::StrCat("replace ResourceQuota ", q.metadata.namespace_name, "/",
+                               q.metadata.name, " rv=", q.metadata.resource_version));
+  }
+  absl::StatusOr<nlohmann::json> GetQuota(const std::string& ns, const std::string& name) override {
+    const std::string key = absl::StrCat(ns, "/", name);
+    if (absl::Status s = Record(absl::StrCat("get ResourceQuota ", key)); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    auto it = stored_quotas_.find(key);
+    if (it == stored_quotas_.end()) return absl::NotFoundError(key);
+    return it->second;
+  }
+  absl::Status DeleteQuota(const std::string& ns, const std::string& name,
+                           const std::string& uid) override {
+    return Record(absl::StrCat("delete ResourceQuota ", ns, "/", name, " uid=", uid));
+  }
+  absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) override {
+    return Record(
+        absl::StrCat("patch ResourceQuota ", meta.namespace_name, "/", meta.name, Owners(meta)));
+  }
   absl::Status PatchProfileStatus(const std::string& name, const nlohmann::json&) override {
     return Record(absl::StrCat("status GpuProfile ", name));
   }
@@ -115,6 +145,7 @@ class FakeClusterWriter final : public ClusterWriter {
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Status> failures_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, nlohmann::json> stored_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, nlohmann::json> stored_quotas_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpuprofile::reconciler::testing
