@@ -1210,6 +1210,7 @@ class AdvancedProfilesTest : public OperatorE2eTest {
         "-f", Src("test/testdata/dra/nvidia-1.35/consumable-shares-a100x2.k8s-1.36.v1.yaml")};
     if (!gates.empty()) seeds.insert(seeds.end(), {"--feature-gates", gates});
     StartEmulator(release, seeds);
+    FindKubectl();
     std::vector<std::string> operator_flags;
     if (!gates.empty()) operator_flags = {"--feature-gates", gates};
     StartOperator(operator_flags);
@@ -1230,7 +1231,6 @@ class AdvancedProfilesTest : public OperatorE2eTest {
 };
 
 TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
-  FindKubectl();
   StartAdvancedCluster(kKube137, "dynamicmig-a100x2.k8s-1.35.v1.yaml");
   ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 9 && AllReady(); }))
       << "the profiles never became Ready";
@@ -1353,7 +1353,6 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
 // FeatureNotServed and nothing of theirs is written; the fallback (beta, on) works. With the
 // gates on, the same profiles are realised.
 TEST_F(AdvancedProfilesTest, FieldsTheReleaseCannotExpressAreFeatureNotServed) {
-  FindKubectl();
   StartAdvancedCluster(kKube134, "dynamicmig-a100x2.k8s-1.34.v1.yaml");
   const std::set<std::string> stalled = {"legacy-gpu", "memory-slice", "shared-inference"};
   for (const std::string& p : stalled) {
@@ -1361,16 +1360,17 @@ TEST_F(AdvancedProfilesTest, FieldsTheReleaseCannotExpressAreFeatureNotServed) {
         << p << ": " << Status(p).dump();
     EXPECT_TRUE(Get(Dra("deviceclasses/" + p)).is_null()) << p << " must write nothing";
   }
-  EXPECT_THAT(FindCondition(Get(Profile("legacy-gpu")), "Stalled").value("message", ""),
-              HasSubstr("spec.extendedResourceName: Kubernetes 1.34 does not serve extended "
-                        "resource names on DeviceClasses: feature gate DRAExtendedResource "
-                        "(alpha) is off by default"));
+  // The operator names the server's version as /version reports it (1.34.0).
+  const std::string message =
+      FindCondition(Get(Profile("legacy-gpu")), "Stalled").value("message", "");
+  EXPECT_THAT(message, HasSubstr("spec.extendedResourceName: Kubernetes 1.34"));
+  EXPECT_THAT(message, HasSubstr("does not serve extended resource names on DeviceClasses: "
+                                 "feature gate DRAExtendedResource (alpha) is off by default"));
   EXPECT_TRUE(Eventually([&] { return Ready("h100-else-a100") && Ready("mig-small"); }));
   ExpectConvergedToRender("advanced on 1.34", stalled);
 }
 
 TEST_F(AdvancedProfilesTest, TheAlphaGatesOnLetA134ClusterExpressEverything) {
-  FindKubectl();
   StartAdvancedCluster(kKube134, "dynamicmig-a100x2.k8s-1.34.v1.yaml",
                        "DRADeviceTaints=true,DRAConsumableCapacity=true,DRAExtendedResource=true");
   ASSERT_TRUE(Eventually([&] { return List(kProfiles).size() == 9 && AllReady(); }))
