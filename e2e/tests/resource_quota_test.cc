@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,8 @@ struct RuleCase {
   json hard;
   std::vector<std::string> causes;
 };
+
+void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.name; }
 
 class ResourceQuotaRulesTest : public ::testing::TestWithParam<RuleCase> {
  protected:
