@@ -304,19 +304,15 @@ class Decoder {
     const std::string path = api::FieldMember(capacity_path, "requests");
     for (auto it = requests->begin(); it != requests->end(); ++it) {
       const std::string item_path = api::FieldMember(path, it.key());
-      std::string text;
-      if (it->is_string()) {
-        text = it->get<std::string>();
-      } else if (it->is_number()) {
-        text = it->dump();
-      } else {
+      std::optional<std::string> text = api::QuantityText(*it);
+      if (!text) {
         Error(item_path, absl::StrCat("must be a quantity string, got ", TypeName(*it)));
         continue;
       }
-      absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
+      absl::StatusOr<Quantity> quantity = Quantity::Parse(*text);
       if (!quantity.ok()) {
         Error(item_path,
-              absl::StrCat("invalid quantity \"", text, "\": ", quantity.status().message()));
+              absl::StrCat("invalid quantity \"", *text, "\": ", quantity.status().message()));
         continue;
       }
       out.emplace(it.key(), *std::move(quantity));

@@ -240,20 +240,16 @@ class Decoder {
       Error(value_path, "required");
       return std::nullopt;
     }
-    std::string text;
-    if (q->is_string()) {
-      text = q->get<std::string>();
-    } else if (q->is_number()) {
-      text = q->dump();
-    } else {
+    std::optional<std::string> text = api::QuantityText(*q);
+    if (!text) {
       Error(value_path,
             absl::StrCat("must be a quantity (string or number), got ", api::JsonTypeName(*q)));
       return std::nullopt;
     }
-    absl::StatusOr<Quantity> parsed = Quantity::Parse(text);
+    absl::StatusOr<Quantity> parsed = Quantity::Parse(*text);
     if (!parsed.ok()) {
       Error(value_path,
-            absl::StrCat("invalid quantity \"", text, "\": ", parsed.status().message()));
+            absl::StrCat("invalid quantity \"", *text, "\": ", parsed.status().message()));
       return std::nullopt;
     }
     return *std::move(parsed);

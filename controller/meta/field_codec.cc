@@ -72,6 +72,17 @@ const json* JsonMember(const json& object, absl::string_view key) {
   return &*it;
 }
 
+bool MemberEquals(const json& object, absl::string_view key, absl::string_view expected) {
+  const json* value = JsonMember(object, key);
+  return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
+}
+
+std::optional<std::string> QuantityText(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return value.dump();
+  return std::nullopt;
+}
+
 void RejectUnknownFields(const json& object, std::initializer_list<const char*> known,
                          absl::string_view parent, FieldErrors* errors) {
   if (!object.is_object()) return;

@@ -59,6 +59,13 @@ std::string JsonTypeName(const nlohmann::json& value);
 // nullptr otherwise.
 const nlohmann::json* JsonMember(const nlohmann::json& object, absl::string_view key);
 
+// True when member `key` of `object` is the string `expected` (apiVersion, kind, phase checks).
+bool MemberEquals(const nlohmann::json& object, absl::string_view key, absl::string_view expected);
+
+// The text of a Kubernetes quantity as JSON carries it: a string, or a number (what YAML gives
+// for `4`); nullopt for any other type, which callers report with JsonTypeName.
+std::optional<std::string> QuantityText(const nlohmann::json& value);
+
 // Reports "<parent>.<key>: unknown field" for each member of `object` whose name is not in
 // `known` (null members included: strict decoding rejects the name, whatever the value).
 void RejectUnknownFields(const nlohmann::json& object, std::initializer_list<const char*> known,

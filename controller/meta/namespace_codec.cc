@@ -13,10 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool MemberEquals(const json& object, absl::string_view key, absl::string_view expected) {
-  const json* value = JsonMember(object, key);
-  return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
-}
 
 }  // namespace
 

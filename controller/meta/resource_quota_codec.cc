@@ -22,10 +22,6 @@ using ordered_json = nlohmann::ordered_json;
 constexpr char kApiVersion[] = "v1";
 constexpr char kKind[] = "ResourceQuota";
 
-bool MemberEquals(const json& object, absl::string_view key, absl::string_view expected) {
-  const json* value = JsonMember(object, key);
-  return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
-}
 
 // `ResourceQuota "namespace/name"`, `ResourceQuota "name"` or `ResourceQuota <unnamed>`, from
 // whatever metadata there is.
@@ -56,18 +52,14 @@ void DecodeHard(const json& hard, absl::string_view path, FieldErrors* errors,
   for (auto it = hard.begin(); it != hard.end(); ++it) {
     const std::string item_path = FieldKey(path, it.key());
     if (it->is_null()) continue;  // null counts as absent
-    std::string text;
-    if (it->is_string()) {
-      text = it->get<std::string>();
-    } else if (it->is_number()) {
-      text = it->dump();
-    } else {
+    std::optional<std::string> text = QuantityText(*it);
+    if (!text) {
       errors->Add(item_path, absl::StrCat("must be a quantity string, got ", JsonTypeName(*it)));
       continue;
     }
-    absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
+    absl::StatusOr<Quantity> quantity = Quantity::Parse(*text);
     if (!quantity.ok()) {
-      errors->AddInvalid(item_path, text, quantity.status().message());
+      errors->AddInvalid(item_path, *text, quantity.status().message());
       continue;
     }
     out->emplace(it.key(), *std::move(quantity));

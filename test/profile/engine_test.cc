@@ -12,29 +12,17 @@
 namespace gpuprofile::profile {
 namespace {
 
+using ::gpuprofile::profile::testing::Cond;
 using ::gpuprofile::profile::testing::DefaultSpec;
 using ::gpuprofile::profile::testing::LoadInventory;
 using ::gpuprofile::profile::testing::MakeProfile;
+using ::gpuprofile::profile::testing::Ns;
 using ::gpuprofile::profile::testing::Q;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-api::Namespace Ns(const std::string& name, std::map<std::string, std::string> labels = {},
-                  bool terminating = false) {
-  api::Namespace ns;
-  ns.metadata.name = name;
-  ns.metadata.labels = std::move(labels);
-  ns.terminating = terminating;
-  return ns;
-}
 
-const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
-  const api::Condition* c = api::FindCondition(p.profile.status.conditions, type);
-  EXPECT_NE(c, nullptr) << type;
-  static const api::Condition kMissing;
-  return c ? *c : kMissing;
-}
 
 std::vector<std::string> TemplateKeys(const DesiredState& state) {
   std::vector<std::string> keys;

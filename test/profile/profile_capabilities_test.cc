@@ -19,9 +19,11 @@
 namespace gpuprofile::profile {
 namespace {
 
+using ::gpuprofile::profile::testing::Cond;
 using ::gpuprofile::profile::testing::DefaultSpec;
 using ::gpuprofile::profile::testing::LoadInventory;
 using ::gpuprofile::profile::testing::MakeProfile;
+using ::gpuprofile::profile::testing::Ns;
 using ::gpuprofile::profile::testing::Q;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -33,18 +35,7 @@ constexpr char kDynamicMig136[] =
 constexpr char kConsumableShares136[] =
     "test/testdata/dra/nvidia-1.35/consumable-shares-a100x2.k8s-1.36.v1.yaml";
 
-api::Namespace Ns(const std::string& name) {
-  api::Namespace ns;
-  ns.metadata.name = name;
-  return ns;
-}
 
-const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
-  const api::Condition* c = api::FindCondition(p.profile.status.conditions, type);
-  EXPECT_NE(c, nullptr) << type;
-  static const api::Condition kMissing;
-  return c ? *c : kMissing;
-}
 
 const ProfileOutcome& Outcome(const DesiredState& state, const std::string& name) {
   for (const ProfileOutcome& p : state.profiles) {

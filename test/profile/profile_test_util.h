@@ -3,10 +3,14 @@
 // test/testdata.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/api/gpu_profile.h"
+#include "controller/meta/namespace.h"
+#include "controller/profile/engine.h"
 #include "controller/core/quantity.h"
 #include "controller/core/version_literal.h"
 #include "controller/dra/inventory.h"
@@ -32,6 +36,23 @@ inline api::GpuProfile MakeProfile(const std::string& name, api::GpuProfileSpec 
   profile.metadata.generation = 1;
   profile.spec = std::move(spec);
   return profile;
+}
+
+inline api::Namespace Ns(const std::string& name, std::map<std::string, std::string> labels = {},
+                         bool terminating = false) {
+  api::Namespace ns;
+  ns.metadata.name = name;
+  ns.metadata.labels = std::move(labels);
+  ns.terminating = terminating;
+  return ns;
+}
+
+// The outcome's condition of `type` (a test failure, and an empty condition, when it has none).
+inline const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
+  const api::Condition* c = api::FindCondition(p.profile.status.conditions, type);
+  EXPECT_NE(c, nullptr) << type;
+  static const api::Condition kMissing;
+  return c ? *c : kMissing;
 }
 
 inline Quantity Q(const std::string& text) { return *Quantity::Parse(text); }
