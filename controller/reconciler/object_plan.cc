@@ -76,7 +76,11 @@ void PlanClass(const std::string& profile_uid, const dra::DeviceClass* desired,
       create.name = desired->metadata.name;
       create.device_class = std::make_shared<const dra::DeviceClass>(*desired);
       actions->push_back(std::move(create));
-    } else if (!dra::SameDesiredState(*desired, *actual, false)) {
+    } else if (!dra::SameDesiredState(*desired, *actual,
+                                      /*extended_resource_name_served=*/true)) {
+      // The engine sets extendedResourceName only where the cluster serves it
+      // (profile/feature_support.h), so a stored class without it needs the name written: a
+      // profile that gained the field after its class was created.
       auto next = std::make_shared<dra::DeviceClass>(*desired);
       next->metadata = MergedMeta(actual->metadata, desired->metadata);
       Action replace = ClassAction(ActionVerb::kReplace, *actual);

@@ -1299,6 +1299,7 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
   const std::string slice_uid = Uid(Get(Template("ml-inference", "memory-slice")));
   Patch(Profile("mig-small"), {{"spec",
                                 {{"quota", {{"devicesPerNamespace", 6}}},
+                                 {"extendedResourceName", "example.com/mig-small"},
                                  {"selector", {{"migProfiles", {"1g.5gb"}}}}}}});
   Patch(Profile("shared-inference"),
         {{"spec", {{"sharing", {{"strategy", "TimeSlicing"},
@@ -1311,8 +1312,12 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
   ASSERT_TRUE(Eventually([&] { return AllReady(); }));
   ExpectConvergedToRender("advanced step 2 (every field edited)");
   EXPECT_EQ(Hard("ml-train", "gpu-profile-mig-small"),
-            json({{"mig-small.deviceclass.resource.k8s.io/devices", "6"}}));
+            json({{"mig-small.deviceclass.resource.k8s.io/devices", "6"},
+                  {"requests.example.com/mig-small", "6"}}));
   EXPECT_EQ(Uid(Quota("ml-train", "gpu-profile-mig-small")), quota_uid) << "replaced in place";
+  // A class that gains an extended resource name is updated in place.
+  EXPECT_EQ(Get(Dra("deviceclasses/mig-small"))["spec"].value("extendedResourceName", ""),
+            "example.com/mig-small");
   EXPECT_EQ(Status("mig-small").value("matchedDevices", -1), 16);
   json shared_after = Get(Dra("deviceclasses/shared-inference"));
   EXPECT_EQ(Uid(shared_after), class_uid) << "a class is updated in place";

@@ -180,6 +180,24 @@ TEST(ObjectPlanTest, AChangedSelectorReplacesTheClassKeepingOthersMetadata) {
   EXPECT_EQ(written.metadata.labels.at("team"), "platform");
 }
 
+TEST(ObjectPlanTest, AnExtendedResourceNameAddedToTheProfileReplacesTheClass) {
+  dra::DeviceClass desired = Class("device.driver == 'gpu.nvidia.com'");
+  desired.extended_resource_name = "example.com/gpu";
+  Cluster cluster;
+  cluster.device_class =
+      std::make_shared<const dra::DeviceClass>(Class("device.driver == 'gpu.nvidia.com'", "c1"));
+  ObjectPlan plan = PlanProfileObjects(kUid, &desired, nullptr, nullptr, cluster.Observe());
+  ASSERT_THAT(Lines(plan.actions), ElementsAre("replace DeviceClass large-memory uid=c1"));
+  EXPECT_EQ(plan.actions[0].device_class->extended_resource_name, "example.com/gpu");
+
+  // Stored with the name: nothing to write.
+  dra::DeviceClass stored = Class("device.driver == 'gpu.nvidia.com'", "c1");
+  stored.extended_resource_name = "example.com/gpu";
+  cluster.device_class = std::make_shared<const dra::DeviceClass>(stored);
+  plan = PlanProfileObjects(kUid, &desired, nullptr, nullptr, cluster.Observe());
+  EXPECT_THAT(plan.actions, IsEmpty());
+}
+
 TEST(ObjectPlanTest, AnOrphanedClassIsAdoptedByReplacingItsMetadata) {
   const dra::DeviceClass desired = Class("device.driver == 'gpu.nvidia.com'");
   dra::DeviceClass stored = Class("device.driver == 'gpu.nvidia.com'", "c1");
