@@ -14,6 +14,7 @@
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"
 #include "controller/profile/engine.h"
+#include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
 #include "controller/reconciler/object_plan.h"
 #include "controller/reconciler/profile_status.h"
@@ -198,6 +199,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   }
 
   AppliedChanges changes;
+  std::vector<std::string> not_stored;  // templates the server keeps without what was written
   // Read before the objects are: a change during the pass makes the next reconcile plan again.
   const uint64_t owned_version = cache.owned_version();
   std::optional<InPlace> ready_in_place;
@@ -224,12 +226,14 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     const profile::QuotaSet* desired_quotas =
         quotas_it == computed->quotas_by_profile.end() ? nullptr : quotas_it->second;
     ASSIGN_OR_RETURN(ObservedObjects observed, Observe(cache, name, desired_class));
-    const ObjectPlan plan = PlanProfileObjects(object->metadata.uid, desired_class,
-                                               desired_templates, desired_quotas, observed);
+    ObjectPlan plan = PlanProfileObjects(object->metadata.uid, desired_class, desired_templates,
+                                         desired_quotas, observed);
+    not_stored = WithoutRepeatedRecreates(name, desired_templates, &plan.actions);
     changes = ExecutePlan(plan.actions, *version, options_.writer, options_.foreign);
+    RememberWrittenTemplates(name, desired_templates, plan.actions);
     status.claim_templates.ready = plan.templates_in_place + changes.templates_placed;
     status.quotas.ready = plan.quotas_in_place + changes.quotas_placed;
-    if (changes.Quiet()) {
+    if (changes.Quiet() && not_stored.empty()) {
       absl::MutexLock lock(&mu_);
       in_place_[name] = {computed->plan_id,
                          owned_version,
@@ -238,6 +242,15 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
                          status.claim_templates.ready,
                          status.quotas.ready};
     }
+  }
+  if (!not_stored.empty()) {
+    const std::string message = absl::StrCat(
+        "the API server stores ", absl::StrJoin(not_stored, ", "),
+        " without fields the operator wrote, and would again if it re-created them: a feature "
+        "gate the cluster has off is on in --feature-gates (fallback: DRAPrioritizedList, "
+        "tolerations: DRADeviceTaints, capacityRequests: DRAConsumableCapacity)");
+    NotStoredOverlay(message, &status);
+    Event(*object, true, profile::kReasonFeatureNotServed, "Apply", message);
   }
   if (!changes.first_error.ok()) {
     ProgressingOverlay(absl::StrCat("applying generated objects: ", changes.first_error.message()),
@@ -251,6 +264,46 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
   if (!changes.first_error.ok()) return changes.first_error;
   if (!changes.conflicts.empty()) return runtime::ReconcileResult{true, absl::ZeroDuration()};
   return Later(written, come_back);
+}
+
+std::vector<std::string> ProfileReconciler::WithoutRepeatedRecreates(
+    const std::string& profile, const profile::TemplateSet* desired, std::vector<Action>* actions) {
+  std::vector<std::string> not_stored;
+  if (desired == nullptr) return not_stored;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = written_templates_.find(profile);
+    if (it == written_templates_.end() ||
+        !dra::SameDesiredState(desired->prototype, *it->second)) {
+      return not_stored;
+    }
+  }
+  std::vector<Action> kept;
+  for (Action& a : *actions) {
+    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kRecreate) {
+      not_stored.push_back(absl::StrCat("ResourceClaimTemplate ", a.Describe()));
+      continue;
+    }
+    kept.push_back(std::move(a));
+  }
+  *actions = std::move(kept);
+  return not_stored;
+}
+
+void ProfileReconciler::RememberWrittenTemplates(const std::string& profile,
+                                                 const profile::TemplateSet* desired,
+                                                 const std::vector<Action>& actions) {
+  if (desired == nullptr) return;
+  for (const Action& a : actions) {
+    if (a.kind != ObjectKind::kClaimTemplate ||
+        (a.verb != ActionVerb::kCreate && a.verb != ActionVerb::kRecreate)) {
+      continue;
+    }
+    absl::MutexLock lock(&mu_);
+    written_templates_[profile] =
+        std::make_shared<const dra::ResourceClaimTemplate>(desired->prototype);
+    return;
+  }
 }
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Finalize(const ProfileObject& object) {

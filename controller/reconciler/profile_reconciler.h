@@ -32,6 +32,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,14 @@ class ProfileReconciler {
 
  private:
   absl::StatusOr<runtime::ReconcileResult> Finalize(const ProfileObject& object);
+  // Drops from `actions` the re-creations of templates whose spec the profile already wrote
+  // (written_templates_) and returns them, "ResourceClaimTemplate <ns>/<name>" each.
+  std::vector<std::string> WithoutRepeatedRecreates(const std::string& profile,
+                                                    const profile::TemplateSet* desired,
+                                                    std::vector<Action>* actions)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void RememberWrittenTemplates(const std::string& profile, const profile::TemplateSet* desired,
+                                const std::vector<Action>& actions) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
                                                        api::GpuProfileStatus status);
   void RecordEvents(const ProfileObject& object, const AppliedChanges& changes,
@@ -104,6 +113,13 @@ class ProfileReconciler {
     int64_t quotas_ready = 0;
   };
   std::map<std::string, InPlace> in_place_ ABSL_GUARDED_BY(mu_);
+  // Per profile, the template spec (prototype) it last created or re-created templates with. A
+  // later plan that wants to re-create templates of that same spec means the API server does not
+  // store what the operator writes (it drops the fields of a gate the cluster has off, though
+  // --feature-gates says on): re-creating again would loop, so the operator stops and says so
+  // (FeatureNotServed) until the profile's template spec changes.
+  std::map<std::string, std::shared_ptr<const dra::ResourceClaimTemplate>> written_templates_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpuprofile::reconciler

@@ -1,6 +1,8 @@
 // File: controller/reconciler/profile_status.cc
 #include "controller/reconciler/profile_status.h"
 
+#include "controller/profile/feature_support.h"
+
 #include <utility>
 
 #include "controller/profile/profile_conditions.h"
@@ -79,6 +81,17 @@ void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* statu
     reconciling->status = api::ConditionStatus::kTrue;
     reconciling->reason = kReasonProgressing;
     reconciling->message = message;
+  }
+}
+
+void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status) {
+  for (const char* type : {api::kConditionReady, api::kConditionStalled}) {
+    if (api::Condition* c = Find(status, type)) {
+      c->status = type == api::kConditionReady ? api::ConditionStatus::kFalse
+                                               : api::ConditionStatus::kTrue;
+      c->reason = profile::kReasonFeatureNotServed;
+      c->message = message;
+    }
   }
 }
 

@@ -7,6 +7,9 @@
 //    Stalled with reason InvalidSpec naming each field;
 //  - ProgressingOverlay: objects are not all in place yet (a write failed and will be retried):
 //    Ready False / Reconciling True with the reason, as kstatus expects;
+//  - NotStoredOverlay: the API server does not store what the operator writes (a field of a
+//    feature gate the cluster has off, though --feature-gates says on): Ready False, Stalled True
+//    with reason FeatureNotServed and the message;
 //  - StampTransitionTimes: lastTransitionTime carried over from the stored status when a
 //    condition's status did not change, else `now`.
 // Pure; thread-safe.
@@ -30,6 +33,7 @@ api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object,
                                          const std::string& discovered = "");
 api::GpuProfileStatus UndecodableStatus(const ProfileObject& object);
 void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* status);
+void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status);
 void StampTransitionTimes(const std::map<std::string, StoredCondition>& stored, absl::Time now,
                           api::GpuProfileStatus* status);
 

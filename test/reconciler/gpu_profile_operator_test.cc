@@ -643,5 +643,47 @@ TEST_F(OperatorTest, AFieldTheClusterCannotExpressIsAFeatureNotServedWarning) {
   EXPECT_THAT(Names(kClasses, "gpuprofile.io/profile=shared-memory"), ::testing::IsEmpty());
 }
 
+// The operator is told a gate is on (--feature-gates DRADeviceTaints=true) that the API server
+// has off: the server stores the template without the tolerations the operator wrote. Re-creating
+// it would loop (every re-creation is dropped the same way); the operator writes it once, then
+// reports FeatureNotServed naming the template, and writes nothing more until the spec changes.
+TEST_F(OperatorTest, FieldsTheServerDropsAreReportedNotRewrittenForever) {
+  Start({"--kube-version", "1.35", "-f", Src("crds"), "-f", Src("config/samples/fleet")},
+        "DRADeviceTaints=true");
+  Apply("config/samples/namespaces.yaml");
+  const nlohmann::json tolerant = nlohmann::json::parse(R"({
+      "apiVersion": "gpuprofile.io/v1alpha1", "kind": "GpuProfile",
+      "metadata": {"name": "tolerant"},
+      "spec": {"tolerations": [{"key": "gpu.nvidia.com/xid", "operator": "Exists"}],
+               "claimTemplate": {"namespaces": ["ml-train"]}}})");
+  ApplyObject(tolerant);
+  EXPECT_TRUE(
+      Eventually([&] { return ConditionIs("tolerant", "Stalled", "True", "FeatureNotServed"); }));
+  absl::StatusOr<nlohmann::json> profile = client_->Get(kProfiles.WithName("tolerant"));
+  ASSERT_TRUE(profile.ok());
+  std::string message;
+  for (const auto& c : (*profile)["status"]["conditions"]) {
+    if (c["type"] == "Stalled") message = c["message"].get<std::string>();
+  }
+  EXPECT_THAT(message, HasSubstr("the API server stores ResourceClaimTemplate ml-train/tolerant "
+                                 "without fields the operator wrote"));
+  absl::StatusOr<nlohmann::json> stored =
+      client_->Get(kTemplates.WithNamespace("ml-train").WithName("tolerant"));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_FALSE((*stored)["spec"]["spec"]["devices"]["requests"][0]["exactly"].contains(
+      "tolerations"))
+      << "the emulator drops the field as kube-apiserver does with the gate off";
+  // No loop: passes over the profile write nothing more (the template keeps its uid).
+  const std::string uid = (*stored)["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(Eventually([&] { return Idle(); }));
+  const double before = Writes();
+  for (int pass = 0; pass < 3; ++pass) ReconcileEveryProfileOnce();
+  EXPECT_EQ(Writes(), before);
+  absl::StatusOr<nlohmann::json> after =
+      client_->Get(kTemplates.WithNamespace("ml-train").WithName("tolerant"));
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)["metadata"]["uid"].get<std::string>(), uid);
+}
+
 }  // namespace
 }  // namespace gpuprofile::reconciler
