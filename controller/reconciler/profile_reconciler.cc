@@ -230,7 +230,7 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
                                          desired_quotas, observed);
     not_stored = WithoutRepeatedRecreates(name, desired_templates, &plan.actions);
     changes = ExecutePlan(plan.actions, *version, options_.writer, options_.foreign);
-    RememberWrittenTemplates(name, desired_templates, plan.actions);
+    RememberWrittenTemplates(name, desired_templates, changes);
     status.claim_templates.ready = plan.templates_in_place + changes.templates_placed;
     status.quotas.ready = plan.quotas_in_place + changes.quotas_placed;
     if (changes.Quiet() && not_stored.empty()) {
@@ -270,17 +270,20 @@ std::vector<std::string> ProfileReconciler::WithoutRepeatedRecreates(
     const std::string& profile, const profile::TemplateSet* desired, std::vector<Action>* actions) {
   std::vector<std::string> not_stored;
   if (desired == nullptr) return not_stored;
+  std::set<std::string> written;
   {
     absl::MutexLock lock(&mu_);
     auto it = written_templates_.find(profile);
     if (it == written_templates_.end() ||
-        !dra::SameDesiredState(desired->prototype, *it->second)) {
+        !dra::SameDesiredState(desired->prototype, *it->second.prototype)) {
       return not_stored;
     }
+    written = it->second.keys;
   }
   std::vector<Action> kept;
   for (Action& a : *actions) {
-    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kRecreate) {
+    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kRecreate &&
+        written.count(a.Describe()) > 0) {
       not_stored.push_back(absl::StrCat("ResourceClaimTemplate ", a.Describe()));
       continue;
     }
@@ -292,17 +295,23 @@ std::vector<std::string> ProfileReconciler::WithoutRepeatedRecreates(
 
 void ProfileReconciler::RememberWrittenTemplates(const std::string& profile,
                                                  const profile::TemplateSet* desired,
-                                                 const std::vector<Action>& actions) {
-  if (desired == nullptr) return;
-  for (const Action& a : actions) {
-    if (a.kind != ObjectKind::kClaimTemplate ||
-        (a.verb != ActionVerb::kCreate && a.verb != ActionVerb::kRecreate)) {
-      continue;
+                                                 const AppliedChanges& changes) {
+  if (desired == nullptr || (changes.created.empty() && changes.recreated.empty())) return;
+  absl::MutexLock lock(&mu_);
+  WrittenTemplates& w = written_templates_[profile];
+  if (w.prototype == nullptr || !dra::SameDesiredState(desired->prototype, *w.prototype)) {
+    w.prototype = std::make_shared<const dra::ResourceClaimTemplate>(desired->prototype);
+    w.keys.clear();
+  }
+  // Describe() names a template "<namespace>/<name>"; classes and quotas carry their kind.
+  const std::string suffix = absl::StrCat("/", desired->prototype.metadata.name);
+  for (const std::vector<std::string>* done : {&changes.created, &changes.recreated}) {
+    for (const std::string& key : *done) {
+      if (absl::EndsWith(key, suffix) && absl::StrContains(key, "/") &&
+          !absl::StartsWith(key, "DeviceClass ") && !absl::StartsWith(key, "ResourceQuota ")) {
+        w.keys.insert(key);
+      }
     }
-    absl::MutexLock lock(&mu_);
-    written_templates_[profile] =
-        std::make_shared<const dra::ResourceClaimTemplate>(desired->prototype);
-    return;
   }
 }
 

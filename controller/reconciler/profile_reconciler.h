@@ -32,6 +32,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,7 +87,7 @@ class ProfileReconciler {
                                                     std::vector<Action>* actions)
       ABSL_LOCKS_EXCLUDED(mu_);
   void RememberWrittenTemplates(const std::string& profile, const profile::TemplateSet* desired,
-                                const std::vector<Action>& actions) ABSL_LOCKS_EXCLUDED(mu_);
+                                const AppliedChanges& changes) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
                                                        api::GpuProfileStatus status);
   void RecordEvents(const ProfileObject& object, const AppliedChanges& changes,
@@ -113,13 +114,17 @@ class ProfileReconciler {
     int64_t quotas_ready = 0;
   };
   std::map<std::string, InPlace> in_place_ ABSL_GUARDED_BY(mu_);
-  // Per profile, the template spec (prototype) it last created or re-created templates with. A
-  // later plan that wants to re-create templates of that same spec means the API server does not
-  // store what the operator writes (it drops the fields of a gate the cluster has off, though
-  // --feature-gates says on): re-creating again would loop, so the operator stops and says so
-  // (FeatureNotServed) until the profile's template spec changes.
-  std::map<std::string, std::shared_ptr<const dra::ResourceClaimTemplate>> written_templates_
-      ABSL_GUARDED_BY(mu_);
+  // Per profile, the template spec (prototype) it last wrote and the templates ("<ns>/<name>")
+  // it created or re-created with it. A later plan that wants to re-create one of those for the
+  // same spec means the API server does not store what the operator writes (it drops the fields
+  // of a gate the cluster has off, though --feature-gates says on): re-creating again would loop,
+  // so the operator stops and says so (FeatureNotServed) until the template spec changes. A
+  // write that failed is not recorded, so it is retried.
+  struct WrittenTemplates {
+    std::shared_ptr<const dra::ResourceClaimTemplate> prototype;
+    std::set<std::string> keys;
+  };
+  std::map<std::string, WrittenTemplates> written_templates_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpuprofile::reconciler
