@@ -74,9 +74,27 @@ TOLERATIONS = [{"key": "gpu.nvidia.com/xid", "operator": "Exists", "effect": "No
                 "effect": "NoExecute", "tolerationSeconds": 300}]
 
 
-def advanced_fields(i, spec):
-    """Issue 14's fields on profile i, by its index only (no random draw, so every other
-    profile and every selector stays as without --advanced). Of 100 profiles:
+CHURN_PRODUCT = "NVIDIA L4"   # the device run_benchmark.py's churn adds
+
+
+def capacity_request_profiles(profiles, n=5):
+    """The first n profiles that list productNames without the churn's product (and are no
+    fallback profile or target): capacityRequests makes a class select only devices that allow
+    multiple allocations, which this fleet has none of, so a profile that counted L4 devices
+    would drop out of the churn's affected profiles and the churn figures would compare
+    different sets of profiles."""
+    out = []
+    for i, p in enumerate(profiles):
+        names = p["spec"].get("selector", {}).get("productNames")
+        if names and CHURN_PRODUCT not in names and i % 10 not in (0, 5, 9) and len(out) < n:
+            out.append(i)
+    return set(out)
+
+
+def advanced_fields(i, spec, capacity_request):
+    """Issue 14's fields on profile i, by its index (and capacity_request_profiles); no random
+    draw, so every other profile and every selector stays as without --advanced. Of 100
+    profiles:
       quota            i % 10 == 3 (10): {devicesPerNamespace: 2 + i % 7}, a ResourceQuota in
                        each of their namespaces (10 x 200 = 2,000 quotas);
       extendedResourceName  i % 20 == 3 (5 of the quota profiles, so their quotas also carry
@@ -86,9 +104,10 @@ def advanced_fields(i, spec):
       fallback         i % 10 == 9 (10): [profile-(i-9), profile-(i-4)] (i % 10 in 0 and 5:
                        profiles with no fallback or capacityRequests, so no cycle; the second
                        one shares its GPU);
-      capacityRequests i % 20 == 1 (5): {memory: 10Gi} (the generated fleet has no device that
-                       allows multiple allocations, so these match no device: their class and
-                       template are still written, status.schedulableClaims is 0).
+      capacityRequests 5 (capacity_request_profiles: 7, 13, 31, 37 and 61 with the default
+                       seed): {memory: 10Gi} (the generated fleet has no device that allows
+                       multiple allocations, so these match no device: their class and
+                       templates are still written, status.schedulableClaims is 0).
     """
     if i % 10 == 3:
         spec["quota"] = {"devicesPerNamespace": 2 + i % 7}
@@ -103,7 +122,7 @@ def advanced_fields(i, spec):
         spec["tolerations"] = [dict(t) for t in TOLERATIONS]
     if i % 10 == 9:
         spec["fallback"] = ["profile-%03d" % (i - 9), "profile-%03d" % (i - 4)]
-    if i % 20 == 1:
+    if capacity_request:
         spec["capacityRequests"] = {"memory": "10Gi"}
 
 
@@ -136,9 +155,11 @@ def main():
     for i in range(args.profiles):
         p = fleet.profile(i, rng)
         p["spec"]["claimTemplate"] = claim_template(i, names)
-        if args.advanced:
-            advanced_fields(i, p["spec"])
         profiles.append(p)
+    if args.advanced:
+        capacity = capacity_request_profiles(profiles)
+        for i, p in enumerate(profiles):
+            advanced_fields(i, p["spec"], i in capacity)
     with open(os.path.join(args.out_dir, "profiles.json"), "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List", "items": profiles}, f)
     with open(os.path.join(args.out_dir, "namespaces.json"), "w") as f:
