@@ -656,13 +656,20 @@ def main():
     parser.add_argument("--skip-kubectl", action="store_true")
     parser.add_argument("--json", default=None, help="write every round and the medians here")
     parser.add_argument("--keep", action="store_true", help="keep each round's work directory")
-    parser.add_argument("--summarize", default=None, metavar="JSON",
-                        help="print the table of a --json file and exit")
+    parser.add_argument("--summarize", default=None, metavar="JSON", nargs="+",
+                        help="print the table of --json files (their rounds together, same "
+                             "inputs) and exit")
     args = parser.parse_args()
     if args.summarize:
-        with open(args.summarize) as f:
-            saved = json.load(f)
-        summarize(saved["rounds"], saved["meta"])
+        rows, meta = [], None
+        for path in args.summarize:
+            with open(path) as f:
+                saved = json.load(f)
+            if meta is not None and saved["meta"] != meta:
+                sys.exit("%s: not the same inputs as %s" % (path, args.summarize[0]))
+            rows += saved["rounds"]
+            meta = saved["meta"]
+        summarize(rows, meta)
         return 0
     args.data = args.data or os.path.join(args.build, "bench-operator-%d-%d%s" % (
         args.nodes, args.namespaces, "-advanced" if args.advanced else ""))
