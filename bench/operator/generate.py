@@ -2,6 +2,7 @@
 """Generates the operator benchmark's inputs (deterministic, fixed seed).
 
   generate.py OUT_DIR [--nodes 5000] [--gpus-per-node 8] [--profiles 100] [--namespaces 200]
+              [--advanced]
 
 Reuses bench/render/generate_fleet.py for the ResourceSlices (one per node, NVIDIA attributes,
 six node types with one or two driver versions each) and for the profiles' device selectors
@@ -17,6 +18,11 @@ attributes, raw CEL; every fourth profile with a count), then writes:
                    20,000): half through a namespaceSelector (matchLabels gpu-profiles=enabled;
                    matchExpressions team Exists; or team In half the teams plus the other half
                    listed in claimTemplate.namespaces), half through an explicit namespaces list.
+
+--advanced adds issue 14's fields to part of the profiles (see advanced_fields; 1.36+ defaults,
+or 1.34/1.35 with the DRADeviceTaints, DRAConsumableCapacity and DRAExtendedResource gates),
+and changes nothing else: the same slices, namespaces, selectors, counts and claimTemplates as
+without it, so the two data sets differ only in those fields.
 """
 import argparse
 import importlib.util
@@ -63,6 +69,63 @@ def claim_template(i, names):
     }
 
 
+TOLERATIONS = [{"key": "gpu.nvidia.com/xid", "operator": "Exists", "effect": "NoSchedule"},
+               {"key": "example.com/maintenance", "operator": "Equal", "value": "drain",
+                "effect": "NoExecute", "tolerationSeconds": 300}]
+
+
+CHURN_PRODUCT = "NVIDIA L4"   # the device run_benchmark.py's churn adds
+
+
+def capacity_request_profiles(profiles, n=5):
+    """The first n profiles that list productNames without the churn's product (and are no
+    fallback profile or target): capacityRequests makes a class select only devices that allow
+    multiple allocations, which this fleet has none of, so a profile that counted L4 devices
+    would drop out of the churn's affected profiles and the churn figures would compare
+    different sets of profiles."""
+    out = []
+    for i, p in enumerate(profiles):
+        names = p["spec"].get("selector", {}).get("productNames")
+        if names and CHURN_PRODUCT not in names and i % 10 not in (0, 5, 9) and len(out) < n:
+            out.append(i)
+    return set(out)
+
+
+def advanced_fields(i, spec, capacity_request):
+    """Issue 14's fields on profile i, by its index (and capacity_request_profiles); no random
+    draw, so every other profile and every selector stays as without --advanced. Of 100
+    profiles:
+      quota            i % 10 == 3 (10): {devicesPerNamespace: 2 + i % 7}, a ResourceQuota in
+                       each of their namespaces (10 x 200 = 2,000 quotas);
+      extendedResourceName  i % 20 == 3 (5 of the quota profiles, so their quotas also carry
+                       requests.<name>): example.com/gpu-profile-NNN, unique;
+      sharing          i % 10 == 5 (10): MPS (i % 20 == 5) or TimeSlicing (i % 20 == 15);
+      tolerations      i % 10 == 7 (10): the driver's XID taint, and a NoExecute one for 300 s;
+      fallback         i % 10 == 9 (10): [profile-(i-9), profile-(i-4)] (i % 10 in 0 and 5:
+                       profiles with no fallback or capacityRequests, so no cycle; the second
+                       one shares its GPU);
+      capacityRequests 5 (capacity_request_profiles: 7, 13, 31, 37 and 61 with the default
+                       seed): {memory: 10Gi} (the generated fleet has no device that allows
+                       multiple allocations, so these match no device: their class and
+                       templates are still written, status.schedulableClaims is 0).
+    """
+    if i % 10 == 3:
+        spec["quota"] = {"devicesPerNamespace": 2 + i % 7}
+    if i % 20 == 3:
+        spec["extendedResourceName"] = "example.com/gpu-profile-%03d" % i
+    if i % 20 == 5:
+        spec["sharing"] = {"strategy": "MPS", "mps": {
+            "defaultActiveThreadPercentage": 50, "defaultPinnedDeviceMemoryLimit": "10Gi"}}
+    elif i % 20 == 15:
+        spec["sharing"] = {"strategy": "TimeSlicing", "timeSlicing": {"interval": "Long"}}
+    if i % 10 == 7:
+        spec["tolerations"] = [dict(t) for t in TOLERATIONS]
+    if i % 10 == 9:
+        spec["fallback"] = ["profile-%03d" % (i - 9), "profile-%03d" % (i - 4)]
+    if capacity_request:
+        spec["capacityRequests"] = {"memory": "10Gi"}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
@@ -70,6 +133,8 @@ def main():
     parser.add_argument("--gpus-per-node", type=int, default=8)
     parser.add_argument("--profiles", type=int, default=100)
     parser.add_argument("--namespaces", type=int, default=200)
+    parser.add_argument("--advanced", action="store_true",
+                        help="issue 14's fields on part of the profiles (advanced_fields)")
     args = parser.parse_args()
     fleet = load_fleet_module()
     os.makedirs(args.out_dir, exist_ok=True)
@@ -91,6 +156,10 @@ def main():
         p = fleet.profile(i, rng)
         p["spec"]["claimTemplate"] = claim_template(i, names)
         profiles.append(p)
+    if args.advanced:
+        capacity = capacity_request_profiles(profiles)
+        for i, p in enumerate(profiles):
+            advanced_fields(i, p["spec"], i in capacity)
     with open(os.path.join(args.out_dir, "profiles.json"), "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List", "items": profiles}, f)
     with open(os.path.join(args.out_dir, "namespaces.json"), "w") as f:

@@ -8,6 +8,8 @@
 # Defaults are the issue's size: 5,000 nodes x 8 GPUs, 100 profiles x 200 namespaces (20,000
 # ResourceClaimTemplates), 100 slice updates/s for 20 s. See run_benchmark.py's docstring for
 # what is measured. Inputs are generated once into BUILD_DIR/bench-operator-NODES-NAMESPACES.
+# Issue 14's fields on part of the profiles: --advanced with --kube-version 1.37 (or 1.34/1.35
+# and --feature-gates); bench/operator/ab.sh alternates rounds with and without them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}

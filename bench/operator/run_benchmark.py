@@ -3,16 +3,26 @@
 
   python3 bench/operator/run_benchmark.py [--build build] [--rounds 3] [--nodes 5000]
           [--data DIR] [--churn-rate 100] [--churn-seconds 20] [--idle-seconds 30]
+          [--kube-version 1.34] [--feature-gates G=true,...] [--advanced]
+
+--kube-version and --feature-gates go to kube-emulator, the operator and render alike (default
+1.34, no gates: the README's figures). --advanced generates the profiles with issue 14's fields
+on part of them (generate.py --advanced: quotas, sharing, tolerations, fallback,
+extendedResourceName, capacityRequests) into BUILD/bench-operator-NODES-NAMESPACES-advanced; those
+fields need 1.36+ (or 1.34/1.35 with the DRADeviceTaints, DRAConsumableCapacity and
+DRAExtendedResource gates), else the profiles are Stalled (FeatureNotServed) and never Ready.
+Compare it with a run without --advanced at the same --kube-version.
 
 Each round:
- A. The operator. A fresh kube-emulator (--kube-version 1.34, no --state, --token-file so the
+ A. The operator. A fresh kube-emulator (--kube-version KUBE_VERSION, no --state, --token-file so the
     audit log tells the operator's requests from the benchmark's) seeded with crds/, the fleet
     (NODES ResourceSlices x 8 GPUs) and 200 labelled namespaces. At t0 the operator starts
     (--kube-api-qps 1000 --kube-api-burst 2000 --leader-elect=false, metrics and probes off) and
     the benchmark creates the 100 GpuProfiles (raw HTTP POSTs). Measured:
     - ready_s: t0 to the first moment every profile has status.observedGeneration ==
       metadata.generation and Ready=True (seen on a watch of gpuprofiles); the generated objects
-      are then counted on the server and compared with `render`'s;
+      (classes, templates, node groups, and the operator's ResourceQuotas) are then counted on
+      the server and compared with `render`'s;
     - requests: the operator's requests (audit log, by verb and resource) from t0 until it has
       been quiet (no write) for 3 s after Ready, against the minimum (see MINIMUM below);
     - churn latency: a writer adds one device to an L4 node's ResourceSlice (a merge patch of
@@ -35,13 +45,15 @@ Each round:
     --chunk objects, one kubectl process per chunk, one after the other; wall time of all of
     them, from the first kubectl's start.
 
-MINIMUM requests for the operator to converge (with G node groups, P profiles, T templates):
-  a list and a watch on each of the 6 kinds it caches (the list of NODES slices in pages of 100,
-  kSlicePageSize in controller/reconciler/cluster_cache.h: 6 + 5 + NODES/100 = 61 reads) + 1
-  finalizer patch per profile + 1 DeviceClass create per profile + T template creates + 1 status
-  write per profile + 2 per node group (create, status) = 61 + 3P + T + 2G (20,381 for P=100,
-  T=20,000, G=10). Discovery (/version, /apis...) and
-  Events are reported apart.
+MINIMUM requests for the operator to converge (with G node groups, P profiles, T templates, Q
+ResourceQuotas): a list and a watch on each of the 7 kinds it caches (profiles, namespaces, node
+groups, ResourceQuotas, slices, classes, templates; the list of NODES slices in pages of 100,
+kSlicePageSize in controller/reconciler/cluster_cache.h: 7 + 6 + NODES/100 = 63 reads) + 1
+  finalizer patch per profile + 1 DeviceClass create per profile + T template creates + Q quota
+  creates + 1 status write per profile + 2 per node group (create, status) = 63 + 3P + T + Q + 2G
+  (20,383 for P=100, T=20,000, Q=0, G=10; 22,383 with --advanced's 2,000 quotas). Until the
+  ResourceQuota informer (issue 14) it was 6 kinds and 61 reads. Discovery (/version, /apis...)
+  and Events are reported apart.
 
 Prints each round and a table of medians; writes the medians as JSON (--json).
 """
@@ -70,6 +82,9 @@ OPERATOR_USER = "gpu-profile-operator"
 WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
 STARTED = []   # every process this benchmark started, stopped on exit
 SLICE_PAGE_SIZE = 100  # the operator's ResourceSlice list page (kSlicePageSize)
+CACHED_KINDS = 7       # informers: profiles, namespaces, node groups, quotas, slices, classes,
+                       # templates (controller/reconciler/cluster_cache.h)
+MANAGED_BY = "app.kubernetes.io/managed-by=gpu-profile-operator"
 
 
 def log(msg):
@@ -240,10 +255,18 @@ def count(lines, user=None):
     return by_verb, by_verb_resource, errors
 
 
-def start_emulator(build, work, name, seeds, token_file=None):
+def version_flags(args):
+    """--kube-version and --feature-gates, as kube-emulator, `run` and `render` take them."""
+    argv = ["--kube-version", args.kube_version]
+    if args.feature_gates:
+        argv += ["--feature-gates", args.feature_gates]
+    return argv
+
+
+def start_emulator(args, work, name, seeds, token_file=None):
     url_file = os.path.join(work, name + ".url")
     audit = os.path.join(work, name + ".audit.jsonl")
-    argv = [os.path.join(build, "e2e", "kube-emulator"), "--kube-version", "1.34",
+    argv = [os.path.join(args.build, "e2e", "kube-emulator")] + version_flags(args) + [
             "--audit-log", audit, "--kubeconfig-out", os.path.join(work, name + ".kubeconfig")]
     for s in seeds:
         argv += ["-f", s]
@@ -320,7 +343,7 @@ def operator_round(args, data, desired_counts, work):
         f.write('%s,%s,operator-uid,"system:masters"\n' % (OPERATOR_TOKEN, OPERATOR_USER))
     seeds = [os.path.join(ROOT, "crds"), os.path.join(data, "slices.json"),
              os.path.join(data, "namespaces.json")]
-    emu, url, audit_path = start_emulator(args.build, work, "operator", seeds, tokens)
+    emu, url, audit_path = start_emulator(args, work, "operator", seeds, tokens)
     audit = Audit(audit_path)
     opcfg = os.path.join(work, "operator.kubeconfig")
     with open(opcfg, "w") as f:
@@ -344,6 +367,8 @@ def operator_round(args, data, desired_counts, work):
             "--leader-elect=false", "--metrics-bind-address", "0",
             "--health-probe-bind-address", "0", "--kube-api-qps", "1000",
             "--kube-api-burst", "2000", "--log-level", args.log_level] + args.operator_flag
+    if args.feature_gates:
+        argv += ["--feature-gates", args.feature_gates]
     env = dict(os.environ)
     if args.malloc_arena_max:
         env["MALLOC_ARENA_MAX"] = str(args.malloc_arena_max)  # as config/manager sets it
@@ -385,8 +410,12 @@ def operator_round(args, data, desired_counts, work):
                        ("GpuNodeGroup", "/apis/gpuprofile.io/v1alpha1/gpunodegroups")):
         code, body = client.request("GET", path)
         on_server[kind] = len(body["items"]) if code == 200 else None
+    # The operator's quotas only (labelled as it labels them); namespaces may hold others.
+    code, body = client.request("GET", "/api/v1/resourcequotas?labelSelector=" +
+                                urllib.parse.quote(MANAGED_BY))
+    on_server["ResourceQuota"] = len(body["items"]) if code == 200 else None
     r["on_server"] = on_server
-    r["matches_render"] = all(on_server[k] == desired_counts.get(k) for k in on_server)
+    r["matches_render"] = all(on_server[k] == desired_counts.get(k, 0) for k in on_server)
     log("on the server: %s (render: %s)" % (on_server, desired_counts))
 
     # Churn: one more device on an L4 slice per update.
@@ -497,12 +526,12 @@ def kubectl_round(args, data, work):
     templates get the ownerReference to the profile's uid (--no-owner-refs: render's bytes)."""
     seeds = [os.path.join(ROOT, "crds"), os.path.join(data, "slices.json"),
              os.path.join(data, "namespaces.json")]
-    emu, url, audit_path = start_emulator(args.build, work, "kubectl", seeds)
+    emu, url, audit_path = start_emulator(args, work, "kubectl", seeds)
     cfg = os.path.join(work, "kubectl.kubeconfig")
     cache = os.path.join(work, "kube-cache")
     items = []
-    for c in sorted(os.listdir(os.path.join(data, "desired"))):
-        with open(os.path.join(data, "desired", c)) as f:
+    for c in sorted(os.listdir(args.desired)):
+        with open(os.path.join(args.desired, c)) as f:
             items += json.load(f)["items"]
     profiles = [i for i in items if i["kind"] == "GpuProfile"]
     rest = [i for i in items if i["kind"] != "GpuProfile"]
@@ -556,11 +585,18 @@ def prepare(args):
     if not os.path.exists(os.path.join(data, "profiles.json")):
         log("generating into %s" % data)
         subprocess.check_call([sys.executable, os.path.join(HERE, "generate.py"), data,
-                               "--nodes", str(args.nodes), "--namespaces", str(args.namespaces)])
+                               "--nodes", str(args.nodes), "--namespaces", str(args.namespaces)]
+                              + (["--advanced"] if args.advanced else []))
+    # render's objects per release and gates ("desired" for 1.34 without gates, as before).
     desired = os.path.join(data, "desired")
+    if args.kube_version != "1.34" or args.feature_gates:
+        desired += "-" + args.kube_version + (
+            "-" + args.feature_gates.replace("=", "-").replace(",", "_")
+            if args.feature_gates else "")
+    args.desired = desired
     if not os.path.isdir(desired):
-        out = subprocess.run([os.path.join(args.build, "gpu-profile-controller"), "render",
-                              "--kube-version", "1.34", "-o", "json",
+        out = subprocess.run([os.path.join(args.build, "gpu-profile-controller"), "render"]
+                             + version_flags(args) + ["-o", "json",
                               "-f", os.path.join(data, "slices.json"),
                               "-f", os.path.join(data, "namespaces.json"),
                               "-f", os.path.join(data, "profiles.json")],
@@ -594,7 +630,13 @@ def main():
     parser.add_argument("--namespaces", type=int, default=200,
                         help="labelled namespaces; every profile selects all of them")
     parser.add_argument("--data", default=None,
-                        help="inputs (default BUILD/bench-operator-NODES-NAMESPACES)")
+                        help="inputs (default BUILD/bench-operator-NODES-NAMESPACES[-advanced])")
+    parser.add_argument("--kube-version", default="1.34",
+                        help="for kube-emulator, the operator and render (default 1.34)")
+    parser.add_argument("--feature-gates", default="",
+                        help="--feature-gates for kube-emulator, the operator and render")
+    parser.add_argument("--advanced", action="store_true",
+                        help="issue 14's fields on part of the profiles (generate.py --advanced)")
     parser.add_argument("--controller", default=None,
                         help="the gpu-profile-controller binary to run (default BUILD's)")
     parser.add_argument("--no-owner-refs", action="store_true",
@@ -614,16 +656,23 @@ def main():
     parser.add_argument("--skip-kubectl", action="store_true")
     parser.add_argument("--json", default=None, help="write every round and the medians here")
     parser.add_argument("--keep", action="store_true", help="keep each round's work directory")
-    parser.add_argument("--summarize", default=None, metavar="JSON",
-                        help="print the table of a --json file and exit")
+    parser.add_argument("--summarize", default=None, metavar="JSON", nargs="+",
+                        help="print the table of --json files (their rounds together, same "
+                             "inputs) and exit")
     args = parser.parse_args()
     if args.summarize:
-        with open(args.summarize) as f:
-            saved = json.load(f)
-        summarize(saved["rounds"], saved["meta"])
+        rows, meta = [], None
+        for path in args.summarize:
+            with open(path) as f:
+                saved = json.load(f)
+            if meta is not None and saved["meta"] != meta:
+                sys.exit("%s: not the same inputs as %s" % (path, args.summarize[0]))
+            rows += saved["rounds"]
+            meta = saved["meta"]
+        summarize(rows, meta)
         return 0
-    args.data = args.data or os.path.join(args.build, "bench-operator-%d-%d" % (
-        args.nodes, args.namespaces))
+    args.data = args.data or os.path.join(args.build, "bench-operator-%d-%d%s" % (
+        args.nodes, args.namespaces, "-advanced" if args.advanced else ""))
     args.controller = args.controller or os.path.join(args.build, "gpu-profile-controller")
     if args.kubectl is None:
         found = shutil.which("kubectl")
@@ -635,7 +684,9 @@ def main():
     rows = []
     meta = {"nodes": args.nodes, "namespaces": args.namespaces, "churn_rate": args.churn_rate,
             "churn_seconds": args.churn_seconds, "idle_seconds": args.idle_seconds,
-            "render": desired_counts, "kubectl": not args.skip_kubectl}
+            "render": desired_counts, "kubectl": not args.skip_kubectl,
+            "kube_version": args.kube_version, "feature_gates": args.feature_gates,
+            "advanced": args.advanced}
     for i in range(args.rounds):
         work = tempfile.mkdtemp(prefix="gpo-opbench-")
         r = operator_round(args, args.data, desired_counts, work)
@@ -660,14 +711,16 @@ def summarize(rows, meta):
     p = counts.get("GpuProfile", 0)
     t = counts.get("ResourceClaimTemplate", 0)
     g = counts.get("GpuNodeGroup", 0)
+    q = counts.get("ResourceQuota", 0)
     slice_pages = max(1, -(-meta["nodes"] // SLICE_PAGE_SIZE))
-    reads = 6 + 5 + slice_pages
-    minimum = reads + 3 * p + t + 2 * g
+    reads = CACHED_KINDS + (CACHED_KINDS - 1) + slice_pages
+    minimum = reads + 3 * p + t + q + 2 * g
     for r in rows:
         req = r["requests"]
         r["requests_total"] = sum(v for k, v in req.items() if k != "discovery")
         r["requests_events"] = r["requests_detail"].get("create events", 0)
         r["requests_no_events"] = r["requests_total"] - r["requests_events"]
+        r["matches_render_n"] = int(bool(r.get("matches_render")))
         for key in ("rss_peak", "rss_at_ready", "rss_peak_before_relist", "rss_end"):
             r[key + "_mib"] = (r.get(key) or 0) / 2**20
         if "kubectl_requests" in r:
@@ -675,10 +728,13 @@ def summarize(rows, meta):
     m = {k: med(rows, k) for k in rows[0] if isinstance(rows[0][k], (int, float))
          and not isinstance(rows[0][k], bool)}
     print()
-    print("Operator at scale: %d nodes x 8 GPUs, %d profiles, %d namespaces, %d templates, "
-          "%d node groups; churn %g updates/s for %g s; medians of %d rounds" % (
-              meta["nodes"], p, meta["namespaces"], t, g, meta["churn_rate"],
-              meta["churn_seconds"], len(rows)))
+    print("Operator at scale: Kubernetes %s%s, %d nodes x 8 GPUs, %d profiles%s, %d namespaces, "
+          "%d templates, %d ResourceQuotas, %d node groups; churn %g updates/s for %g s; "
+          "medians of %d rounds" % (
+              meta.get("kube_version", "1.34"),
+              " (--feature-gates %s)" % meta["feature_gates"] if meta.get("feature_gates") else "",
+              meta["nodes"], p, " (--advanced)" if meta.get("advanced") else "",
+              meta["namespaces"], t, q, g, meta["churn_rate"], meta["churn_seconds"], len(rows)))
     print("| figure | median | rounds | target |")
     print("|---|---|---|---|")
 
@@ -695,6 +751,7 @@ def summarize(rows, meta):
     line("operator requests to converge (no discovery, no events)", "requests_no_events", "%d",
          "minimum %d" % minimum)
     line("operator Events created while converging", "requests_events", "%d")
+    line("objects on the server match render's (1 = yes)", "matches_render_n", "%d", "1")
     line("slice updates/s achieved", "churn_rate_achieved", "%.1f", "%g" % meta["churn_rate"])
     line("slice change to profile status, p50 (ms)", "churn_latency_p50_ms", "%.0f")
     line("slice change to profile status, p99 (ms)", "churn_latency_p99_ms", "%.0f")
@@ -712,8 +769,8 @@ def summarize(rows, meta):
     print("requests by verb and resource (round 1): %s" % json.dumps(
         rows[0]["requests_detail"], sort_keys=True))
     print("minimum = %d reads (a list and a watch per cached kind, slices in %d pages of %d) + "
-          "3 x %d profiles + %d templates + 2 x %d node groups = %d" % (
-              reads, slice_pages, SLICE_PAGE_SIZE, p, t, g, minimum))
+          "3 x %d profiles + %d templates + %d quotas + 2 x %d node groups = %d" % (
+              reads, slice_pages, SLICE_PAGE_SIZE, p, t, q, g, minimum))
 
 
 if __name__ == "__main__":
