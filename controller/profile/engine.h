@@ -1,16 +1,23 @@
 // File: controller/profile/engine.h
 // The profile engine: from GpuProfiles, the device inventory, namespaces and (optionally) the
-// DeviceClasses and ResourceClaimTemplates that already exist, the desired state of everything
+// DeviceClasses, ResourceClaimTemplates and ResourceQuotas that already exist, the desired state of everything
 // the operator owns, plus every profile's status (docs/design.md §3–§5). `render` prints it; `run`
 // reconciles the cluster towards it. Pure: no I/O, no clock (condition timestamps are the
 // caller's business).
 //
 // Rules implemented here:
-// - Per valid profile: one DeviceClass (selectors from selector_compiler.h, config copied) and
-//   one ResourceClaimTemplate per selected namespace (`namespaces` ∪ `namespaceSelector`,
-//   terminating namespaces skipped), all labelled `app.kubernetes.io/managed-by:
+// - Per valid profile: one DeviceClass (selectors from selector_compiler.h, the sharing
+//   configuration from sharing_config.h, then spec.config; extendedResourceName) and one
+//   ResourceClaimTemplate per selected namespace (`namespaces` ∪ `namespaceSelector`,
+//   terminating namespaces skipped; an exact request, or a firstAvailable one over the fallback
+//   chain of fallback.h, with tolerations and capacity requests), and with spec.quota one
+//   ResourceQuota per such namespace, all labelled `app.kubernetes.io/managed-by:
 //   gpu-profile-operator` and `gpuprofile.io/profile: <name>`, with a controller ownerReference
 //   to the profile.
+// - A profile whose spec is invalid, uses a field the cluster cannot express
+//   (feature_support.h) or names an unusable fallback is Stalled and generates nothing.
+// - Two profiles naming one extendedResourceName: the older keeps it, the newer gets `Conflict`
+//   and its class goes without it (as does a profile whose name a foreign class holds).
 // - Two profiles claiming one class name, or one template name in a namespace: the older
 //   profile (creationTimestamp, then name) wins; the other gets `Conflict` and does not generate
 //   that object.
