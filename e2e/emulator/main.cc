@@ -198,6 +198,14 @@ std::string Kubeconfig(const std::string& url, const std::string& ca_pem, const 
 }
 
 int Run(int argc, char** argv) {
+  // Block the stop signals before any thread exists (the API server's watch senders start with
+  // it), so every thread inherits the mask and only the main thread, waiting for them below,
+  // takes SIGINT/SIGTERM; a thread with the default disposition would end the process with 143.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
   if (!flags.ok()) {
     bool help = flags.status().code() == absl::StatusCode::kCancelled;
@@ -317,12 +325,6 @@ int Run(int argc, char** argv) {
       return 2;
     }
   }
-  // Block the stop signals in every thread; the main thread waits for them.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
   absl::StatusOr<std::unique_ptr<HttpServer>> http = StartHttpServer(
