@@ -268,15 +268,17 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
 
   // ---- Flux: apply, wait, prune --------------------------------------------------------------
 
-  void ServerSideApply(const std::string& file, const std::string& manager) {
-    KubectlOk(
-        {"apply", "--server-side", "--force-conflicts", "--field-manager=" + manager, "-f", file});
+  bool ServerSideApply(const std::string& file, const std::string& manager) {
+    return KubectlOk({"apply", "--server-side", "--force-conflicts", "--field-manager=" + manager,
+                      "-f", file})
+               .exit_code == 0;
   }
 
   // What kustomize-controller's reconcile does with the set: labels every object with the
   // Kustomization's name, applies CRDs and Namespaces, waits for them, applies the rest, and
-  // prunes what the previous inventory held and this set does not.
-  void FluxReconcile(std::vector<json> set) {
+  // prunes what the previous inventory held and this set does not. False when a step failed
+  // (the failure is reported).
+  [[nodiscard]] bool FluxReconcile(std::vector<json> set) {
     for (json& o : set) {
       o["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/name"] = "gpu-profile-operator";
       o["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/namespace"] = "flux-system";
@@ -284,12 +286,14 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
     std::vector<json> stage_one, stage_two;
     for (const json& o : set) (IsClusterDefinition(o) ? stage_one : stage_two).push_back(o);
     if (!stage_one.empty()) {
-      ServerSideApply(WriteSet("flux-stage-one.yaml", stage_one), kFluxManager);
+      if (!ServerSideApply(WriteSet("flux-stage-one.yaml", stage_one), kFluxManager)) return false;
       std::string waiting;
-      EXPECT_TRUE(PollUntil([&] { return (waiting = NotCurrent(stage_one)).empty(); }, kConverge))
-          << "CRDs and Namespaces not Current: " << waiting;
+      if (!PollUntil([&] { return (waiting = NotCurrent(stage_one)).empty(); }, kConverge)) {
+        ADD_FAILURE() << "CRDs and Namespaces not Current: " << waiting;
+        return false;
+      }
     }
-    ServerSideApply(WriteSet("flux-stage-two.yaml", stage_two), kFluxManager);
+    if (!ServerSideApply(WriteSet("flux-stage-two.yaml", stage_two), kFluxManager)) return false;
     std::set<std::string> refs;
     for (const json& o : set) refs.insert(Ref(o));
     std::vector<json> pruned;
@@ -297,11 +301,15 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
       if (!refs.count(ref)) pruned.push_back(o);
     }
     if (!pruned.empty()) {
-      KubectlOk({"delete", "--wait=false", "-f", WriteSet("flux-prune.yaml", pruned)});
+      if (KubectlOk({"delete", "--wait=false", "-f", WriteSet("flux-prune.yaml", pruned)})
+              .exit_code != 0) {
+        return false;
+      }
     }
     flux_inventory_.clear();
     for (const json& o : set) flux_inventory_[Ref(o)] = o;
     flux_set_ = set;
+    return true;
   }
 
   // The objects of `set` whose kstatus is not Current (each with its status and message);
@@ -341,13 +349,42 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
         << "kubectl diff --server-side --field-manager=" << manager << ":\n"
         << server_side.out;
     CommandResult client_side = Kubectl({"diff", "-f", file});
-    EXPECT_EQ(client_side.exit_code, 0) << "kubectl diff:\n" << client_side.out;
+    if (client_side.exit_code == 1 && OnlyEmptyAnnotationsAdded(client_side.out) &&
+        EmulatorKeepsEmptyAnnotations()) {
+      // kubectl's client-side diff patches `metadata.annotations: {}` into every object; the API
+      // server drops the empty map (ObjectMeta's omitempty), kube-emulator keeps it. Tolerated
+      // only while the emulator still does that (probed, so this goes away with the gap).
+      std::fprintf(stderr, "note: kubectl diff showed only 'annotations: {}' (an emulator gap)\n");
+    } else {
+      EXPECT_EQ(client_side.exit_code, 0) << "kubectl diff:\n" << client_side.out;
+    }
     std::map<std::string, std::string> before = Versions(set);
     reapply();
     std::map<std::string, std::string> after = Versions(set);
     for (const auto& [ref, rv] : before) {
       EXPECT_EQ(after[ref], rv) << ref << " changed when the same manifests were re-applied";
     }
+  }
+
+  // Whether every changed line of a `kubectl diff` is `+  annotations: {}`.
+  static bool OnlyEmptyAnnotationsAdded(const std::string& diff) {
+    bool any = false;
+    for (absl::string_view line : absl::StrSplit(diff, '\n')) {
+      if (absl::StartsWith(line, "+++") || absl::StartsWith(line, "---")) continue;
+      if (!absl::StartsWith(line, "+") && !absl::StartsWith(line, "-")) continue;
+      if (line != "+  annotations: {}") return false;
+      any = true;
+    }
+    return any;
+  }
+  // Whether the emulator keeps an empty `metadata.annotations` map that a merge patch sets (a
+  // dry run on the default namespace, which has no annotations); the API server drops it.
+  bool EmulatorKeepsEmptyAnnotations() {
+    RawResponse r = api_->MergePatch("/api/v1/namespaces/default?dryRun=All",
+                                     {{"metadata", {{"annotations", json::object()}}}});
+    if (r.status != 200) return false;
+    json meta = r.Json().value("metadata", json::object());
+    return meta.contains("annotations") && meta["annotations"].empty();
   }
 
   // The operator's manager owns only the cleanup finalizer (and the finalizers list it adds it
@@ -612,14 +649,16 @@ TEST_P(GitOpsTest, FluxPath) {
   ASSERT_NE(Find(git, "Deployment", "gpu-profile-operator-controller-manager"), nullptr);
 
   // 1. The first reconcile. CRDs and Namespaces first (Established before the profiles go in).
-  FluxReconcile(git);
+  ASSERT_TRUE(FluxReconcile(git));
   // Nothing runs pods here: the operator's Deployment is stored but has no replicas, so kstatus
   // (and so Flux's `wait`) holds it InProgress. The operator runs as the test's child instead.
   const std::string deployment =
       "Deployment gpu-profile-operator-system/"
       "gpu-profile-operator-controller-manager";
-  KStatus dep = ComputeKStatus(
-      Get(PathOf(*Find(git, "Deployment", "gpu-profile-operator-controller-manager"))));
+  json live_deployment =
+      Get(PathOf(*Find(git, "Deployment", "gpu-profile-operator-controller-manager")));
+  ASSERT_FALSE(live_deployment.is_null()) << "the Deployment was not applied";
+  KStatus dep = ComputeKStatus(live_deployment);
   EXPECT_EQ(dep.status, "InProgress") << dep.message;
   EXPECT_EQ(dep.reason, "LessReplicas") << dep.message;
   StartOperator();
@@ -641,7 +680,7 @@ TEST_P(GitOpsTest, FluxPath) {
   ExpectConvergedToRender("after the first reconcile");
   const std::string flux_file = WriteSet("flux-git.yaml", flux_set_);
   ExpectNoDrift("after the first reconcile", flux_set_, flux_file, kFluxManager,
-                [&] { FluxReconcile(flux_set_); });
+                [&] { EXPECT_TRUE(FluxReconcile(flux_set_)); });
   for (const char* p : {"ampere-or-newer", "large-memory", "light-inference", "recent-driver"}) {
     ExpectFieldOwnership(p, kFluxManager);
   }
@@ -650,7 +689,7 @@ TEST_P(GitOpsTest, FluxPath) {
   //    45 GB L40S stay).
   Find(git, "GpuProfile", "large-memory")->at("spec")["selector"]["memory"]["min"] = "42Gi";
   const std::string class_rv = Rv(Get(Dra("deviceclasses/large-memory")));
-  FluxReconcile(git);
+  ASSERT_TRUE(FluxReconcile(git));
   ASSERT_TRUE(
       PollUntil([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }, kConverge))
       << "kstatus after the edit: " << waiting;
@@ -667,7 +706,7 @@ TEST_P(GitOpsTest, FluxPath) {
                              return Kind(o) == "GpuProfile" && Name(o) == "recent-driver";
                            }),
             git.end());
-  FluxReconcile(git);
+  ASSERT_TRUE(FluxReconcile(git));
   EXPECT_TRUE(PollUntil([&] { return Profile("recent-driver").is_null(); }, kConverge))
       << "the pruned profile was not deleted (its finalizer stayed?)";
   ExpectConvergedToRender("after pruning recent-driver");
@@ -677,7 +716,7 @@ TEST_P(GitOpsTest, FluxPath) {
   json* ml_train = Find(git, "Namespace", "ml-train");
   ASSERT_NE(ml_train, nullptr);
   (*ml_train)["metadata"]["labels"]["gpu-profiles"] = "enabled";
-  FluxReconcile(git);
+  ASSERT_TRUE(FluxReconcile(git));
   ExpectConvergedToRender("after labelling ml-train");
   EXPECT_THAT(ManagedKeys("resourceclaimtemplates"),
               ::testing::IsSupersetOf({"ml-train/light-inference", "ml-train/ampere-or-newer"}));
@@ -688,7 +727,7 @@ TEST_P(GitOpsTest, FluxPath) {
   // 5. Still drift-free after the story.
   const std::string final_file = WriteSet("flux-git-final.yaml", flux_set_);
   ExpectNoDrift("after the story", flux_set_, final_file, kFluxManager,
-                [&] { FluxReconcile(flux_set_); });
+                [&] { EXPECT_TRUE(FluxReconcile(flux_set_)); });
   for (const char* p : {"ampere-or-newer", "large-memory", "light-inference"}) {
     ExpectFieldOwnership(p, kFluxManager);
   }
@@ -795,8 +834,8 @@ TEST_P(GitOpsTest, ArgoCdPath) {
   all.insert(all.end(), wave_two.begin(), wave_two.end());
   const std::string file = WriteSet("argo-git.yaml", all);
   ExpectNoDrift("after the client-side sync", all, file, kArgoManager, sync);
-  ServerSideApply(WriteSet("argo-ssa-one.yaml", wave_one), kArgoManager);
-  ServerSideApply(WriteSet("argo-ssa-two.yaml", wave_two), kArgoManager);
+  ASSERT_TRUE(ServerSideApply(WriteSet("argo-ssa-one.yaml", wave_one), kArgoManager));
+  ASSERT_TRUE(ServerSideApply(WriteSet("argo-ssa-two.yaml", wave_two), kArgoManager));
   ExpectNoDrift("after the server-side sync", all, file, kArgoManager, [&] {
     ServerSideApply(WriteSet("argo-ssa-one.yaml", wave_one), kArgoManager);
     ServerSideApply(WriteSet("argo-ssa-two.yaml", wave_two), kArgoManager);
