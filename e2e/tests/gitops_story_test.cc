@@ -825,6 +825,11 @@ TEST_P(GitOpsTest, ArgoCdPath) {
                 .count("gpuprofile.io/profile"),
             0u)
       << "the operator took over a DeviceClass it does not own";
+  // What Flux's kstatus makes of the same three: it reads Stalled (Failed) and Reconciling, but
+  // neither Conflict nor Satisfiable, so those two count as Current for a Flux `wait`.
+  EXPECT_EQ(ComputeKStatus(Profile("argo-stalled")).status, "Failed");
+  EXPECT_EQ(ComputeKStatus(Profile("argo-unsatisfiable")).status, "Current");
+  EXPECT_EQ(ComputeKStatus(Profile("argo-conflict")).status, "Current");
   // The healthy ones stay Healthy.
   EXPECT_EQ(Health("large-memory").status, "Healthy");
 
