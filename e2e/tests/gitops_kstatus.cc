@@ -147,6 +147,15 @@ KStatus ComputeKStatus(const json& object) {
   if (group.empty() && (kind == "ConfigMap" || kind == "Secret")) {
     return Current("Resource is always ready");
   }
+  // Last, a Ready condition (widely used, though not what the API conventions recommend).
+  for (const json& c : Conditions(object)) {
+    if (Str(c, "type") != "Ready") continue;
+    const std::string status = Str(c, "status");
+    if (status == "True") return Current("Resource is Ready");
+    if (status == "False" || status == "Unknown") {
+      return InProgress(Str(c, "reason"), Str(c, "message"));
+    }
+  }
   return Current("Resource is current");
 }
 

@@ -599,8 +599,16 @@ TEST(KStatusTest, RulesForTheAppliedKinds) {
       {"profile stalled",
        profile(1, {{"observedGeneration", 1}, {"conditions", {cond("Stalled", "True")}}}), "Failed",
        "R"},
-      {"profile ready false, nothing else",
-       profile(1, {{"observedGeneration", 1}, {"conditions", {cond("Ready", "False")}}}), "Current",
+      {"profile ready false",
+       profile(1, {{"observedGeneration", 1}, {"conditions", {cond("Ready", "False")}}}),
+       "InProgress", "R"},
+      {"profile ready true, not satisfiable",
+       profile(1, {{"observedGeneration", 1},
+                   {"conditions", {cond("Ready", "True"), cond("Satisfiable", "False")}}}),
+       "Current", ""},
+      {"namespace",
+       {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "n"}}}},
+       "Current",
        ""},
       {"deleting",
        {{"kind", "Namespace"},
@@ -666,7 +674,7 @@ TEST_P(GitOpsTest, FluxPath) {
   ASSERT_TRUE(
       PollUntil([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }, kConverge))
       << "kstatus: not Current: " << waiting;
-  // kstatus calls a profile without status Current too; Ready is what says the operator is done.
+  // (kstatus also calls a profile without status Current, so Ready is checked as well.)
   ASSERT_TRUE(PollUntil(
       [&] {
         for (const char* p :
@@ -825,11 +833,12 @@ TEST_P(GitOpsTest, ArgoCdPath) {
                 .count("gpuprofile.io/profile"),
             0u)
       << "the operator took over a DeviceClass it does not own";
-  // What Flux's kstatus makes of the same three: it reads Stalled (Failed) and Reconciling, but
-  // neither Conflict nor Satisfiable, so those two count as Current for a Flux `wait`.
+  // What Flux's kstatus makes of the same three: Stalled is Failed, Conflict (Ready=False) is
+  // InProgress, but a profile matching no device is Ready (its objects are in place) and kstatus
+  // does not read Satisfiable: Current, so a Flux `wait` lets it pass.
   EXPECT_EQ(ComputeKStatus(Profile("argo-stalled")).status, "Failed");
+  EXPECT_EQ(ComputeKStatus(Profile("argo-conflict")).status, "InProgress");
   EXPECT_EQ(ComputeKStatus(Profile("argo-unsatisfiable")).status, "Current");
-  EXPECT_EQ(ComputeKStatus(Profile("argo-conflict")).status, "Current");
   // The healthy ones stay Healthy.
   EXPECT_EQ(Health("large-memory").status, "Healthy");
 
