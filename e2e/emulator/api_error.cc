@@ -42,6 +42,12 @@ nlohmann::json ApiError::ToJson() const {
   return body;
 }
 
+ApiError ApplyConflictError(std::vector<StatusCause> causes, const std::string& message) {
+  ApiError e = MakeError(409, "Conflict", message);
+  e.causes = std::move(causes);
+  return e;
+}
+
 ApiError NotFound(const GroupResource& gr, const std::string& name) {
   ApiError e = MakeError(404, "NotFound", absl::StrCat(gr.ToString(), " \"", name, "\" not found"));
   e.name = name;

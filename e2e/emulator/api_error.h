@@ -44,6 +44,9 @@ ApiError AlreadyExists(const GroupResource& gr, const std::string& name);
 // "Operation cannot be fulfilled on <gr> \"name\": <detail>"
 ApiError Conflict(const GroupResource& gr, const std::string& name, const std::string& detail);
 ApiError StaleConflict(const GroupResource& gr, const std::string& name);
+// A server-side apply conflict: 409 Conflict with one FieldManagerConflict cause per field
+// (errors.NewApplyConflict).
+ApiError ApplyConflictError(std::vector<StatusCause> causes, const std::string& message);
 // "<Kind>.<group> \"name\" is invalid: <field>: <message>, ..."
 ApiError Invalid(const std::string& kind, const std::string& group, const std::string& name,
                  std::vector<StatusCause> causes);

@@ -95,14 +95,27 @@ class ApiServer {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse Watch(const HttpRequest& request, const Route& route, const ResourceType& type)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `applied_managed_fields`: the managedFields a server-side apply computed (stored as they
+  // are); null for Update operations, whose managedFields are tracked here.
   HttpResponse CreateObject(const HttpRequest& request, const Route& route,
-                            const ResourceType& type, const std::string& body)
+                            const ResourceType& type, const std::string& body,
+                            const nlohmann::json* applied_managed_fields = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse UpdateObject(const HttpRequest& request, const Route& route,
-                            const ResourceType& type, const std::string& body, bool is_patch)
+                            const ResourceType& type, const std::string& body, bool is_patch,
+                            const nlohmann::json* applied_managed_fields = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse PatchObject(const HttpRequest& request, const Route& route, const ResourceType& type)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // PATCH with application/apply-patch+yaml (server-side apply), creating the object if needed.
+  HttpResponse ApplyObject(const HttpRequest& request, const Route& route, const ResourceType& type)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // managedFields of an Update (create, PUT, non-apply patch) of `old` (null on create) into
+  // `updated` (storage form): sets updated's metadata.managedFields. `requested` is the
+  // managedFields the request carried (null when it had none).
+  void TrackManagedFields(const HttpRequest& request, const Route& route, const ResourceType& type,
+                          const nlohmann::json* old, const nlohmann::json* requested,
+                          nlohmann::json& updated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse DeleteObject(const HttpRequest& request, const Route& route,
                             const ResourceType& type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   HttpResponse DeleteCollection(const HttpRequest& request, const Route& route,

@@ -12,13 +12,16 @@
 #include "absl/strings/str_split.h"
 #include "controller/core/names.h"
 #include "controller/dra/dra_object_codec.h"
+#include "controller/dra/manifest_reader.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/api_server.h"
 #include "e2e/emulator/conversion.h"
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
+#include "e2e/emulator/list_schema.h"
 #include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
+#include "e2e/emulator/server_side_apply.h"
 #include "e2e/emulator/server_util.h"
 #include "e2e/emulator/structural_schema.h"
 #include "e2e/emulator/table.h"
@@ -35,7 +38,106 @@ std::string CannotBeHandled(const ResourceType& type, const std::string& version
                       ": ", status.message());
 }
 
+// The list and map types server-side apply uses for a kind in a version.
+std::shared_ptr<const ObjectSchema> SchemaFor(const ResourceType& type,
+                                              const std::string& version) {
+  if (type.is_custom) {
+    auto it = type.schemas.find(version);
+    if (it != type.schemas.end()) return CustomResourceSchema(it->second);
+    return BuiltinSchema("", "");  // metadata only
+  }
+  return BuiltinSchema(type.group, type.kind);
+}
+
+// The fieldManager query parameter, else the User-Agent's product, else "unknown", as
+// kube-apiserver names Update managers.
+std::string ManagerOf(const HttpRequest& request) {
+  std::string manager = request.Query("fieldManager");
+  if (manager.empty()) manager = ManagerFromUserAgent(request.Header("user-agent"));
+  if (manager.empty()) manager = "unknown";
+  return manager;
+}
+
+FieldManagerOperation OperationFor(const ResourceType& type, const ApiServer::Route& route,
+                                   std::string manager, std::string time) {
+  FieldManagerOperation op;
+  op.manager = std::move(manager);
+  op.api_version = type.ApiVersion(route.version);
+  op.subresource = route.subresource;
+  op.time = std::move(time);
+  if (route.subresource == "status") {
+    op.reset.Insert({"f:spec"});
+  } else if (type.status_subresource) {
+    op.reset.Insert({"f:status"});
+  }
+  return op;
+}
+
+nlohmann::json WithoutManagedFields(nlohmann::json object) {
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    m->erase("managedFields");
+  }
+  return object;
+}
+
+// Equal managedFields but for their times: kube-apiserver does not store an update that
+// changes nothing else (its IgnoreManagedFieldsTimestampsTransformer).
+bool SameManagedFieldsIgnoringTimes(const nlohmann::json& a, const nlohmann::json& b) {
+  auto strip = [](const nlohmann::json& o) {
+    const nlohmann::json* m = Lookup(o, "metadata.managedFields");
+    if (!m || !m->is_array()) return nlohmann::json();
+    nlohmann::json out = *m;
+    for (auto& e : out) {
+      if (e.is_object()) e.erase("time");
+    }
+    return out;
+  };
+  return strip(a) == strip(b);
+}
+
+void SetManagedFields(nlohmann::json& object, const nlohmann::json& managed) {
+  if (managed.is_null()) {
+    object["metadata"].erase("managedFields");
+  } else {
+    object["metadata"]["managedFields"] = managed;
+  }
+}
+
 }  // namespace
+
+void ApiServer::TrackManagedFields(const HttpRequest& request, const Route& route,
+                                   const ResourceType& type, const nlohmann::json* old,
+                                   const nlohmann::json* requested, nlohmann::json& updated) {
+  // As kube-apiserver: a request may set managedFields directly (not on a subresource); `[]` or
+  // `[{}]` clears them; an empty or undecodable list keeps the live ones.
+  ManagedFields base;
+  bool from_request = false;
+  if (route.subresource.empty() && requested && !requested->is_null()) {
+    if (IsResetManagedFields(*requested)) {
+      from_request = true;
+    } else if (absl::StatusOr<ManagedFields> d = DecodeManagedFields(*requested);
+               d.ok() && !d->empty()) {
+      base = *std::move(d);
+      from_request = true;
+    }
+  }
+  if (!from_request && old) {
+    const nlohmann::json* live = Lookup(*old, "metadata.managedFields");
+    if (live) {
+      if (absl::StatusOr<ManagedFields> d = DecodeManagedFields(*live); d.ok()) {
+        base = *std::move(d);
+      }
+    }
+  }
+  std::shared_ptr<const ObjectSchema> schema = SchemaFor(type, route.version);
+  nlohmann::json old_wire =
+      old ? WithoutManagedFields(FromStorage(type, route.version, *old)) : nlohmann::json::object();
+  nlohmann::json new_wire = WithoutManagedFields(FromStorage(type, route.version, updated));
+  ManagedFields managers =
+      TrackUpdate(std::move(base), old_wire, new_wire, schema->root(),
+                  OperationFor(type, route, ManagerOf(request), Timestamp()));
+  SetManagedFields(updated, EncodeManagedFields(std::move(managers)));
+}
 
 std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const ResourceType& type,
                                              const std::string& version, nlohmann::json& object,
@@ -151,11 +253,14 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
 }
 
 HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& route,
-                                     const ResourceType& type, const std::string& body) {
+                                     const ResourceType& type, const std::string& body,
+                                     const nlohmann::json* applied_managed_fields) {
   nlohmann::json object = nlohmann::json::parse(body, nullptr, false);
   if (object.is_discarded() || !object.is_object()) {
     return ErrorResponse(BadRequest("couldn't get version/kind; json parse error: invalid JSON"));
   }
+  std::optional<nlohmann::json> requested_managed;
+  if (const nlohmann::json* mf = Lookup(object, "metadata.managedFields")) requested_managed = *mf;
   std::string want_av = type.ApiVersion(route.version);
   if (object.contains("apiVersion") && object["apiVersion"] != want_av) {
     return ErrorResponse(BadRequest(
@@ -234,6 +339,7 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   m.erase("deletionGracePeriodSeconds");
   m.erase("resourceVersion");
   m.erase("managedFields");
+  if (seeding_ && requested_managed) m["managedFields"] = *requested_managed;
   if (type.tracks_generation) {
     m["generation"] = 1;
   } else {
@@ -286,6 +392,12 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
                            {"message", "the initial names have been accepted"},
                            {"lastTransitionTime", now}}}}};
   }
+  if (applied_managed_fields) {
+    SetManagedFields(stored, *applied_managed_fields);
+  } else if (!seeding_) {
+    TrackManagedFields(request, route, type, nullptr,
+                       requested_managed ? &*requested_managed : nullptr, stored);
+  }
   if (request.Query("dryRun") == "All") {
     return WithWarnings(JsonResponse(201, FromStorage(type, route.version, stored)), warnings);
   }
@@ -298,11 +410,13 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
 
 HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& route,
                                      const ResourceType& type, const std::string& body,
-                                     bool is_patch) {
+                                     bool is_patch, const nlohmann::json* applied_managed_fields) {
   nlohmann::json object = nlohmann::json::parse(body, nullptr, false);
   if (object.is_discarded() || !object.is_object()) {
     return ErrorResponse(BadRequest("couldn't get version/kind; json parse error: invalid JSON"));
   }
+  std::optional<nlohmann::json> requested_managed;
+  if (const nlohmann::json* mf = Lookup(object, "metadata.managedFields")) requested_managed = *mf;
   if (!object.contains("metadata") || !object["metadata"].is_object()) {
     object["metadata"] = nlohmann::json::object();
   }
@@ -407,7 +521,16 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
     updated["metadata"]["generation"] = gen + 1;
   }
   (void)is_patch;
-  if (WithoutVolatile(updated) == WithoutVolatile(*old)) {
+  if (applied_managed_fields) {
+    SetManagedFields(updated, *applied_managed_fields);
+  } else if (!seeding_) {
+    TrackManagedFields(request, route, type, old.get(),
+                       requested_managed ? &*requested_managed : nullptr, updated);
+  } else if (requested_managed) {
+    updated["metadata"]["managedFields"] = *requested_managed;
+  }
+  if (WithoutVolatile(updated) == WithoutVolatile(*old) &&
+      SameManagedFieldsIgnoringTimes(updated, *old)) {
     return WithWarnings(JsonResponse(200, FromStorage(type, route.version, *old)), warnings);
   }
   if (request.Query("dryRun") == "All") {
@@ -431,14 +554,13 @@ HttpResponse ApiServer::PatchObject(const HttpRequest& request, const Route& rou
   bool merge = media == "application/merge-patch+json";
   bool strategic = media == "application/strategic-merge-patch+json";
   bool json_patch = media == "application/json-patch+json";
-  if (strategic && type.is_custom) return ErrorResponse(UnsupportedMediaType(media));
-  if (!merge && !strategic && !json_patch) {
-    ApiError e = UnsupportedMediaType(media);
-    if (media == "application/apply-patch+yaml") {
-      e.message += "; server-side apply is not emulated by kube-emulator";
-    }
-    return ErrorResponse(e);
+  if (media == "application/apply-patch+yaml") return ApplyObject(request, route, type);
+  if (request.HasQuery("force")) {
+    return ErrorResponse(Invalid("PatchOptions", "meta.k8s.io", "",
+                                 {FieldForbidden("force", "may not be specified for non-apply patch")}));
   }
+  if (strategic && type.is_custom) return ErrorResponse(UnsupportedMediaType(media));
+  if (!merge && !strategic && !json_patch) return ErrorResponse(UnsupportedMediaType(media));
   if (!old) return ErrorResponse(NotFound(type.group_resource(), route.name));
   nlohmann::json patch = nlohmann::json::parse(request.body, nullptr, false);
   if (patch.is_discarded()) {
@@ -472,6 +594,109 @@ HttpResponse ApiServer::PatchObject(const HttpRequest& request, const Route& rou
   // current version.
   if (!patched.is_object()) return ErrorResponse(BadRequest("the patched object is not an object"));
   return UpdateObject(request, route, type, patched.dump(), true);
+}
+
+HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& route,
+                                    const ResourceType& type) {
+  // PatchOptions are validated before anything else.
+  const std::string manager = request.Query("fieldManager");
+  if (manager.empty()) {
+    return ErrorResponse(Invalid("PatchOptions", "meta.k8s.io", "",
+                                 {FieldRequired("fieldManager", "is required for apply patch")}));
+  }
+  bool force = false;
+  if (request.HasQuery("force")) {
+    std::optional<bool> f = ParseBool(request.Query("force"));
+    if (!f) return ErrorResponse(BadRequest("invalid value for force: " + request.Query("force")));
+    force = *f;
+  }
+  nlohmann::json config;
+  {
+    absl::StatusOr<std::vector<dra::ManifestObject>> parsed =
+        dra::ParseManifests(request.body, "apply-patch");
+    if (!parsed.ok()) {
+      return ErrorResponse(
+          BadRequest(absl::StrCat("error decoding YAML: ", parsed.status().message())));
+    }
+    if (parsed->size() != 1 || !(*parsed)[0].object.is_object()) {
+      return ErrorResponse(BadRequest("error decoding YAML: the body must hold one object"));
+    }
+    config = std::move((*parsed)[0].object);
+  }
+  if (!config.contains("metadata") || !config["metadata"].is_object()) {
+    config["metadata"] = nlohmann::json::object();
+  }
+  if (const nlohmann::json* mf = Lookup(config, "metadata.managedFields"); mf && !mf->is_null()) {
+    return ErrorResponse(BadRequest("metadata.managedFields must be nil"));
+  }
+  const std::string want_av = type.ApiVersion(route.version);
+  const std::string got_av = config.value("apiVersion", "");
+  if (got_av != want_av) {
+    return ErrorResponse(BadRequest(absl::StrCat(
+        "Incorrect version specified in apply patch. Specified patch version: ", got_av,
+        ", expected: ", want_av)));
+  }
+  if (config.value("kind", "") != type.kind) {
+    return ErrorResponse(
+        BadRequest(absl::StrCat("the kind in the data (", config.value("kind", ""),
+                                ") does not match the expected kind (", type.kind, ")")));
+  }
+  std::string body_name = NameOf(config);
+  if (body_name.empty()) {
+    config["metadata"]["name"] = route.name;
+  } else if (body_name != route.name) {
+    return ErrorResponse(
+        BadRequest(absl::StrCat("the name of the object (", body_name,
+                                ") does not match the name on the URL (", route.name, ")")));
+  }
+  if (type.namespaced && !NamespaceOf(config).empty() && NamespaceOf(config) != route.ns) {
+    return ErrorResponse(
+        BadRequest("the namespace of the provided object does not match the namespace sent on the "
+                   "request"));
+  }
+  if (route.subresource == "status") {
+    // /status takes only status (its strategy resets the rest).
+    nlohmann::json only = {{"apiVersion", config["apiVersion"]},
+                           {"kind", config["kind"]},
+                           {"metadata", nlohmann::json::object()}};
+    for (const char* k : {"name", "namespace", "resourceVersion"}) {
+      if (config["metadata"].contains(k)) only["metadata"][k] = config["metadata"][k];
+    }
+    if (config.contains("status")) only["status"] = config["status"];
+    config = std::move(only);
+  }
+  ObjectPtr old = store_.Get(type.storage_key, route.ns, route.name);
+  if (!old && !route.subresource.empty()) {
+    return ErrorResponse(NotFound(type.group_resource(), route.name));
+  }
+  ManagedFields managers;
+  nlohmann::json live = nlohmann::json::object();
+  if (old) {
+    if (const nlohmann::json* mf = Lookup(*old, "metadata.managedFields")) {
+      if (absl::StatusOr<ManagedFields> d = DecodeManagedFields(*mf); d.ok()) {
+        managers = *std::move(d);
+      }
+    }
+    live = WithoutManagedFields(FromStorage(type, route.version, *old));
+  }
+  std::shared_ptr<const ObjectSchema> schema = SchemaFor(type, route.version);
+  ApplyOutcome outcome = Apply(live, config, std::move(managers), schema->root(),
+                               OperationFor(type, route, manager, Timestamp()), force);
+  if (!outcome.conflicts.empty()) {
+    std::vector<StatusCause> causes;
+    for (const auto& c : outcome.conflicts) {
+      causes.push_back({"FieldManagerConflict", absl::StrCat("conflict with ", c.manager),
+                        PathString(c.path)});
+    }
+    return ErrorResponse(ApplyConflictError(std::move(causes), ConflictMessage(outcome.conflicts)));
+  }
+  nlohmann::json managed = EncodeManagedFields(std::move(outcome.managers));
+  if (!old) {
+    if (!outcome.object.contains("apiVersion")) outcome.object["apiVersion"] = want_av;
+    if (!outcome.object.contains("kind")) outcome.object["kind"] = type.kind;
+    return CreateObject(request, route, type, outcome.object.dump(), &managed);
+  }
+  return UpdateObject(request, route, type, outcome.object.dump(), true, &managed);
 }
 
 HttpResponse ApiServer::DeleteObject(const HttpRequest& request, const Route& route,

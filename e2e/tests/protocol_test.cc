@@ -163,8 +163,12 @@ TEST(ProtocolTest, MergeAndJsonPatch) {
   ASSERT_EQ(patched.status, 200) << patched.body;
   EXPECT_EQ(patched.Json()["data"]["y"], "2");
   RawResponse unsupported =
-      emu.http().Request("PATCH", absl::StrCat(kCms, "/p"), "{}", "application/apply-patch+yaml");
+      emu.http().Request("PATCH", absl::StrCat(kCms, "/p"), "{}", "application/x-unknown-patch");
   EXPECT_EQ(unsupported.status, 415);
+  // Server-side apply is emulated (server_side_apply_test.cc); without fieldManager it is a 422.
+  RawResponse apply =
+      emu.http().Request("PATCH", absl::StrCat(kCms, "/p"), "{}", "application/apply-patch+yaml");
+  EXPECT_EQ(apply.status, 422);
 }
 
 TEST(ProtocolTest, ProtobufBodiesAreRefusedWith415) {
