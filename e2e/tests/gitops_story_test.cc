@@ -628,7 +628,7 @@ TEST(KStatusTest, RulesForTheAppliedKinds) {
 // strings with quotes and non-ASCII bytes).
 TEST(ArgoHealthTest, LuaLiteralRoundTripsThroughLua) {
   if (RunCommand({"lua5.1", "-v"}, absl::Seconds(10)).exit_code != 0) {
-    GTEST_SKIP() << "lua5.1 is not installed";
+    FAIL() << "lua5.1 is not installed (scripts/install-deps.sh)";
   }
   ScratchDir dir;
   const json object = {
