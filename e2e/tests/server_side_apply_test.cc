@@ -16,6 +16,7 @@
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -322,6 +323,66 @@ TEST_F(ServerSideApplyTest, DraObjectsRecordTheRequestVersion) {
   json e = Entry(r.Json(), "gitops");
   EXPECT_EQ(e["apiVersion"], "resource.k8s.io/v1");
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:spec": {"f:selectors": {}}})"));  // atomic
+}
+
+// The project's CRDs (crds/) with a sample profile: GitOps applies the spec, the operator the
+// status, each owning its part; the CRD's set and map lists merge by value and by key.
+TEST(ProjectCrdApplyTest, GitOpsAppliesSpecOperatorAppliesStatus) {
+  const std::string src = ::gpuprofile::testing::SourceDir();
+  EmulatorProcess process({"-f", src + "/crds"});
+  ASSERT_TRUE(process.ok()) << process.Stderr();
+  RawHttpClient http(process.url());
+  const std::string path = "/apis/gpuprofile.io/v1alpha1/gpuprofiles/light-inference";
+  const std::string sample = ReadFile(src + "/config/samples/profiles/light-inference.yaml");
+  auto apply = [&](const std::string& p, const std::string& body, const std::string& query) {
+    return http.Request("PATCH", absl::StrCat(p, "?", query), body, kApply);
+  };
+  RawResponse created = apply(path, sample + "  fallback: [a]\n", "fieldManager=flux");
+  ASSERT_EQ(created.status, 201) << created.body;
+  json profile = created.Json();
+  json flux;
+  for (const auto& e : profile["metadata"]["managedFields"]) {
+    if (e["manager"] == "flux") flux = e;
+  }
+  EXPECT_EQ(flux["operation"], "Apply");
+  EXPECT_EQ(flux["apiVersion"], "gpuprofile.io/v1alpha1");
+  EXPECT_EQ(flux["fieldsV1"]["f:spec"]["f:fallback"], json::parse(R"({"v:\"a\"": {}})"));
+  EXPECT_TRUE(flux["fieldsV1"]["f:spec"].contains("f:description"));
+  // Defaults the CRD adds are nobody's: the next identical apply changes nothing.
+  std::string rv = profile["metadata"]["resourceVersion"];
+  RawResponse again = apply(path, sample + "  fallback: [a]\n", "fieldManager=flux");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.Json()["metadata"]["resourceVersion"], rv);
+  // fallback is a set: another manager's item is added, not a conflict.
+  const std::string head =
+      "apiVersion: gpuprofile.io/v1alpha1\nkind: GpuProfile\nmetadata:\n  name: light-inference\n";
+  RawResponse ops = apply(path, head + "spec:\n  fallback: [b]\n", "fieldManager=ops");
+  ASSERT_EQ(ops.status, 200) << ops.body;
+  EXPECT_EQ(ops.Json()["spec"]["fallback"], json({"a", "b"}));
+  // conditions is a map list keyed by type: two status appliers keep their own items.
+  auto condition = [](const std::string& type) {
+    return absl::StrCat("  - type: ", type, "\n    status: \"True\"\n    reason: R\n",
+                        "    lastTransitionTime: \"2026-01-01T00:00:00Z\"\n");
+  };
+  RawResponse ready = apply(path + "/status", head + "status:\n  conditions:\n" + condition("Ready"),
+                            "fieldManager=gpu-profile-controller");
+  ASSERT_EQ(ready.status, 200) << ready.body;
+  RawResponse stalled =
+      apply(path + "/status", head + "status:\n  conditions:\n" + condition("Stalled"),
+            "fieldManager=other-controller");
+  ASSERT_EQ(stalled.status, 200) << stalled.body;
+  json after = stalled.Json();
+  ASSERT_EQ(after["status"]["conditions"].size(), 2u) << after.dump();
+  json controller;
+  for (const auto& e : after["metadata"]["managedFields"]) {
+    if (e["manager"] == "gpu-profile-controller") controller = e;
+  }
+  EXPECT_EQ(controller["subresource"], "status");
+  EXPECT_TRUE(controller["fieldsV1"]["f:status"]["f:conditions"].contains(
+      "k:{\"type\":\"Ready\"}"))
+      << after["metadata"].dump();
+  EXPECT_FALSE(controller["fieldsV1"]["f:status"]["f:conditions"].contains(
+      "k:{\"type\":\"Stalled\"}"));
 }
 
 // --- kubectl --------------------------------------------------------------------------------
