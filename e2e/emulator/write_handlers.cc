@@ -697,6 +697,13 @@ HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& rou
     live = WithoutManagedFields(FromStorage(type, route.version, *old));
   }
   std::shared_ptr<const ObjectSchema> schema = SchemaFor(type, route.version);
+  if (old && managers.empty()) {
+    // An object without managedFields (a -f seed, or one a client cleared): kube-apiserver first
+    // records an Update of all of it by "before-first-apply", so an applier conflicts with what
+    // it did not set.
+    managers = TrackUpdate({}, nlohmann::json::object(), live, schema->root(),
+                           OperationFor(type, route, "before-first-apply", Timestamp()));
+  }
   ApplyOutcome outcome = Apply(live, config, std::move(managers), schema->root(),
                                OperationFor(type, route, manager, Timestamp()), force);
   if (!outcome.conflicts.empty()) {

@@ -1,8 +1,8 @@
 // File: e2e/tests/server_side_apply_test.cc
 // Server-side apply and managedFields over HTTP against kube-emulator (raw client), then with the
-// real kubectl: `apply --server-side` (with --field-manager and --force-conflicts), `diff
-// --server-side` (exit 0 without changes, 1 with a diff), and a client-side `apply` taken over
-// by a server-side one. Expected wording and behaviour are kube-apiserver's (see e2e/README.md,
+// real kubectl 1.32 and 1.33: `apply --server-side` (with --field-manager and --force-conflicts),
+// `diff --server-side` (exit 0 without changes, 1 with a diff), and a client-side `apply` taken
+// over by a server-side one. Skipped, saying so, where kubectl is absent. Expected wording and behaviour are kube-apiserver's (see e2e/README.md,
 // "Server-side apply").
 #include <unistd.h>
 
@@ -312,6 +312,30 @@ status:
   EXPECT_TRUE(Entry(u.Json(), "ctrl").is_null());  // it lost its only field
 }
 
+TEST(BeforeFirstApplyTest, FieldsOfAnObjectWithoutManagedFieldsBelongToBeforeFirstApply) {
+  ScratchDir dir;
+  dir.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n  b: \"1\"\n"));
+  EmulatorProcess process({"-f", dir.File("cm.yaml")});
+  ASSERT_TRUE(process.ok()) << process.Stderr();
+  RawHttpClient http(process.url());
+  ASSERT_FALSE(http.Get(kCm).Json()["metadata"].contains("managedFields"));  // a seed
+  RawResponse conflict = http.Request("PATCH", absl::StrCat(kCm, "?fieldManager=flux"),
+                                      ConfigMapYaml("  a: \"2\"\n"), kApply);
+  ASSERT_EQ(conflict.status, 409) << conflict.body;
+  EXPECT_EQ(conflict.Json()["message"],
+            "Apply failed with 1 conflict: conflict with \"before-first-apply\" using v1: .data.a");
+  RawResponse same = http.Request("PATCH", absl::StrCat(kCm, "?fieldManager=flux"),
+                                  ConfigMapYaml("  a: \"1\"\n"), kApply);
+  ASSERT_EQ(same.status, 200) << same.body;
+  json cm = same.Json();
+  ASSERT_EQ(cm["metadata"]["managedFields"].size(), 2u) << cm.dump();
+  EXPECT_EQ(cm["metadata"]["managedFields"][0]["manager"], "flux");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["manager"], "before-first-apply");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["operation"], "Update");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["fieldsV1"],
+            json::parse(R"({"f:data": {".": {}, "f:a": {}, "f:b": {}}})"));
+}
+
 TEST_F(ServerSideApplyTest, DraObjectsRecordTheRequestVersion) {
   std::string path = "/apis/resource.k8s.io/v1/deviceclasses/gpu";
   RawResponse r = Apply(path,
@@ -387,15 +411,21 @@ TEST(ProjectCrdApplyTest, GitOpsAppliesSpecOperatorAppliesStatus) {
 
 // --- kubectl --------------------------------------------------------------------------------
 
-class KubectlServerSideApplyTest : public ::testing::Test {
+struct KubectlMode {
+  std::string kube_version;
+  std::string kubectl;  // the pinned binary next to the dispatcher (see kubectl_test.cc)
+};
+
+class KubectlServerSideApplyTest : public ::testing::TestWithParam<KubectlMode> {
  protected:
   void SetUp() override {
     std::string dir = KubectlDir();
     if (dir.empty()) GTEST_SKIP() << "kubectl is not installed: the kubectl tests are skipped";
-    kubectl_ = dir + "/kubectl.1.33";
+    kubectl_ = dir + "/" + GetParam().kubectl;
     if (::access(kubectl_.c_str(), X_OK) != 0) GTEST_SKIP() << kubectl_ << " is not installed";
-    emulator_ = std::make_unique<EmulatorProcess>(std::vector<std::string>{
-        "--kube-version", "1.34", "--kubeconfig-out", scratch_.File("kubeconfig")});
+    emulator_ = std::make_unique<EmulatorProcess>(
+        std::vector<std::string>{"--kube-version", GetParam().kube_version, "--kubeconfig-out",
+                                 scratch_.File("kubeconfig")});
     ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
   }
   CommandResult Kubectl(std::vector<std::string> args) {
@@ -415,7 +445,7 @@ class KubectlServerSideApplyTest : public ::testing::Test {
   std::unique_ptr<EmulatorProcess> emulator_;
 };
 
-TEST_F(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
+TEST_P(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   scratch_.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n"));
   CommandResult created = Kubectl({"apply", "--server-side", "-f", scratch_.File("cm.yaml")});
   ASSERT_EQ(created.exit_code, 0) << created.out;
@@ -450,7 +480,7 @@ TEST_F(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   EXPECT_EQ(cm["metadata"]["managedFields"][0]["manager"], "other");
 }
 
-TEST_F(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
+TEST_P(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   scratch_.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n"));
   CommandResult csa = Kubectl({"apply", "-f", scratch_.File("cm.yaml")});
   ASSERT_EQ(csa.exit_code, 0) << csa.out;
@@ -481,6 +511,17 @@ TEST_F(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   EXPECT_THAT(managers, Not(::testing::Contains("kubectl-client-side-apply/Update")))
       << cm.dump();
 }
+
+INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlServerSideApplyTest,
+                         ::testing::Values(KubectlMode{"1.32", "kubectl.1.32"},
+                                           KubectlMode{"1.34", "kubectl.1.33"}),
+                         [](const auto& info) {
+                           std::string name = info.param.kubectl;
+                           for (char& c : name) {
+                             if (c == '.') c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace gpuprofile::e2e::testing
