@@ -643,20 +643,20 @@ HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& rou
   if (!config.contains("metadata") || !config["metadata"].is_object()) {
     config["metadata"] = nlohmann::json::object();
   }
-  if (const nlohmann::json* mf = Lookup(config, "metadata.managedFields"); mf && !mf->is_null()) {
-    return ErrorResponse(BadRequest("metadata.managedFields must be nil"));
-  }
+  // kube-apiserver's field manager checks the group, version and kind first
+  // (versionCheckManager), then managedFields (structuredMergeManager).
   const std::string want_av = type.ApiVersion(route.version);
   const std::string got_av = config.value("apiVersion", "");
-  if (got_av != want_av) {
-    return ErrorResponse(BadRequest(absl::StrCat(
-        "Incorrect version specified in apply patch. Specified patch version: ", got_av,
-        ", expected: ", want_av)));
+  const std::string got_kind = config.value("kind", "");
+  if (got_av != want_av || got_kind != type.kind) {
+    size_t slash = got_av.find('/');
+    std::string group = slash == std::string::npos ? "" : got_av.substr(0, slash);
+    std::string version = slash == std::string::npos ? got_av : got_av.substr(slash + 1);
+    return ErrorResponse(BadRequest(
+        absl::StrCat("invalid object type: ", group, "/", version, ", Kind=", got_kind)));
   }
-  if (config.value("kind", "") != type.kind) {
-    return ErrorResponse(
-        BadRequest(absl::StrCat("the kind in the data (", config.value("kind", ""),
-                                ") does not match the expected kind (", type.kind, ")")));
+  if (const nlohmann::json* mf = Lookup(config, "metadata.managedFields"); mf && !mf->is_null()) {
+    return ErrorResponse(BadRequest("metadata.managedFields must be nil"));
   }
   std::string body_name = NameOf(config);
   if (body_name.empty()) {

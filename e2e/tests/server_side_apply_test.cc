@@ -131,9 +131,11 @@ TEST_F(ServerSideApplyTest, BodyMustMatchTheRequest) {
   RawResponse wrong_version = Apply(
       kCm, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: cm\n", "fieldManager=m");
   EXPECT_EQ(wrong_version.status, 400);
-  EXPECT_EQ(wrong_version.Json()["message"],
-            "Incorrect version specified in apply patch. Specified patch version: v2, expected: "
-            "v1");
+  EXPECT_EQ(wrong_version.Json()["message"], "invalid object type: /v2, Kind=ConfigMap");
+  RawResponse wrong_kind = Apply(
+      kCm, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n", "fieldManager=m");
+  EXPECT_EQ(wrong_kind.status, 400);
+  EXPECT_EQ(wrong_kind.Json()["message"], "invalid object type: /v1, Kind=Secret");
   RawResponse wrong_name = Apply(
       kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=m");
   EXPECT_EQ(wrong_name.status, 400);
