@@ -362,6 +362,10 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   } else {
     m.erase("generation");
   }
+  // The field manager sees the object before the namespace strategy adds its finalizer and
+  // name label (kube-apiserver tracks a create before PrepareForCreate).
+  std::optional<nlohmann::json> tracked_form;
+  if (type.storage_key == "namespaces") tracked_form = stored;
   if (type.storage_key == "namespaces") {
     stored["spec"]["finalizers"] = {"kubernetes"};
     stored["status"] = {{"phase", "Active"}};
@@ -412,8 +416,13 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   if (applied_managed_fields) {
     SetManagedFields(stored, *applied_managed_fields);
   } else if (!seeding_) {
+    nlohmann::json& tracked = tracked_form ? *tracked_form : stored;
     TrackManagedFields(request, route, type, nullptr,
-                       requested_managed ? &*requested_managed : nullptr, stored);
+                       requested_managed ? &*requested_managed : nullptr, tracked);
+    if (tracked_form) {
+      SetManagedFields(stored, tracked_form->value("metadata", nlohmann::json::object())
+                                   .value("managedFields", nlohmann::json()));
+    }
   }
   if (request.Query("dryRun") == "All") {
     return WithWarnings(JsonResponse(201, FromStorage(type, route.version, stored)), warnings);

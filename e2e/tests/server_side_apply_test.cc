@@ -246,6 +246,18 @@ TEST_F(ServerSideApplyTest, ManagedFieldsCanBeClearedButNotDroppedByAccident) {
   EXPECT_FALSE(cleared.Json()["metadata"].contains("managedFields")) << cleared.body;
 }
 
+TEST_F(ServerSideApplyTest, WhatTheServerAddsOnCreateIsNobodys) {
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"},
+             {"metadata", {{"name", "team"}, {"labels", {{"a", "b"}}}}}};
+  RawResponse r = client_->Request("POST", "/api/v1/namespaces?fieldManager=creator", ns.dump());
+  ASSERT_EQ(r.status, 201) << r.body;
+  json created = r.Json();
+  EXPECT_EQ(created["spec"]["finalizers"], json({"kubernetes"}));
+  EXPECT_EQ(created["metadata"]["labels"]["kubernetes.io/metadata.name"], "team");
+  EXPECT_EQ(Entry(created, "creator")["fieldsV1"],
+            json::parse(R"({"f:metadata": {"f:labels": {".": {}, "f:a": {}}}})"));
+}
+
 TEST_F(ServerSideApplyTest, DryRunReturnsTheWouldBeObjectAndStoresNothing) {
   ASSERT_EQ(Apply(kCm, ConfigMapYaml("  a: \"1\"\n"), "fieldManager=alice").status, 201);
   json before = client_->Get(kCm).Json();
