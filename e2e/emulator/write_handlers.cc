@@ -582,8 +582,9 @@ HttpResponse ApiServer::PatchObject(const HttpRequest& request, const Route& rou
   bool json_patch = media == "application/json-patch+json";
   if (media == "application/apply-patch+yaml") return ApplyObject(request, route, type);
   if (request.HasQuery("force")) {
-    return ErrorResponse(Invalid("PatchOptions", "meta.k8s.io", "",
-                                 {FieldForbidden("force", "may not be specified for non-apply patch")}));
+    return ErrorResponse(
+        Invalid("PatchOptions", "meta.k8s.io", "",
+                {FieldForbidden("force", "may not be specified for non-apply patch")}));
   }
   if (strategic && type.is_custom) return ErrorResponse(UnsupportedMediaType(media));
   if (!merge && !strategic && !json_patch) return ErrorResponse(UnsupportedMediaType(media));
@@ -718,8 +719,8 @@ HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& rou
   if (!outcome.conflicts.empty()) {
     std::vector<StatusCause> causes;
     for (const auto& c : outcome.conflicts) {
-      causes.push_back({"FieldManagerConflict", absl::StrCat("conflict with ", c.manager),
-                        PathString(c.path)});
+      causes.push_back(
+          {"FieldManagerConflict", absl::StrCat("conflict with ", c.manager), PathString(c.path)});
     }
     return ErrorResponse(ApplyConflictError(std::move(causes), ConflictMessage(outcome.conflicts)));
   }

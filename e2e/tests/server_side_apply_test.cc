@@ -2,8 +2,8 @@
 // Server-side apply and managedFields over HTTP against kube-emulator (raw client), then with the
 // real kubectl 1.32 and 1.33: `apply --server-side` (with --field-manager and --force-conflicts),
 // `diff --server-side` (exit 0 without changes, 1 with a diff), and a client-side `apply` taken
-// over by a server-side one. Skipped, saying so, where kubectl is absent. Expected wording and behaviour are kube-apiserver's (see e2e/README.md,
-// "Server-side apply").
+// over by a server-side one. Skipped, saying so, where kubectl is absent. Expected wording and
+// behaviour are kube-apiserver's (see e2e/README.md, "Server-side apply").
 #include <unistd.h>
 
 #include <memory>
@@ -55,13 +55,13 @@ class ServerSideApplyTest : public ::testing::Test {
     ASSERT_TRUE(process_.ok()) << process_.Stderr();
     client_ = std::make_unique<RawHttpClient>(process_.url());
   }
-  RawResponse Apply(const std::string& path, const std::string& body,
-                    const std::string& query) {
+  RawResponse Apply(const std::string& path, const std::string& body, const std::string& query) {
     return client_->Request("PATCH", absl::StrCat(path, "?", query), body, kApply);
   }
   void CreateWidgetCrd() {
-    ASSERT_EQ(client_->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                            json::parse(kWidgetCrd))
+    ASSERT_EQ(client_
+                  ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                         json::parse(kWidgetCrd))
                   .status,
               201);
   }
@@ -111,8 +111,8 @@ TEST_F(ServerSideApplyTest, ApplyCreatesAndRecordsTheApplier) {
   EXPECT_EQ(e["apiVersion"], "v1");
   EXPECT_EQ(e["fieldsType"], "FieldsV1");
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:data": {"f:a": {}}})"));
-  EXPECT_THAT(e["time"].get<std::string>(), ::testing::MatchesRegex(
-                                                "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"));
+  EXPECT_THAT(e["time"].get<std::string>(),
+              ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"));
   EXPECT_FALSE(e.contains("subresource"));
   // JSON bodies are YAML too.
   EXPECT_EQ(Apply("/api/v1/namespaces/default/configmaps/cm2",
@@ -128,27 +128,26 @@ TEST_F(ServerSideApplyTest, ApplyCreatesAndRecordsTheApplier) {
 }
 
 TEST_F(ServerSideApplyTest, BodyMustMatchTheRequest) {
-  RawResponse wrong_version = Apply(
-      kCm, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: cm\n", "fieldManager=m");
+  RawResponse wrong_version =
+      Apply(kCm, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: cm\n", "fieldManager=m");
   EXPECT_EQ(wrong_version.status, 400);
   EXPECT_EQ(wrong_version.Json()["message"], "invalid object type: /v2, Kind=ConfigMap");
-  RawResponse wrong_kind = Apply(
-      kCm, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n", "fieldManager=m");
+  RawResponse wrong_kind =
+      Apply(kCm, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n", "fieldManager=m");
   EXPECT_EQ(wrong_kind.status, 400);
   EXPECT_EQ(wrong_kind.Json()["message"], "invalid object type: /v1, Kind=Secret");
-  RawResponse wrong_name = Apply(
-      kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=m");
+  RawResponse wrong_name =
+      Apply(kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=m");
   EXPECT_EQ(wrong_name.status, 400);
   EXPECT_EQ(wrong_name.Json()["message"],
             "the name of the object (other) does not match the name on the URL (cm)");
-  RawResponse managed = Apply(
-      kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  managedFields: [{}]\n",
-      "fieldManager=m");
+  RawResponse managed =
+      Apply(kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  managedFields: [{}]\n",
+            "fieldManager=m");
   EXPECT_EQ(managed.status, 400);
   EXPECT_EQ(managed.Json()["message"], "metadata.managedFields must be nil");
-  RawResponse no_namespace =
-      Apply("/api/v1/namespaces/nowhere/configmaps/cm", ConfigMapYaml("  a: \"1\"\n"),
-            "fieldManager=m");
+  RawResponse no_namespace = Apply("/api/v1/namespaces/nowhere/configmaps/cm",
+                                   ConfigMapYaml("  a: \"1\"\n"), "fieldManager=m");
   EXPECT_EQ(no_namespace.status, 404);
   EXPECT_EQ(no_namespace.Json()["message"], "namespaces \"nowhere\" not found");
 }
@@ -170,10 +169,9 @@ TEST_F(ServerSideApplyTest, ConflictsSharedOwnershipAndForce) {
             "Apply failed with 2 conflicts: conflicts with \"alice\":\n- .data.a\n"
             "conflicts with \"bob\":\n- .data.a");
   ASSERT_EQ(status["details"]["causes"].size(), 2u);
-  EXPECT_EQ(status["details"]["causes"][0],
-            json({{"reason", "FieldManagerConflict"},
-                  {"message", "conflict with \"alice\""},
-                  {"field", ".data.a"}}));
+  EXPECT_EQ(status["details"]["causes"][0], json({{"reason", "FieldManagerConflict"},
+                                                  {"message", "conflict with \"alice\""},
+                                                  {"field", ".data.a"}}));
   EXPECT_EQ(client_->Get(kCm).Json()["data"]["a"], "1");
   // force=true takes the field from both.
   RawResponse forced = Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=carol&force=true");
@@ -199,12 +197,14 @@ TEST_F(ServerSideApplyTest, FieldsNoLongerAppliedAreRemovedOrDisowned) {
 
 TEST_F(ServerSideApplyTest, UpdatesAreTrackedAndConflictWithAppliers) {
   // A create and a merge patch (Update operations) by "kubectl-client-side-apply".
-  json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}},
+  json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "cm"}}},
              {"data", {{"a", "1"}}}};
-  ASSERT_EQ(client_->Request("POST", "/api/v1/namespaces/default/configmaps?fieldManager=csa",
-                             cm.dump())
-                .status,
-            201);
+  ASSERT_EQ(
+      client_->Request("POST", "/api/v1/namespaces/default/configmaps?fieldManager=csa", cm.dump())
+          .status,
+      201);
   RawResponse patched = client_->Request("PATCH", absl::StrCat(kCm, "?fieldManager=csa"),
                                          R"({"data":{"b":"2"}})", "application/merge-patch+json");
   ASSERT_EQ(patched.status, 200);
@@ -241,13 +241,15 @@ TEST_F(ServerSideApplyTest, ManagedFieldsCanBeClearedButNotDroppedByAccident) {
   ASSERT_EQ(kept.status, 200);
   EXPECT_FALSE(Entry(kept.Json(), "alice").is_null());
   // [{}] clears them.
-  RawResponse cleared = client_->MergePatch(kCm, {{"metadata", {{"managedFields", {json::object()}}}}});
+  RawResponse cleared =
+      client_->MergePatch(kCm, {{"metadata", {{"managedFields", {json::object()}}}}});
   ASSERT_EQ(cleared.status, 200) << cleared.body;
   EXPECT_FALSE(cleared.Json()["metadata"].contains("managedFields")) << cleared.body;
 }
 
 TEST_F(ServerSideApplyTest, WhatTheServerAddsOnCreateIsNobodys) {
-  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"},
+  json ns = {{"apiVersion", "v1"},
+             {"kind", "Namespace"},
              {"metadata", {{"name", "team"}, {"labels", {{"a", "b"}}}}}};
   RawResponse r = client_->Request("POST", "/api/v1/namespaces?fieldManager=creator", ns.dump());
   ASSERT_EQ(r.status, 201) << r.body;
@@ -261,7 +263,8 @@ TEST_F(ServerSideApplyTest, WhatTheServerAddsOnCreateIsNobodys) {
 TEST_F(ServerSideApplyTest, DryRunReturnsTheWouldBeObjectAndStoresNothing) {
   ASSERT_EQ(Apply(kCm, ConfigMapYaml("  a: \"1\"\n"), "fieldManager=alice").status, 201);
   json before = client_->Get(kCm).Json();
-  RawResponse dry = Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=bob&force=true&dryRun=All");
+  RawResponse dry =
+      Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=bob&force=true&dryRun=All");
   ASSERT_EQ(dry.status, 200) << dry.body;
   EXPECT_EQ(dry.Json()["data"]["a"], "2");
   EXPECT_FALSE(Entry(dry.Json(), "bob").is_null());
@@ -284,7 +287,8 @@ TEST_F(ServerSideApplyTest, CustomResourceListTypesAndStatusSubresource) {
   args: [x]
 status:
   phase: Ignored
-)", "fieldManager=alice");
+)",
+                        "fieldManager=alice");
   ASSERT_EQ(a.status, 201) << a.body;
   EXPECT_FALSE(a.Json().contains("status"));  // status is reset on the main resource
   EXPECT_EQ(Entry(a.Json(), "alice")["fieldsV1"], json::parse(R"({"f:spec": {
@@ -294,7 +298,8 @@ status:
   RawResponse b = Apply(w, head + R"(spec:
   tags: [b]
   ports: [{name: https, port: 443}]
-)", "fieldManager=bob");
+)",
+                        "fieldManager=bob");
   ASSERT_EQ(b.status, 200) << b.body;
   EXPECT_EQ(b.Json()["spec"]["tags"], json({"a", "b"}));
   EXPECT_EQ(b.Json()["spec"]["ports"].size(), 2u);
@@ -317,9 +322,9 @@ status:
   EXPECT_EQ(e["subresource"], "status");
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:status": {"f:phase": {}}})"));
   // A status update (merge patch on /status) is an Update with subresource status.
-  RawResponse u = client_->Request("PATCH", w + "/status?fieldManager=ctrl2",
-                                   R"({"status":{"phase":"Done"}})",
-                                   "application/merge-patch+json");
+  RawResponse u =
+      client_->Request("PATCH", w + "/status?fieldManager=ctrl2", R"({"status":{"phase":"Done"}})",
+                       "application/merge-patch+json");
   ASSERT_EQ(u.status, 200);
   EXPECT_EQ(Entry(u.Json(), "ctrl2")["subresource"], "status");
   EXPECT_EQ(Entry(u.Json(), "ctrl2")["operation"], "Update");
@@ -402,8 +407,9 @@ TEST(ProjectCrdApplyTest, GitOpsAppliesSpecOperatorAppliesStatus) {
     return absl::StrCat("  - type: ", type, "\n    status: \"True\"\n    reason: R\n",
                         "    lastTransitionTime: \"2026-01-01T00:00:00Z\"\n");
   };
-  RawResponse ready = apply(path + "/status", head + "status:\n  conditions:\n" + condition("Ready"),
-                            "fieldManager=gpu-profile-controller");
+  RawResponse ready =
+      apply(path + "/status", head + "status:\n  conditions:\n" + condition("Ready"),
+            "fieldManager=gpu-profile-controller");
   ASSERT_EQ(ready.status, 200) << ready.body;
   RawResponse stalled =
       apply(path + "/status", head + "status:\n  conditions:\n" + condition("Stalled"),
@@ -416,11 +422,10 @@ TEST(ProjectCrdApplyTest, GitOpsAppliesSpecOperatorAppliesStatus) {
     if (e["manager"] == "gpu-profile-controller") controller = e;
   }
   EXPECT_EQ(controller["subresource"], "status");
-  EXPECT_TRUE(controller["fieldsV1"]["f:status"]["f:conditions"].contains(
-      "k:{\"type\":\"Ready\"}"))
+  EXPECT_TRUE(controller["fieldsV1"]["f:status"]["f:conditions"].contains("k:{\"type\":\"Ready\"}"))
       << after["metadata"].dump();
-  EXPECT_FALSE(controller["fieldsV1"]["f:status"]["f:conditions"].contains(
-      "k:{\"type\":\"Stalled\"}"));
+  EXPECT_FALSE(
+      controller["fieldsV1"]["f:status"]["f:conditions"].contains("k:{\"type\":\"Stalled\"}"));
 }
 
 // --- kubectl --------------------------------------------------------------------------------
@@ -473,15 +478,15 @@ TEST_P(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   CommandResult same = Kubectl({"diff", "--server-side", "-f", scratch_.File("cm.yaml")});
   EXPECT_EQ(same.exit_code, 0) << same.out;
   scratch_.Write("cm2.yaml", ConfigMapYaml("  a: \"2\"\n"));
-  CommandResult differs = Kubectl({"diff", "--server-side", "--force-conflicts", "-f",
-                                   scratch_.File("cm2.yaml")});
+  CommandResult differs =
+      Kubectl({"diff", "--server-side", "--force-conflicts", "-f", scratch_.File("cm2.yaml")});
   EXPECT_EQ(differs.exit_code, 1) << differs.out;
   EXPECT_THAT(differs.out, HasSubstr("+  a: \"2\""));
   EXPECT_EQ(Get("configmap/cm")["data"]["a"], "1");  // diff is a dry run
 
   // Another manager: conflict, then --force-conflicts.
-  CommandResult conflict = Kubectl({"apply", "--server-side", "--field-manager", "other", "-f",
-                                    scratch_.File("cm2.yaml")});
+  CommandResult conflict = Kubectl(
+      {"apply", "--server-side", "--field-manager", "other", "-f", scratch_.File("cm2.yaml")});
   EXPECT_NE(conflict.exit_code, 0);
   EXPECT_THAT(conflict.out, HasSubstr("conflict with \"kubectl\""));
   EXPECT_THAT(conflict.out, HasSubstr(".data.a"));
@@ -507,8 +512,8 @@ TEST_P(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   EXPECT_EQ(entry["operation"], "Update");
   // A server-side apply of another value by another manager conflicts with the client-side one.
   scratch_.Write("cm2.yaml", ConfigMapYaml("  a: \"2\"\n"));
-  CommandResult conflict = Kubectl({"apply", "--server-side", "--field-manager", "flux", "-f",
-                                    scratch_.File("cm2.yaml")});
+  CommandResult conflict = Kubectl(
+      {"apply", "--server-side", "--field-manager", "flux", "-f", scratch_.File("cm2.yaml")});
   EXPECT_NE(conflict.exit_code, 0);
   EXPECT_THAT(conflict.out, HasSubstr("conflict with \"kubectl-client-side-apply\" using v1"));
   // kubectl's own server-side apply of the same file takes over: kubectl migrates the
@@ -518,19 +523,18 @@ TEST_P(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   cm = Get("configmap/cm");
   std::vector<std::string> managers;
   for (const auto& e : cm["metadata"]["managedFields"]) {
-    managers.push_back(absl::StrCat(e["manager"].get<std::string>(), "/",
-                                    e["operation"].get<std::string>()));
+    managers.push_back(
+        absl::StrCat(e["manager"].get<std::string>(), "/", e["operation"].get<std::string>()));
   }
   EXPECT_THAT(managers, ::testing::Contains("kubectl/Apply")) << cm.dump();
-  EXPECT_THAT(managers, Not(::testing::Contains("kubectl-client-side-apply/Update")))
-      << cm.dump();
+  EXPECT_THAT(managers, Not(::testing::Contains("kubectl-client-side-apply/Update"))) << cm.dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlServerSideApplyTest,
                          ::testing::Values(KubectlMode{"1.32", "kubectl.1.32"},
                                            KubectlMode{"1.34", "kubectl.1.33"}),
-                         [](const auto& info) {
-                           std::string name = info.param.kubectl;
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.kubectl;
                            for (char& c : name) {
                              if (c == '.') c = '_';
                            }
