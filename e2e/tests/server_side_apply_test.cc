@@ -240,6 +240,20 @@ TEST_F(ServerSideApplyTest, ManagedFieldsCanBeClearedButNotDroppedByAccident) {
   RawResponse kept = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), put.dump());
   ASSERT_EQ(kept.status, 200);
   EXPECT_FALSE(Entry(kept.Json(), "alice").is_null());
+  // A valid list replaces them (what kubectl's client-side to server-side migration sends).
+  json own = kept.Json();
+  own["metadata"]["managedFields"] = json::parse(R"([{"manager": "mine", "operation": "Update",
+      "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:a": {}}}}])");
+  RawResponse replaced = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), own.dump());
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  ASSERT_EQ(replaced.Json()["metadata"]["managedFields"].size(), 1u) << replaced.body;
+  EXPECT_EQ(replaced.Json()["metadata"]["managedFields"][0]["manager"], "mine");
+  // An invalid list is ignored: the live entries stay.
+  json bad = replaced.Json();
+  bad["metadata"]["managedFields"] = json::parse(R"([{"manager": "x", "operation": "Nope"}])");
+  RawResponse ignored = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), bad.dump());
+  ASSERT_EQ(ignored.status, 200) << ignored.body;
+  EXPECT_EQ(ignored.Json()["metadata"]["managedFields"][0]["manager"], "mine");
   // [{}] clears them.
   RawResponse cleared =
       client_->MergePatch(kCm, {{"metadata", {{"managedFields", {json::object()}}}}});
