@@ -64,8 +64,7 @@ class FieldSet {
 
  private:
   void Prune();  // drops empty children
-  void ForEachMemberFrom(FieldPath& prefix,
-                         const std::function<void(const FieldPath&)>& fn) const;
+  void ForEachMemberFrom(FieldPath& prefix, const std::function<void(const FieldPath&)>& fn) const;
 
   bool member_ = false;
   std::map<std::string, FieldSet> children_;

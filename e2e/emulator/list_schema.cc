@@ -158,8 +158,8 @@ std::shared_ptr<const ObjectSchema> BuildBuiltin(const std::string& group,
     has_status = true;
   }
   // Namespace spec.finalizers, ClusterRole/Role rules, (Cluster)RoleBinding subjects, the DRA
-  // lists (requests, selectors, config, constraints, tolerations, firstAvailable, devices) and
-  // Event/Lease fields are atomic or plain: the default type.
+  // lists (requests, selectors, config, constraints, tolerations, firstAvailable: +listType=atomic;
+  // a slice's devices: assumed) and Event/Lease fields are atomic or plain: the default type.
   if (has_spec) root->fields["spec"] = spec;
   if (has_status) root->fields["status"] = status;
   schema->set_root(root);

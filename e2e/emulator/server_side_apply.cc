@@ -73,8 +73,8 @@ void InsertAll(const nlohmann::json& v, const TypeNode& t, FieldPath& path, Fiel
   }
 }
 
-void CompareAt(const nlohmann::json& l, const nlohmann::json& r, const TypeNode& t,
-               FieldPath& path, Comparison& c) {
+void CompareAt(const nlohmann::json& l, const nlohmann::json& r, const TypeNode& t, FieldPath& path,
+               Comparison& c) {
   if (l.is_object() && r.is_object() && !t.atomic_map) {
     for (auto& [k, lv] : l.items()) {
       bool declared = true;
@@ -273,12 +273,9 @@ nlohmann::json EncodeManagedFields(ManagedFields managers) {
             });
   nlohmann::json out = nlohmann::json::array();
   for (const ManagedFieldsEntry& m : managers) {
-    nlohmann::json e = {{"manager", m.manager},
-                        {"operation", m.operation},
-                        {"apiVersion", m.api_version},
-                        {"time", m.time},
-                        {"fieldsType", "FieldsV1"},
-                        {"fieldsV1", m.fields.ToFieldsV1()}};
+    nlohmann::json e = {{"manager", m.manager},        {"operation", m.operation},
+                        {"apiVersion", m.api_version}, {"time", m.time},
+                        {"fieldsType", "FieldsV1"},    {"fieldsV1", m.fields.ToFieldsV1()}};
     if (!m.subresource.empty()) e["subresource"] = m.subresource;
     out.push_back(std::move(e));
   }
@@ -397,9 +394,8 @@ ManagedFields TrackUpdate(ManagedFields managers, const nlohmann::json& old_obje
   return managers;
 }
 
-ApplyOutcome Apply(const nlohmann::json& live, const nlohmann::json& config,
-                   ManagedFields managers, const TypeNode& type, const FieldManagerOperation& op,
-                   bool force) {
+ApplyOutcome Apply(const nlohmann::json& live, const nlohmann::json& config, ManagedFields managers,
+                   const TypeNode& type, const FieldManagerOperation& op, bool force) {
   ApplyOutcome out;
   nlohmann::json applied = config;
   RemoveReset(applied, op.reset);
@@ -449,10 +445,9 @@ ApplyOutcome Apply(const nlohmann::json& live, const nlohmann::json& config,
     }
   }
   if (!out.conflicts.empty()) {
-    std::stable_sort(out.conflicts.begin(), out.conflicts.end(),
-                     [](const ApplyConflict& a, const ApplyConflict& b) {
-                       return a.manager < b.manager;
-                     });
+    std::stable_sort(
+        out.conflicts.begin(), out.conflicts.end(),
+        [](const ApplyConflict& a, const ApplyConflict& b) { return a.manager < b.manager; });
     return out;
   }
   for (size_t i = 0; i < managers.size(); ++i) {

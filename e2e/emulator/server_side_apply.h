@@ -96,9 +96,8 @@ struct ApplyOutcome {
 // fields another manager owns with a different value are conflicts and nothing is applied; with
 // it, they are taken. Fields the applier applied last time and no longer applies are removed
 // when nobody else owns them, and only disowned when someone does.
-ApplyOutcome Apply(const nlohmann::json& live, const nlohmann::json& config,
-                   ManagedFields managers, const TypeNode& type, const FieldManagerOperation& op,
-                   bool force);
+ApplyOutcome Apply(const nlohmann::json& live, const nlohmann::json& config, ManagedFields managers,
+                   const TypeNode& type, const FieldManagerOperation& op, bool force);
 
 // "Apply failed with 1 conflict: conflict with \"m\" using v1: .spec.x" and the
 // multi-conflict form, as kube-apiserver words them.

@@ -95,6 +95,16 @@ bool SameManagedFieldsIgnoringTimes(const nlohmann::json& a, const nlohmann::jso
   return strip(a) == strip(b);
 }
 
+// Whether FromStorage changes nothing but apiVersion and kind for this version (conversion.h).
+bool StorageShapeIsWireShape(const ResourceType& type, const std::string& version) {
+  if (type.group == "events.k8s.io") return false;
+  if (type.group == "resource.k8s.io" && version == "v1beta1") {
+    return type.resource != "resourceclaimtemplates" && type.resource != "resourceclaims" &&
+           type.resource != "resourceslices";
+  }
+  return true;
+}
+
 void SetManagedFields(nlohmann::json& object, const nlohmann::json& managed) {
   if (managed.is_null()) {
     object["metadata"].erase("managedFields");
@@ -130,12 +140,19 @@ void ApiServer::TrackManagedFields(const HttpRequest& request, const Route& rout
     }
   }
   std::shared_ptr<const ObjectSchema> schema = SchemaFor(type, route.version);
-  nlohmann::json old_wire =
-      old ? WithoutManagedFields(FromStorage(type, route.version, *old)) : nlohmann::json::object();
-  nlohmann::json new_wire = WithoutManagedFields(FromStorage(type, route.version, updated));
-  ManagedFields managers =
-      TrackUpdate(std::move(base), old_wire, new_wire, schema->root(),
-                  OperationFor(type, route, ManagerOf(request), Timestamp()));
+  FieldManagerOperation op = OperationFor(type, route, ManagerOf(request), Timestamp());
+  ManagedFields managers;
+  static const nlohmann::json kNothing = nlohmann::json::object();
+  if (StorageShapeIsWireShape(type, route.version)) {
+    // Compared in place: the two forms differ only in apiVersion, and apiVersion, kind and
+    // managedFields are never part of a set. Saves two copies of the object per write.
+    managers = TrackUpdate(std::move(base), old ? *old : kNothing, updated, schema->root(), op);
+  } else {
+    nlohmann::json old_wire =
+        old ? WithoutManagedFields(FromStorage(type, route.version, *old)) : kNothing;
+    nlohmann::json new_wire = WithoutManagedFields(FromStorage(type, route.version, updated));
+    managers = TrackUpdate(std::move(base), old_wire, new_wire, schema->root(), op);
+  }
   SetManagedFields(updated, EncodeManagedFields(std::move(managers)));
 }
 
@@ -345,6 +362,10 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   } else {
     m.erase("generation");
   }
+  // The field manager sees the object before the namespace strategy adds its finalizer and
+  // name label (kube-apiserver tracks a create before PrepareForCreate).
+  std::optional<nlohmann::json> tracked_form;
+  if (type.storage_key == "namespaces") tracked_form = stored;
   if (type.storage_key == "namespaces") {
     stored["spec"]["finalizers"] = {"kubernetes"};
     stored["status"] = {{"phase", "Active"}};
@@ -395,8 +416,13 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   if (applied_managed_fields) {
     SetManagedFields(stored, *applied_managed_fields);
   } else if (!seeding_) {
+    nlohmann::json& tracked = tracked_form ? *tracked_form : stored;
     TrackManagedFields(request, route, type, nullptr,
-                       requested_managed ? &*requested_managed : nullptr, stored);
+                       requested_managed ? &*requested_managed : nullptr, tracked);
+    if (tracked_form) {
+      SetManagedFields(stored, tracked_form->value("metadata", nlohmann::json::object())
+                                   .value("managedFields", nlohmann::json()));
+    }
   }
   if (request.Query("dryRun") == "All") {
     return WithWarnings(JsonResponse(201, FromStorage(type, route.version, stored)), warnings);
@@ -556,8 +582,9 @@ HttpResponse ApiServer::PatchObject(const HttpRequest& request, const Route& rou
   bool json_patch = media == "application/json-patch+json";
   if (media == "application/apply-patch+yaml") return ApplyObject(request, route, type);
   if (request.HasQuery("force")) {
-    return ErrorResponse(Invalid("PatchOptions", "meta.k8s.io", "",
-                                 {FieldForbidden("force", "may not be specified for non-apply patch")}));
+    return ErrorResponse(
+        Invalid("PatchOptions", "meta.k8s.io", "",
+                {FieldForbidden("force", "may not be specified for non-apply patch")}));
   }
   if (strategic && type.is_custom) return ErrorResponse(UnsupportedMediaType(media));
   if (!merge && !strategic && !json_patch) return ErrorResponse(UnsupportedMediaType(media));
@@ -626,20 +653,20 @@ HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& rou
   if (!config.contains("metadata") || !config["metadata"].is_object()) {
     config["metadata"] = nlohmann::json::object();
   }
-  if (const nlohmann::json* mf = Lookup(config, "metadata.managedFields"); mf && !mf->is_null()) {
-    return ErrorResponse(BadRequest("metadata.managedFields must be nil"));
-  }
+  // kube-apiserver's field manager checks the group, version and kind first
+  // (versionCheckManager), then managedFields (structuredMergeManager).
   const std::string want_av = type.ApiVersion(route.version);
   const std::string got_av = config.value("apiVersion", "");
-  if (got_av != want_av) {
-    return ErrorResponse(BadRequest(absl::StrCat(
-        "Incorrect version specified in apply patch. Specified patch version: ", got_av,
-        ", expected: ", want_av)));
+  const std::string got_kind = config.value("kind", "");
+  if (got_av != want_av || got_kind != type.kind) {
+    size_t slash = got_av.find('/');
+    std::string group = slash == std::string::npos ? "" : got_av.substr(0, slash);
+    std::string version = slash == std::string::npos ? got_av : got_av.substr(slash + 1);
+    return ErrorResponse(BadRequest(
+        absl::StrCat("invalid object type: ", group, "/", version, ", Kind=", got_kind)));
   }
-  if (config.value("kind", "") != type.kind) {
-    return ErrorResponse(
-        BadRequest(absl::StrCat("the kind in the data (", config.value("kind", ""),
-                                ") does not match the expected kind (", type.kind, ")")));
+  if (const nlohmann::json* mf = Lookup(config, "metadata.managedFields"); mf && !mf->is_null()) {
+    return ErrorResponse(BadRequest("metadata.managedFields must be nil"));
   }
   std::string body_name = NameOf(config);
   if (body_name.empty()) {
@@ -680,13 +707,20 @@ HttpResponse ApiServer::ApplyObject(const HttpRequest& request, const Route& rou
     live = WithoutManagedFields(FromStorage(type, route.version, *old));
   }
   std::shared_ptr<const ObjectSchema> schema = SchemaFor(type, route.version);
+  if (old && managers.empty()) {
+    // An object without managedFields (a -f seed, or one a client cleared): kube-apiserver first
+    // records an Update of all of it by "before-first-apply", so an applier conflicts with what
+    // it did not set.
+    managers = TrackUpdate({}, nlohmann::json::object(), live, schema->root(),
+                           OperationFor(type, route, "before-first-apply", Timestamp()));
+  }
   ApplyOutcome outcome = Apply(live, config, std::move(managers), schema->root(),
                                OperationFor(type, route, manager, Timestamp()), force);
   if (!outcome.conflicts.empty()) {
     std::vector<StatusCause> causes;
     for (const auto& c : outcome.conflicts) {
-      causes.push_back({"FieldManagerConflict", absl::StrCat("conflict with ", c.manager),
-                        PathString(c.path)});
+      causes.push_back(
+          {"FieldManagerConflict", absl::StrCat("conflict with ", c.manager), PathString(c.path)});
     }
     return ErrorResponse(ApplyConflictError(std::move(causes), ConflictMessage(outcome.conflicts)));
   }

@@ -3,10 +3,11 @@
 // objects per list type (map, set, atomic) and map type, server-side apply (ownership, shared
 // ownership, conflicts, force, removal of fields no longer applied) and the ownership changes of
 // Update operations, as the Kubernetes server-side apply documentation describes them.
+#include "e2e/emulator/field_set.h"
+
 #include <string>
 #include <vector>
 
-#include "e2e/emulator/field_set.h"
 #include "e2e/emulator/list_schema.h"
 #include "e2e/emulator/server_side_apply.h"
 #include "gmock/gmock.h"
@@ -128,13 +129,15 @@ TEST(ToFieldSetTest, CustomResourceSchemaListTypes) {
 }
 
 json ConfigMap(json data) {
-  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}},
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", "cm"}}},
           {"data", std::move(data)}};
 }
 
 TEST(ApplyTest, FirstApplyOwnsWhatItSets) {
-  ApplyOutcome r = Apply(json::object(), ConfigMap({{"a", "1"}}), {}, ConfigMapType(),
-                         Op("alice"), false);
+  ApplyOutcome r =
+      Apply(json::object(), ConfigMap({{"a", "1"}}), {}, ConfigMapType(), Op("alice"), false);
   ASSERT_TRUE(r.conflicts.empty());
   EXPECT_EQ(r.object["data"], json({{"a", "1"}}));
   ASSERT_EQ(r.managers.size(), 1u);
@@ -171,12 +174,12 @@ TEST(ApplyTest, SameValueIsSharedDifferentValueConflictsForceTakes) {
 
 TEST(ApplyTest, ConflictsWithSeveralManagersAreListedPerManager) {
   ManagedFields m;
-  ApplyOutcome a = Apply(json::object(), ConfigMap({{"a", "1"}}), m, ConfigMapType(),
-                         Op("alice"), false);
-  ApplyOutcome b = Apply(a.object, ConfigMap({{"b", "1"}}), a.managers, ConfigMapType(),
-                         Op("bob"), false);
-  ApplyOutcome c = Apply(b.object, ConfigMap({{"a", "2"}, {"b", "2"}}), b.managers,
-                         ConfigMapType(), Op("carol"), false);
+  ApplyOutcome a =
+      Apply(json::object(), ConfigMap({{"a", "1"}}), m, ConfigMapType(), Op("alice"), false);
+  ApplyOutcome b =
+      Apply(a.object, ConfigMap({{"b", "1"}}), a.managers, ConfigMapType(), Op("bob"), false);
+  ApplyOutcome c = Apply(b.object, ConfigMap({{"a", "2"}, {"b", "2"}}), b.managers, ConfigMapType(),
+                         Op("carol"), false);
   ASSERT_EQ(c.conflicts.size(), 2u);
   EXPECT_EQ(ConflictMessage(c.conflicts),
             "Apply failed with 2 conflicts: conflicts with \"alice\":\n- .data.a\n"
@@ -186,8 +189,8 @@ TEST(ApplyTest, ConflictsWithSeveralManagersAreListedPerManager) {
 TEST(ApplyTest, FieldsNoLongerAppliedAreRemovedUnlessSomeoneElseOwnsThem) {
   ApplyOutcome a = Apply(json::object(), ConfigMap({{"a", "1"}, {"b", "1"}, {"c", "1"}}), {},
                          ConfigMapType(), Op("alice"), false);
-  ApplyOutcome b = Apply(a.object, ConfigMap({{"c", "1"}}), a.managers, ConfigMapType(),
-                         Op("bob"), false);
+  ApplyOutcome b =
+      Apply(a.object, ConfigMap({{"c", "1"}}), a.managers, ConfigMapType(), Op("bob"), false);
   // alice drops b (nobody else owns it: removed) and c (bob owns it too: only disowned).
   ApplyOutcome again = Apply(b.object, ConfigMap({{"a", "1"}}), b.managers, ConfigMapType(),
                              Op("alice", "t2"), false);
@@ -198,8 +201,8 @@ TEST(ApplyTest, FieldsNoLongerAppliedAreRemovedUnlessSomeoneElseOwnsThem) {
 }
 
 TEST(ApplyTest, ApplyingNothingDropsTheEntry) {
-  ApplyOutcome a = Apply(json::object(), ConfigMap({{"a", "1"}}), {}, ConfigMapType(),
-                         Op("alice"), false);
+  ApplyOutcome a =
+      Apply(json::object(), ConfigMap({{"a", "1"}}), {}, ConfigMapType(), Op("alice"), false);
   json empty = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}}};
   ApplyOutcome none = Apply(a.object, empty, a.managers, ConfigMapType(), Op("alice"), false);
   EXPECT_FALSE(none.object.contains("data") && none.object["data"].contains("a"));
@@ -213,8 +216,8 @@ TEST(ApplyTest, MapListsMergeByKeySetsByValueAtomicListsAreReplaced) {
                 {"metadata", {{"name", "d"}, {"finalizers", std::move(finalizers)}}},
                 {"spec", {{"template", {{"spec", {{"containers", std::move(containers)}}}}}}}};
   };
-  json first = deployment(json::parse(R"([{"name": "a", "image": "1", "args": ["x", "y"]}])"),
-                          {"f1"});
+  json first =
+      deployment(json::parse(R"([{"name": "a", "image": "1", "args": ["x", "y"]}])"), {"f1"});
   ApplyOutcome a = Apply(json::object(), first, {}, DeploymentType(), Op("alice"), false);
   json second = deployment(json::parse(R"([{"name": "b", "image": "2"}])"), {"f2"});
   ApplyOutcome b = Apply(a.object, second, a.managers, DeploymentType(), Op("bob"), false);
@@ -237,8 +240,11 @@ TEST(ApplyTest, MapListsMergeByKeySetsByValueAtomicListsAreReplaced) {
 TEST(ApplyTest, ResetFieldsAreNeitherAppliedNorOwned) {
   FieldManagerOperation op = Op("alice");
   op.reset.Insert({"f:status"});
-  json config = {{"apiVersion", "v1"}, {"kind", "X"}, {"metadata", {{"name", "x"}}},
-                 {"spec", {{"a", 1}}}, {"status", {{"s", 1}}}};
+  json config = {{"apiVersion", "v1"},
+                 {"kind", "X"},
+                 {"metadata", {{"name", "x"}}},
+                 {"spec", {{"a", 1}}},
+                 {"status", {{"s", 1}}}};
   json live = {{"status", {{"s", 0}}}};
   ApplyOutcome r = Apply(live, config, {}, DefaultType(), op, false);
   EXPECT_EQ(r.object["status"]["s"], 0);
@@ -247,12 +253,12 @@ TEST(ApplyTest, ResetFieldsAreNeitherAppliedNorOwned) {
 }
 
 TEST(TrackUpdateTest, WriterGainsChangesOthersLoseThemRemovedFieldsLeaveAllSets) {
-  ApplyOutcome a = Apply(json::object(), ConfigMap({{"a", "1"}, {"b", "1"}}), {},
-                         ConfigMapType(), Op("alice"), false);
+  ApplyOutcome a = Apply(json::object(), ConfigMap({{"a", "1"}, {"b", "1"}}), {}, ConfigMapType(),
+                         Op("alice"), false);
   json updated = a.object;
-  updated["data"]["a"] = "2";   // modified
-  updated["data"].erase("b");   // removed
-  updated["data"]["c"] = "3";   // added
+  updated["data"]["a"] = "2";  // modified
+  updated["data"].erase("b");  // removed
+  updated["data"]["c"] = "3";  // added
   ManagedFields m = TrackUpdate(a.managers, a.object, updated, ConfigMapType(), Op("kubectl"));
   // alice lost a (changed by kubectl) and b (removed): her entry is empty and dropped.
   EXPECT_EQ(Find(m, "alice"), nullptr);
@@ -261,12 +267,12 @@ TEST(TrackUpdateTest, WriterGainsChangesOthersLoseThemRemovedFieldsLeaveAllSets)
   EXPECT_EQ(k->operation, "Update");
   EXPECT_EQ(k->fields.ToFieldsV1(), json::parse(R"({"f:data": {"f:a": {}, "f:c": {}}})"));
   // Creating records every added node, maps included (".").
-  json created = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+  json created = {{"apiVersion", "v1"},
+                  {"kind", "ConfigMap"},
                   {"metadata", {{"name", "cm"}, {"uid", "u"}, {"labels", {{"x", "y"}}}}},
                   {"data", {{"k", "v"}}}};
   ManagedFields c = TrackUpdate({}, json::object(), created, ConfigMapType(), Op("creator"));
-  EXPECT_EQ(c[0].fields.ToFieldsV1(),
-            json::parse(R"({"f:data": {".": {}, "f:k": {}},
+  EXPECT_EQ(c[0].fields.ToFieldsV1(), json::parse(R"({"f:data": {".": {}, "f:k": {}},
                             "f:metadata": {"f:labels": {".": {}, "f:x": {}}}})"));
 }
 
@@ -286,7 +292,8 @@ TEST(ManagedFieldsTest, EncodeSortsAndDecodeValidates) {
   absl::StatusOr<ManagedFields> back = DecodeManagedFields(encoded);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->size(), 2u);
-  EXPECT_FALSE(DecodeManagedFields(json::parse(R"([{"manager": "x", "operation": "Apply"}])")).ok());
+  EXPECT_FALSE(
+      DecodeManagedFields(json::parse(R"([{"manager": "x", "operation": "Apply"}])")).ok());
   EXPECT_TRUE(IsResetManagedFields(json::parse("[{}]")));
   EXPECT_TRUE(IsResetManagedFields(json::array()));
   EXPECT_FALSE(IsResetManagedFields(encoded));

@@ -1,9 +1,9 @@
 // File: e2e/tests/server_side_apply_test.cc
 // Server-side apply and managedFields over HTTP against kube-emulator (raw client), then with the
-// real kubectl: `apply --server-side` (with --field-manager and --force-conflicts), `diff
-// --server-side` (exit 0 without changes, 1 with a diff), and a client-side `apply` taken over
-// by a server-side one. Expected wording and behaviour are kube-apiserver's (see e2e/README.md,
-// "Server-side apply").
+// real kubectl 1.32 and 1.33: `apply --server-side` (with --field-manager and --force-conflicts),
+// `diff --server-side` (exit 0 without changes, 1 with a diff), and a client-side `apply` taken
+// over by a server-side one. Skipped, saying so, where kubectl is absent. Expected wording and
+// behaviour are kube-apiserver's (see e2e/README.md, "Server-side apply").
 #include <unistd.h>
 
 #include <memory>
@@ -16,6 +16,7 @@
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -54,13 +55,13 @@ class ServerSideApplyTest : public ::testing::Test {
     ASSERT_TRUE(process_.ok()) << process_.Stderr();
     client_ = std::make_unique<RawHttpClient>(process_.url());
   }
-  RawResponse Apply(const std::string& path, const std::string& body,
-                    const std::string& query) {
+  RawResponse Apply(const std::string& path, const std::string& body, const std::string& query) {
     return client_->Request("PATCH", absl::StrCat(path, "?", query), body, kApply);
   }
   void CreateWidgetCrd() {
-    ASSERT_EQ(client_->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                            json::parse(kWidgetCrd))
+    ASSERT_EQ(client_
+                  ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                         json::parse(kWidgetCrd))
                   .status,
               201);
   }
@@ -110,8 +111,8 @@ TEST_F(ServerSideApplyTest, ApplyCreatesAndRecordsTheApplier) {
   EXPECT_EQ(e["apiVersion"], "v1");
   EXPECT_EQ(e["fieldsType"], "FieldsV1");
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:data": {"f:a": {}}})"));
-  EXPECT_THAT(e["time"].get<std::string>(), ::testing::MatchesRegex(
-                                                "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"));
+  EXPECT_THAT(e["time"].get<std::string>(),
+              ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"));
   EXPECT_FALSE(e.contains("subresource"));
   // JSON bodies are YAML too.
   EXPECT_EQ(Apply("/api/v1/namespaces/default/configmaps/cm2",
@@ -127,25 +128,26 @@ TEST_F(ServerSideApplyTest, ApplyCreatesAndRecordsTheApplier) {
 }
 
 TEST_F(ServerSideApplyTest, BodyMustMatchTheRequest) {
-  RawResponse wrong_version = Apply(
-      kCm, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: cm\n", "fieldManager=m");
+  RawResponse wrong_version =
+      Apply(kCm, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: cm\n", "fieldManager=m");
   EXPECT_EQ(wrong_version.status, 400);
-  EXPECT_EQ(wrong_version.Json()["message"],
-            "Incorrect version specified in apply patch. Specified patch version: v2, expected: "
-            "v1");
-  RawResponse wrong_name = Apply(
-      kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=m");
+  EXPECT_EQ(wrong_version.Json()["message"], "invalid object type: /v2, Kind=ConfigMap");
+  RawResponse wrong_kind =
+      Apply(kCm, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n", "fieldManager=m");
+  EXPECT_EQ(wrong_kind.status, 400);
+  EXPECT_EQ(wrong_kind.Json()["message"], "invalid object type: /v1, Kind=Secret");
+  RawResponse wrong_name =
+      Apply(kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=m");
   EXPECT_EQ(wrong_name.status, 400);
   EXPECT_EQ(wrong_name.Json()["message"],
             "the name of the object (other) does not match the name on the URL (cm)");
-  RawResponse managed = Apply(
-      kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  managedFields: [{}]\n",
-      "fieldManager=m");
+  RawResponse managed =
+      Apply(kCm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  managedFields: [{}]\n",
+            "fieldManager=m");
   EXPECT_EQ(managed.status, 400);
   EXPECT_EQ(managed.Json()["message"], "metadata.managedFields must be nil");
-  RawResponse no_namespace =
-      Apply("/api/v1/namespaces/nowhere/configmaps/cm", ConfigMapYaml("  a: \"1\"\n"),
-            "fieldManager=m");
+  RawResponse no_namespace = Apply("/api/v1/namespaces/nowhere/configmaps/cm",
+                                   ConfigMapYaml("  a: \"1\"\n"), "fieldManager=m");
   EXPECT_EQ(no_namespace.status, 404);
   EXPECT_EQ(no_namespace.Json()["message"], "namespaces \"nowhere\" not found");
 }
@@ -167,10 +169,9 @@ TEST_F(ServerSideApplyTest, ConflictsSharedOwnershipAndForce) {
             "Apply failed with 2 conflicts: conflicts with \"alice\":\n- .data.a\n"
             "conflicts with \"bob\":\n- .data.a");
   ASSERT_EQ(status["details"]["causes"].size(), 2u);
-  EXPECT_EQ(status["details"]["causes"][0],
-            json({{"reason", "FieldManagerConflict"},
-                  {"message", "conflict with \"alice\""},
-                  {"field", ".data.a"}}));
+  EXPECT_EQ(status["details"]["causes"][0], json({{"reason", "FieldManagerConflict"},
+                                                  {"message", "conflict with \"alice\""},
+                                                  {"field", ".data.a"}}));
   EXPECT_EQ(client_->Get(kCm).Json()["data"]["a"], "1");
   // force=true takes the field from both.
   RawResponse forced = Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=carol&force=true");
@@ -196,12 +197,14 @@ TEST_F(ServerSideApplyTest, FieldsNoLongerAppliedAreRemovedOrDisowned) {
 
 TEST_F(ServerSideApplyTest, UpdatesAreTrackedAndConflictWithAppliers) {
   // A create and a merge patch (Update operations) by "kubectl-client-side-apply".
-  json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "cm"}}},
+  json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "cm"}}},
              {"data", {{"a", "1"}}}};
-  ASSERT_EQ(client_->Request("POST", "/api/v1/namespaces/default/configmaps?fieldManager=csa",
-                             cm.dump())
-                .status,
-            201);
+  ASSERT_EQ(
+      client_->Request("POST", "/api/v1/namespaces/default/configmaps?fieldManager=csa", cm.dump())
+          .status,
+      201);
   RawResponse patched = client_->Request("PATCH", absl::StrCat(kCm, "?fieldManager=csa"),
                                          R"({"data":{"b":"2"}})", "application/merge-patch+json");
   ASSERT_EQ(patched.status, 200);
@@ -237,16 +240,45 @@ TEST_F(ServerSideApplyTest, ManagedFieldsCanBeClearedButNotDroppedByAccident) {
   RawResponse kept = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), put.dump());
   ASSERT_EQ(kept.status, 200);
   EXPECT_FALSE(Entry(kept.Json(), "alice").is_null());
+  // A valid list replaces them (what kubectl's client-side to server-side migration sends).
+  json own = kept.Json();
+  own["metadata"]["managedFields"] = json::parse(R"([{"manager": "mine", "operation": "Update",
+      "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:a": {}}}}])");
+  RawResponse replaced = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), own.dump());
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  ASSERT_EQ(replaced.Json()["metadata"]["managedFields"].size(), 1u) << replaced.body;
+  EXPECT_EQ(replaced.Json()["metadata"]["managedFields"][0]["manager"], "mine");
+  // An invalid list is ignored: the live entries stay.
+  json bad = replaced.Json();
+  bad["metadata"]["managedFields"] = json::parse(R"([{"manager": "x", "operation": "Nope"}])");
+  RawResponse ignored = client_->Request("PUT", absl::StrCat(kCm, "?fieldManager=p"), bad.dump());
+  ASSERT_EQ(ignored.status, 200) << ignored.body;
+  EXPECT_EQ(ignored.Json()["metadata"]["managedFields"][0]["manager"], "mine");
   // [{}] clears them.
-  RawResponse cleared = client_->MergePatch(kCm, {{"metadata", {{"managedFields", {json::object()}}}}});
+  RawResponse cleared =
+      client_->MergePatch(kCm, {{"metadata", {{"managedFields", {json::object()}}}}});
   ASSERT_EQ(cleared.status, 200) << cleared.body;
   EXPECT_FALSE(cleared.Json()["metadata"].contains("managedFields")) << cleared.body;
+}
+
+TEST_F(ServerSideApplyTest, WhatTheServerAddsOnCreateIsNobodys) {
+  json ns = {{"apiVersion", "v1"},
+             {"kind", "Namespace"},
+             {"metadata", {{"name", "team"}, {"labels", {{"a", "b"}}}}}};
+  RawResponse r = client_->Request("POST", "/api/v1/namespaces?fieldManager=creator", ns.dump());
+  ASSERT_EQ(r.status, 201) << r.body;
+  json created = r.Json();
+  EXPECT_EQ(created["spec"]["finalizers"], json({"kubernetes"}));
+  EXPECT_EQ(created["metadata"]["labels"]["kubernetes.io/metadata.name"], "team");
+  EXPECT_EQ(Entry(created, "creator")["fieldsV1"],
+            json::parse(R"({"f:metadata": {"f:labels": {".": {}, "f:a": {}}}})"));
 }
 
 TEST_F(ServerSideApplyTest, DryRunReturnsTheWouldBeObjectAndStoresNothing) {
   ASSERT_EQ(Apply(kCm, ConfigMapYaml("  a: \"1\"\n"), "fieldManager=alice").status, 201);
   json before = client_->Get(kCm).Json();
-  RawResponse dry = Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=bob&force=true&dryRun=All");
+  RawResponse dry =
+      Apply(kCm, ConfigMapYaml("  a: \"2\"\n"), "fieldManager=bob&force=true&dryRun=All");
   ASSERT_EQ(dry.status, 200) << dry.body;
   EXPECT_EQ(dry.Json()["data"]["a"], "2");
   EXPECT_FALSE(Entry(dry.Json(), "bob").is_null());
@@ -269,7 +301,8 @@ TEST_F(ServerSideApplyTest, CustomResourceListTypesAndStatusSubresource) {
   args: [x]
 status:
   phase: Ignored
-)", "fieldManager=alice");
+)",
+                        "fieldManager=alice");
   ASSERT_EQ(a.status, 201) << a.body;
   EXPECT_FALSE(a.Json().contains("status"));  // status is reset on the main resource
   EXPECT_EQ(Entry(a.Json(), "alice")["fieldsV1"], json::parse(R"({"f:spec": {
@@ -279,7 +312,8 @@ status:
   RawResponse b = Apply(w, head + R"(spec:
   tags: [b]
   ports: [{name: https, port: 443}]
-)", "fieldManager=bob");
+)",
+                        "fieldManager=bob");
   ASSERT_EQ(b.status, 200) << b.body;
   EXPECT_EQ(b.Json()["spec"]["tags"], json({"a", "b"}));
   EXPECT_EQ(b.Json()["spec"]["ports"].size(), 2u);
@@ -302,13 +336,37 @@ status:
   EXPECT_EQ(e["subresource"], "status");
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:status": {"f:phase": {}}})"));
   // A status update (merge patch on /status) is an Update with subresource status.
-  RawResponse u = client_->Request("PATCH", w + "/status?fieldManager=ctrl2",
-                                   R"({"status":{"phase":"Done"}})",
-                                   "application/merge-patch+json");
+  RawResponse u =
+      client_->Request("PATCH", w + "/status?fieldManager=ctrl2", R"({"status":{"phase":"Done"}})",
+                       "application/merge-patch+json");
   ASSERT_EQ(u.status, 200);
   EXPECT_EQ(Entry(u.Json(), "ctrl2")["subresource"], "status");
   EXPECT_EQ(Entry(u.Json(), "ctrl2")["operation"], "Update");
   EXPECT_TRUE(Entry(u.Json(), "ctrl").is_null());  // it lost its only field
+}
+
+TEST(BeforeFirstApplyTest, FieldsOfAnObjectWithoutManagedFieldsBelongToBeforeFirstApply) {
+  ScratchDir dir;
+  dir.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n  b: \"1\"\n"));
+  EmulatorProcess process({"-f", dir.File("cm.yaml")});
+  ASSERT_TRUE(process.ok()) << process.Stderr();
+  RawHttpClient http(process.url());
+  ASSERT_FALSE(http.Get(kCm).Json()["metadata"].contains("managedFields"));  // a seed
+  RawResponse conflict = http.Request("PATCH", absl::StrCat(kCm, "?fieldManager=flux"),
+                                      ConfigMapYaml("  a: \"2\"\n"), kApply);
+  ASSERT_EQ(conflict.status, 409) << conflict.body;
+  EXPECT_EQ(conflict.Json()["message"],
+            "Apply failed with 1 conflict: conflict with \"before-first-apply\" using v1: .data.a");
+  RawResponse same = http.Request("PATCH", absl::StrCat(kCm, "?fieldManager=flux"),
+                                  ConfigMapYaml("  a: \"1\"\n"), kApply);
+  ASSERT_EQ(same.status, 200) << same.body;
+  json cm = same.Json();
+  ASSERT_EQ(cm["metadata"]["managedFields"].size(), 2u) << cm.dump();
+  EXPECT_EQ(cm["metadata"]["managedFields"][0]["manager"], "flux");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["manager"], "before-first-apply");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["operation"], "Update");
+  EXPECT_EQ(cm["metadata"]["managedFields"][1]["fieldsV1"],
+            json::parse(R"({"f:data": {".": {}, "f:a": {}, "f:b": {}}})"));
 }
 
 TEST_F(ServerSideApplyTest, DraObjectsRecordTheRequestVersion) {
@@ -324,17 +382,83 @@ TEST_F(ServerSideApplyTest, DraObjectsRecordTheRequestVersion) {
   EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:spec": {"f:selectors": {}}})"));  // atomic
 }
 
+// The project's CRDs (crds/) with a sample profile: GitOps applies the spec, the operator the
+// status, each owning its part; the CRD's set and map lists merge by value and by key.
+TEST(ProjectCrdApplyTest, GitOpsAppliesSpecOperatorAppliesStatus) {
+  const std::string src = ::gpuprofile::testing::SourceDir();
+  EmulatorProcess process({"-f", src + "/crds"});
+  ASSERT_TRUE(process.ok()) << process.Stderr();
+  RawHttpClient http(process.url());
+  const std::string path = "/apis/gpuprofile.io/v1alpha1/gpuprofiles/light-inference";
+  const std::string sample = ReadFile(src + "/config/samples/profiles/light-inference.yaml");
+  auto apply = [&](const std::string& p, const std::string& body, const std::string& query) {
+    return http.Request("PATCH", absl::StrCat(p, "?", query), body, kApply);
+  };
+  RawResponse created = apply(path, sample + "  fallback: [a]\n", "fieldManager=flux");
+  ASSERT_EQ(created.status, 201) << created.body;
+  json profile = created.Json();
+  json flux;
+  for (const auto& e : profile["metadata"]["managedFields"]) {
+    if (e["manager"] == "flux") flux = e;
+  }
+  EXPECT_EQ(flux["operation"], "Apply");
+  EXPECT_EQ(flux["apiVersion"], "gpuprofile.io/v1alpha1");
+  EXPECT_EQ(flux["fieldsV1"]["f:spec"]["f:fallback"], json::parse(R"({"v:\"a\"": {}})"));
+  EXPECT_TRUE(flux["fieldsV1"]["f:spec"].contains("f:description"));
+  // Defaults the CRD adds are nobody's: the next identical apply changes nothing.
+  std::string rv = profile["metadata"]["resourceVersion"];
+  RawResponse again = apply(path, sample + "  fallback: [a]\n", "fieldManager=flux");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.Json()["metadata"]["resourceVersion"], rv);
+  // fallback is a set: another manager's item is added, not a conflict.
+  const std::string head =
+      "apiVersion: gpuprofile.io/v1alpha1\nkind: GpuProfile\nmetadata:\n  name: light-inference\n";
+  RawResponse ops = apply(path, head + "spec:\n  fallback: [b]\n", "fieldManager=ops");
+  ASSERT_EQ(ops.status, 200) << ops.body;
+  EXPECT_EQ(ops.Json()["spec"]["fallback"], json({"a", "b"}));
+  // conditions is a map list keyed by type: two status appliers keep their own items.
+  auto condition = [](const std::string& type) {
+    return absl::StrCat("  - type: ", type, "\n    status: \"True\"\n    reason: R\n",
+                        "    lastTransitionTime: \"2026-01-01T00:00:00Z\"\n");
+  };
+  RawResponse ready =
+      apply(path + "/status", head + "status:\n  conditions:\n" + condition("Ready"),
+            "fieldManager=gpu-profile-controller");
+  ASSERT_EQ(ready.status, 200) << ready.body;
+  RawResponse stalled =
+      apply(path + "/status", head + "status:\n  conditions:\n" + condition("Stalled"),
+            "fieldManager=other-controller");
+  ASSERT_EQ(stalled.status, 200) << stalled.body;
+  json after = stalled.Json();
+  ASSERT_EQ(after["status"]["conditions"].size(), 2u) << after.dump();
+  json controller;
+  for (const auto& e : after["metadata"]["managedFields"]) {
+    if (e["manager"] == "gpu-profile-controller") controller = e;
+  }
+  EXPECT_EQ(controller["subresource"], "status");
+  EXPECT_TRUE(controller["fieldsV1"]["f:status"]["f:conditions"].contains("k:{\"type\":\"Ready\"}"))
+      << after["metadata"].dump();
+  EXPECT_FALSE(
+      controller["fieldsV1"]["f:status"]["f:conditions"].contains("k:{\"type\":\"Stalled\"}"));
+}
+
 // --- kubectl --------------------------------------------------------------------------------
 
-class KubectlServerSideApplyTest : public ::testing::Test {
+struct KubectlMode {
+  std::string kube_version;
+  std::string kubectl;  // the pinned binary next to the dispatcher (see kubectl_test.cc)
+};
+
+class KubectlServerSideApplyTest : public ::testing::TestWithParam<KubectlMode> {
  protected:
   void SetUp() override {
     std::string dir = KubectlDir();
     if (dir.empty()) GTEST_SKIP() << "kubectl is not installed: the kubectl tests are skipped";
-    kubectl_ = dir + "/kubectl.1.33";
+    kubectl_ = dir + "/" + GetParam().kubectl;
     if (::access(kubectl_.c_str(), X_OK) != 0) GTEST_SKIP() << kubectl_ << " is not installed";
-    emulator_ = std::make_unique<EmulatorProcess>(std::vector<std::string>{
-        "--kube-version", "1.34", "--kubeconfig-out", scratch_.File("kubeconfig")});
+    emulator_ = std::make_unique<EmulatorProcess>(
+        std::vector<std::string>{"--kube-version", GetParam().kube_version, "--kubeconfig-out",
+                                 scratch_.File("kubeconfig")});
     ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
   }
   CommandResult Kubectl(std::vector<std::string> args) {
@@ -354,7 +478,7 @@ class KubectlServerSideApplyTest : public ::testing::Test {
   std::unique_ptr<EmulatorProcess> emulator_;
 };
 
-TEST_F(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
+TEST_P(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   scratch_.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n"));
   CommandResult created = Kubectl({"apply", "--server-side", "-f", scratch_.File("cm.yaml")});
   ASSERT_EQ(created.exit_code, 0) << created.out;
@@ -368,15 +492,15 @@ TEST_F(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   CommandResult same = Kubectl({"diff", "--server-side", "-f", scratch_.File("cm.yaml")});
   EXPECT_EQ(same.exit_code, 0) << same.out;
   scratch_.Write("cm2.yaml", ConfigMapYaml("  a: \"2\"\n"));
-  CommandResult differs = Kubectl({"diff", "--server-side", "--force-conflicts", "-f",
-                                   scratch_.File("cm2.yaml")});
+  CommandResult differs =
+      Kubectl({"diff", "--server-side", "--force-conflicts", "-f", scratch_.File("cm2.yaml")});
   EXPECT_EQ(differs.exit_code, 1) << differs.out;
   EXPECT_THAT(differs.out, HasSubstr("+  a: \"2\""));
   EXPECT_EQ(Get("configmap/cm")["data"]["a"], "1");  // diff is a dry run
 
   // Another manager: conflict, then --force-conflicts.
-  CommandResult conflict = Kubectl({"apply", "--server-side", "--field-manager", "other", "-f",
-                                    scratch_.File("cm2.yaml")});
+  CommandResult conflict = Kubectl(
+      {"apply", "--server-side", "--field-manager", "other", "-f", scratch_.File("cm2.yaml")});
   EXPECT_NE(conflict.exit_code, 0);
   EXPECT_THAT(conflict.out, HasSubstr("conflict with \"kubectl\""));
   EXPECT_THAT(conflict.out, HasSubstr(".data.a"));
@@ -389,7 +513,7 @@ TEST_F(KubectlServerSideApplyTest, ApplyConflictsForceAndDiff) {
   EXPECT_EQ(cm["metadata"]["managedFields"][0]["manager"], "other");
 }
 
-TEST_F(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
+TEST_P(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   scratch_.Write("cm.yaml", ConfigMapYaml("  a: \"1\"\n"));
   CommandResult csa = Kubectl({"apply", "-f", scratch_.File("cm.yaml")});
   ASSERT_EQ(csa.exit_code, 0) << csa.out;
@@ -402,8 +526,8 @@ TEST_F(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   EXPECT_EQ(entry["operation"], "Update");
   // A server-side apply of another value by another manager conflicts with the client-side one.
   scratch_.Write("cm2.yaml", ConfigMapYaml("  a: \"2\"\n"));
-  CommandResult conflict = Kubectl({"apply", "--server-side", "--field-manager", "flux", "-f",
-                                    scratch_.File("cm2.yaml")});
+  CommandResult conflict = Kubectl(
+      {"apply", "--server-side", "--field-manager", "flux", "-f", scratch_.File("cm2.yaml")});
   EXPECT_NE(conflict.exit_code, 0);
   EXPECT_THAT(conflict.out, HasSubstr("conflict with \"kubectl-client-side-apply\" using v1"));
   // kubectl's own server-side apply of the same file takes over: kubectl migrates the
@@ -413,13 +537,23 @@ TEST_F(KubectlServerSideApplyTest, ClientSideApplyThenServerSideTakesOver) {
   cm = Get("configmap/cm");
   std::vector<std::string> managers;
   for (const auto& e : cm["metadata"]["managedFields"]) {
-    managers.push_back(absl::StrCat(e["manager"].get<std::string>(), "/",
-                                    e["operation"].get<std::string>()));
+    managers.push_back(
+        absl::StrCat(e["manager"].get<std::string>(), "/", e["operation"].get<std::string>()));
   }
   EXPECT_THAT(managers, ::testing::Contains("kubectl/Apply")) << cm.dump();
-  EXPECT_THAT(managers, Not(::testing::Contains("kubectl-client-side-apply/Update")))
-      << cm.dump();
+  EXPECT_THAT(managers, Not(::testing::Contains("kubectl-client-side-apply/Update"))) << cm.dump();
 }
+
+INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlServerSideApplyTest,
+                         ::testing::Values(KubectlMode{"1.32", "kubectl.1.32"},
+                                           KubectlMode{"1.34", "kubectl.1.33"}),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.kubectl;
+                           for (char& c : name) {
+                             if (c == '.') c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace gpuprofile::e2e::testing
