@@ -59,6 +59,18 @@ nlohmann::json GenerationRelevant(nlohmann::json object, bool status_subresource
   return object;
 }
 
+void DropEmptyMetadata(nlohmann::json& object) {
+  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
+    return;
+  }
+  nlohmann::json& meta = object["metadata"];
+  for (const char* member : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+    auto it = meta.find(member);
+    if (it == meta.end()) continue;
+    if (it->is_null() || ((it->is_object() || it->is_array()) && it->empty())) meta.erase(it);
+  }
+}
+
 void StripDirectives(nlohmann::json& patch) {
   if (patch.is_object()) {
     std::vector<std::string> drop;

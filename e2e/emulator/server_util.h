@@ -29,6 +29,12 @@ void SetFinalizers(nlohmann::json& object, const std::vector<std::string>& final
 bool Deleting(const nlohmann::json& object);
 std::string Uid(const nlohmann::json& object);
 
+// Drops the metadata members an API server never stores empty: ObjectMeta's labels,
+// annotations, finalizers and ownerReferences are `omitempty` (Go), so `{}`, `[]` or null sent by
+// a client (kubectl's client-side diff patches `annotations: {}`) leave no trace. Custom
+// resources get the same, since their metadata is coerced through ObjectMeta.
+void DropEmptyMetadata(nlohmann::json& object);
+
 // The object without what the server manages, for "did anything change" comparisons.
 nlohmann::json WithoutVolatile(nlohmann::json object);
 // What a spec change means for metadata.generation: everything but metadata (and status when

@@ -295,6 +295,7 @@ HttpResponse ApiServer::CreateObject(const HttpRequest& request, const Route& ro
   if (!object["metadata"].is_object()) {
     return ErrorResponse(BadRequest("metadata must be an object"));
   }
+  DropEmptyMetadata(object);
   nlohmann::json& meta = object["metadata"];
   if (type.namespaced) {
     std::string body_ns = NamespaceOf(object);
@@ -446,6 +447,7 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
   if (!object.contains("metadata") || !object["metadata"].is_object()) {
     object["metadata"] = nlohmann::json::object();
   }
+  DropEmptyMetadata(object);
   std::string body_name = NameOf(object);
   if (!body_name.empty() && body_name != route.name) {
     return ErrorResponse(

@@ -171,6 +171,32 @@ TEST(ProtocolTest, MergeAndJsonPatch) {
   EXPECT_EQ(apply.status, 422);
 }
 
+// ObjectMeta's maps and lists are omitempty: empty labels, annotations, finalizers and
+// ownerReferences, sent on create or in a patch, are not stored (kubectl's client-side diff
+// patches `annotations: {}` into every object it compares).
+TEST(ProtocolTest, EmptyMetadataMapsAndListsAreNotStored) {
+  Emulator emu;
+  json cm = ConfigMap("e");
+  cm["metadata"]["labels"] = json::object();
+  cm["metadata"]["finalizers"] = json::array();
+  RawResponse created = emu.http().Post(kCms, cm);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_FALSE(created.Json()["metadata"].contains("labels")) << created.body;
+  EXPECT_FALSE(created.Json()["metadata"].contains("finalizers")) << created.body;
+  const std::string rv = created.Json()["metadata"]["resourceVersion"];
+  RawResponse patched = emu.http().MergePatch(
+      absl::StrCat(kCms, "/e"),
+      {{"metadata", {{"annotations", json::object()}, {"ownerReferences", json::array()}}}});
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_FALSE(patched.Json()["metadata"].contains("annotations")) << patched.body;
+  EXPECT_FALSE(patched.Json()["metadata"].contains("ownerReferences")) << patched.body;
+  EXPECT_EQ(patched.Json()["metadata"]["resourceVersion"], rv) << "a no-op patch wrote";
+  RawResponse labelled = emu.http().MergePatch(absl::StrCat(kCms, "/e"),
+                                               {{"metadata", {{"labels", {{"a", "b"}}}}}});
+  ASSERT_EQ(labelled.status, 200) << labelled.body;
+  EXPECT_EQ(labelled.Json()["metadata"]["labels"], json({{"a", "b"}}));
+}
+
 TEST(ProtocolTest, ProtobufBodiesAreRefusedWith415) {
   Emulator emu;
   RawResponse r =
