@@ -48,6 +48,9 @@ struct GpuNodeGroupStatus {
   // (profile/allocatable.h), and those with a taint that prevents scheduling.
   int64_t schedulable_devices = 0;
   int64_t tainted_devices = 0;
+  // Of `devices`: those claims hold, and the schedulable ones no claim holds.
+  int64_t allocated_devices = 0;
+  int64_t free_devices = 0;
   std::vector<IncompletePool> incomplete_pools;
   std::vector<std::string> profiles;  // sorted names of profiles whose selectors select the group
 };

@@ -50,6 +50,9 @@ GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
   out.schedulable_devices =
       IntField(status, "schedulableDevices", path, false, errors).value_or(0);
   out.tainted_devices = IntField(status, "taintedDevices", path, false, errors).value_or(0);
+  out.allocated_devices =
+      IntField(status, "allocatedDevices", path, false, errors).value_or(0);
+  out.free_devices = IntField(status, "freeDevices", path, false, errors).value_or(0);
   if (const json* pools = ArrayField(status, "incompletePools", path, false, errors)) {
     for (size_t i = 0; i < pools->size(); ++i) {
       const std::string pool_path = FieldIndex(FieldChild(path, "incompletePools"), i);
@@ -114,6 +117,8 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
   out["devices"] = status.devices;
   out["schedulableDevices"] = status.schedulable_devices;
   out["taintedDevices"] = status.tainted_devices;
+  out["allocatedDevices"] = status.allocated_devices;
+  out["freeDevices"] = status.free_devices;
   if (!status.incomplete_pools.empty()) {
     ordered_json pools = ordered_json::array();
     for (const IncompletePool& pool : status.incomplete_pools) {

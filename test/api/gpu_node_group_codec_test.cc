@@ -59,6 +59,8 @@ TEST(GpuNodeGroupCodecTest, EncodesInDocumentedOrder) {
     "devices": 12,
     "schedulableDevices": 0,
     "taintedDevices": 0,
+    "allocatedDevices": 0,
+    "freeDevices": 0,
     "profiles": [
       "large-memory"
     ]
@@ -75,6 +77,7 @@ TEST(GpuNodeGroupCodecTest, OmitsEmptySignatureFieldsAndWritesIncompletePools) {
   EXPECT_EQ(EncodeGpuNodeGroupStatus(g.status).dump(),
             R"({"driver":"gpu.example.com","productName":"model-x","nodeCount":0,"nodes":[],)"
             R"("devices":0,"schedulableDevices":0,"taintedDevices":0,)"
+            R"("allocatedDevices":0,"freeDevices":0,)"
             R"("incompletePools":[{"driver":"gpu.example.com","pool":"node-a",)"
             R"("generation":4,"slicesSeen":1,"resourceSliceCount":2}],"profiles":[]})");
 }
@@ -82,10 +85,14 @@ TEST(GpuNodeGroupCodecTest, OmitsEmptySignatureFieldsAndWritesIncompletePools) {
 TEST(GpuNodeGroupCodecTest, RoundTrips) {
   GpuNodeGroup g = Group();
   g.status.incomplete_pools.push_back({"gpu.nvidia.com", "node-c", 2, 1, 3});
+  g.status.allocated_devices = 5;
+  g.status.free_devices = 7;
   const std::string encoded = EncodeGpuNodeGroup(g, true).dump();
   ASSERT_OK_AND_ASSIGN(GpuNodeGroup decoded, DecodeGpuNodeGroup(json::parse(encoded)));
   EXPECT_EQ(decoded.status.signature, g.status.signature);
   EXPECT_EQ(decoded.metadata.uid, "u-1");
+  EXPECT_EQ(decoded.status.allocated_devices, 5);
+  EXPECT_EQ(decoded.status.free_devices, 7);
   EXPECT_EQ(EncodeGpuNodeGroup(decoded, true).dump(), encoded);
   EXPECT_TRUE(IsGpuNodeGroup(json::parse(encoded)));
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "controller/dra/resource_claim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/profile/profile_test_util.h"
@@ -236,6 +238,55 @@ TEST_F(EngineTest, OutputIsSortedAndIndependentOfInputOrder) {
     EXPECT_EQ(forward.profiles[i].profile.metadata.name,
               backward.profiles[i].profile.metadata.name);
   }
+}
+
+// Allocation truth: claims of the profile's class count as allocated; any claim's device is no
+// longer free, whichever class it came from; pending claims and the oldest one's time.
+TEST_F(EngineTest, ClaimsGiveAllocatedFreeAndPendingCounts) {
+  api::GpuProfileSpec spec = DefaultSpec("large-memory");
+  spec.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
+  input_.profiles.push_back(MakeProfile("large-memory", spec));
+
+  dra::ResourceClaim two;  // allocated from the profile's class: two A100s
+  two.namespace_name = "ml";
+  two.name = "two";
+  two.requests.push_back({"gpu", {"large-memory"}, {}, false, 2, false});
+  two.allocated = true;
+  two.results = {{"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-0", ""},
+                 {"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-1", ""}};
+  dra::ResourceClaim other = two;  // another class, holding one of the profile's L40S
+  other.name = "other";
+  other.requests = {{"gpu", {"hand-written"}, {}, false, 1, false}};
+  other.results = {{"gpu", "gpu.nvidia.com", "l40s-node-1", "gpu-0", ""}};
+  dra::ResourceClaim pending;
+  pending.namespace_name = "ml";
+  pending.name = "pending";
+  pending.requests = {{"gpu", {"large-memory"}, {}, false, 1, false}};
+  pending.created = absl::FromUnixSeconds(1796032800);
+  const std::vector<const dra::ResourceClaim*> claims = {&two, &other, &pending};
+  const DesiredState state = ComputeDesiredState(input_, inventory_, nullptr, claims);
+
+  const api::GpuProfileStatus& status = state.profiles[0].profile.status;
+  EXPECT_EQ(status.schedulable_devices, 16);  // claims do not make a profile less satisfiable
+  EXPECT_EQ(status.allocation.allocated_devices, 2);
+  EXPECT_EQ(status.allocation.allocated_claims, 1);
+  EXPECT_EQ(status.allocation.free_devices, 13);
+  EXPECT_EQ(status.allocation.pending_claims, 1);
+  EXPECT_EQ(status.allocation.oldest_pending_claim_time, "2026-11-30T10:00:00Z");
+  int64_t allocated = 0, free = 0, devices = 0;
+  for (const api::GpuNodeGroup& group : state.node_groups) {
+    allocated += group.status.allocated_devices;
+    free += group.status.free_devices;
+    devices += group.status.devices;
+  }
+  EXPECT_EQ(allocated, 3);
+  EXPECT_EQ(free, devices - 3);
+
+  // Without claims every schedulable device is free.
+  const DesiredState none = Run();
+  EXPECT_EQ(none.profiles[0].profile.status.allocation.free_devices, 16);
+  EXPECT_EQ(none.profiles[0].profile.status.allocation.allocated_devices, 0);
+  EXPECT_EQ(none.node_groups[0].status.free_devices, none.node_groups[0].status.devices);
 }
 
 }  // namespace
