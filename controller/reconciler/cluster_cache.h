@@ -10,7 +10,8 @@
 //    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
 //    (templates can be many; unmanaged ones are discovered when a create meets them, see
 //    desired_state.h); those are cached compact, sharing what they have in common
-//    (TemplateObject).
+//    (TemplateObject). And every ResourceClaim, compact (dra/resource_claim.h), for allocation
+//    accounting.
 // Event handlers are added to the informers (kube/controller_builder.h) before Start, and for
 // the DRA kinds by the wiring function SetDraWiring installs, which EnableDra calls before
 // starting them; they run on the informers' threads and must be quick (enqueue keys).
@@ -39,7 +40,8 @@ inline constexpr char kByProfileLabel[] = "by-profile-label";
 // Adds handlers to the DRA informers (called once, before they start).
 using DraWiring = std::function<void(kube::Informer<dra::ResourceSlice>& slices,
                                      kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<TemplateObject>& templates)>;
+                                     kube::Informer<TemplateObject>& templates,
+                                     kube::Informer<dra::ResourceClaim>& claims)>;
 
 struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
@@ -93,6 +95,9 @@ class ClusterCache {
   uint64_t version() const { return version_.load(); }
   // Bumped by ResourceSlice changes only: the inventory is rebuilt when this moves.
   uint64_t slices_version() const { return slices_version_.load(); }
+  // Bumped by ResourceClaim changes that can change allocation accounting (requests' classes,
+  // allocation results, deletion; not reservedFor or other status).
+  uint64_t claims_version() const { return claims_version_.load(); }
   // Moves on every change counted by version() except ResourceSlice changes: the desired state's
   // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
   uint64_t spec_version() const { return spec_version_.load(); }
@@ -111,6 +116,8 @@ class ClusterCache {
   const runtime::Store<dra::DeviceClass>* device_classes() const;
   // Compact (TemplateObject), keyed "<namespace>/<name>", indexed by kByProfileLabel.
   const runtime::Store<TemplateObject>* claim_templates() const;
+  // Compact, keyed "<namespace>/<name>".
+  const runtime::Store<dra::ResourceClaim>* claims() const;
   // Distinct template shapes cached (TemplateObject): a diagnostic.
   size_t template_shapes() const { return template_shapes_.size(); }
 
@@ -130,6 +137,7 @@ class ClusterCache {
   DraWiring dra_wiring_;
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> slices_version_{0};
+  std::atomic<uint64_t> claims_version_{0};
   std::atomic<uint64_t> spec_version_{0};
   std::atomic<uint64_t> owned_version_{0};
   // spec_version_ first: a reader that sees the new version() then sees the new spec_version().
@@ -149,6 +157,7 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
   TemplateShapes template_shapes_;
   std::unique_ptr<kube::Informer<TemplateObject>> templates_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<kube::Informer<dra::ResourceClaim>> claims_ ABSL_GUARDED_BY(mu_);
   mutable absl::Mutex undecodable_mu_;
   std::map<std::string, std::string> undecodable_slices_ ABSL_GUARDED_BY(undecodable_mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -64,6 +64,11 @@ absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
   return Shared(dra::DecodeDeviceClass(object));
 }
 
+absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
+    const nlohmann::json& object) {
+  return Shared(dra::DecodeResourceClaim(object));
+}
+
 namespace {
 
 // Metadata fields that differ between the copies of one template in several namespaces.
@@ -210,6 +215,11 @@ kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version) {
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version) {
   return {
       dra::kResourceApiGroup, std::string(dra::VersionName(version)), "resourceslices", "", "", ""};
+}
+
+kube::ResourcePath ResourceClaimsPath(dra::DraApiVersion version) {
+  return {
+      dra::kResourceApiGroup, std::string(dra::VersionName(version)), "resourceclaims", "", "", ""};
 }
 
 }  // namespace gpuprofile::reconciler

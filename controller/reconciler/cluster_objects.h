@@ -25,6 +25,7 @@
 #include "controller/api/gpu_profile.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/device_class.h"
+#include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/kube/discovery.h"
@@ -68,6 +69,10 @@ absl::StatusOr<std::shared_ptr<const T>> Shared(absl::StatusOr<T> decoded) {
 absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
     const nlohmann::json& object);
 absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
+    const nlohmann::json& object);
+// A ResourceClaim in its compact form (dra/resource_claim.h): the operator may see tens of
+// thousands and keeps only what allocation accounting reads.
+absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
     const nlohmann::json& object);
 
 // A ResourceClaimTemplate as cached: per object only where it is and which version of it this is;
@@ -147,6 +152,7 @@ kube::ResourcePath NamespacesPath();
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version);
 kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version);  // all namespaces
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version);
+kube::ResourcePath ResourceClaimsPath(dra::DraApiVersion version);  // all namespaces
 kube::ResourcePath ResourceQuotasPath();  // core/v1, all namespaces
 
 }  // namespace gpuprofile::reconciler

@@ -26,6 +26,13 @@ absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegi
                                   "gpunodegroup_tainted_devices",
                                   "Devices of the node group with a NoSchedule or NoExecute taint.",
                                   {"node_group"}));
+  ASSIGN_OR_RETURN(m.allocated, registry->RegisterGauge("gpunodegroup_allocated_devices",
+                                                        "Devices of the node group claims hold.",
+                                                        {"node_group"}));
+  ASSIGN_OR_RETURN(m.free, registry->RegisterGauge(
+                               "gpunodegroup_free_devices",
+                               "Schedulable devices of the node group no claim holds.",
+                               {"node_group"}));
   ASSIGN_OR_RETURN(m.undecodable_slices,
                    registry->RegisterGauge("gpuprofile_undecodable_resourceslices",
                                            "ResourceSlices whose current version does not decode "
@@ -84,6 +91,8 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
       options_.metrics->nodes->WithLabels({gone})->Set(0);
       options_.metrics->schedulable->WithLabels({gone})->Set(0);
       options_.metrics->tainted->WithLabels({gone})->Set(0);
+      options_.metrics->allocated->WithLabels({gone})->Set(0);
+      options_.metrics->free->WithLabels({gone})->Set(0);
     }
     for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
       options_.metrics->devices->WithLabels({group.metadata.name})
@@ -94,6 +103,10 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
           ->Set(static_cast<double>(group.status.schedulable_devices));
       options_.metrics->tainted->WithLabels({group.metadata.name})
           ->Set(static_cast<double>(group.status.tainted_devices));
+      options_.metrics->allocated->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.allocated_devices));
+      options_.metrics->free->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.free_devices));
     }
     options_.metrics->undecodable_slices->WithLabels({})->Set(
         static_cast<double>(computed->undecodable_slices));

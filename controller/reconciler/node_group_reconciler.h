@@ -31,6 +31,8 @@ struct NodeGroupMetrics {
   runtime::GaugeFamily* nodes = nullptr;
   runtime::GaugeFamily* schedulable = nullptr;  // gpunodegroup_schedulable_devices{node_group}
   runtime::GaugeFamily* tainted = nullptr;      // gpunodegroup_tainted_devices{node_group}
+  runtime::GaugeFamily* allocated = nullptr;    // gpunodegroup_allocated_devices{node_group}
+  runtime::GaugeFamily* free = nullptr;         // gpunodegroup_free_devices{node_group}
   // gpuprofile_undecodable_resourceslices: slices whose current version does not decode.
   runtime::GaugeFamily* undecodable_slices = nullptr;
   static absl::StatusOr<NodeGroupMetrics> Register(runtime::MetricsRegistry* registry);

@@ -360,6 +360,84 @@ TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
   }));
 }
 
+// Allocation truth on the live operator: a claim from the profile's class, allocated as the
+// scheduler would write it, shows as allocated and no longer free; a pending one is counted with
+// its creation time; deleting the claims gives the devices back.
+TEST_F(OperatorTest, ClaimsReachAllocationStatus) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  const auto allocation = [&](const char* field) -> int64_t {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+    if (!p.ok() || !(*p)["status"].is_object() || !(*p)["status"].contains("allocation")) {
+      return -1;
+    }
+    return (*p)["status"]["allocation"].value(field, int64_t{-1});
+  };
+  const auto group_free = [&]() -> int64_t {
+    absl::StatusOr<kube::ObjectList> groups = client_->List(GpuNodeGroupsPath(), {});
+    if (!groups.ok()) return -1;
+    int64_t free = 0;
+    for (const nlohmann::json& g : groups->items) {
+      free += g["status"].value("freeDevices", int64_t{0});
+    }
+    return free;
+  };
+  ASSERT_TRUE(Eventually([&] { return allocation("freeDevices") > 0; }));
+  const int64_t free = allocation("freeDevices");
+  const int64_t fleet_free = group_free();
+  EXPECT_EQ(allocation("allocatedDevices"), 0);
+
+  const kube::ResourcePath claims =
+      ResourceClaimsPath(dra::DraApiVersion::kV1).WithNamespace("ml-train");
+  const auto claim = [](const std::string& name) {
+    return nlohmann::json{
+        {"apiVersion", "resource.k8s.io/v1"},
+        {"kind", "ResourceClaim"},
+        {"metadata", {{"name", name}, {"namespace", "ml-train"}}},
+        {"spec",
+         {{"devices",
+           {{"requests",
+             {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "large-memory"}}}}}}}}}}};
+  };
+  absl::StatusOr<nlohmann::json> held = client_->Create(claims, claim("held"));
+  ASSERT_TRUE(held.ok()) << held.status();
+  (*held)["status"] = {
+      {"allocation",
+       {{"devices",
+         {{"results",
+           {{{"request", "gpu"}, {"driver", "gpu.nvidia.com"}, {"pool", "a100-node-1"},
+             {"device", "gpu-0"}}}}}}}}};
+  absl::StatusOr<nlohmann::json> allocated =
+      client_->Update(claims.WithName("held").WithSubresource("status"), *held);
+  ASSERT_TRUE(allocated.ok()) << allocated.status();
+  absl::StatusOr<nlohmann::json> waiting = client_->Create(claims, claim("waiting"));
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+
+  EXPECT_TRUE(Eventually([&] {
+    return allocation("allocatedDevices") == 1 && allocation("allocatedClaims") == 1 &&
+           allocation("freeDevices") == free - 1 && allocation("pendingClaims") == 1 &&
+           group_free() == fleet_free - 1;
+  }));
+  absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["allocation"].value("oldestPendingClaimTime", ""),
+            (*waiting)["metadata"]["creationTimestamp"]);
+  const std::string metrics = metrics_.TextExposition();
+  EXPECT_THAT(metrics, HasSubstr("gpuprofile_allocated_devices{profile=\"large-memory\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("gpuprofile_pending_claims{profile=\"large-memory\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat("gpuprofile_free_devices{profile=\"large-memory\"} ",
+                                              free - 1)));
+
+  ASSERT_TRUE(client_->Delete(claims.WithName("held")).ok());
+  ASSERT_TRUE(client_->Delete(claims.WithName("waiting")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return allocation("allocatedDevices") == 0 && allocation("freeDevices") == free &&
+           allocation("pendingClaims") == 0 && group_free() == fleet_free;
+  }));
+}
+
 // The live operator on the NVIDIA driver's 1.36 publication (counters-only slice, MIG placements
 // drawing from it, list-typed numaNode, a health taint on one GPU), on an API server with list
 // types on: the same counts as the decoders and render give (test/profile/slice_corpus_test.cc).
