@@ -37,8 +37,8 @@ std::string Label(const json& obj) {
 
 // The exact fields of a request (v1beta1: on the request; later: under `exactly`) or of a
 // firstAvailable subrequest. Returns the class name.
-std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* request,
-                      bool first, FieldErrors* errors) {
+std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* request, bool first,
+                      FieldErrors* errors) {
   std::string device_class =
       api::StringField(exact, "deviceClassName", path, /*required=*/true, errors).value_or("");
   std::string mode = api::StringField(exact, "allocationMode", path, false, errors).value_or("");
@@ -160,8 +160,7 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
     const json& consumer = (*reserved)[i];
     std::string path = api::FieldIndex("status.reservedFor", i);
     if (!api::CheckObject(consumer, path, errors)) continue;
-    std::string resource =
-        api::StringField(consumer, "resource", path, true, errors).value_or("");
+    std::string resource = api::StringField(consumer, "resource", path, true, errors).value_or("");
     std::string name = api::StringField(consumer, "name", path, true, errors).value_or("");
     std::string group = api::StringField(consumer, "apiGroup", path, false, errors).value_or("");
     if (resource == "pods" && group.empty()) claim->reserved_for_pods.push_back(std::move(name));
@@ -211,9 +210,9 @@ absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
   bool v1beta1 = api_version == "resource.k8s.io/v1beta1";
   if (!api_version.empty() && !v1beta1 && api_version != "resource.k8s.io/v1beta2" &&
       api_version != "resource.k8s.io/v1") {
-    errors.AddUnsupported("apiVersion", api_version,
-                          {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
-                           "resource.k8s.io/v1beta1"});
+    errors.AddUnsupported(
+        "apiVersion", api_version,
+        {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"});
   }
   ReadMetadata(obj, &claim, &errors);
   if (const json* spec = api::ObjectField(obj, "spec", "", /*required=*/true, &errors)) {

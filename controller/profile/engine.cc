@@ -305,8 +305,7 @@ dra::ExactDeviceRequest RequestFor(const api::GpuProfileSpec& spec, std::string 
 // How many claims with `requests` the device could hold at once (it allows multiple
 // allocations): the smallest quotient over the requested capacities. Unqualified names are in
 // the driver's domain, as the device publishes them.
-int64_t ClaimsPerDevice(const dra::Device& device,
-                        const std::map<std::string, Quantity>& requests,
+int64_t ClaimsPerDevice(const dra::Device& device, const std::map<std::string, Quantity>& requests,
                         const std::string& driver) {
   int64_t fits = std::numeric_limits<int64_t>::max();
   for (const auto& [name, amount] : requests) {
@@ -406,7 +405,8 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
                                   FleetMemo* memo,
-                                  absl::Span<const dra::ResourceClaim* const> claims) {
+                                  absl::Span<const dra::ResourceClaim* const> claims,
+                                  absl::Span<const api::NodeGpus> node_gpus) {
   FleetMemo local(plan.device_values);
   if (memo == nullptr) memo = &local;
   DesiredState out;
@@ -430,6 +430,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   std::optional<AllocationModel> with_claims;
   if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
   CountGroupAllocations(allocation, with_claims ? &*with_claims : nullptr, held, &groups);
+  MarkDevicePluginNodes(node_gpus, inventory, &groups);
 
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
   for (size_t p = 0; p < work.size(); ++p) {
@@ -605,6 +606,17 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
     groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
   }
   out.node_groups = std::move(groups.groups);
+  // Nodes only the device plugin serves: groups of their own, after the DRA groups' indices
+  // have served their purpose.
+  std::vector<api::GpuNodeGroup> plugin_groups =
+      DevicePluginGroups(node_gpus, inventory, out.node_groups);
+  if (!plugin_groups.empty()) {
+    for (api::GpuNodeGroup& g : plugin_groups) out.node_groups.push_back(std::move(g));
+    std::sort(out.node_groups.begin(), out.node_groups.end(),
+              [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+                return a.metadata.name < b.metadata.name;
+              });
+  }
   std::sort(out.device_classes.begin(), out.device_classes.end(),
             [](const dra::DeviceClass& a, const dra::DeviceClass& b) {
               return a.metadata.name < b.metadata.name;
@@ -614,8 +626,9 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
 
 DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
                                  FleetMemo* memo,
-                                 absl::Span<const dra::ResourceClaim* const> claims) {
-  return AssembleDesiredState(PlanProfiles(input), inventory, memo, claims);
+                                 absl::Span<const dra::ResourceClaim* const> claims,
+                                 absl::Span<const api::NodeGpus> nodes) {
+  return AssembleDesiredState(PlanProfiles(input), inventory, memo, claims, nodes);
 }
 
 dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) const {

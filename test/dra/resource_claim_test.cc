@@ -168,8 +168,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadClaimCase>& param) { return param.param.name; });
 
 TEST(ResourceClaimTest, RecognisesClaimsOfEveryResourceVersion) {
-  for (const char* version : {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
-                              "resource.k8s.io/v1beta1"}) {
+  for (const char* version :
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}) {
     EXPECT_TRUE(IsResourceClaim({{"apiVersion", version}, {"kind", "ResourceClaim"}})) << version;
   }
   EXPECT_FALSE(IsResourceClaim({{"apiVersion", "v1"}, {"kind", "ResourceClaim"}}));

@@ -126,8 +126,7 @@ TEST(ClaimAllocationsTest, AllocatedDevicesAreNotFreeAndPlainOnesCountOnce) {
   AllocatableCount count = AllocationModel(inventory, held.allocated).Count(matched);
   EXPECT_EQ(count.schedulable_count, 1);
   EXPECT_EQ(count.allocated_count, 1);
-  EXPECT_EQ(count.Of(IndexOf(inventory, "node-b", "gpu-1"), matched),
-            DeviceOutcome::kAllocated);
+  EXPECT_EQ(count.Of(IndexOf(inventory, "node-b", "gpu-1"), matched), DeviceOutcome::kAllocated);
 }
 
 TEST(ClaimAllocationsTest, AnAllocatedMigPlacementTakesItsCountersFromTheOthers) {
@@ -158,8 +157,8 @@ TEST(ClaimAllocationsTest, AnAllocatedMigPlacementTakesItsCountersFromTheOthers)
 }
 
 TEST(ClaimAllocationsTest, SummarisesAllocatedAndPendingClaimsPerClass) {
-  ResourceClaim two = Claim("two", {"large"},
-                            {Result("gpu", "node-b", "gpu-0"), Result("gpu", "node-b", "gpu-1")});
+  ResourceClaim two =
+      Claim("two", {"large"}, {Result("gpu", "node-b", "gpu-0"), Result("gpu", "node-b", "gpu-1")});
   ResourceClaim fallback = Claim("fb", {"h100", "a100"}, {Result("gpu/s1", "node-b", "gpu-0")});
   ResourceClaim old_pending = Claim("p1", {"h100", "a100"});
   old_pending.created = absl::FromUnixSeconds(1000);

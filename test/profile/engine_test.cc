@@ -1,6 +1,8 @@
 // File: test/profile/engine_test.cc
 #include "controller/profile/engine.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -287,6 +289,47 @@ TEST_F(EngineTest, ClaimsGiveAllocatedFreeAndPendingCounts) {
   EXPECT_EQ(none.profiles[0].profile.status.allocation.free_devices, 16);
   EXPECT_EQ(none.profiles[0].profile.status.allocation.allocated_devices, 0);
   EXPECT_EQ(none.node_groups[0].status.free_devices, none.node_groups[0].status.devices);
+}
+
+// The migration view: a DRA node that also offers device-plugin GPUs makes its group Both with
+// the OfferedTwice condition; nodes only the plugin serves form a DevicePlugin group per product.
+TEST_F(EngineTest, NodeGroupsShowWhoOffersTheGpus) {
+  std::vector<api::NodeGpus> nodes = {
+      {"a100-node-1", "1", 4, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA and the plugin
+      {"a100-node-2", "1", 0, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA only
+      {"v100-node-2", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},   // the plugin only
+      {"v100-node-1", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},
+      {"cpu-node-1", "1", 0, "", ""},
+  };
+  const DesiredState state = ComputeDesiredState(input_, inventory_, nullptr, {}, nodes);
+  std::map<std::string, const api::GpuNodeGroup*> by_name;
+  for (const api::GpuNodeGroup& g : state.node_groups) by_name[g.metadata.name] = &g;
+  ASSERT_EQ(by_name.count("nvidia-a100-sxm4-40gb-550.127.8"), 1u);
+  const api::GpuNodeGroupStatus& a100 = by_name["nvidia-a100-sxm4-40gb-550.127.8"]->status;
+  EXPECT_EQ(a100.offered_by, "Both");
+  EXPECT_EQ(a100.device_plugin_nodes, 1);
+  EXPECT_THAT(a100.offered_twice, ElementsAre("a100-node-1"));
+  ASSERT_EQ(a100.conditions.size(), 1u);
+  EXPECT_EQ(a100.conditions[0].type, "OfferedTwice");
+  EXPECT_EQ(a100.conditions[0].status, api::ConditionStatus::kTrue);
+  EXPECT_THAT(a100.conditions[0].message, HasSubstr("1 node offers these GPUs through both"));
+  EXPECT_THAT(a100.conditions[0].message, HasSubstr(": a100-node-1."));
+  const api::GpuNodeGroupStatus& l40s = by_name["nvidia-l40s-570.133.20"]->status;
+  EXPECT_EQ(l40s.offered_by, "DRA");
+  EXPECT_THAT(l40s.conditions, IsEmpty());
+  ASSERT_EQ(by_name.count("tesla-v100-sxm2-16gb-device-plugin"), 1u);
+  const api::GpuNodeGroupStatus& v100 = by_name["tesla-v100-sxm2-16gb-device-plugin"]->status;
+  EXPECT_EQ(v100.offered_by, "DevicePlugin");
+  EXPECT_EQ(v100.devices, 16);
+  EXPECT_EQ(v100.node_count, 2);
+  EXPECT_THAT(v100.nodes, ElementsAre("v100-node-1", "v100-node-2"));
+  EXPECT_EQ(v100.signature.memory, "16Gi");
+  EXPECT_THAT(v100.profiles, IsEmpty());
+  EXPECT_EQ(state.node_groups.size(), 3u);  // the CPU node forms no group
+  EXPECT_TRUE(std::is_sorted(state.node_groups.begin(), state.node_groups.end(),
+                             [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+                               return a.metadata.name < b.metadata.name;
+                             }));
 }
 
 }  // namespace
