@@ -323,6 +323,28 @@ std::vector<Finding> Explainer::TemplateMissing(const std::string& ns,
   return out;
 }
 
+Explainer::RelaxedMatch Explainer::MatchWithoutCapacity(size_t p) const {
+  RelaxedMatch out;
+  profile::EngineInput input;
+  input.kube_version = view_.engine.kube_version;
+  input.feature_gates = view_.engine.feature_gates;
+  api::GpuProfile relaxed = plan_.profiles[p].profile;
+  relaxed.spec.capacity_requests.clear();
+  input.profiles.push_back(std::move(relaxed));
+  const profile::SpecPlan plan = profile::PlanProfiles(input);
+  if (plan.profiles.empty() || !plan.profiles[0].selectors) return out;
+  profile::FleetMemo memo(plan.device_values);
+  const std::vector<profile::ProfileMatches> matches =
+      profile::MatchDevices(view_.inventory, {&*plan.profiles[0].selectors}, {}, &memo);
+  const std::vector<dra::Device>& devices = view_.inventory.devices();
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (!matches[0].matched[d]) continue;
+    ++out.matched;
+    if (devices[d].allow_multiple_allocations()) ++out.shareable;
+  }
+  return out;
+}
+
 Explainer::ClassAnalysis Explainer::Analyse(size_t p) const {
   ClassAnalysis a;
   const profile::ProfilePlan& w = plan_.profiles[p];
@@ -396,7 +418,6 @@ Explainer::ClassAnalysis Explainer::Analyse(size_t p) const {
 }
 
 std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
-                                            bool requests_capacity,
                                             const ClassAnalysis& a) const {
   std::vector<Finding> out;
   const profile::ProfilePlan& w = plan_.profiles[p];
@@ -417,6 +438,30 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
     f.evidence["taintedDevices"] = a.tainted;
     return f;
   };
+  if (a.matched == 0 && !w.profile.spec.capacity_requests.empty()) {
+    // The class asks for devices that allow multiple allocations with at least the requested
+    // capacity (selector_compiler.h): do devices match the rest of the selector?
+    const RelaxedMatch relaxed = MatchWithoutCapacity(p);
+    if (relaxed.matched > 0) {
+      Finding f = base("CapacityNotAdmitted");
+      std::vector<std::string> wants;
+      for (const auto& [name, q] : w.profile.spec.capacity_requests) {
+        wants.push_back(absl::StrCat(name, "=", q.ToString()));
+      }
+      f.message = absl::StrCat(
+          "The request asks for capacity (", absl::StrJoin(wants, ", "), ") that no device "
+          "admits: ", relaxed.matched, " devices match the rest of GpuProfile \"", profile,
+          "\"'s selector, but none of them both allows multiple allocations and has that much (",
+          relaxed.shareable, " allow multiple allocations).");
+      f.remedy = "Lower spec.capacityRequests of the profile, or enable shared allocation "
+                 "(allowMultipleAllocations) with enough capacity in the DRA driver.";
+      f.evidence["capacityRequests"] = wants;
+      f.evidence["devicesMatchingWithoutCapacity"] = relaxed.matched;
+      f.evidence["allowingMultipleAllocations"] = relaxed.shareable;
+      out.push_back(std::move(f));
+      return out;
+    }
+  }
   if (a.matched == 0) {
     Finding f = base("NoMatchingDevice");
     f.message = absl::StrCat("DeviceClass \"", cls, "\" (GpuProfile \"", profile,
@@ -432,23 +477,6 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
       const std::string satisfiable = ConditionMessage(*outcome, "Satisfiable");
       if (!satisfiable.empty()) f.evidence["satisfiable"] = satisfiable;
     }
-    out.push_back(std::move(f));
-    return out;
-  }
-  if (requests_capacity && outcome != nullptr && outcome->status.schedulable_claims &&
-      *outcome->status.schedulable_claims == 0 && outcome->status.schedulable_devices > 0) {
-    Finding f = base("CapacityNotAdmitted");
-    std::vector<std::string> wants;
-    for (const auto& [name, q] : w.profile.spec.capacity_requests) {
-      wants.push_back(absl::StrCat(name, "=", q.ToString()));
-    }
-    f.message = absl::StrCat("The request asks for capacity (", absl::StrJoin(wants, ", "),
-                             ") that no device of DeviceClass \"", cls,
-                             "\" admits: none publishes that capacity, or enough of it.");
-    f.remedy = "Lower spec.capacityRequests of the profile, or use devices that allow multiple "
-               "allocations with that capacity (DRAConsumableCapacity).";
-    f.evidence["capacityRequests"] = wants;
-    f.evidence["schedulableClaims"] = 0;
     out.push_back(std::move(f));
     return out;
   }
@@ -603,7 +631,7 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
       const ClassAnalysis a = Analyse(generator);
       free_by_class[cls] = a.free;
       std::vector<Finding> class_causes =
-          ClassCauses(generator, r.count, r.all, r.requests_capacity, a);
+          ClassCauses(generator, r.count, r.all, a);
       if (class_causes.empty()) {
         feasible = true;
         break;
@@ -774,8 +802,7 @@ absl::StatusOr<Diagnosis> Explainer::ExplainProfile(const std::string& name) con
   } else {
     const ClassAnalysis a = Analyse(p);
     const std::optional<int64_t> count = w.profile.spec.EffectiveCount();
-    for (Finding& f : ClassCauses(p, count.value_or(1), !count.has_value(),
-                                  !w.profile.spec.capacity_requests.empty(), a)) {
+    for (Finding& f : ClassCauses(p, count.value_or(1), !count.has_value(), a)) {
       out.push_back(std::move(f));
     }
     // The claims waiting for this class.

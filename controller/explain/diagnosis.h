@@ -104,12 +104,19 @@ class Explainer {
 
  private:
   struct ClassAnalysis;
+  // Devices the profile's selector matches without its capacity requests, and how many of
+  // them allow multiple allocations.
+  struct RelaxedMatch {
+    int64_t matched = 0;
+    int64_t shareable = 0;
+  };
+  RelaxedMatch MatchWithoutCapacity(size_t p) const;
   // Findings for one claim (not found, allocated, or each blocked request's causes).
   void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
                      std::vector<Finding>* out) const;
   // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
   // class from being allocated; empty when the class could satisfy it now.
-  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, bool requests_capacity,
+  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all,
                                    const ClassAnalysis& a) const;
   ClassAnalysis Analyse(size_t p) const;
   Finding Stalled(size_t p) const;
