@@ -628,6 +628,22 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
         }
         continue;
       }
+      if (view_.live) {
+        bool exists = false;
+        for (const auto& c : view_.engine.existing_classes) exists |= c->metadata.name == cls;
+        if (!exists) {
+          Finding f;
+          f.code = "ClassMissing";
+          f.device_class = cls;
+          f.profile = plan_.profiles[generator].profile.metadata.name;
+          f.message = absl::StrCat("DeviceClass \"", cls, "\" does not exist: GpuProfile \"",
+                                   f.profile, "\" generates it, but it has not been created.");
+          f.remedy = absl::StrCat("Check that the operator is running (kubectl describe "
+                                  "gpuprofile ", f.profile, ").");
+          causes.push_back(std::move(f));
+          continue;
+        }
+      }
       const ClassAnalysis a = Analyse(generator);
       free_by_class[cls] = a.free;
       std::vector<Finding> class_causes =
@@ -838,8 +854,10 @@ absl::StatusOr<Diagnosis> Explainer::ExplainProfile(const std::string& name) con
       f.severity = Severity::kInfo;
       f.profile = name;
       f.device_class = cls;
-      f.message = absl::StrCat(pending.size(), " claims that may use DeviceClass \"", cls,
-                               "\" are not allocated (explain resourceclaim/NAME -n NS says why "
+      f.message = absl::StrCat(pending.size(), pending.size() == 1 ? " claim" : " claims",
+                               " that may use DeviceClass \"", cls,
+                               "\" ", pending.size() == 1 ? "is" : "are",
+                               " not allocated (explain resourceclaim/NAME -n NS says why "
                                "for each).");
       f.evidence["claims"] = Capped(pending);
       f.evidence["claimCount"] = pending.size();

@@ -44,7 +44,7 @@ struct ClusterView {
   // and its gates, as for the engine.
   profile::EngineInput engine;
   dra::Inventory inventory;
-  std::vector<dra::ResourceClaim> claims;  // the claims of the subject's namespace, or all
+  std::vector<dra::ResourceClaim> claims;  // every claim of the cluster (any may hold devices)
   std::vector<Pod> pods;
   // Whether the cluster serves resource.k8s.io and, when not, why (discovery's answer live; the
   // DynamicResourceAllocation gate of the release offline).

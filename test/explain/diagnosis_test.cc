@@ -227,6 +227,18 @@ TEST(DiagnosisTest, LiveTemplateTheOperatorHasNotCreatedYet) {
   EXPECT_THAT(Codes(ExplainPod(view, "ml-train", "p")), ElementsAre("ClaimNotCreated"));
 }
 
+TEST(DiagnosisTest, LiveClassTheOperatorHasNotCreatedYet) {
+  ClusterView view =
+      View(PodYaml("ml-train", "p", "{name: gpu, resourceClaimTemplateName: large-memory}") +
+           Claim("ml-train", "p-gpu", "large-memory", "p", {}));
+  view.live = true;  // no DeviceClass exists in the cluster
+  const Diagnosis d = ExplainPod(view, "ml-train", "p");
+  ASSERT_THAT(Codes(d), ElementsAre("ClassMissing"));
+  EXPECT_EQ(d.findings[0].profile, "large-memory");
+  view.live = false;
+  EXPECT_THAT(Codes(ExplainPod(view, "ml-train", "p")), ElementsAre("NoDraCauseFound"));
+}
+
 TEST(DiagnosisTest, ClaimNotFound) {
   const ClusterView view = View(PodYaml("ml-train", "p", "{name: gpu, resourceClaimName: shared}"));
   const Diagnosis d = ExplainPod(view, "ml-train", "p");
