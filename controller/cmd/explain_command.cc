@@ -155,7 +155,8 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
   }
   const std::string dra_version =
       chosen.ok() ? std::string(dra::VersionName(*chosen)) : std::string();
-  // Claims and templates: the subject's namespace, every namespace for a profile.
+  // Templates: the subject's namespace, every namespace for a profile. Claims: every namespace,
+  // since any claim may hold the devices the subject's claims could use.
   const std::string scope = subject.kind == Kind::kProfile ? "" : ns;
 
   if (subject.kind == Kind::kPod) {
@@ -214,6 +215,9 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
       if (c.ok()) {
         view.engine.existing_classes.push_back(
             std::make_shared<const dra::DeviceClass>(*std::move(c)));
+      } else {
+        err << "explain: warning: a DeviceClass does not decode and is left out: "
+            << c.status().message() << "\n";
       }
     }
     items = ListItems(client, {group, dra_version, "resourceclaimtemplates", scope, "", ""},
@@ -224,9 +228,12 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
       if (t.ok()) {
         view.engine.existing_templates.push_back(profile::ExistingTemplate::Of(
             std::make_shared<const dra::ResourceClaimTemplate>(*std::move(t))));
+      } else {
+        err << "explain: warning: a ResourceClaimTemplate does not decode and is left out: "
+            << t.status().message() << "\n";
       }
     }
-    items = ListItems(client, {group, dra_version, "resourceclaims", scope, "", ""}, false);
+    items = ListItems(client, {group, dra_version, "resourceclaims", "", "", ""}, false);
     if (!items.ok()) return items.status();
     for (const nlohmann::json& item : *items) {
       absl::StatusOr<dra::ResourceClaim> c = dra::DecodeResourceClaim(item);
