@@ -21,7 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Slice(const std::string& node, int gpus, bool tainted) {
+std::string Slice(const std::string& node, int gpus, bool tainted, int slice_count = 1) {
   std::string out = absl::StrCat(R"(
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -29,7 +29,7 @@ metadata: {name: )", node, R"(-gpu}
 spec:
   driver: gpu.nvidia.com
   nodeName: )", node, R"(
-  pool: {name: )", node, R"(, generation: 1, resourceSliceCount: 1}
+  pool: {name: )", node, R"(, generation: 1, resourceSliceCount: )", slice_count, R"(}
   devices:
 )");
   for (int i = 0; i < gpus; ++i) {
@@ -153,9 +153,10 @@ status:
 )");
 }
 
-ClusterView View(const std::string& extra, bool tainted = false) {
-  const std::string text =
-      absl::StrCat(Slice("node-1", 2, tainted), Slice("node-2", 1, tainted), kProfiles, extra);
+// `slice_count`: what each pool's slices say the pool has (more than 1: incomplete pools).
+ClusterView View(const std::string& extra, bool tainted = false, int slice_count = 1) {
+  const std::string text = absl::StrCat(Slice("node-1", 2, tainted, slice_count),
+                                        Slice("node-2", 1, tainted, slice_count), kProfiles, extra);
   absl::StatusOr<std::vector<dra::ManifestObject>> objects =
       dra::ParseManifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << objects.status();
@@ -312,6 +313,82 @@ TEST(DiagnosisTest, CapacityNoDeviceAdmits) {
   EXPECT_THAT(d.findings[0].message, HasSubstr("memory=80Gi"));
   EXPECT_EQ(d.findings[0].evidence["devicesMatchingWithoutCapacity"], 3);
   EXPECT_EQ(d.findings[0].evidence["allowingMultipleAllocations"], 0);
+}
+
+TEST(DiagnosisTest, DevicesOfIncompletePoolsAreUnavailable) {
+  const ClusterView view =
+      View(PodYaml("ml-train", "p", "{name: gpu, resourceClaimTemplateName: large-memory}") +
+               Claim("ml-train", "p-gpu", "large-memory", "p", {}),
+           /*tainted=*/false, /*slice_count=*/2);
+  const Diagnosis d = ExplainPod(view, "ml-train", "p");
+  ASSERT_THAT(Codes(d), ElementsAre("DevicesUnavailable"));
+  EXPECT_EQ(d.findings[0].evidence["unavailableDevices"], 3);
+}
+
+TEST(DiagnosisTest, ClassHeldByAForeignObject) {
+  // An unmanaged DeviceClass holds the profile's class name: the profile does not generate it.
+  const ClusterView view = View(R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: large-memory}
+spec: {}
+---
+)" + Claim("ml-train", "c", "large-memory", "p", {}));
+  Explainer explainer(view);
+  absl::StatusOr<Diagnosis> d = explainer.ExplainClaim("ml-train", "c");
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_THAT(Codes(*d), ElementsAre("ClassNotGenerated"));
+  EXPECT_EQ(d->findings[0].profile, "large-memory");
+  absl::StatusOr<Diagnosis> profile = explainer.ExplainProfile("large-memory");
+  ASSERT_TRUE(profile.ok());
+  EXPECT_THAT(Codes(*profile), ElementsAre("ClassNotGenerated"));
+}
+
+TEST(DiagnosisTest, ClaimBeingDeleted) {
+  std::string claim = Claim("ml-train", "c", "large-memory", "p", {});
+  claim.replace(claim.find("  creationTimestamp:"), 0,
+                "  deletionTimestamp: \"2026-12-01T11:00:00Z\"\n  finalizers: [x]\n");
+  const ClusterView view = View(claim);
+  Explainer explainer(view);
+  absl::StatusOr<Diagnosis> d = explainer.ExplainClaim("ml-train", "c");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(Codes(*d), ElementsAre("ClaimBeingDeleted"));
+}
+
+// firstAvailable: blocked only when every alternative is; then each alternative's cause, in the
+// request's order.
+TEST(DiagnosisTest, FirstAvailableIsBlockedOnlyWhenEveryClassIs) {
+  auto claim = [](const std::string& second) {
+    return absl::StrCat(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ml-train}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      firstAvailable:
+      - {name: h100, deviceClassName: h100}
+      - {name: other, deviceClassName: )", second, R"(}
+---
+)");
+  };
+  const ClusterView feasible = View(claim("large-memory"));
+  Explainer a(feasible);
+  absl::StatusOr<Diagnosis> d = a.ExplainClaim("ml-train", "c");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(Codes(*d), ElementsAre("NoDraCauseFound"));
+
+  const ClusterView blocked =
+      View(claim("large-memory") +
+           Claim("batch", "cx", "pair", "cx", {"node-1/gpu-0", "node-1/gpu-1"}, 2) +
+           Claim("batch", "cy", "large-memory", "cy", {"node-2/gpu-0"}));
+  Explainer b(blocked);
+  d = b.ExplainClaim("ml-train", "c");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(Codes(*d), ElementsAre("NoMatchingDevice", "AllDevicesAllocated"));
+  EXPECT_EQ(d->findings[0].device_class, "h100");
+  EXPECT_EQ(d->findings[1].device_class, "large-memory");
 }
 
 TEST(DiagnosisTest, DraNotServedComesFirst) {
