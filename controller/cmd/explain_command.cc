@@ -59,7 +59,8 @@ struct Subject {
 absl::StatusOr<Subject> ParseSubject(const std::vector<std::string>& positional) {
   std::string kind, name;
   if (positional.size() == 1 && positional[0].find('/') != std::string::npos) {
-    std::pair<std::string, std::string> parts = absl::StrSplit(positional[0], absl::MaxSplits('/', 1));
+    std::pair<std::string, std::string> parts =
+        absl::StrSplit(positional[0], absl::MaxSplits('/', 1));
     kind = parts.first;
     name = parts.second;
   } else if (positional.size() == 2) {
@@ -78,8 +79,7 @@ absl::StatusOr<Subject> ParseSubject(const std::vector<std::string>& positional)
   if (kind == "pod" || kind == "pods" || kind == "po") {
     s.kind = Kind::kPod;
   } else if (kind == "resourceclaim" || kind == "resourceclaims" ||
-             kind == "resourceclaims.resource.k8s.io" ||
-             kind == "resourceclaim.resource.k8s.io") {
+             kind == "resourceclaims.resource.k8s.io" || kind == "resourceclaim.resource.k8s.io") {
     s.kind = Kind::kClaim;
   } else if (kind == "gpuprofile" || kind == "gpuprofiles" || kind == "gpuprofile.gpuprofile.io" ||
              kind == "gpuprofiles.gpuprofile.io") {
@@ -132,9 +132,10 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
     if (server->kube) {
       kube = *server->kube;
     } else if (server->major == 1 && server->minor < KubeVersion::kOldestMinor) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the server is Kubernetes ", server->git_version, ", older than any release this "
-          "command models (pass --kube-version to read it as one)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the server is Kubernetes ", server->git_version,
+                       ", older than any release this "
+                       "command models (pass --kube-version to read it as one)"));
     }
   }
   absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(parsed, kube);
@@ -202,9 +203,9 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
                                              item["metadata"].contains("name")
                                          ? &item["metadata"]["name"]
                                          : nullptr;
-        undecodable.push_back({name != nullptr && name->is_string() ? name->get<std::string>()
-                                                                    : "<unnamed>",
-                               std::string(s.status().message())});
+        undecodable.push_back(
+            {name != nullptr && name->is_string() ? name->get<std::string>() : "<unnamed>",
+             std::string(s.status().message())});
       }
     }
     view.inventory = dra::Inventory::FromSlices(std::move(slices), std::move(undecodable));
@@ -220,8 +221,7 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
             << c.status().message() << "\n";
       }
     }
-    items = ListItems(client, {group, dra_version, "resourceclaimtemplates", scope, "", ""},
-                      false);
+    items = ListItems(client, {group, dra_version, "resourceclaimtemplates", scope, "", ""}, false);
     if (!items.ok()) return items.status();
     for (const nlohmann::json& item : *items) {
       absl::StatusOr<dra::ResourceClaimTemplate> t = dra::DecodeResourceClaimTemplate(item);

@@ -22,11 +22,20 @@ using profile::DeviceOutcome;
 // cause sits in the chain pod -> template -> claim -> class -> devices, the more it explains).
 int Rank(const std::string& code) {
   static const std::map<std::string, int>* ranks = new std::map<std::string, int>{
-      {"DraNotServed", 0},        {"ProfileStalled", 1},         {"TemplateMissing", 2},
-      {"ClaimNotFound", 2},       {"ClaimNotCreated", 3},        {"ClassMissing", 3},
-      {"ClassNotGenerated", 3},   {"NoMatchingDevice", 4},       {"CapacityNotAdmitted", 5},
-      {"AllDevicesAllocated", 6}, {"DevicesTainted", 6},         {"DevicesUnavailable", 7},
-      {"NotEnoughDevicesOnOneNode", 8}, {"ClaimBeingDeleted", 9},
+      {"DraNotServed", 0},
+      {"ProfileStalled", 1},
+      {"TemplateMissing", 2},
+      {"ClaimNotFound", 2},
+      {"ClaimNotCreated", 3},
+      {"ClassMissing", 3},
+      {"ClassNotGenerated", 3},
+      {"NoMatchingDevice", 4},
+      {"CapacityNotAdmitted", 5},
+      {"AllDevicesAllocated", 6},
+      {"DevicesTainted", 6},
+      {"DevicesUnavailable", 7},
+      {"NotEnoughDevicesOnOneNode", 8},
+      {"ClaimBeingDeleted", 9},
   };
   auto it = ranks->find(code);
   return it == ranks->end() ? 10 : it->second;
@@ -70,8 +79,7 @@ std::string Key(const std::string& ns, const std::string& name) {
   return absl::StrCat(ns, "/", name);
 }
 
-std::string DeviceKey(absl::string_view driver, absl::string_view pool,
-                      absl::string_view device) {
+std::string DeviceKey(absl::string_view driver, absl::string_view pool, absl::string_view device) {
   return absl::StrCat(driver, "\x1f", pool, "\x1f", device);
 }
 
@@ -145,8 +153,8 @@ struct Explainer::ClassAnalysis {
   int64_t unavailable = 0;  // incomplete pool or counters used up
   int64_t max_free_on_node = 0;
   std::string max_free_node;
-  int64_t nodeless_free = 0;  // free devices not tied to one node (any node may get them)
-  bool shared_allocated = false;  // an allocated device allows multiple allocations
+  int64_t nodeless_free = 0;         // free devices not tied to one node (any node may get them)
+  bool shared_allocated = false;     // an allocated device allows multiple allocations
   std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
   std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
   std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
@@ -254,10 +262,12 @@ std::vector<Finding> Explainer::TemplateMissing(const std::string& ns,
   f.evidence["template"] = name;
   auto owners = template_profiles_.find(name);
   if (owners == template_profiles_.end()) {
-    f.message = absl::StrCat("The ResourceClaimTemplate \"", name, "\" does not exist in namespace \"",
-                             ns, "\", and no GpuProfile generates a template of that name.");
-    f.remedy = "Use the template name of an existing GpuProfile (kubectl get gpuprofiles shows "
-               "them), or create a profile whose spec.claimTemplate.name is this name.";
+    f.message =
+        absl::StrCat("The ResourceClaimTemplate \"", name, "\" does not exist in namespace \"", ns,
+                     "\", and no GpuProfile generates a template of that name.");
+    f.remedy =
+        "Use the template name of an existing GpuProfile (kubectl get gpuprofiles shows "
+        "them), or create a profile whose spec.claimTemplate.name is this name.";
     out.push_back(std::move(f));
     return out;
   }
@@ -276,12 +286,14 @@ std::vector<Finding> Explainer::TemplateMissing(const std::string& ns,
       f.profile = profile;
       if (std::find(w.template_namespaces.begin(), w.template_namespaces.end(), ns) ==
           w.template_namespaces.end()) {
-        remedies.push_back(absl::StrCat(
-            "GpuProfile \"", profile, "\" targets the namespace but another object holds the "
-            "name: ", absl::StrJoin(w.conflicts, "; ")));
+        remedies.push_back(absl::StrCat("GpuProfile \"", profile,
+                                        "\" targets the namespace but another object holds the "
+                                        "name: ",
+                                        absl::StrJoin(w.conflicts, "; ")));
       } else {
         remedies.push_back(absl::StrCat(
-            "GpuProfile \"", profile, "\" targets the namespace, but the template has not been "
+            "GpuProfile \"", profile,
+            "\" targets the namespace, but the template has not been "
             "created yet: check that the operator is running (kubectl describe gpuprofile ",
             profile, ")."));
       }
@@ -299,8 +311,10 @@ std::vector<Finding> Explainer::TemplateMissing(const std::string& ns,
       how = absl::StrCat("label the namespace (kubectl label namespace ", ns, " ",
                          absl::StrJoin(labels, " "), ") or ");
     } else if (t.namespace_selector) {
-      how = absl::StrCat("give the namespace labels that match spec.claimTemplate."
-                         "namespaceSelector (", SelectorText(*t.namespace_selector), ") or ");
+      how = absl::StrCat(
+          "give the namespace labels that match spec.claimTemplate."
+          "namespaceSelector (",
+          SelectorText(*t.namespace_selector), ") or ");
     }
     remedies.push_back(absl::StrCat("GpuProfile \"", profile, "\" would put it there: ", how,
                                     "add \"", ns, "\" to its spec.claimTemplate.namespaces."));
@@ -315,8 +329,9 @@ std::vector<Finding> Explainer::TemplateMissing(const std::string& ns,
   if (!remedies.empty()) {
     f.message = absl::StrCat("The ResourceClaimTemplate \"", name,
                              "\" does not exist in namespace \"", ns, "\"",
-                             targeted ? "." : ": no GpuProfile that generates it targets this "
-                                              "namespace.");
+                             targeted ? "."
+                                      : ": no GpuProfile that generates it targets this "
+                                        "namespace.");
     f.remedy = absl::StrJoin(remedies, " ");
     out.insert(out.begin(), std::move(f));
   }
@@ -449,12 +464,15 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
         wants.push_back(absl::StrCat(name, "=", q.ToString()));
       }
       f.message = absl::StrCat(
-          "The request asks for capacity (", absl::StrJoin(wants, ", "), ") that no device "
-          "admits: ", relaxed.matched, " devices match the rest of GpuProfile \"", profile,
+          "The request asks for capacity (", absl::StrJoin(wants, ", "),
+          ") that no device "
+          "admits: ",
+          relaxed.matched, " devices match the rest of GpuProfile \"", profile,
           "\"'s selector, but none of them both allows multiple allocations and has that much (",
           relaxed.shareable, " allow multiple allocations).");
-      f.remedy = "Lower spec.capacityRequests of the profile, or enable shared allocation "
-                 "(allowMultipleAllocations) with enough capacity in the DRA driver.";
+      f.remedy =
+          "Lower spec.capacityRequests of the profile, or enable shared allocation "
+          "(allowMultipleAllocations) with enough capacity in the DRA driver.";
       f.evidence["capacityRequests"] = wants;
       f.evidence["devicesMatchingWithoutCapacity"] = relaxed.matched;
       f.evidence["allowingMultipleAllocations"] = relaxed.shareable;
@@ -468,10 +486,11 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
                              "\") selects no device on this cluster: none of the ",
                              view_.inventory.devices().size(),
                              " devices published in ResourceSlices matches its selectors.");
-    f.remedy = absl::StrCat("Check the profile's selector against the devices (gpu-profile-"
-                            "controller cel match), or use another profile.");
-    f.evidence["selectors"] = outcome != nullptr ? outcome->status.selectors
-                                                 : std::vector<std::string>{};
+    f.remedy = absl::StrCat(
+        "Check the profile's selector against the devices (gpu-profile-"
+        "controller cel match), or use another profile.");
+    f.evidence["selectors"] =
+        outcome != nullptr ? outcome->status.selectors : std::vector<std::string>{};
     f.evidence["kubernetesVersion"] = view_.engine.kube_version.ToString();
     if (outcome != nullptr) {
       const std::string satisfiable = ConditionMessage(*outcome, "Satisfiable");
@@ -489,8 +508,9 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
                                                     "have left is not modelled)"
                                                   : "",
                                ": the claim waits until one is released.");
-      f.remedy = "Wait for a claim to be released, free one (delete finished pods), or add "
-                 "devices; a profile with a fallback (spec.fallback) can use another class.";
+      f.remedy =
+          "Wait for a claim to be released, free one (delete finished pods), or add "
+          "devices; a profile with a fallback (spec.fallback) can use another class.";
       f.evidence["holders"] = Capped(a.holders);
       f.evidence["holderCount"] = a.holders.size();
       out.push_back(std::move(f));
@@ -500,9 +520,10 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
       f.message = absl::StrCat(a.tainted, " of the ", a.matched, " devices DeviceClass \"", cls,
                                "\" selects carry taints the request does not tolerate",
                                a.allocated > 0 ? "" : ", and no other is free", ".");
-      f.remedy = absl::StrCat("Remove the taints (DeviceTaintRule, or the driver's), or add "
-                              "tolerations to GpuProfile \"", profile,
-                              "\" (spec.tolerations) if its pods may use those devices.");
+      f.remedy = absl::StrCat(
+          "Remove the taints (DeviceTaintRule, or the driver's), or add "
+          "tolerations to GpuProfile \"",
+          profile, "\" (spec.tolerations) if its pods may use those devices.");
       f.evidence["taints"] = a.taints;
       f.evidence["taintedSample"] = a.sample_tainted;
       out.push_back(std::move(f));
@@ -513,8 +534,9 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
                                "\" selects can be allocated: their pools are incomplete (a "
                                "driver is still publishing) or their shared counters are used "
                                "up.");
-      f.remedy = "Check the DRA driver's ResourceSlices (kubectl get resourceslices) and the "
-                 "profile's Satisfiable condition.";
+      f.remedy =
+          "Check the DRA driver's ResourceSlices (kubectl get resourceslices) and the "
+          "profile's Satisfiable condition.";
       f.evidence["unavailableDevices"] = a.unavailable;
       out.push_back(std::move(f));
     }
@@ -522,14 +544,14 @@ std::vector<Finding> Explainer::ClassCauses(size_t p, int64_t count, bool all,
   }
   if (!all && count > 1 && a.nodeless_free < count && a.max_free_on_node < count) {
     Finding f = base("NotEnoughDevicesOnOneNode");
-    f.message = absl::StrCat("The request asks for ", count, " devices of DeviceClass \"", cls,
-                             "\" on one node, but the most free on any node is ",
-                             a.max_free_on_node,
-                             a.max_free_node.empty() ? "" : absl::StrCat(" (", a.max_free_node,
-                                                                          ")"),
-                             "; ", a.free, " are free in the whole cluster.");
-    f.remedy = "Lower the count, wait for devices on one node to be released, or add nodes "
-               "with more devices.";
+    f.message =
+        absl::StrCat("The request asks for ", count, " devices of DeviceClass \"", cls,
+                     "\" on one node, but the most free on any node is ", a.max_free_on_node,
+                     a.max_free_node.empty() ? "" : absl::StrCat(" (", a.max_free_node, ")"), "; ",
+                     a.free, " are free in the whole cluster.");
+    f.remedy =
+        "Lower the count, wait for devices on one node to be released, or add nodes "
+        "with more devices.";
     f.evidence["count"] = count;
     f.evidence["maxFreeOnOneNode"] = a.max_free_on_node;
     if (!a.max_free_node.empty()) f.evidence["node"] = a.max_free_node;
@@ -567,7 +589,8 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
   if (claim.deleting) {
     Finding f;
     f.code = "ClaimBeingDeleted";
-    f.message = absl::StrCat("ResourceClaim \"", key, "\" is being deleted; it will not be "
+    f.message = absl::StrCat("ResourceClaim \"", key,
+                             "\" is being deleted; it will not be "
                              "allocated.");
     f.remedy = "Recreate the pod (a claim from a template is made anew for the new pod).";
     out->push_back(tag(std::move(f)));
@@ -599,11 +622,12 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
               f.code = "ClassNotGenerated";
               f.profile = plan_.profiles[p].profile.metadata.name;
               f.device_class = cls;
-              f.message = absl::StrCat("GpuProfile \"", f.profile, "\" names DeviceClass \"",
-                                       cls, "\" but does not generate it: ",
+              f.message = absl::StrCat("GpuProfile \"", f.profile, "\" names DeviceClass \"", cls,
+                                       "\" but does not generate it: ",
                                        absl::StrJoin(plan_.profiles[p].conflicts, "; "));
-              f.remedy = "Resolve the conflict (rename the profile's deviceClassName or remove "
-                         "the other object).";
+              f.remedy =
+                  "Resolve the conflict (rename the profile's deviceClassName or remove "
+                  "the other object).";
               causes.push_back(std::move(f));
             }
           }
@@ -611,7 +635,8 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
           Finding f;
           f.code = "ClassMissing";
           f.device_class = cls;
-          f.message = absl::StrCat("DeviceClass \"", cls, "\" does not exist and no GpuProfile "
+          f.message = absl::StrCat("DeviceClass \"", cls,
+                                   "\" does not exist and no GpuProfile "
                                    "generates it.");
           f.remedy = "Create the class or a GpuProfile with that deviceClassName.";
           causes.push_back(std::move(f));
@@ -621,7 +646,8 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
           f.code = "ClassNotManaged";
           f.severity = Severity::kInfo;
           f.device_class = cls;
-          f.message = absl::StrCat("DeviceClass \"", cls, "\" is not generated by a GpuProfile: "
+          f.message = absl::StrCat("DeviceClass \"", cls,
+                                   "\" is not generated by a GpuProfile: "
                                    "explain does not evaluate its selectors.");
           causes.push_back(std::move(f));
           feasible = true;  // unknown: do not blame the other alternatives
@@ -638,16 +664,17 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
           f.profile = plan_.profiles[generator].profile.metadata.name;
           f.message = absl::StrCat("DeviceClass \"", cls, "\" does not exist: GpuProfile \"",
                                    f.profile, "\" generates it, but it has not been created.");
-          f.remedy = absl::StrCat("Check that the operator is running (kubectl describe "
-                                  "gpuprofile ", f.profile, ").");
+          f.remedy = absl::StrCat(
+              "Check that the operator is running (kubectl describe "
+              "gpuprofile ",
+              f.profile, ").");
           causes.push_back(std::move(f));
           continue;
         }
       }
       const ClassAnalysis a = Analyse(generator);
       free_by_class[cls] = a.free;
-      std::vector<Finding> class_causes =
-          ClassCauses(generator, r.count, r.all, a);
+      std::vector<Finding> class_causes = ClassCauses(generator, r.count, r.all, a);
       if (class_causes.empty()) {
         feasible = true;
         break;
@@ -671,7 +698,8 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
     f.code = "NoDraCauseFound";
     f.severity = Severity::kInfo;
     f.message = absl::StrCat(
-        "ResourceClaim \"", key, "\" is not allocated yet, but devices that fit it are free: the "
+        "ResourceClaim \"", key,
+        "\" is not allocated yet, but devices that fit it are free: the "
         "scheduler allocates it when it schedules the pod, so the pod waits for something else "
         "(node selectors, affinity, CPU or memory, or the scheduler has not retried yet).");
     f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
@@ -687,8 +715,8 @@ absl::StatusOr<Diagnosis> Explainer::ExplainPod(const std::string& ns,
     if (p.namespace_name == ns && p.name == name) pod = &p;
   }
   if (pod == nullptr) {
-    return absl::NotFoundError(absl::StrCat("pod \"", name, "\" not found in namespace \"", ns,
-                                            "\""));
+    return absl::NotFoundError(
+        absl::StrCat("pod \"", name, "\" not found in namespace \"", ns, "\""));
   }
   Diagnosis d{"Pod", ns, name, {}};
   std::vector<Finding>& out = d.findings;
@@ -729,11 +757,12 @@ absl::StatusOr<Diagnosis> Explainer::ExplainPod(const std::string& ns,
           Finding f;
           f.code = "ClaimNotCreated";
           f.pod_claim = ref.name;
-          f.message = absl::StrCat(
-              "The template \"", ref.template_name, "\" exists in namespace \"", ns,
-              "\", but no ResourceClaim has been made from it for this pod yet.");
-          f.remedy = "The resourceclaim controller (kube-controller-manager) makes it: check "
-                     "the pod's events and that the controller runs with DRA enabled.";
+          f.message =
+              absl::StrCat("The template \"", ref.template_name, "\" exists in namespace \"", ns,
+                           "\", but no ResourceClaim has been made from it for this pod yet.");
+          f.remedy =
+              "The resourceclaim controller (kube-controller-manager) makes it: check "
+              "the pod's events and that the controller runs with DRA enabled.";
           f.evidence["template"] = ref.template_name;
           out.push_back(std::move(f));
         }
@@ -750,8 +779,8 @@ absl::StatusOr<Diagnosis> Explainer::ExplainPod(const std::string& ns,
     out.push_back(std::move(f));
   }
   Rank(&out);
-  const bool unscheduled = pod->node_name.empty() &&
-                           (!pod->scheduled || pod->scheduled->status != "True");
+  const bool unscheduled =
+      pod->node_name.empty() && (!pod->scheduled || pod->scheduled->status != "True");
   if (!d.HasCause() && unscheduled) {
     bool any_pending = false;
     for (const Finding& f : out) any_pending |= f.code == "NoDraCauseFound";
@@ -759,8 +788,9 @@ absl::StatusOr<Diagnosis> Explainer::ExplainPod(const std::string& ns,
       Finding f;
       f.code = "PodPendingNotDra";
       f.severity = Severity::kInfo;
-      f.message = "Every claim of the pod is allocated or needs nothing, yet the pod is not "
-                  "scheduled: it is Pending for a reason outside DRA.";
+      f.message =
+          "Every claim of the pod is allocated or needs nothing, yet the pod is not "
+          "scheduled: it is Pending for a reason outside DRA.";
       f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
       out.insert(out.begin(), std::move(f));
     }
@@ -778,8 +808,8 @@ absl::StatusOr<Diagnosis> Explainer::ExplainClaim(const std::string& ns,
                                                   const std::string& name) const {
   const dra::ResourceClaim* claim = FindClaim(ns, name);
   if (claim == nullptr) {
-    return absl::NotFoundError(absl::StrCat("resourceclaim \"", name,
-                                            "\" not found in namespace \"", ns, "\""));
+    return absl::NotFoundError(
+        absl::StrCat("resourceclaim \"", name, "\" not found in namespace \"", ns, "\""));
   }
   Diagnosis d{"ResourceClaim", ns, name, {}};
   AddDraNotServed(&d.findings);
@@ -841,10 +871,12 @@ absl::StatusOr<Diagnosis> Explainer::ExplainProfile(const std::string& name) con
       f.code = "TemplateMissing";
       f.profile = name;
       f.message = absl::StrCat("The profile's template \"", w.profile.spec.claim_template.name,
-                               "\" is missing in ", missing.size(), " of the ",
-                               w.namespaces.size(), " namespaces it targets.");
-      f.remedy = absl::StrCat("Check that the operator runs and the profile's Conflict "
-                              "condition (kubectl describe gpuprofile ", name, ").");
+                               "\" is missing in ", missing.size(), " of the ", w.namespaces.size(),
+                               " namespaces it targets.");
+      f.remedy = absl::StrCat(
+          "Check that the operator runs and the profile's Conflict "
+          "condition (kubectl describe gpuprofile ",
+          name, ").");
       f.evidence["namespaces"] = missing;
       out.push_back(std::move(f));
     }
@@ -855,8 +887,8 @@ absl::StatusOr<Diagnosis> Explainer::ExplainProfile(const std::string& name) con
       f.profile = name;
       f.device_class = cls;
       f.message = absl::StrCat(pending.size(), pending.size() == 1 ? " claim" : " claims",
-                               " that may use DeviceClass \"", cls,
-                               "\" ", pending.size() == 1 ? "is" : "are",
+                               " that may use DeviceClass \"", cls, "\" ",
+                               pending.size() == 1 ? "is" : "are",
                                " not allocated (explain resourceclaim/NAME -n NS says why "
                                "for each).");
       f.evidence["claims"] = Capped(pending);
@@ -924,7 +956,8 @@ std::string EvidenceValue(const nlohmann::ordered_json& v) {
   }
   if (v.is_object()) {
     std::vector<std::string> items;
-    for (const auto& [k, item] : v.items()) items.push_back(absl::StrCat(k, ": ", EvidenceValue(item)));
+    for (const auto& [k, item] : v.items())
+      items.push_back(absl::StrCat(k, ": ", EvidenceValue(item)));
     return items.empty() ? "(none)" : absl::StrJoin(items, "; ");
   }
   return v.dump();

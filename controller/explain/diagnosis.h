@@ -116,8 +116,7 @@ class Explainer {
                      std::vector<Finding>* out) const;
   // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
   // class from being allocated; empty when the class could satisfy it now.
-  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all,
-                                   const ClassAnalysis& a) const;
+  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
   ClassAnalysis Analyse(size_t p) const;
   Finding Stalled(size_t p) const;
   const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;

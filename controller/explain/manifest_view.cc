@@ -30,8 +30,7 @@ void AddProblems(const dra::ManifestObject& object, absl::string_view message,
 
 }  // namespace
 
-absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded,
-                                               const KubeVersion& kube,
+absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, const KubeVersion& kube,
                                                const FeatureGates& gates) {
   ManifestView out;
   ClusterView& view = out.view;
@@ -41,7 +40,8 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded,
   view.dra_served = gates.Enabled(kDynamicResourceAllocation);
   if (!view.dra_served) {
     view.dra_not_served_reason = absl::StrCat(
-        "Kubernetes ", kube.ToString(), " has the DynamicResourceAllocation gate off by default "
+        "Kubernetes ", kube.ToString(),
+        " has the DynamicResourceAllocation gate off by default "
         "(pass --feature-gates DynamicResourceAllocation=true if this cluster turns it on).");
   }
   std::vector<std::string> problems;
@@ -54,16 +54,16 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded,
     } else if (api::IsGpuProfile(json)) {
       absl::StatusOr<api::GpuProfile> p = api::DecodeGpuProfile(json);
       if (!p.ok()) {
-        AddProblems(object, absl::StrCat(object.Describe(), ": ", p.status().message()),
-                    &problems);
+        AddProblems(object, absl::StrCat(object.Describe(), ": ", p.status().message()), &problems);
         continue;
       }
       auto [it, inserted] = profile_json.try_emplace(p->metadata.name, json);
       if (!inserted) {
         if (it->second != json) {
-          AddProblems(object, absl::StrCat(object.Describe(),
-                                           ": another GpuProfile with this name was read"),
-                      &problems);
+          AddProblems(
+              object,
+              absl::StrCat(object.Describe(), ": another GpuProfile with this name was read"),
+              &problems);
         }
         continue;
       }
@@ -122,8 +122,7 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded,
                                                                : "<no kind>"];
     }
   }
-  absl::StatusOr<dra::Inventory> inventory =
-      dra::BuildInventory(std::move(loaded.slices), slices);
+  absl::StatusOr<dra::Inventory> inventory = dra::BuildInventory(std::move(loaded.slices), slices);
   if (!inventory.ok()) {
     problems.push_back(std::string(inventory.status().message()));
   } else {

@@ -26,8 +26,7 @@ struct ManifestView {
 
 // InvalidArgument listing every object that does not decode, one per line, each naming the file,
 // the object and the field (as `render`'s errors).
-absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded,
-                                               const KubeVersion& kube,
+absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, const KubeVersion& kube,
                                                const FeatureGates& gates);
 
 }  // namespace gpuprofile::explain

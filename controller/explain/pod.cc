@@ -38,8 +38,7 @@ class Reader {
     }
     return v;
   }
-  const nlohmann::json* Array(const nlohmann::json& obj, const char* key,
-                              const std::string& path) {
+  const nlohmann::json* Array(const nlohmann::json& obj, const char* key, const std::string& path) {
     const nlohmann::json* v = Member(obj, key);
     if (v == nullptr) return nullptr;
     if (!v->is_array()) {
@@ -124,8 +123,7 @@ absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj) {
         pod.claim_statuses.push_back(std::move(cs));
       }
     }
-    if (const nlohmann::json* conditions =
-            r.Array(*status, "conditions", "status.conditions")) {
+    if (const nlohmann::json* conditions = r.Array(*status, "conditions", "status.conditions")) {
       for (size_t i = 0; i < conditions->size(); ++i) {
         const std::string path = absl::StrCat("status.conditions[", i, "]");
         const nlohmann::json& c = (*conditions)[i];

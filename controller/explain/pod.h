@@ -19,9 +19,9 @@ namespace gpuprofile::explain {
 
 // One entry of spec.resourceClaims.
 struct PodClaimRef {
-  std::string name;            // the entry's name (containers refer to it)
-  std::string claim_name;      // resourceClaimName: an existing claim
-  std::string template_name;   // resourceClaimTemplateName: a claim made for this pod
+  std::string name;           // the entry's name (containers refer to it)
+  std::string claim_name;     // resourceClaimName: an existing claim
+  std::string template_name;  // resourceClaimTemplateName: a claim made for this pod
 };
 
 // One entry of status.resourceClaimStatuses: the claim made for a template entry. An entry

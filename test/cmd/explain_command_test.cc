@@ -68,7 +68,8 @@ const std::vector<Case>& StoryCases() {
       {{"pod/trainer", "-n", "ml-train"}, kExitExplainedNoCause, "ClaimAllocated"},
       {{"pod/h100-job", "-n", "ml-train"}, kExitExplainedCause, "NoMatchingDevice"},
       {{"pod/pair-job", "-n", "batch"}, kExitExplainedCause, "NotEnoughDevicesOnOneNode"},
-      {{"resourceclaim/pair-job-gpus", "-n", "batch"}, kExitExplainedCause,
+      {{"resourceclaim/pair-job-gpus", "-n", "batch"},
+       kExitExplainedCause,
        "NotEnoughDevicesOnOneNode"},
       {{"gpuprofile", "large-memory"}, kExitExplainedNoCause, "ProfileServing"},
   };
@@ -101,8 +102,7 @@ TEST(ExplainCommandTest, OfflineTextForPeople) {
 
   Result notebook = Explain(With({"pod", "notebook", "-n", "research"}, StoryFiles()));
   EXPECT_EQ(notebook.code, kExitExplainedCause);
-  EXPECT_THAT(notebook.out,
-              HasSubstr("kubectl label namespace research gpu-profiles=enabled"));
+  EXPECT_THAT(notebook.out, HasSubstr("kubectl label namespace research gpu-profiles=enabled"));
 }
 
 TEST(ExplainCommandTest, DraOffOnA132ClusterComesFirst) {
@@ -110,9 +110,9 @@ TEST(ExplainCommandTest, DraOffOnA132ClusterComesFirst) {
       With(With({"pod/trainer", "-n", "ml-train"}, StoryFiles()), {"--kube-version", "1.32"}));
   EXPECT_EQ(r.code, kExitExplainedCause) << r.err;
   EXPECT_THAT(r.out, HasSubstr("1. DraNotServed (Cause)"));
-  Result on = Explain(With(With({"pod/trainer", "-n", "ml-train"}, StoryFiles()),
-                           {"--kube-version", "1.32", "--feature-gates",
-                            "DynamicResourceAllocation=true"}));
+  Result on = Explain(
+      With(With({"pod/trainer", "-n", "ml-train"}, StoryFiles()),
+           {"--kube-version", "1.32", "--feature-gates", "DynamicResourceAllocation=true"}));
   EXPECT_EQ(on.code, kExitExplainedNoCause) << on.out << on.err;
 }
 
@@ -151,9 +151,9 @@ class ExplainLiveTest : public ::testing::Test {
         std::vector<std::string>{"--kube-version", "1.34", "--kubeconfig-out", kubeconfig_});
     ASSERT_TRUE(emulator_->ok()) << emulator_->error();
     // The fleet's directory holds its nodes first (the slices' owners).
-    for (const char* path : {"config/crd/bases", "config/samples/namespaces.yaml",
-                             "config/samples/profiles", "config/samples/fleet",
-                             "test/testdata/explain/story.yaml"}) {
+    for (const char* path :
+         {"config/crd/bases", "config/samples/namespaces.yaml", "config/samples/profiles",
+          "config/samples/fleet", "test/testdata/explain/story.yaml"}) {
       Apply(path);
     }
   }
@@ -217,8 +217,7 @@ class ExplainLiveTest : public ::testing::Test {
   // The operator's DeviceClasses and templates, as `render` computes them on the same inputs.
   void ApplyOperatorObjects() {
     std::ostringstream out, err;
-    ASSERT_EQ(RunRender(With(StoryFiles(), {"--kube-version", "1.34", "-o", "json"}), out, err),
-              0)
+    ASSERT_EQ(RunRender(With(StoryFiles(), {"--kube-version", "1.34", "-o", "json"}), out, err), 0)
         << err.str();
     const nlohmann::json list = nlohmann::json::parse(out.str());
     ASSERT_TRUE(list.contains("items")) << out.str();
@@ -268,10 +267,9 @@ TEST_F(ExplainLiveTest, KubectlPlugin) {
   ASSERT_EQ(::access(plugin.c_str(), X_OK), 0) << plugin << " is built with the binary";
   ApplyOperatorObjects();
   const char* path = std::getenv("PATH");
-  const std::vector<std::string> env = {"env", absl::StrCat("PATH=", BinaryDir(), ":",
-                                                            path == nullptr ? "" : path),
-                                        "KUBECONFIG=" + kubeconfig_,
-                                        "HOME=" + scratch_.path(), dir + "/kubectl.1.33"};
+  const std::vector<std::string> env = {
+      "env", absl::StrCat("PATH=", BinaryDir(), ":", path == nullptr ? "" : path),
+      "KUBECONFIG=" + kubeconfig_, "HOME=" + scratch_.path(), dir + "/kubectl.1.33"};
   e2e::testing::CommandResult r = e2e::testing::RunCommand(
       With(env, {"gpuprofile", "explain", "pod/pair-job", "-n", "batch", "-o", "json"}),
       absl::Seconds(60));

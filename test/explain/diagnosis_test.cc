@@ -25,11 +25,14 @@ std::string Slice(const std::string& node, int gpus, bool tainted, int slice_cou
   std::string out = absl::StrCat(R"(
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
-metadata: {name: )", node, R"(-gpu}
+metadata: {name: )",
+                                 node, R"(-gpu}
 spec:
   driver: gpu.nvidia.com
-  nodeName: )", node, R"(
-  pool: {name: )", node, R"(, generation: 1, resourceSliceCount: )", slice_count, R"(}
+  nodeName: )",
+                                 node, R"(
+  pool: {name: )",
+                                 node, R"(, generation: 1, resourceSliceCount: )", slice_count, R"(}
   devices:
 )");
   for (int i = 0; i < gpus; ++i) {
@@ -41,7 +44,8 @@ spec:
       memory: {value: 40Gi}
 )");
     if (tainted) {
-      absl::StrAppend(&out, "    taints: [{key: maintenance, value: \"true\", effect: NoSchedule}]\n");
+      absl::StrAppend(&out,
+                      "    taints: [{key: maintenance, value: \"true\", effect: NoSchedule}]\n");
     }
   }
   return out + "---\n";
@@ -109,29 +113,35 @@ metadata: {name: research}
 std::string Claim(const std::string& ns, const std::string& name, const std::string& cls,
                   const std::string& pod, std::vector<std::string> devices, int count = 1,
                   const std::string& capacity = "") {
-  std::string out = absl::StrCat(R"(
+  std::string out = absl::StrCat(
+      R"(
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
-  name: )", name, R"(
-  namespace: )", ns, R"(
+  name: )",
+      name, R"(
+  namespace: )",
+      ns, R"(
   creationTimestamp: "2026-12-01T10:00:00Z"
   annotations: {resource.kubernetes.io/pod-claim-name: gpu}
-  ownerReferences: [{apiVersion: v1, kind: Pod, name: )", pod,
-                                 R"(, uid: u-1, controller: true}]
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: )",
+      pod,
+      R"(, uid: u-1, controller: true}]
 spec:
   devices:
     requests:
     - name: gpu
-      exactly: {deviceClassName: )", cls, ", count: ", count,
-                                 capacity.empty() ? "" : absl::StrCat(", capacity: {requests: {memory: ", capacity, "}}"),
-                                 "}\n");
+      exactly: {deviceClassName: )",
+      cls, ", count: ", count,
+      capacity.empty() ? "" : absl::StrCat(", capacity: {requests: {memory: ", capacity, "}}"),
+      "}\n");
   if (!devices.empty()) {
     absl::StrAppend(&out, "status:\n  allocation:\n    devices:\n      results:\n");
     for (const std::string& d : devices) {
       const size_t slash = d.find('/');
-      absl::StrAppend(&out, "      - {request: gpu, driver: gpu.nvidia.com, pool: ",
-                      d.substr(0, slash), ", device: ", d.substr(slash + 1), "}\n");
+      absl::StrAppend(&out,
+                      "      - {request: gpu, driver: gpu.nvidia.com, pool: ", d.substr(0, slash),
+                      ", device: ", d.substr(slash + 1), "}\n");
     }
   }
   return out + "---\n";
@@ -141,10 +151,12 @@ std::string PodYaml(const std::string& ns, const std::string& name, const std::s
   return absl::StrCat(R"(
 apiVersion: v1
 kind: Pod
-metadata: {name: )", name, ", namespace: ", ns, R"(}
+metadata: {name: )",
+                      name, ", namespace: ", ns, R"(}
 spec:
   containers: [{name: main, image: cuda}]
-  resourceClaims: [)", entry_yaml, R"(]
+  resourceClaims: [)",
+                      entry_yaml, R"(]
 status:
   phase: Pending
   conditions:
@@ -157,8 +169,7 @@ status:
 ClusterView View(const std::string& extra, bool tainted = false, int slice_count = 1) {
   const std::string text = absl::StrCat(Slice("node-1", 2, tainted, slice_count),
                                         Slice("node-2", 1, tainted, slice_count), kProfiles, extra);
-  absl::StatusOr<std::vector<dra::ManifestObject>> objects =
-      dra::ParseManifests(text, "test.yaml");
+  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ParseManifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << objects.status();
   dra::LoadedManifests loaded;
   loaded.objects = *std::move(objects);
@@ -282,7 +293,8 @@ TEST(DiagnosisTest, FreeDevicesAreTainted) {
            /*tainted=*/true);
   const Diagnosis d = ExplainPod(view, "ml-train", "p");
   ASSERT_THAT(Codes(d), ElementsAre("DevicesTainted"));
-  EXPECT_EQ(d.findings[0].evidence["taints"], nlohmann::ordered_json({"maintenance=true:NoSchedule"}));
+  EXPECT_EQ(d.findings[0].evidence["taints"],
+            nlohmann::ordered_json({"maintenance=true:NoSchedule"}));
   EXPECT_EQ(d.findings[0].evidence["taintedDevices"], 3);
   EXPECT_THAT(d.findings[0].remedy, HasSubstr("spec.tolerations"));
 }
@@ -299,8 +311,9 @@ TEST(DiagnosisTest, NoSingleNodeHasCountFreeDevices) {
   EXPECT_EQ(f.evidence["maxFreeOnOneNode"], 1);
   EXPECT_EQ(f.evidence["freeDevices"], 2);
   // With node-1 free, the same claim fits: no cause.
-  const ClusterView fits = View(PodYaml("batch", "p", "{name: gpu, resourceClaimTemplateName: pair}") +
-                                Claim("batch", "p-gpu", "pair", "p", {}, 2));
+  const ClusterView fits =
+      View(PodYaml("batch", "p", "{name: gpu, resourceClaimTemplateName: pair}") +
+           Claim("batch", "p-gpu", "pair", "p", {}, 2));
   EXPECT_THAT(Codes(ExplainPod(fits, "batch", "p")), ElementsAre("NoDraCauseFound"));
 }
 
@@ -369,7 +382,8 @@ spec:
     - name: gpu
       firstAvailable:
       - {name: h100, deviceClassName: h100}
-      - {name: other, deviceClassName: )", second, R"(}
+      - {name: other, deviceClassName: )",
+                        second, R"(}
 ---
 )");
   };
@@ -438,8 +452,8 @@ TEST(DiagnosisTest, PodWithoutClaims) {
 TEST(DiagnosisTest, TwoClaimsRankedMostLikelyFirst) {
   const ClusterView view =
       View(PodYaml("ml-train", "p",
-               "{name: gpu, resourceClaimTemplateName: large-memory}, "
-               "{name: b, resourceClaimTemplateName: nobody}") +
+                   "{name: gpu, resourceClaimTemplateName: large-memory}, "
+                   "{name: b, resourceClaimTemplateName: nobody}") +
            Claim("ml-train", "p-gpu", "large-memory", "p", {}) +
            Claim("batch", "cx", "pair", "cx", {"node-1/gpu-0", "node-1/gpu-1"}, 2) +
            Claim("batch", "cy", "pair", "cy", {"node-2/gpu-0"}));
@@ -457,8 +471,7 @@ TEST(DiagnosisTest, ClaimSubject) {
   EXPECT_EQ(d->findings[0].evidence["ownerPod"], "p");
   EXPECT_EQ(explainer.ExplainClaim("ml-train", "nope").status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_EQ(explainer.ExplainPod("ml-train", "nope").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(explainer.ExplainPod("ml-train", "nope").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(DiagnosisTest, ProfileSubject) {
@@ -493,8 +506,8 @@ TEST(DiagnosisTest, JsonShape) {
   const nlohmann::ordered_json j = EncodeDiagnosis(ExplainPod(view, "research", "p"));
   EXPECT_EQ(j["apiVersion"], "gpuprofile.io/v1alpha1");
   EXPECT_EQ(j["kind"], "Explanation");
-  EXPECT_EQ(j["subject"], nlohmann::ordered_json::parse(
-                              R"({"kind":"Pod","namespace":"research","name":"p"})"));
+  EXPECT_EQ(j["subject"],
+            nlohmann::ordered_json::parse(R"({"kind":"Pod","namespace":"research","name":"p"})"));
   EXPECT_EQ(j["result"], "CauseFound");
   ASSERT_EQ(j["findings"].size(), 1u);
   const nlohmann::ordered_json& f = j["findings"][0];
