@@ -81,8 +81,8 @@ absl::StatusOr<Subject> ParseSubject(const std::vector<std::string>& positional)
   } else if (kind == "resourceclaim" || kind == "resourceclaims" ||
              kind == "resourceclaims.resource.k8s.io" || kind == "resourceclaim.resource.k8s.io") {
     s.kind = Kind::kClaim;
-  } else if (kind == "gpuprofile" || kind == "gpuprofiles" || kind == "gpuprofile.gpuprofile.io" ||
-             kind == "gpuprofiles.gpuprofile.io") {
+  } else if (kind == "gpuprofile" || kind == "gpuprofiles" || kind == "gpup" ||
+             kind == "gpuprofile.gpuprofile.io" || kind == "gpuprofiles.gpuprofile.io") {
     s.kind = Kind::kProfile;
   } else {
     return absl::InvalidArgumentError(absl::StrCat(

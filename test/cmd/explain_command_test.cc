@@ -72,6 +72,7 @@ const std::vector<Case>& StoryCases() {
        kExitExplainedCause,
        "NotEnoughDevicesOnOneNode"},
       {{"gpuprofile", "large-memory"}, kExitExplainedNoCause, "ProfileServing"},
+      {{"gpup/recent-driver"}, kExitExplainedCause, "NotEnoughDevicesOnOneNode"},
   };
   return *cases;
 }
