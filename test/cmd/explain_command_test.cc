@@ -257,6 +257,30 @@ TEST_F(ExplainLiveTest, SaysWhatTheClusterSays) {
   EXPECT_THAT(unnamespaced.err, HasSubstr("not found in namespace \"default\""));
 }
 
+// A cluster that does not serve resource.k8s.io (and has no GpuProfile CRD): DRA comes first.
+TEST(ExplainLiveDraOffTest, DraNotServed) {
+  e2e::testing::ScratchDir scratch;
+  const std::string kubeconfig = scratch.File("kubeconfig");
+  kube::testing::KubeEmulator emulator({"--kube-version", "1.34", "--runtime-config",
+                                        "resource.k8s.io/v1=false", "--kubeconfig-out",
+                                        kubeconfig});
+  ASSERT_TRUE(emulator.ok()) << emulator.error();
+  absl::StatusOr<nlohmann::json> pod =
+      emulator.client()->Create({"", "v1", "pods", "default", "", ""}, nlohmann::json::parse(R"({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "main", "image": "x"}],
+                 "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "any-gpu"}]}})"));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  Result r = Explain({"pod/p", "--kubeconfig", kubeconfig, "-o", "json"});
+  EXPECT_EQ(r.code, kExitExplainedCause) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 2u) << r.out;
+  EXPECT_EQ(j["findings"][0]["code"], "DraNotServed");
+  EXPECT_EQ(j["findings"][1]["code"], "TemplateMissing");
+  EXPECT_THAT(j["findings"][1]["message"].get<std::string>(),
+              HasSubstr("no GpuProfile generates a template"));
+}
+
 // `kubectl gpuprofile explain ...` runs kubectl-gpuprofile from PATH with the arguments after
 // the plugin name and no kubeconfig flag: the plugin finds the cluster through KUBECONFIG.
 TEST_F(ExplainLiveTest, KubectlPlugin) {
