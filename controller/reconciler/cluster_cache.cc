@@ -38,7 +38,6 @@ bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
   return true;
 }
 
-
 kube::WatcherOptions For(const kube::WatcherOptions& base, kube::ResourcePath collection,
                          std::string label_selector = "") {
   kube::WatcherOptions options = base;
@@ -162,6 +161,23 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
                                                          a != nullptr ? &a->metadata : nullptr);
                             });
   // GpuNodeGroups are outputs only: the desired state never reads them.
+  // Nodes: real ones are large (kubelet status, images): listed in pages like slices.
+  kube::WatcherOptions node_watch = For(options_.watch, NodesPath());
+  node_watch.page_size = std::min(node_watch.page_size, kSlicePageSize);
+  nodes_ = std::make_unique<kube::Informer<api::NodeGpus>>(
+      options_.client, std::move(node_watch), DecodeNodeObject,
+      [](const api::NodeGpus& n) { return n.name; });
+  nodes_->SetVersionOf(
+      [](const api::NodeGpus& n) -> absl::string_view { return n.resource_version; });
+  nodes_->AddHandler([this](const api::NodeGpus* before, const api::NodeGpus* after) {
+    if (before != nullptr && after != nullptr &&
+        before->device_plugin_devices == after->device_plugin_devices &&
+        before->product == after->product && before->memory_mib == after->memory_mib) {
+      return;
+    }
+    nodes_version_.fetch_add(1);
+    version_.fetch_add(1);
+  });
 }
 
 ClusterCache::~ClusterCache() { Stop(); }
@@ -182,6 +198,7 @@ void ClusterCache::Start() {
   namespaces_->Start();
   node_groups_->Start();
   quotas_->Start();
+  nodes_->Start();
 }
 
 bool ClusterCache::EnableDra(dra::DraApiVersion version) {
@@ -208,10 +225,8 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
                  return t.shared_meta();
                })}});
   claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(
-      options_.client, For(options_.watch, ResourceClaimsPath(version)),
-      DecodeResourceClaimObject, [](const dra::ResourceClaim& c) {
-        return absl::StrCat(c.namespace_name, "/", c.name);
-      });
+      options_.client, For(options_.watch, ResourceClaimsPath(version)), DecodeResourceClaimObject,
+      [](const dra::ResourceClaim& c) { return absl::StrCat(c.namespace_name, "/", c.name); });
   claims_->SetVersionOf(
       [](const dra::ResourceClaim& c) -> absl::string_view { return c.resource_version; });
   // Relists keep the cached objects that did not change (see kube/reflector.h).
@@ -284,6 +299,7 @@ void ClusterCache::Stop() {
   namespaces_->Stop();
   node_groups_->Stop();
   quotas_->Stop();
+  nodes_->Stop();
   absl::MutexLock lock(&mu_);
   if (slices_) slices_->Stop();
   if (classes_) classes_->Stop();
@@ -298,7 +314,8 @@ void ClusterCache::MarkDraChecked() {
 
 bool ClusterCache::WaitForSync(absl::Time deadline) {
   if (!profiles_->WaitForSync(deadline) || !namespaces_->WaitForSync(deadline) ||
-      !node_groups_->WaitForSync(deadline) || !quotas_->WaitForSync(deadline)) {
+      !node_groups_->WaitForSync(deadline) || !quotas_->WaitForSync(deadline) ||
+      !nodes_->WaitForSync(deadline)) {
     return false;
   }
   kube::Informer<dra::ResourceSlice>* slices = nullptr;
@@ -324,7 +341,7 @@ bool ClusterCache::WaitForSync(absl::Time deadline) {
 
 bool ClusterCache::HasSynced() const {
   if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced() ||
-      !quotas_->HasSynced()) {
+      !quotas_->HasSynced() || !nodes_->HasSynced()) {
     return false;
   }
   absl::MutexLock lock(&mu_);
@@ -366,7 +383,7 @@ std::vector<dra::UndecodableSlice> ClusterCache::UndecodableSlices() const {
 
 int64_t ClusterCache::undecodable() const {
   int64_t n = profiles_->undecodable() + namespaces_->undecodable() + node_groups_->undecodable() +
-              quotas_->undecodable();
+              quotas_->undecodable() + nodes_->undecodable();
   absl::MutexLock lock(&mu_);
   if (slices_) {
     n += slices_->undecodable() + classes_->undecodable() + templates_->undecodable() +

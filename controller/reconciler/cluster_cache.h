@@ -2,7 +2,8 @@
 // The operator's view of the cluster: one informer per kind it reads, all feeding one change
 // counter so that computations over the whole view (the desired state) know when to redo
 // themselves.
-//  - Always: GpuProfiles, Namespaces, GpuNodeGroups, and the ResourceQuotas carrying the
+//  - Always: GpuProfiles, Namespaces, Nodes (compact: device-plugin GPUs and GPU labels, for
+//    the node groups' migration view), GpuNodeGroups, and the ResourceQuotas carrying the
 //    operator's managed-by label (core/v1: served whether or not DRA is; unmanaged quotas are
 //    discovered when a create meets them, like templates).
 //  - Once resource.k8s.io is served (EnableDra, in the version discovery chose): ResourceSlices,
@@ -74,6 +75,7 @@ class ClusterCache {
   kube::Informer<api::Namespace>& namespace_informer() { return *namespaces_; }
   kube::Informer<NodeGroupObject>& node_group_informer() { return *node_groups_; }
   kube::Informer<api::ResourceQuota>& quota_informer() { return *quotas_; }
+  kube::Informer<api::NodeGpus>& node_informer() { return *nodes_; }
   void SetDraWiring(DraWiring wiring) { dra_wiring_ = std::move(wiring); }
   void Start();
   // Creates and starts the DRA informers in `version` (once; later calls return false).
@@ -98,6 +100,9 @@ class ClusterCache {
   // Bumped by ResourceClaim changes that can change allocation accounting (requests' classes,
   // allocation results, deletion; not reservedFor or other status).
   uint64_t claims_version() const { return claims_version_.load(); }
+  // Bumped by Node changes that change what the migration view reads (device-plugin GPUs, GPU
+  // labels, nodes coming and going).
+  uint64_t nodes_version() const { return nodes_version_.load(); }
   // Moves on every change counted by version() except ResourceSlice changes: the desired state's
   // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
   uint64_t spec_version() const { return spec_version_.load(); }
@@ -111,6 +116,7 @@ class ClusterCache {
   const runtime::Store<NodeGroupObject>& node_groups() const { return node_groups_->store(); }
   // The operator's ResourceQuotas, keyed "<namespace>/<name>", indexed by kByProfileLabel.
   const runtime::Store<api::ResourceQuota>& quotas() const { return quotas_->store(); }
+  const runtime::Store<api::NodeGpus>& nodes() const { return nodes_->store(); }
   // Null until EnableDra.
   const runtime::Store<dra::ResourceSlice>* slices() const;
   const runtime::Store<dra::DeviceClass>* device_classes() const;
@@ -138,6 +144,7 @@ class ClusterCache {
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> slices_version_{0};
   std::atomic<uint64_t> claims_version_{0};
+  std::atomic<uint64_t> nodes_version_{0};
   std::atomic<uint64_t> spec_version_{0};
   std::atomic<uint64_t> owned_version_{0};
   // spec_version_ first: a reader that sees the new version() then sees the new spec_version().
@@ -149,6 +156,7 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;
   std::unique_ptr<kube::Informer<api::ResourceQuota>> quotas_;
+  std::unique_ptr<kube::Informer<api::NodeGpus>> nodes_;
 
   mutable absl::Mutex mu_;
   std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);

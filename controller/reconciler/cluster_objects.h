@@ -31,6 +31,7 @@
 #include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
 #include "controller/meta/namespace.h"
+#include "controller/meta/node.h"
 #include "controller/meta/object_meta.h"
 #include "controller/meta/resource_quota.h"
 #include "nlohmann/json.hpp"
@@ -74,6 +75,8 @@ absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
 // thousands and keeps only what allocation accounting reads.
 absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
     const nlohmann::json& object);
+// A Node as the migration view reads it (meta/node.h): device-plugin GPUs and GFD labels.
+absl::StatusOr<std::shared_ptr<const api::NodeGpus>> DecodeNodeObject(const nlohmann::json& object);
 
 // A ResourceClaimTemplate as cached: per object only where it is and which version of it this is;
 // everything else (name, labels, annotations, finalizers, owner references, deletion timestamp,
@@ -149,10 +152,11 @@ absl::StatusOr<dra::DraApiVersion> DiscoverDraApiVersion(kube::Discovery* discov
 kube::ResourcePath GpuProfilesPath();
 kube::ResourcePath GpuNodeGroupsPath();
 kube::ResourcePath NamespacesPath();
+kube::ResourcePath NodesPath();
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version);
 kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version);  // all namespaces
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version);
 kube::ResourcePath ResourceClaimsPath(dra::DraApiVersion version);  // all namespaces
-kube::ResourcePath ResourceQuotasPath();  // core/v1, all namespaces
+kube::ResourcePath ResourceQuotasPath();                            // core/v1, all namespaces
 
 }  // namespace gpuprofile::reconciler

@@ -129,7 +129,11 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   std::vector<const dra::ResourceClaim*> claim_views;
   claim_views.reserve(claims.size());
   for (const auto& c : claims) claim_views.push_back(c.get());
-  out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_, claim_views);
+  std::vector<api::NodeGpus> nodes;
+  for (const auto& n : cache_->nodes().List()) {
+    if (n->device_plugin_devices > 0) nodes.push_back(*n);  // only these change the view
+  }
+  out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_, claim_views, nodes);
   out->claims = static_cast<int64_t>(claims.size());
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());

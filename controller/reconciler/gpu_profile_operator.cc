@@ -102,6 +102,8 @@ void GpuProfileOperator::Wire() {
   group_options.desired = desired_.get();
   group_options.writer = writer_.get();
   group_options.metrics = node_group_metrics_ ? &*node_group_metrics_ : nullptr;
+  group_options.clock = options_.clock;
+  group_options.events = options_.events;
   node_groups_ = std::make_unique<NodeGroupReconciler>(std::move(group_options));
 
   runtime::ControllerOptions controller_options;
@@ -139,7 +141,8 @@ void GpuProfileOperator::Wire() {
           /*urgent=*/true);
   kube::ControllerBuilder(node_group_controller_.get())
       .Watches<ProfileObject>(&cache_->profile_informer(), fleet)
-      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet);
+      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet)
+      .Watches<api::NodeGpus>(&cache_->node_informer(), fleet);
   const auto by_label = [this](const api::ObjectMeta& meta) {
     auto label = meta.labels.find(profile::kProfileLabel);
     if (label != meta.labels.end()) return std::vector<std::string>{label->second};

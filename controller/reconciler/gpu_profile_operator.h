@@ -15,7 +15,7 @@
 //   DeviceClass / template /    its controller owner (Owns), and the profile named by its label
 //   ResourceQuota               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
-//   GpuNodeGroup                the fleet
+//   GpuNodeGroup, Node          the fleet
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
 // only on the leader, once WaitForCacheSync says the caches have synced (runtime::Manager does
 // both, through caches_runnable() and workers_runnable()). Errors name what failed.

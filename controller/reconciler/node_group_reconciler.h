@@ -18,7 +18,9 @@
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
+#include "controller/runtime/clock.h"
 #include "controller/runtime/controller.h"
+#include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
 
 namespace gpuprofile::reconciler {
@@ -43,6 +45,8 @@ struct NodeGroupReconcilerOptions {
   DesiredStateCache* desired = nullptr;
   ClusterWriter* writer = nullptr;
   const NodeGroupMetrics* metrics = nullptr;  // may be null
+  runtime::Clock* clock = nullptr;            // required: condition transition times
+  runtime::EventRecorder* events = nullptr;   // may be null: OfferedTwice warnings
 };
 
 class NodeGroupReconciler {

@@ -13,6 +13,7 @@
 #include "controller/core/status_macros.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"
+#include "controller/kube/merge_patch.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
@@ -390,7 +391,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
     }
     last_status_write_[name] = now;
   }
-  absl::Status written = options_.writer->PatchProfileStatus(name, encoded);
+  // Only what changed, and null for what went away (kube/merge_patch.h).
+  absl::Status written =
+      options_.writer->PatchProfileStatus(name, kube::CreateMergePatch(object.status, encoded));
   if (kube::apierrors::IsNotFound(written)) return runtime::ReconcileResult{};
   if (!written.ok()) return written;
   return runtime::ReconcileResult{};
