@@ -202,6 +202,8 @@ want_cluster = (triples("gpuprofile.io", ["gpuprofiles"], ["get", "list", "watch
                 | triples("gpuprofile.io", ["gpunodegroups/status"], ["get", "update", "patch"])
                 | triples("resource.k8s.io", ["deviceclasses", "resourceclaimtemplates"], crud)
                 | triples("resource.k8s.io", ["resourceslices"], ["get", "list", "watch"])
+                | triples("resource.k8s.io", ["resourceclaims"], ["get", "list", "watch"])
+                | triples("", ["nodes"], ["get", "list", "watch"])
                 | triples("", ["namespaces"], ["get", "list", "watch"])
                 | triples("", ["resourcequotas"], crud)
                 | triples("events.k8s.io", ["events"], ["create", "patch", "update"]))

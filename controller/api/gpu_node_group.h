@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/meta/condition.h"
 #include "controller/meta/object_meta.h"
 
 namespace gpuprofile::api {
@@ -39,6 +40,16 @@ struct IncompletePool {
   int64_t resource_slice_count = 0;
 };
 
+// Who offers a group's GPUs to pods (the migration view): DRA (ResourceSlices), the NVIDIA device
+// plugin (Node allocatable), or both on some node of the group.
+inline constexpr char kOfferedByDra[] = "DRA";
+inline constexpr char kOfferedByDevicePlugin[] = "DevicePlugin";
+inline constexpr char kOfferedByBoth[] = "Both";
+// The node group's condition when a node offers its GPUs through both (True only; absent
+// otherwise): the two would hand out the same GPUs twice.
+inline constexpr char kConditionOfferedTwice[] = "OfferedTwice";
+inline constexpr char kReasonDevicePluginAndDra[] = "DevicePluginAndDRA";
+
 struct GpuNodeGroupStatus {
   DeviceSignature signature;
   int64_t node_count = 0;
@@ -48,8 +59,18 @@ struct GpuNodeGroupStatus {
   // (profile/allocatable.h), and those with a taint that prevents scheduling.
   int64_t schedulable_devices = 0;
   int64_t tainted_devices = 0;
+  // Of `devices`: those claims hold, and the schedulable ones no claim holds.
+  int64_t allocated_devices = 0;
+  int64_t free_devices = 0;
   std::vector<IncompletePool> incomplete_pools;
   std::vector<std::string> profiles;  // sorted names of profiles whose selectors select the group
+  // The migration view. A group of DRA devices is offered by DRA, or Both when any of its nodes
+  // also offers device-plugin GPUs; nodes the device plugin alone serves form groups of their
+  // own (by their GPU Feature Discovery labels), offered by DevicePlugin.
+  std::string offered_by;
+  int64_t device_plugin_nodes = 0;           // nodes offering device-plugin GPUs
+  std::vector<std::string> offered_twice;    // sorted; the first kMaxNodeNamesInStatus
+  std::vector<Condition> conditions;         // OfferedTwice when offered_twice is not empty
 };
 
 struct GpuNodeGroup {

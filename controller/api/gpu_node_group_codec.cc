@@ -50,6 +50,9 @@ GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
   out.schedulable_devices =
       IntField(status, "schedulableDevices", path, false, errors).value_or(0);
   out.tainted_devices = IntField(status, "taintedDevices", path, false, errors).value_or(0);
+  out.allocated_devices =
+      IntField(status, "allocatedDevices", path, false, errors).value_or(0);
+  out.free_devices = IntField(status, "freeDevices", path, false, errors).value_or(0);
   if (const json* pools = ArrayField(status, "incompletePools", path, false, errors)) {
     for (size_t i = 0; i < pools->size(); ++i) {
       const std::string pool_path = FieldIndex(FieldChild(path, "incompletePools"), i);
@@ -67,6 +70,30 @@ GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
   }
   if (const json* profiles = JsonMember(status, "profiles")) {
     out.profiles = ReadStringList(*profiles, FieldChild(path, "profiles"), errors);
+  }
+  out.offered_by = StringField(status, "offeredBy", path, false, errors).value_or("");
+  out.device_plugin_nodes =
+      IntField(status, "devicePluginNodes", path, false, errors).value_or(0);
+  if (const json* twice = JsonMember(status, "offeredTwiceNodes")) {
+    out.offered_twice = ReadStringList(*twice, FieldChild(path, "offeredTwiceNodes"), errors);
+  }
+  if (const json* conditions = ArrayField(status, "conditions", path, false, errors)) {
+    for (size_t i = 0; i < conditions->size(); ++i) {
+      const std::string c_path = FieldIndex(FieldChild(path, "conditions"), i);
+      const json& entry = (*conditions)[i];
+      if (!CheckObject(entry, c_path, errors)) continue;
+      Condition c;
+      c.type = StringField(entry, "type", c_path, true, errors).value_or("");
+      const std::string state = StringField(entry, "status", c_path, true, errors).value_or("");
+      c.status = state == "True"    ? ConditionStatus::kTrue
+                 : state == "False" ? ConditionStatus::kFalse
+                                    : ConditionStatus::kUnknown;
+      c.last_transition_time =
+          StringField(entry, "lastTransitionTime", c_path, false, errors).value_or("");
+      c.reason = StringField(entry, "reason", c_path, false, errors).value_or("");
+      c.message = StringField(entry, "message", c_path, false, errors).value_or("");
+      out.conditions.push_back(std::move(c));
+    }
   }
   return out;
 }
@@ -114,6 +141,8 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
   out["devices"] = status.devices;
   out["schedulableDevices"] = status.schedulable_devices;
   out["taintedDevices"] = status.tainted_devices;
+  out["allocatedDevices"] = status.allocated_devices;
+  out["freeDevices"] = status.free_devices;
   if (!status.incomplete_pools.empty()) {
     ordered_json pools = ordered_json::array();
     for (const IncompletePool& pool : status.incomplete_pools) {
@@ -128,6 +157,22 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
     out["incompletePools"] = std::move(pools);
   }
   out["profiles"] = status.profiles;
+  if (!status.offered_by.empty()) out["offeredBy"] = status.offered_by;
+  out["devicePluginNodes"] = status.device_plugin_nodes;
+  if (!status.offered_twice.empty()) out["offeredTwiceNodes"] = status.offered_twice;
+  if (!status.conditions.empty()) {
+    ordered_json conditions = ordered_json::array();
+    for (const Condition& c : status.conditions) {
+      ordered_json condition = ordered_json::object();
+      condition["type"] = c.type;
+      condition["status"] = ConditionStatusName(c.status);
+      if (!c.last_transition_time.empty()) condition["lastTransitionTime"] = c.last_transition_time;
+      condition["reason"] = c.reason;
+      condition["message"] = c.message;
+      conditions.push_back(std::move(condition));
+    }
+    out["conditions"] = std::move(conditions);
+  }
   return out;
 }
 

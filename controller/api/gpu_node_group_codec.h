@@ -11,10 +11,16 @@
 //       cudaDriverVersion: strings, the signature (DeviceSignature); each omitted when empty
 //     nodeCount: integer, always written
 //     nodes: [string], sorted, at most kMaxNodeNamesInStatus; always written
-//     devices: integer, always written
+//     devices, schedulableDevices, taintedDevices, allocatedDevices, freeDevices: integers,
+//       always written
 //     incompletePools: [{driver, pool, generation, slicesSeen, resourceSliceCount}]; omitted
 //       when empty
 //     profiles: [string], sorted; always written
+//     offeredBy: DRA | DevicePlugin | Both; omitted when empty
+//     devicePluginNodes: integer, always written
+//     offeredTwiceNodes: [string], sorted, at most kMaxNodeNamesInStatus; omitted when empty
+//     conditions: [{type, status, lastTransitionTime (omitted when empty), reason, message}];
+//       omitted when empty
 // There is no spec.
 //
 // Decoding (what the operator reads back from the server) checks apiVersion, kind and types;

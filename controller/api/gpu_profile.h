@@ -179,6 +179,21 @@ struct ClaimTemplateCounts {
   int64_t ready = 0;
 };
 
+// What the cluster's ResourceClaims hold of a profile's class, and what is left (status.allocation).
+struct AllocationCounts {
+  // Devices allocated to claims from this profile's class (a firstAvailable claim counts for
+  // the class it was allocated from), and those claims.
+  int64_t allocated_devices = 0;
+  int64_t allocated_claims = 0;
+  // Matched devices no claim holds that the scheduler could allocate now (schedulableDevices
+  // less what claims hold, their counters included).
+  int64_t free_devices = 0;
+  // Claims not yet allocated that could use this class, and the creation time of the oldest
+  // (RFC 3339; empty when none).
+  int64_t pending_claims = 0;
+  std::string oldest_pending_claim_time;
+};
+
 struct GpuProfileStatus {
   int64_t observed_generation = 0;
   std::vector<Condition> conditions;
@@ -202,6 +217,7 @@ struct GpuProfileStatus {
   std::optional<int64_t> schedulable_claims;
   // The namespaces holding this profile's ResourceQuota (spec.quota), counted like templates.
   ClaimTemplateCounts quotas;
+  AllocationCounts allocation;
 };
 
 struct GpuProfile {

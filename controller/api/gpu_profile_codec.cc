@@ -896,6 +896,14 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
     out.quotas.desired = LenientInt(*quotas, "desired");
     out.quotas.ready = LenientInt(*quotas, "ready");
   }
+  if (const json* allocation = JsonMember(status, "allocation")) {
+    out.allocation.allocated_devices = LenientInt(*allocation, "allocatedDevices");
+    out.allocation.allocated_claims = LenientInt(*allocation, "allocatedClaims");
+    out.allocation.free_devices = LenientInt(*allocation, "freeDevices");
+    out.allocation.pending_claims = LenientInt(*allocation, "pendingClaims");
+    out.allocation.oldest_pending_claim_time =
+        LenientString(*allocation, "oldestPendingClaimTime");
+  }
   return out;
 }
 
@@ -1170,6 +1178,15 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   quotas["desired"] = status.quotas.desired;
   quotas["ready"] = status.quotas.ready;
   out["quotas"] = std::move(quotas);
+  ordered_json allocation = ordered_json::object();
+  allocation["allocatedDevices"] = status.allocation.allocated_devices;
+  allocation["allocatedClaims"] = status.allocation.allocated_claims;
+  allocation["freeDevices"] = status.allocation.free_devices;
+  allocation["pendingClaims"] = status.allocation.pending_claims;
+  if (!status.allocation.oldest_pending_claim_time.empty()) {
+    allocation["oldestPendingClaimTime"] = status.allocation.oldest_pending_claim_time;
+  }
+  out["allocation"] = std::move(allocation);
   return out;
 }
 

@@ -81,7 +81,9 @@
 //     reason, message}], deviceClassName, selectors, matchedDevices, matchedNodes,
 //     schedulableDevices, taintedDevices, nodeGroups [{name, devices, nodes, schedulableDevices,
 //     taintedDevices}], claimTemplates {desired, ready}, extendedResourceName (omitted when
-//     empty), schedulableClaims (when set; 0 is written), quotas {desired, ready}.
+//     empty), schedulableClaims (when set; 0 is written), quotas {desired, ready}, allocation
+//     {allocatedDevices, allocatedClaims, freeDevices, pendingClaims, oldestPendingClaimTime
+//     (omitted when empty)}.
 // Decoding what EncodeGpuProfile wrote gives the same profile back.
 // Pure; thread-safe.
 #pragma once

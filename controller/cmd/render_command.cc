@@ -24,6 +24,7 @@
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_loader.h"
 #include "controller/dra/manifest_reader.h"
+#include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/profile_conditions.h"
@@ -52,6 +53,7 @@ struct Inputs {
   std::vector<dra::DeviceClass> classes;
   std::vector<dra::ResourceClaimTemplate> templates;
   std::vector<api::ResourceQuota> quotas;
+  std::vector<dra::ResourceClaim> claims;
   std::map<std::string, int> ignored_kinds;
 };
 
@@ -105,6 +107,16 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
         in.quotas.push_back(*std::move(q));
       } else {
         AddProblems(object, q.status().message(), problems);
+      }
+    } else if (dra::IsResourceClaim(json)) {
+      absl::StatusOr<dra::ResourceClaim> c = dra::DecodeResourceClaim(json);
+      if (c.ok()) {
+        in.claims.push_back(*std::move(c));
+      } else {
+        // The claim's errors name the claim already (as the operator logs them).
+        for (absl::string_view line : absl::StrSplit(c.status().message(), '\n')) {
+          if (!line.empty()) problems->push_back(absl::StrCat(object.Location(), ": ", line));
+        }
       }
     } else if (!api::IsGpuNodeGroup(json)) {
       // GpuNodeGroups are output (e.g. a previous render fed back in); anything else is not
@@ -200,8 +212,10 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     source_of[profile.metadata.name] = source;
     input.profiles.push_back(std::move(profile));
   }
-  const profile::DesiredState state =
-      profile::ComputeDesiredState(input, inventory.ok() ? *inventory : dra::Inventory{});
+  std::vector<const dra::ResourceClaim*> claims;
+  for (const dra::ResourceClaim& c : in.claims) claims.push_back(&c);
+  const profile::DesiredState state = profile::ComputeDesiredState(
+      input, inventory.ok() ? *inventory : dra::Inventory{}, nullptr, claims);
   // An invalid spec fails the render; a profile this cluster cannot realise (FeatureNotServed,
   // InvalidFallback) is what the preview is for: it is printed Stalled, with a warning.
   std::vector<std::string> warnings;

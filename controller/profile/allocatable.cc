@@ -17,6 +17,7 @@ namespace {
 constexpr uint8_t kTainted = 1;         // has a taint that prevents scheduling
 constexpr uint8_t kCounters = 2;        // draws from counters
 constexpr uint8_t kIncompletePool = 4;  // its pool is incomplete
+constexpr uint8_t kAllocatedFlag = 8;   // a claim holds it
 
 // One device that draws from counters, for the greedy pass.
 struct Candidate {
@@ -51,6 +52,27 @@ AllocationModel::AllocationModel(const dra::Inventory& inventory) : inventory_(&
   }
 }
 
+AllocationModel::AllocationModel(const dra::Inventory& inventory,
+                                 const std::vector<bool>& allocated)
+    : AllocationModel(inventory) {
+  const std::vector<dra::Device>& devices = inventory.devices();
+  for (size_t d = 0; d < devices.size() && d < allocated.size(); ++d) {
+    if (!allocated[d]) continue;
+    flags_[d] |= kAllocatedFlag;
+    any_flag_ = true;
+    const dra::Device& device = devices[d];
+    for (const dra::CounterUse& use : device.counters_consumed()) {
+      auto key = std::make_tuple(std::string(device.driver()), std::string(device.pool()),
+                                 std::string(use.counter_set), std::string(use.counter));
+      auto [it, inserted] = allocated_use_.try_emplace(std::move(key), *use.value);
+      if (!inserted) {
+        absl::StatusOr<Quantity> sum = it->second.Add(*use.value);
+        if (sum.ok()) it->second = *sum;
+      }
+    }
+  }
+}
+
 AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
                                         absl::Span<const dra::DeviceToleration> tolerations) const {
   const std::vector<dra::Device>& devices = inventory_->devices();
@@ -66,6 +88,11 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
   for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
     if (!matched[d]) continue;
     const uint8_t f = flags_[d];
+    if ((f & kAllocatedFlag) != 0) {
+      out.outcome[d] = DeviceOutcome::kAllocated;
+      ++out.allocated_count;
+      continue;
+    }
     if (f == 0) {
       out.outcome[d] = DeviceOutcome::kSchedulable;
       ++out.schedulable_count;
@@ -143,7 +170,18 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
           fits = false;  // the scheduler cannot allocate a device whose counter is unknown
           break;
         }
-        it = left.emplace(key, *total).first;
+        Quantity free = *total;
+        if (!allocated_use_.empty()) {
+          auto used = allocated_use_.find(std::make_tuple(
+              std::string(c.driver), std::string(c.pool), std::string(key.first),
+              std::string(key.second)));
+          if (used != allocated_use_.end()) {
+            absl::StatusOr<Quantity> rest = free.Sub(used->second);
+            // More allocated than the set holds (a stale slice): nothing is left.
+            free = rest.ok() && !(*rest < Quantity()) ? *rest : Quantity();
+          }
+        }
+        it = left.emplace(key, free).first;
       }
       if (it->second < amount) fits = false;
     }

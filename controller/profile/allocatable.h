@@ -14,13 +14,21 @@
 // sets they use, then in inventory order), each counted only if every counter it draws still
 // has enough left; the result is one allocation the scheduler could make, so the count never
 // exceeds what fits (it can fall short of the best packing in contrived layouts).
+// With the cluster's allocations (ResourceClaims' results, see allocations.h), a matched device a
+// claim holds is Allocated rather than free, and every allocated device of a pool (matched or
+// not: another profile's claim on a MIG placement uses the same GPU) draws its counters before
+// the free devices are counted, so `schedulable_count` is then what is free right now.
 // Thread-compatible; the model is immutable after construction and may be shared for reading.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <tuple>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "controller/core/quantity.h"
 #include "controller/dra/device_toleration.h"
 #include "controller/dra/inventory.h"
 
@@ -33,6 +41,7 @@ enum class DeviceOutcome : uint8_t {
   kTainted,         // an untolerated taint
   kIncompletePool,  // its pool is incomplete
   kCounterLimited,  // its counters are missing or used up by the devices counted before it
+  kAllocated,       // a claim holds it (only with allocations)
 };
 
 struct AllocatableCount {
@@ -49,12 +58,18 @@ struct AllocatableCount {
   // Matched, untainted devices left out for their pool (incomplete) or their counters.
   int64_t incomplete_pool_count = 0;
   int64_t counter_limited_count = 0;
+  // Matched devices a claim holds (only with allocations). A device that allows multiple
+  // allocations counts here once it holds a claim; what room it has left is not modelled.
+  int64_t allocated_count = 0;
 };
 
 class AllocationModel {
  public:
   // Reads the inventory once (taints, counters, incomplete pools); keeps a pointer to it.
   explicit AllocationModel(const dra::Inventory& inventory);
+  // The same, with the devices claims hold: `allocated` is indexed like inventory.devices() (a
+  // shorter vector leaves the rest free).
+  AllocationModel(const dra::Inventory& inventory, const std::vector<bool>& allocated);
 
   // `matched` is indexed like inventory.devices().
   AllocatableCount Count(const std::vector<bool>& matched,
@@ -65,7 +80,10 @@ class AllocationModel {
 
  private:
   const dra::Inventory* inventory_;
-  std::vector<uint8_t> flags_;  // per device: kTainted | kCounters | kIncompletePool
+  std::vector<uint8_t> flags_;  // per device: kTainted | kCounters | kIncompletePool | kAllocated
+  // Per (driver, pool, counter set, counter): what allocated devices draw.
+  absl::flat_hash_map<std::tuple<std::string, std::string, std::string, std::string>, Quantity>
+      allocated_use_;
   bool any_flag_ = false;
 };
 

@@ -11,11 +11,14 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "controller/profile/allocatable.h"
+#include "controller/profile/claim_allocations.h"
 #include "controller/profile/device_matcher.h"
 #include "controller/profile/fallback.h"
 #include "controller/profile/feature_support.h"
@@ -114,21 +117,36 @@ ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
 // Each node group's schedulable and tainted devices, as if a claim that tolerates no taint asked
 // for the group's devices alone (a GPU's MIG placements are another group than the GPU, though
 // they share its counters).
-void CountGroupAllocations(const AllocationModel& allocation, NodeGroups* groups) {
-  if (allocation.AllSchedulable()) {
+// With claims, also each group's allocated devices and the schedulable ones no claim holds
+// (`with_claims` null: none is held).
+void CountGroupAllocations(const AllocationModel& allocation, const AllocationModel* with_claims,
+                           const DeviceClaims& held, NodeGroups* groups) {
+  const size_t device_count = groups->group_of_device.size();
+  for (size_t d = 0; d < device_count && d < held.allocated.size(); ++d) {
+    if (held.allocated[d]) ++groups->groups[groups->group_of_device[d]].status.allocated_devices;
+  }
+  if (allocation.AllSchedulable() && with_claims == nullptr) {
     for (api::GpuNodeGroup& group : groups->groups) {
       group.status.schedulable_devices = group.status.devices;
+      group.status.free_devices = group.status.devices;
     }
     return;
   }
-  const size_t device_count = groups->group_of_device.size();
   for (size_t g = 0; g < groups->groups.size(); ++g) {
     std::vector<bool> in_group(device_count, false);
     for (size_t d = 0; d < device_count; ++d) in_group[d] = groups->group_of_device[d] == g;
     const AllocatableCount count = allocation.Count(in_group);
-    groups->groups[g].status.schedulable_devices = count.schedulable_count;
-    groups->groups[g].status.tainted_devices = count.tainted_count;
+    api::GpuNodeGroupStatus& status = groups->groups[g].status;
+    status.schedulable_devices = count.schedulable_count;
+    status.tainted_devices = count.tainted_count;
+    status.free_devices = with_claims != nullptr ? with_claims->Count(in_group).schedulable_count
+                                                 : count.schedulable_count;
   }
+}
+
+// RFC 3339 in UTC to the second, as the API server writes timestamps.
+std::string Rfc3339(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
 // Compiles one profile: selectors and sharing (problems: InvalidSpec), then what the cluster
@@ -287,8 +305,7 @@ dra::ExactDeviceRequest RequestFor(const api::GpuProfileSpec& spec, std::string 
 // How many claims with `requests` the device could hold at once (it allows multiple
 // allocations): the smallest quotient over the requested capacities. Unqualified names are in
 // the driver's domain, as the device publishes them.
-int64_t ClaimsPerDevice(const dra::Device& device,
-                        const std::map<std::string, Quantity>& requests,
+int64_t ClaimsPerDevice(const dra::Device& device, const std::map<std::string, Quantity>& requests,
                         const std::string& driver) {
   int64_t fits = std::numeric_limits<int64_t>::max();
   for (const auto& [name, amount] : requests) {
@@ -387,7 +404,9 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 }
 
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
-                                  FleetMemo* memo) {
+                                  FleetMemo* memo,
+                                  absl::Span<const dra::ResourceClaim* const> claims,
+                                  absl::Span<const api::NodeGpus> node_gpus) {
   FleetMemo local(plan.device_values);
   if (memo == nullptr) memo = &local;
   DesiredState out;
@@ -404,7 +423,14 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   const std::vector<dra::Device>& devices = inventory.devices();
   const std::vector<uint32_t>& node_index = inventory.node_index();
   const AllocationModel allocation(inventory);
-  CountGroupAllocations(allocation, &groups);
+  const DeviceClaims held = IndexAllocatedDevices(inventory, claims);
+  const absl::flat_hash_map<std::string, ClassClaims> claims_by_class =
+      SummariseClaimsByClass(claims);
+  // Only when a claim holds a device of the inventory: otherwise free is schedulable.
+  std::optional<AllocationModel> with_claims;
+  if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
+  CountGroupAllocations(allocation, with_claims ? &*with_claims : nullptr, held, &groups);
+  MarkDevicePluginNodes(node_gpus, inventory, &groups);
 
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
   for (size_t p = 0; p < work.size(); ++p) {
@@ -476,6 +502,21 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
       status.matched_nodes = nodes;
       status.schedulable_devices = allocatable.schedulable_count;
       status.tainted_devices = allocatable.tainted_count;
+      status.allocation.free_devices =
+          with_claims ? with_claims->Count(m.matched, tolerations).schedulable_count
+                      : allocatable.schedulable_count;
+      if (w.generates_class) {
+        auto it = claims_by_class.find(in.spec.device_class_name);
+        if (it != claims_by_class.end()) {
+          const ClassClaims& c = it->second;
+          status.allocation.allocated_devices = c.allocated_devices;
+          status.allocation.allocated_claims = c.allocated_claims;
+          status.allocation.pending_claims = c.pending_claims;
+          if (c.oldest_pending) {
+            status.allocation.oldest_pending_claim_time = Rfc3339(*c.oldest_pending);
+          }
+        }
+      }
       facts.schedulable_devices = allocatable.schedulable_count;
       facts.tainted_devices = allocatable.tainted_count;
       facts.incomplete_pool_devices = allocatable.incomplete_pool_count;
@@ -565,6 +606,17 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
     groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
   }
   out.node_groups = std::move(groups.groups);
+  // Nodes only the device plugin serves: groups of their own, after the DRA groups' indices
+  // have served their purpose.
+  std::vector<api::GpuNodeGroup> plugin_groups =
+      DevicePluginGroups(node_gpus, inventory, out.node_groups);
+  if (!plugin_groups.empty()) {
+    for (api::GpuNodeGroup& g : plugin_groups) out.node_groups.push_back(std::move(g));
+    std::sort(out.node_groups.begin(), out.node_groups.end(),
+              [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+                return a.metadata.name < b.metadata.name;
+              });
+  }
   std::sort(out.device_classes.begin(), out.device_classes.end(),
             [](const dra::DeviceClass& a, const dra::DeviceClass& b) {
               return a.metadata.name < b.metadata.name;
@@ -573,8 +625,10 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
 }
 
 DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
-                                 FleetMemo* memo) {
-  return AssembleDesiredState(PlanProfiles(input), inventory, memo);
+                                 FleetMemo* memo,
+                                 absl::Span<const dra::ResourceClaim* const> claims,
+                                 absl::Span<const api::NodeGpus> nodes) {
+  return AssembleDesiredState(PlanProfiles(input), inventory, memo, claims, nodes);
 }
 
 dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) const {

@@ -33,13 +33,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "controller/api/gpu_node_group.h"
 #include "controller/api/gpu_profile.h"
 #include "controller/meta/namespace.h"
+#include "controller/meta/node.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/device_class.h"
 #include "controller/dra/inventory.h"
+#include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/meta/resource_quota.h"
 #include "controller/dra_cel/device_value.h"
@@ -162,14 +165,22 @@ struct SpecPlan {
 
 SpecPlan PlanProfiles(const EngineInput& input);
 
-// `plan` must come from the same Kubernetes version as `memo`'s other uses.
+// `plan` must come from the same Kubernetes version as `memo`'s other uses. `claims` are the
+// cluster's ResourceClaims (compact, dra/resource_claim.h): they give status.allocation and the
+// node groups' allocated and free devices (none: every schedulable device is free).
+// `nodes` are the cluster's Nodes' device-plugin GPUs (the node groups' migration view; none:
+// every group is offered by DRA).
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
-                                  FleetMemo* memo = nullptr);
+                                  FleetMemo* memo = nullptr,
+                                  absl::Span<const dra::ResourceClaim* const> claims = {},
+                                  absl::Span<const api::NodeGpus> nodes = {});
 
 // `memo` (optional; one per Kubernetes version) keeps per-slice work between calls, so that a
 // caller whose slices change a few at a time pays for the changed ones (fleet_memo.h). The
 // result is the same with or without it.
 DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
-                                 FleetMemo* memo = nullptr);
+                                 FleetMemo* memo = nullptr,
+                                 absl::Span<const dra::ResourceClaim* const> claims = {},
+                                 absl::Span<const api::NodeGpus> nodes = {});
 
 }  // namespace gpuprofile::profile

@@ -11,9 +11,12 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "controller/core/quantity.h"
 #include "controller/profile/driver_terms.h"
 
 namespace gpuprofile::profile {
@@ -210,6 +213,102 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
   for (size_t d = 0; d < devices.size(); ++d) {
     out.group_of_device[d] = position[signature_of_device[d]];
   }
+  return out;
+}
+
+void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inventory& inventory,
+                           NodeGroups* groups) {
+  absl::flat_hash_set<absl::string_view> plugin_nodes;
+  for (const api::NodeGpus& node : nodes) {
+    if (node.device_plugin_devices > 0) plugin_nodes.insert(node.name);
+  }
+  std::vector<std::set<std::string>> twice(groups->groups.size());
+  if (!plugin_nodes.empty()) {
+    const std::vector<dra::Device>& devices = inventory.devices();
+    for (size_t d = 0; d < devices.size() && d < groups->group_of_device.size(); ++d) {
+      const absl::string_view node = devices[d].node();
+      if (!node.empty() && plugin_nodes.contains(node)) {
+        twice[groups->group_of_device[d]].emplace(node);
+      }
+    }
+  }
+  for (size_t g = 0; g < groups->groups.size(); ++g) {
+    api::GpuNodeGroupStatus& status = groups->groups[g].status;
+    status.device_plugin_nodes = static_cast<int64_t>(twice[g].size());
+    if (twice[g].empty()) {
+      status.offered_by = api::kOfferedByDra;
+      continue;
+    }
+    status.offered_by = api::kOfferedByBoth;
+    for (const std::string& node : twice[g]) {
+      if (status.offered_twice.size() >= static_cast<size_t>(api::kMaxNodeNamesInStatus)) break;
+      status.offered_twice.push_back(node);
+    }
+    api::Condition condition;
+    condition.type = api::kConditionOfferedTwice;
+    condition.status = api::ConditionStatus::kTrue;
+    condition.reason = api::kReasonDevicePluginAndDra;
+    condition.message = absl::StrCat(
+        twice[g].size(), twice[g].size() == 1 ? " node offers" : " nodes offer",
+        " these GPUs through both the device plugin (", api::kDevicePluginGpuResource,
+        " in its allocatable) and DRA (ResourceSlices), which would hand out the same GPUs twice: ",
+        absl::StrJoin(status.offered_twice, ", "),
+        twice[g].size() > status.offered_twice.size() ? ", ..." : "",
+        ". Remove the device plugin from these nodes, or the DRA driver, before scheduling "
+        "pods on them.");
+    status.conditions.push_back(std::move(condition));
+  }
+}
+
+std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus> nodes,
+                                                  const dra::Inventory& inventory,
+                                                  const std::vector<api::GpuNodeGroup>& taken) {
+  absl::flat_hash_set<absl::string_view> dra_nodes;
+  for (const dra::Device& device : inventory.devices()) {
+    if (!device.node().empty()) dra_nodes.insert(device.node());
+  }
+  // (product, memory) -> the nodes, sorted by name.
+  std::map<std::pair<std::string, std::string>, std::vector<const api::NodeGpus*>> by_gpu;
+  for (const api::NodeGpus& node : nodes) {
+    if (node.device_plugin_devices <= 0 || dra_nodes.contains(node.name)) continue;
+    by_gpu[{node.product, node.memory_mib}].push_back(&node);
+  }
+  std::set<std::string> names;
+  for (const api::GpuNodeGroup& group : taken) names.insert(group.metadata.name);
+  std::vector<api::GpuNodeGroup> out;
+  for (auto& [key, members] : by_gpu) {
+    std::sort(members.begin(), members.end(),
+              [](const api::NodeGpus* a, const api::NodeGpus* b) { return a->name < b->name; });
+    api::GpuNodeGroup group;
+    api::DeviceSignature& signature = group.status.signature;
+    signature.device_type = "gpu";
+    signature.product = key.first;
+    if (!key.second.empty()) {
+      absl::StatusOr<Quantity> memory = Quantity::Parse(absl::StrCat(key.second, "Mi"));
+      signature.memory = memory.ok() ? memory->ToString() : key.second;
+    }
+    std::string name =
+        absl::StrCat(Slug(key.first.empty() ? "nvidia-gpu" : key.first), "-device-plugin");
+    if (names.count(name) != 0 || name.size() > kMaxNodeGroupNameLength) {
+      const std::string hash = SignatureHash(signature);
+      name = absl::StrCat(TrimToLength(name, kMaxNodeGroupNameLength - hash.size() - 1), "-", hash);
+    }
+    names.insert(name);
+    group.metadata.name = std::move(name);
+    group.status.node_count = static_cast<int64_t>(members.size());
+    for (const api::NodeGpus* node : members) {
+      group.status.devices += node->device_plugin_devices;
+      if (group.status.nodes.size() < static_cast<size_t>(api::kMaxNodeNamesInStatus)) {
+        group.status.nodes.push_back(node->name);
+      }
+    }
+    group.status.offered_by = api::kOfferedByDevicePlugin;
+    group.status.device_plugin_nodes = group.status.node_count;
+    out.push_back(std::move(group));
+  }
+  std::sort(out.begin(), out.end(), [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+    return a.metadata.name < b.metadata.name;
+  });
   return out;
 }
 

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "controller/api/gpu_node_group.h"
 #include "controller/dra/inventory.h"
+#include "controller/meta/node.h"
 #include "controller/profile/fleet_memo.h"
 
 namespace gpuprofile::profile {
@@ -40,5 +42,20 @@ std::string SignatureHash(const api::DeviceSignature& signature);
 // `memo` (optional) keeps the devices' signatures between calls (fleet_memo.h); the result is
 // the same with or without it.
 NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo = nullptr);
+
+// The migration view (api/gpu_node_group.h, offeredBy). Marks each group of `groups` DRA, or
+// Both with the OfferedTwice condition when any of its nodes also offers device-plugin GPUs
+// (`nodes`: the cluster's Nodes; empty when unknown, e.g. `render` without Node objects).
+void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inventory& inventory,
+                           NodeGroups* groups);
+
+// Groups of the nodes whose GPUs only the device plugin offers (device-plugin resources in
+// their allocatable and no device in the inventory), one per GPU Feature Discovery product and
+// memory label pair, named `<product slug>-device-plugin` (hashed like other names when that
+// collides with `taken` or is too long). Offered by DevicePlugin; the devices are the plugin's
+// allocatable count. Sorted by name.
+std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus> nodes,
+                                                  const dra::Inventory& inventory,
+                                                  const std::vector<api::GpuNodeGroup>& taken);
 
 }  // namespace gpuprofile::profile

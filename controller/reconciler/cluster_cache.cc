@@ -11,6 +11,33 @@
 namespace gpuprofile::reconciler {
 namespace {
 
+// Whether two versions of a claim count the same in allocation accounting (profile/
+// claim_allocations.h): a pod reserving an allocated claim, or a new resourceVersion alone,
+// changes nothing there.
+bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
+  if (a.allocated != b.allocated || a.deleting != b.deleting || a.created != b.created ||
+      a.requests.size() != b.requests.size() || a.results.size() != b.results.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.requests.size(); ++i) {
+    const dra::ClaimRequest& x = a.requests[i];
+    const dra::ClaimRequest& y = b.requests[i];
+    if (x.name != y.name || x.device_classes != y.device_classes ||
+        x.subrequests != y.subrequests) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.results.size(); ++i) {
+    const dra::ClaimDeviceResult& x = a.results[i];
+    const dra::ClaimDeviceResult& y = b.results[i];
+    if (x.request != y.request || x.driver != y.driver || x.pool != y.pool ||
+        x.device != y.device) {
+      return false;
+    }
+  }
+  return true;
+}
+
 kube::WatcherOptions For(const kube::WatcherOptions& base, kube::ResourcePath collection,
                          std::string label_selector = "") {
   kube::WatcherOptions options = base;
@@ -134,6 +161,23 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
                                                          a != nullptr ? &a->metadata : nullptr);
                             });
   // GpuNodeGroups are outputs only: the desired state never reads them.
+  // Nodes: real ones are large (kubelet status, images): listed in pages like slices.
+  kube::WatcherOptions node_watch = For(options_.watch, NodesPath());
+  node_watch.page_size = std::min(node_watch.page_size, kSlicePageSize);
+  nodes_ = std::make_unique<kube::Informer<api::NodeGpus>>(
+      options_.client, std::move(node_watch), DecodeNodeObject,
+      [](const api::NodeGpus& n) { return n.name; });
+  nodes_->SetVersionOf(
+      [](const api::NodeGpus& n) -> absl::string_view { return n.resource_version; });
+  nodes_->AddHandler([this](const api::NodeGpus* before, const api::NodeGpus* after) {
+    if (before != nullptr && after != nullptr &&
+        before->device_plugin_devices == after->device_plugin_devices &&
+        before->product == after->product && before->memory_mib == after->memory_mib) {
+      return;
+    }
+    nodes_version_.fetch_add(1);
+    version_.fetch_add(1);
+  });
 }
 
 ClusterCache::~ClusterCache() { Stop(); }
@@ -154,6 +198,7 @@ void ClusterCache::Start() {
   namespaces_->Start();
   node_groups_->Start();
   quotas_->Start();
+  nodes_->Start();
 }
 
 bool ClusterCache::EnableDra(dra::DraApiVersion version) {
@@ -179,6 +224,11 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
                profile::kProfileLabel, [](const TemplateObject& t) -> const api::ObjectMeta& {
                  return t.shared_meta();
                })}});
+  claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(
+      options_.client, For(options_.watch, ResourceClaimsPath(version)), DecodeResourceClaimObject,
+      [](const dra::ResourceClaim& c) { return absl::StrCat(c.namespace_name, "/", c.name); });
+  claims_->SetVersionOf(
+      [](const dra::ResourceClaim& c) -> absl::string_view { return c.resource_version; });
   // Relists keep the cached objects that did not change (see kube/reflector.h).
   classes_->SetVersionOf(
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
@@ -226,10 +276,16 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
     return OwnedObjectRelevant(b != nullptr ? &b->shared_meta() : nullptr,
                                a != nullptr ? &a->shared_meta() : nullptr);
   });
-  if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_);
+  claims_->AddHandler([this](const dra::ResourceClaim* before, const dra::ResourceClaim* after) {
+    if (before != nullptr && after != nullptr && SameAccounting(*before, *after)) return;
+    claims_version_.fetch_add(1);
+    version_.fetch_add(1);
+  });
+  if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_, *claims_);
   slices_->Start();
   classes_->Start();
   templates_->Start();
+  claims_->Start();
   BumpSpecVersion();
   return true;
 }
@@ -243,10 +299,12 @@ void ClusterCache::Stop() {
   namespaces_->Stop();
   node_groups_->Stop();
   quotas_->Stop();
+  nodes_->Stop();
   absl::MutexLock lock(&mu_);
   if (slices_) slices_->Stop();
   if (classes_) classes_->Stop();
   if (templates_) templates_->Stop();
+  if (claims_) claims_->Stop();
 }
 
 void ClusterCache::MarkDraChecked() {
@@ -256,12 +314,14 @@ void ClusterCache::MarkDraChecked() {
 
 bool ClusterCache::WaitForSync(absl::Time deadline) {
   if (!profiles_->WaitForSync(deadline) || !namespaces_->WaitForSync(deadline) ||
-      !node_groups_->WaitForSync(deadline) || !quotas_->WaitForSync(deadline)) {
+      !node_groups_->WaitForSync(deadline) || !quotas_->WaitForSync(deadline) ||
+      !nodes_->WaitForSync(deadline)) {
     return false;
   }
   kube::Informer<dra::ResourceSlice>* slices = nullptr;
   kube::Informer<dra::DeviceClass>* classes = nullptr;
   kube::Informer<TemplateObject>* templates = nullptr;
+  kube::Informer<dra::ResourceClaim>* claims = nullptr;
   {
     absl::MutexLock lock(&mu_);
     auto checked = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return dra_checked_ || stopped_; };
@@ -270,9 +330,10 @@ bool ClusterCache::WaitForSync(absl::Time deadline) {
     slices = slices_.get();
     classes = classes_.get();
     templates = templates_.get();
+    claims = claims_.get();
   }
   if (slices != nullptr && (!slices->WaitForSync(deadline) || !classes->WaitForSync(deadline) ||
-                            !templates->WaitForSync(deadline))) {
+                            !templates->WaitForSync(deadline) || !claims->WaitForSync(deadline))) {
     return false;
   }
   return HasSynced();
@@ -280,13 +341,14 @@ bool ClusterCache::WaitForSync(absl::Time deadline) {
 
 bool ClusterCache::HasSynced() const {
   if (!profiles_->HasSynced() || !namespaces_->HasSynced() || !node_groups_->HasSynced() ||
-      !quotas_->HasSynced()) {
+      !quotas_->HasSynced() || !nodes_->HasSynced()) {
     return false;
   }
   absl::MutexLock lock(&mu_);
   if (!dra_checked_) return false;
   if (!dra_version_.has_value()) return true;
-  return slices_->HasSynced() && classes_->HasSynced() && templates_->HasSynced();
+  return slices_->HasSynced() && classes_->HasSynced() && templates_->HasSynced() &&
+         claims_->HasSynced();
 }
 
 std::optional<dra::DraApiVersion> ClusterCache::dra_version() const {
@@ -306,6 +368,10 @@ const runtime::Store<TemplateObject>* ClusterCache::claim_templates() const {
   absl::MutexLock lock(&mu_);
   return templates_ ? &templates_->store() : nullptr;
 }
+const runtime::Store<dra::ResourceClaim>* ClusterCache::claims() const {
+  absl::MutexLock lock(&mu_);
+  return claims_ ? &claims_->store() : nullptr;
+}
 
 std::vector<dra::UndecodableSlice> ClusterCache::UndecodableSlices() const {
   absl::MutexLock lock(&undecodable_mu_);
@@ -317,9 +383,12 @@ std::vector<dra::UndecodableSlice> ClusterCache::UndecodableSlices() const {
 
 int64_t ClusterCache::undecodable() const {
   int64_t n = profiles_->undecodable() + namespaces_->undecodable() + node_groups_->undecodable() +
-              quotas_->undecodable();
+              quotas_->undecodable() + nodes_->undecodable();
   absl::MutexLock lock(&mu_);
-  if (slices_) n += slices_->undecodable() + classes_->undecodable() + templates_->undecodable();
+  if (slices_) {
+    n += slices_->undecodable() + classes_->undecodable() + templates_->undecodable() +
+         claims_->undecodable();
+  }
   return n;
 }
 

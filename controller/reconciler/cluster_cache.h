@@ -2,7 +2,8 @@
 // The operator's view of the cluster: one informer per kind it reads, all feeding one change
 // counter so that computations over the whole view (the desired state) know when to redo
 // themselves.
-//  - Always: GpuProfiles, Namespaces, GpuNodeGroups, and the ResourceQuotas carrying the
+//  - Always: GpuProfiles, Namespaces, Nodes (compact: device-plugin GPUs and GPU labels, for
+//    the node groups' migration view), GpuNodeGroups, and the ResourceQuotas carrying the
 //    operator's managed-by label (core/v1: served whether or not DRA is; unmanaged quotas are
 //    discovered when a create meets them, like templates).
 //  - Once resource.k8s.io is served (EnableDra, in the version discovery chose): ResourceSlices,
@@ -10,7 +11,8 @@
 //    to report Conflict) and ResourceClaimTemplates carrying the operator's managed-by label
 //    (templates can be many; unmanaged ones are discovered when a create meets them, see
 //    desired_state.h); those are cached compact, sharing what they have in common
-//    (TemplateObject).
+//    (TemplateObject). And every ResourceClaim, compact (dra/resource_claim.h), for allocation
+//    accounting.
 // Event handlers are added to the informers (kube/controller_builder.h) before Start, and for
 // the DRA kinds by the wiring function SetDraWiring installs, which EnableDra calls before
 // starting them; they run on the informers' threads and must be quick (enqueue keys).
@@ -39,7 +41,8 @@ inline constexpr char kByProfileLabel[] = "by-profile-label";
 // Adds handlers to the DRA informers (called once, before they start).
 using DraWiring = std::function<void(kube::Informer<dra::ResourceSlice>& slices,
                                      kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<TemplateObject>& templates)>;
+                                     kube::Informer<TemplateObject>& templates,
+                                     kube::Informer<dra::ResourceClaim>& claims)>;
 
 struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
@@ -72,6 +75,7 @@ class ClusterCache {
   kube::Informer<api::Namespace>& namespace_informer() { return *namespaces_; }
   kube::Informer<NodeGroupObject>& node_group_informer() { return *node_groups_; }
   kube::Informer<api::ResourceQuota>& quota_informer() { return *quotas_; }
+  kube::Informer<api::NodeGpus>& node_informer() { return *nodes_; }
   void SetDraWiring(DraWiring wiring) { dra_wiring_ = std::move(wiring); }
   void Start();
   // Creates and starts the DRA informers in `version` (once; later calls return false).
@@ -93,6 +97,12 @@ class ClusterCache {
   uint64_t version() const { return version_.load(); }
   // Bumped by ResourceSlice changes only: the inventory is rebuilt when this moves.
   uint64_t slices_version() const { return slices_version_.load(); }
+  // Bumped by ResourceClaim changes that can change allocation accounting (requests' classes,
+  // allocation results, deletion; not reservedFor or other status).
+  uint64_t claims_version() const { return claims_version_.load(); }
+  // Bumped by Node changes that change what the migration view reads (device-plugin GPUs, GPU
+  // labels, nodes coming and going).
+  uint64_t nodes_version() const { return nodes_version_.load(); }
   // Moves on every change counted by version() except ResourceSlice changes: the desired state's
   // spec side (profile/engine.h, PlanProfiles) depends on exactly these.
   uint64_t spec_version() const { return spec_version_.load(); }
@@ -106,11 +116,14 @@ class ClusterCache {
   const runtime::Store<NodeGroupObject>& node_groups() const { return node_groups_->store(); }
   // The operator's ResourceQuotas, keyed "<namespace>/<name>", indexed by kByProfileLabel.
   const runtime::Store<api::ResourceQuota>& quotas() const { return quotas_->store(); }
+  const runtime::Store<api::NodeGpus>& nodes() const { return nodes_->store(); }
   // Null until EnableDra.
   const runtime::Store<dra::ResourceSlice>* slices() const;
   const runtime::Store<dra::DeviceClass>* device_classes() const;
   // Compact (TemplateObject), keyed "<namespace>/<name>", indexed by kByProfileLabel.
   const runtime::Store<TemplateObject>* claim_templates() const;
+  // Compact, keyed "<namespace>/<name>".
+  const runtime::Store<dra::ResourceClaim>* claims() const;
   // Distinct template shapes cached (TemplateObject): a diagnostic.
   size_t template_shapes() const { return template_shapes_.size(); }
 
@@ -130,6 +143,8 @@ class ClusterCache {
   DraWiring dra_wiring_;
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> slices_version_{0};
+  std::atomic<uint64_t> claims_version_{0};
+  std::atomic<uint64_t> nodes_version_{0};
   std::atomic<uint64_t> spec_version_{0};
   std::atomic<uint64_t> owned_version_{0};
   // spec_version_ first: a reader that sees the new version() then sees the new spec_version().
@@ -141,6 +156,7 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;
   std::unique_ptr<kube::Informer<api::ResourceQuota>> quotas_;
+  std::unique_ptr<kube::Informer<api::NodeGpus>> nodes_;
 
   mutable absl::Mutex mu_;
   std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);
@@ -149,6 +165,7 @@ class ClusterCache {
   std::unique_ptr<kube::Informer<dra::DeviceClass>> classes_ ABSL_GUARDED_BY(mu_);
   TemplateShapes template_shapes_;
   std::unique_ptr<kube::Informer<TemplateObject>> templates_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<kube::Informer<dra::ResourceClaim>> claims_ ABSL_GUARDED_BY(mu_);
   mutable absl::Mutex undecodable_mu_;
   std::map<std::string, std::string> undecodable_slices_ ABSL_GUARDED_BY(undecodable_mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

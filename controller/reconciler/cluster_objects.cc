@@ -11,6 +11,7 @@
 #include "controller/api/gpu_profile_codec.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/node_codec.h"
 #include "controller/meta/object_meta_codec.h"
 #include "controller/meta/resource_quota_codec.h"
 
@@ -62,6 +63,16 @@ absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
 absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
     const nlohmann::json& object) {
   return Shared(dra::DecodeDeviceClass(object));
+}
+
+absl::StatusOr<std::shared_ptr<const api::NodeGpus>> DecodeNodeObject(
+    const nlohmann::json& object) {
+  return Shared(api::DecodeNodeGpus(object));
+}
+
+absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
+    const nlohmann::json& object) {
+  return Shared(dra::DecodeResourceClaim(object));
 }
 
 namespace {
@@ -194,6 +205,7 @@ kube::ResourcePath GpuNodeGroupsPath() {
   return {kGpuProfileGroup, kGpuProfileVersion, "gpunodegroups", "", "", ""};
 }
 kube::ResourcePath NamespacesPath() { return {"", "v1", "namespaces", "", "", ""}; }
+kube::ResourcePath NodesPath() { return {"", "v1", "nodes", "", "", ""}; }
 kube::ResourcePath ResourceQuotasPath() { return {"", "v1", "resourcequotas", "", "", ""}; }
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version) {
   return {
@@ -210,6 +222,11 @@ kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version) {
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version) {
   return {
       dra::kResourceApiGroup, std::string(dra::VersionName(version)), "resourceslices", "", "", ""};
+}
+
+kube::ResourcePath ResourceClaimsPath(dra::DraApiVersion version) {
+  return {
+      dra::kResourceApiGroup, std::string(dra::VersionName(version)), "resourceclaims", "", "", ""};
 }
 
 }  // namespace gpuprofile::reconciler

@@ -25,11 +25,13 @@
 #include "controller/api/gpu_profile.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/device_class.h"
+#include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_claim_template.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
 #include "controller/meta/namespace.h"
+#include "controller/meta/node.h"
 #include "controller/meta/object_meta.h"
 #include "controller/meta/resource_quota.h"
 #include "nlohmann/json.hpp"
@@ -69,6 +71,12 @@ absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
     const nlohmann::json& object);
 absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
     const nlohmann::json& object);
+// A ResourceClaim in its compact form (dra/resource_claim.h): the operator may see tens of
+// thousands and keeps only what allocation accounting reads.
+absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
+    const nlohmann::json& object);
+// A Node as the migration view reads it (meta/node.h): device-plugin GPUs and GFD labels.
+absl::StatusOr<std::shared_ptr<const api::NodeGpus>> DecodeNodeObject(const nlohmann::json& object);
 
 // A ResourceClaimTemplate as cached: per object only where it is and which version of it this is;
 // everything else (name, labels, annotations, finalizers, owner references, deletion timestamp,
@@ -144,9 +152,11 @@ absl::StatusOr<dra::DraApiVersion> DiscoverDraApiVersion(kube::Discovery* discov
 kube::ResourcePath GpuProfilesPath();
 kube::ResourcePath GpuNodeGroupsPath();
 kube::ResourcePath NamespacesPath();
+kube::ResourcePath NodesPath();
 kube::ResourcePath DeviceClassesPath(dra::DraApiVersion version);
 kube::ResourcePath ResourceClaimTemplatesPath(dra::DraApiVersion version);  // all namespaces
 kube::ResourcePath ResourceSlicesPath(dra::DraApiVersion version);
-kube::ResourcePath ResourceQuotasPath();  // core/v1, all namespaces
+kube::ResourcePath ResourceClaimsPath(dra::DraApiVersion version);  // all namespaces
+kube::ResourcePath ResourceQuotasPath();                            // core/v1, all namespaces
 
 }  // namespace gpuprofile::reconciler

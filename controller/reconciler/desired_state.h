@@ -54,6 +54,7 @@ struct Computed {
   int64_t pools = 0;
   int64_t incomplete_pools = 0;
   int64_t undecodable_slices = 0;  // ResourceSlices whose current version does not decode
+  int64_t claims = 0;              // ResourceClaims cached
   absl::Duration compute_time;
 };
 

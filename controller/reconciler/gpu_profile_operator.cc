@@ -1,7 +1,10 @@
 // File: controller/reconciler/gpu_profile_operator.cc
 #include "controller/reconciler/gpu_profile_operator.h"
 
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "controller/core/status_macros.h"
@@ -99,6 +102,8 @@ void GpuProfileOperator::Wire() {
   group_options.desired = desired_.get();
   group_options.writer = writer_.get();
   group_options.metrics = node_group_metrics_ ? &*node_group_metrics_ : nullptr;
+  group_options.clock = options_.clock;
+  group_options.events = options_.events;
   node_groups_ = std::make_unique<NodeGroupReconciler>(std::move(group_options));
 
   runtime::ControllerOptions controller_options;
@@ -136,7 +141,8 @@ void GpuProfileOperator::Wire() {
           /*urgent=*/true);
   kube::ControllerBuilder(node_group_controller_.get())
       .Watches<ProfileObject>(&cache_->profile_informer(), fleet)
-      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet);
+      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet)
+      .Watches<api::NodeGpus>(&cache_->node_informer(), fleet);
   const auto by_label = [this](const api::ObjectMeta& meta) {
     auto label = meta.labels.find(profile::kProfileLabel);
     if (label != meta.labels.end()) return std::vector<std::string>{label->second};
@@ -154,7 +160,8 @@ void GpuProfileOperator::Wire() {
           [by_label](const api::ResourceQuota& q) { return by_label(q.metadata); });
   cache_->SetDraWiring([this, fleet, by_label](kube::Informer<dra::ResourceSlice>& slices,
                                                kube::Informer<dra::DeviceClass>& classes,
-                                               kube::Informer<TemplateObject>& templates) {
+                                               kube::Informer<TemplateObject>& templates,
+                                               kube::Informer<dra::ResourceClaim>& claims) {
     kube::ControllerBuilder(controller_.get())
         .Watches<dra::ResourceSlice>(
             &slices,
@@ -171,9 +178,12 @@ void GpuProfileOperator::Wire() {
             [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); },
             api::kGpuProfileKind, kube::OwnerScope::kCluster)
         .Watches<TemplateObject>(
-            &templates, [by_label](const TemplateObject& t) { return by_label(t.shared_meta()); });
+            &templates, [by_label](const TemplateObject& t) { return by_label(t.shared_meta()); })
+        .Watches<dra::ResourceClaim>(
+            &claims, [this](const dra::ResourceClaim& claim) { return ProfilesOfClaim(claim); });
     kube::ControllerBuilder(node_group_controller_.get())
-        .Watches<dra::ResourceSlice>(&slices, fleet);
+        .Watches<dra::ResourceSlice>(&slices, fleet)
+        .Watches<dra::ResourceClaim>(&claims, fleet);
   });
 }
 
@@ -187,6 +197,26 @@ std::vector<std::string> GpuProfileOperator::ProfilesOfDriver(const std::string&
     // Undecodable profiles have no driver; they do not depend on slices either.
     if (!object->profile.has_value() || object->profile->spec.driver != driver) continue;
     keys.push_back(object->metadata.name);
+  }
+  return keys;
+}
+
+std::vector<std::string> GpuProfileOperator::ProfilesOfClaim(
+    const dra::ResourceClaim& claim) const {
+  // The profiles whose class a request may use (pending and allocated counts), and those of
+  // each allocated device's driver (a device held through any class is no longer free).
+  std::set<std::string> classes, drivers;
+  for (const dra::ClaimRequest& request : claim.requests) {
+    classes.insert(request.device_classes.begin(), request.device_classes.end());
+  }
+  for (const dra::ClaimDeviceResult& result : claim.results) drivers.insert(result.driver);
+  std::vector<std::string> keys;
+  for (const auto& object : cache_->profiles().List()) {
+    if (!object->profile.has_value()) continue;
+    const api::GpuProfileSpec& spec = object->profile->spec;
+    if (classes.count(spec.device_class_name) != 0 || drivers.count(spec.driver) != 0) {
+      keys.push_back(object->metadata.name);
+    }
   }
   return keys;
 }

@@ -10,10 +10,12 @@
 //   Namespace                   every profile, ahead of queued work (a label change can add or
 //                               remove templates, and a new namespace should not wait)
 //   ResourceSlice               the profiles of that slice's driver; the fleet
+//   ResourceClaim               the profiles whose class its requests may use and those of its
+//                               allocated devices' drivers; the fleet
 //   DeviceClass / template /    its controller owner (Owns), and the profile named by its label
 //   ResourceQuota               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
-//   GpuNodeGroup                the fleet
+//   GpuNodeGroup, Node          the fleet
 // StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
 // only on the leader, once WaitForCacheSync says the caches have synced (runtime::Manager does
 // both, through caches_runnable() and workers_runnable()). Errors name what failed.
@@ -102,6 +104,7 @@ class GpuProfileOperator {
   void PollDiscovery();
   void EnqueueAllProfiles();
   std::vector<std::string> ProfilesOfDriver(const std::string& driver) const;
+  std::vector<std::string> ProfilesOfClaim(const dra::ResourceClaim& claim) const;
 
   const OperatorOptions options_;
   const KubeVersion kube_;

@@ -3,9 +3,12 @@
 
 #include <utility>
 
+#include "absl/time/time.h"
 #include "controller/api/gpu_node_group_codec.h"
+#include "controller/api/gpu_profile.h"
 #include "controller/core/status_macros.h"
 #include "controller/kube/api_error.h"
+#include "controller/kube/merge_patch.h"
 #include "controller/profile/engine.h"
 
 namespace gpuprofile::reconciler {
@@ -26,6 +29,13 @@ absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegi
                                   "gpunodegroup_tainted_devices",
                                   "Devices of the node group with a NoSchedule or NoExecute taint.",
                                   {"node_group"}));
+  ASSIGN_OR_RETURN(m.allocated, registry->RegisterGauge("gpunodegroup_allocated_devices",
+                                                        "Devices of the node group claims hold.",
+                                                        {"node_group"}));
+  ASSIGN_OR_RETURN(m.free,
+                   registry->RegisterGauge("gpunodegroup_free_devices",
+                                           "Schedulable devices of the node group no claim holds.",
+                                           {"node_group"}));
   ASSIGN_OR_RETURN(m.undecodable_slices,
                    registry->RegisterGauge("gpuprofile_undecodable_resourceslices",
                                            "ResourceSlices whose current version does not decode "
@@ -50,11 +60,36 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   };
 
   std::set<std::string> desired_names;
-  for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
-    const std::string& name = group.metadata.name;
+  for (const api::GpuNodeGroup& desired : computed->desired.node_groups) {
+    const std::string& name = desired.metadata.name;
     desired_names.insert(name);
-    const nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
     std::shared_ptr<const NodeGroupObject> actual = cache.node_groups().Get(name);
+    // A condition keeps the time it last changed status (the engine has no clock); a new one,
+    // an OfferedTwice, is also a Warning event on the group.
+    api::GpuNodeGroup group = desired;
+    for (api::Condition& c : group.status.conditions) {
+      const api::Condition* before =
+          actual != nullptr ? api::FindCondition(actual->group.status.conditions, c.type) : nullptr;
+      if (before != nullptr && before->status == c.status) {
+        c.last_transition_time = before->last_transition_time;
+        continue;
+      }
+      c.last_transition_time =
+          absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", options_.clock->Now(), absl::UTCTimeZone());
+      if (c.type == api::kConditionOfferedTwice && c.status == api::ConditionStatus::kTrue &&
+          options_.events != nullptr) {
+        runtime::ObjectReference regarding;
+        regarding.api_version = api::kApiVersion;
+        regarding.kind = api::kGpuNodeGroupKind;
+        regarding.name = name;
+        if (actual != nullptr) regarding.uid = actual->group.metadata.uid;
+        // Best effort: an event that cannot be written must not fail the reconcile.
+        options_.events
+            ->Record(regarding, runtime::EventType::kWarning, c.reason, "Observe", c.message)
+            .IgnoreError();
+      }
+    }
+    const nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
     if (actual == nullptr) {
       api::GpuNodeGroup labelled = group;
       labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
@@ -67,7 +102,8 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
       }
       fail(options_.writer->PatchNodeGroupStatus(name, status));
     } else if (actual->status != status) {
-      fail(options_.writer->PatchNodeGroupStatus(name, status));
+      fail(options_.writer->PatchNodeGroupStatus(name,
+                                                 kube::CreateMergePatch(actual->status, status)));
     }
   }
   for (const auto& actual : cache.node_groups().List()) {
@@ -84,6 +120,8 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
       options_.metrics->nodes->WithLabels({gone})->Set(0);
       options_.metrics->schedulable->WithLabels({gone})->Set(0);
       options_.metrics->tainted->WithLabels({gone})->Set(0);
+      options_.metrics->allocated->WithLabels({gone})->Set(0);
+      options_.metrics->free->WithLabels({gone})->Set(0);
     }
     for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
       options_.metrics->devices->WithLabels({group.metadata.name})
@@ -94,6 +132,10 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
           ->Set(static_cast<double>(group.status.schedulable_devices));
       options_.metrics->tainted->WithLabels({group.metadata.name})
           ->Set(static_cast<double>(group.status.tainted_devices));
+      options_.metrics->allocated->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.allocated_devices));
+      options_.metrics->free->WithLabels({group.metadata.name})
+          ->Set(static_cast<double>(group.status.free_devices));
     }
     options_.metrics->undecodable_slices->WithLabels({})->Set(
         static_cast<double>(computed->undecodable_slices));

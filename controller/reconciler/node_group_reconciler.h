@@ -18,7 +18,9 @@
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
+#include "controller/runtime/clock.h"
 #include "controller/runtime/controller.h"
+#include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
 
 namespace gpuprofile::reconciler {
@@ -31,6 +33,8 @@ struct NodeGroupMetrics {
   runtime::GaugeFamily* nodes = nullptr;
   runtime::GaugeFamily* schedulable = nullptr;  // gpunodegroup_schedulable_devices{node_group}
   runtime::GaugeFamily* tainted = nullptr;      // gpunodegroup_tainted_devices{node_group}
+  runtime::GaugeFamily* allocated = nullptr;    // gpunodegroup_allocated_devices{node_group}
+  runtime::GaugeFamily* free = nullptr;         // gpunodegroup_free_devices{node_group}
   // gpuprofile_undecodable_resourceslices: slices whose current version does not decode.
   runtime::GaugeFamily* undecodable_slices = nullptr;
   static absl::StatusOr<NodeGroupMetrics> Register(runtime::MetricsRegistry* registry);
@@ -41,6 +45,8 @@ struct NodeGroupReconcilerOptions {
   DesiredStateCache* desired = nullptr;
   ClusterWriter* writer = nullptr;
   const NodeGroupMetrics* metrics = nullptr;  // may be null
+  runtime::Clock* clock = nullptr;            // required: condition transition times
+  runtime::EventRecorder* events = nullptr;   // may be null: OfferedTwice warnings
 };
 
 class NodeGroupReconciler {

@@ -13,6 +13,7 @@
 #include "controller/core/status_macros.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/kube/api_error.h"
+#include "controller/kube/merge_patch.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
@@ -114,6 +115,19 @@ absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry
                    registry->RegisterGauge("gpuprofile_ready",
                                            "1 when the profile's Ready condition is True, else 0.",
                                            {"profile"}));
+  ASSIGN_OR_RETURN(m.allocated_devices,
+                   registry->RegisterGauge("gpuprofile_allocated_devices",
+                                           "Devices allocated to claims from the profile's class.",
+                                           {"profile"}));
+  ASSIGN_OR_RETURN(m.free_devices,
+                   registry->RegisterGauge("gpuprofile_free_devices",
+                                           "Schedulable devices of the profile no claim holds.",
+                                           {"profile"}));
+  ASSIGN_OR_RETURN(m.pending_claims,
+                   registry->RegisterGauge("gpuprofile_pending_claims",
+                                           "Claims not yet allocated that could use the "
+                                           "profile's class.",
+                                           {"profile"}));
   return m;
 }
 
@@ -132,7 +146,8 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std:
     if (options_.metrics != nullptr) {
       for (runtime::GaugeFamily* gauge :
            {options_.metrics->matched_devices, options_.metrics->matched_nodes,
-            options_.metrics->ready}) {
+            options_.metrics->ready, options_.metrics->allocated_devices,
+            options_.metrics->free_devices, options_.metrics->pending_claims}) {
         if (runtime::Gauge* series = gauge->Find({name})) series->Set(0);
       }
     }
@@ -356,6 +371,12 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
         static_cast<double>(status.matched_devices));
     options_.metrics->matched_nodes->WithLabels({name})->Set(
         static_cast<double>(status.matched_nodes));
+    options_.metrics->allocated_devices->WithLabels({name})->Set(
+        static_cast<double>(status.allocation.allocated_devices));
+    options_.metrics->free_devices->WithLabels({name})->Set(
+        static_cast<double>(status.allocation.free_devices));
+    options_.metrics->pending_claims->WithLabels({name})->Set(
+        static_cast<double>(status.allocation.pending_claims));
     const api::Condition* ready = api::FindCondition(status.conditions, api::kConditionReady);
     options_.metrics->ready->WithLabels({name})->Set(
         ready != nullptr && ready->status == api::ConditionStatus::kTrue ? 1 : 0);
@@ -370,7 +391,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
     }
     last_status_write_[name] = now;
   }
-  absl::Status written = options_.writer->PatchProfileStatus(name, encoded);
+  // Only what changed, and null for what went away (kube/merge_patch.h).
+  absl::Status written =
+      options_.writer->PatchProfileStatus(name, kube::CreateMergePatch(object.status, encoded));
   if (kube::apierrors::IsNotFound(written)) return runtime::ReconcileResult{};
   if (!written.ok()) return written;
   return runtime::ReconcileResult{};

@@ -55,6 +55,11 @@ struct ProfileMetrics {
   runtime::GaugeFamily* matched_devices = nullptr;  // gpuprofile_matched_devices{profile}
   runtime::GaugeFamily* matched_nodes = nullptr;    // gpuprofile_matched_nodes{profile}
   runtime::GaugeFamily* ready = nullptr;            // gpuprofile_ready{profile}
+  // status.allocation: gpuprofile_allocated_devices, gpuprofile_free_devices and
+  // gpuprofile_pending_claims{profile}.
+  runtime::GaugeFamily* allocated_devices = nullptr;
+  runtime::GaugeFamily* free_devices = nullptr;
+  runtime::GaugeFamily* pending_claims = nullptr;
   static absl::StatusOr<ProfileMetrics> Register(runtime::MetricsRegistry* registry);
 };
 

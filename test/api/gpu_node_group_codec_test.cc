@@ -59,9 +59,12 @@ TEST(GpuNodeGroupCodecTest, EncodesInDocumentedOrder) {
     "devices": 12,
     "schedulableDevices": 0,
     "taintedDevices": 0,
+    "allocatedDevices": 0,
+    "freeDevices": 0,
     "profiles": [
       "large-memory"
-    ]
+    ],
+    "devicePluginNodes": 0
   }
 })");
 }
@@ -75,17 +78,32 @@ TEST(GpuNodeGroupCodecTest, OmitsEmptySignatureFieldsAndWritesIncompletePools) {
   EXPECT_EQ(EncodeGpuNodeGroupStatus(g.status).dump(),
             R"({"driver":"gpu.example.com","productName":"model-x","nodeCount":0,"nodes":[],)"
             R"("devices":0,"schedulableDevices":0,"taintedDevices":0,)"
+            R"("allocatedDevices":0,"freeDevices":0,)"
             R"("incompletePools":[{"driver":"gpu.example.com","pool":"node-a",)"
-            R"("generation":4,"slicesSeen":1,"resourceSliceCount":2}],"profiles":[]})");
+            R"("generation":4,"slicesSeen":1,"resourceSliceCount":2}],"profiles":[],)"
+            R"("devicePluginNodes":0})");
 }
 
 TEST(GpuNodeGroupCodecTest, RoundTrips) {
   GpuNodeGroup g = Group();
   g.status.incomplete_pools.push_back({"gpu.nvidia.com", "node-c", 2, 1, 3});
+  g.status.allocated_devices = 5;
+  g.status.free_devices = 7;
+  g.status.offered_by = "Both";
+  g.status.device_plugin_nodes = 1;
+  g.status.offered_twice = {"node-a"};
+  g.status.conditions.push_back({"OfferedTwice", ConditionStatus::kTrue, 0,
+                                 "2026-12-02T03:00:00Z", "DevicePluginAndDRA", "1 node offers"});
   const std::string encoded = EncodeGpuNodeGroup(g, true).dump();
   ASSERT_OK_AND_ASSIGN(GpuNodeGroup decoded, DecodeGpuNodeGroup(json::parse(encoded)));
   EXPECT_EQ(decoded.status.signature, g.status.signature);
   EXPECT_EQ(decoded.metadata.uid, "u-1");
+  EXPECT_EQ(decoded.status.allocated_devices, 5);
+  EXPECT_EQ(decoded.status.free_devices, 7);
+  EXPECT_EQ(decoded.status.offered_by, "Both");
+  EXPECT_EQ(decoded.status.offered_twice, std::vector<std::string>{"node-a"});
+  ASSERT_EQ(decoded.status.conditions.size(), 1u);
+  EXPECT_EQ(decoded.status.conditions[0], g.status.conditions[0]);
   EXPECT_EQ(EncodeGpuNodeGroup(decoded, true).dump(), encoded);
   EXPECT_TRUE(IsGpuNodeGroup(json::parse(encoded)));
 }

@@ -872,6 +872,12 @@ TEST(GpuProfileCodecTest, EncodesDefaultsAndCanonicalValuesInOrder) {
     "quotas": {
       "desired": 0,
       "ready": 0
+    },
+    "allocation": {
+      "allocatedDevices": 0,
+      "allocatedClaims": 0,
+      "freeDevices": 0,
+      "pendingClaims": 0
     }
   }
 })");
@@ -903,7 +909,9 @@ TEST(GpuProfileCodecTest, EncodesStatus) {
             R"("matchedNodes":5,"schedulableDevices":0,"taintedDevices":0,)"
             R"("nodeGroups":[{"name":"nvidia-a100-sxm4-40gb-535.161.8",)"
             R"("devices":12,"nodes":3,"schedulableDevices":0,"taintedDevices":0}],)"
-            R"("claimTemplates":{"desired":4,"ready":4},"quotas":{"desired":0,"ready":0}})");
+            R"("claimTemplates":{"desired":4,"ready":4},"quotas":{"desired":0,"ready":0},)"
+            R"("allocation":{"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,)"
+            R"("pendingClaims":0}})");
 }
 
 // decode -> encode -> decode -> encode gives the same bytes, and the decoded profiles agree.
@@ -1279,7 +1287,8 @@ TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
   EXPECT_THAT(keys, ElementsAre("observedGeneration", "conditions", "deviceClassName", "selectors",
                                 "matchedDevices", "matchedNodes", "schedulableDevices",
                                 "taintedDevices", "nodeGroups", "claimTemplates",
-                                "extendedResourceName", "schedulableClaims", "quotas"));
+                                "extendedResourceName", "schedulableClaims", "quotas",
+                                "allocation"));
   EXPECT_EQ(encoded["extendedResourceName"], "example.com/large-memory");
   EXPECT_EQ(encoded["schedulableClaims"], 12);
   EXPECT_EQ(encoded["quotas"].dump(), R"({"desired":3,"ready":1})");
@@ -1292,6 +1301,13 @@ TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
   EXPECT_FALSE(bare.contains("extendedResourceName"));
   EXPECT_FALSE(bare.contains("schedulableClaims"));
   EXPECT_EQ(bare["quotas"].dump(), R"({"desired":0,"ready":0})");
+  // Allocation always, its oldest pending time only when a claim is pending.
+  EXPECT_EQ(bare["allocation"].dump(),
+            R"({"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,"pendingClaims":0})");
+  status.allocation = {6, 3, 10, 2, "2026-11-30T10:00:00Z"};
+  EXPECT_EQ(EncodeGpuProfileStatus(status)["allocation"].dump(),
+            R"({"allocatedDevices":6,"allocatedClaims":3,"freeDevices":10,"pendingClaims":2,)"
+            R"("oldestPendingClaimTime":"2026-11-30T10:00:00Z"})");
 }
 
 TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
@@ -1303,12 +1319,18 @@ TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
   profile.status.extended_resource_name = "deviceclass.resource.kubernetes.io/large-memory";
   profile.status.schedulable_claims = 0;
   profile.status.quotas = {2, 2};
+  profile.status.allocation = {6, 3, 10, 2, "2026-11-30T10:00:00Z"};
   ASSERT_OK_AND_ASSIGN(GpuProfile back,
                        DecodeGpuProfile(json::parse(EncodeGpuProfile(profile, true).dump())));
   EXPECT_EQ(back.status.extended_resource_name, "deviceclass.resource.kubernetes.io/large-memory");
   EXPECT_EQ(back.status.schedulable_claims, 0);
   EXPECT_EQ(back.status.quotas.desired, 2);
   EXPECT_EQ(back.status.quotas.ready, 2);
+  EXPECT_EQ(back.status.allocation.allocated_devices, 6);
+  EXPECT_EQ(back.status.allocation.allocated_claims, 3);
+  EXPECT_EQ(back.status.allocation.free_devices, 10);
+  EXPECT_EQ(back.status.allocation.pending_claims, 2);
+  EXPECT_EQ(back.status.allocation.oldest_pending_claim_time, "2026-11-30T10:00:00Z");
 
   json object = MinimalProfile();
   object["status"] = json::parse(

@@ -333,6 +333,63 @@ TEST(RenderSchemaTest, CrdSchemasAcceptTheSamplesAndRejectAnInvalidProfile) {
   EXPECT_THAT(ReadFile(log), HasSubstr("'colour' was unexpected"));
 }
 
+// ResourceClaims among the inputs are the cluster's claims: status.allocation and the node
+// groups' free devices follow them, as the operator's would; a claim that does not decode is an
+// error naming the file and the field.
+TEST(RenderTest, ClaimsInTheInputsGiveTheAllocationStatus) {
+  const std::string file = ::testing::TempDir() + "/claims.yaml";
+  WriteFile(file, R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: trainer-0-gpu, namespace: ml-train, creationTimestamp: "2026-11-30T10:00:00Z"}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: large-memory}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: gpu, driver: gpu.nvidia.com, pool: a100-node-1, device: gpu-0}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: trainer-1-gpu, namespace: ml-train, creationTimestamp: "2026-11-30T11:00:00Z"}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: large-memory}
+)");
+  std::vector<std::string> args = StoryArgs("config/samples/fleet");
+  args.insert(args.end(), {"-f", file, "--kube-version", "1.34", "-o", "json"});
+  Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json list = nlohmann::json::parse(r.out);
+  nlohmann::json profile;
+  for (const nlohmann::json& item : list["items"]) {
+    if (item["kind"] == "GpuProfile" && item["metadata"]["name"] == "large-memory") profile = item;
+  }
+  ASSERT_TRUE(profile.is_object()) << r.out;
+  const nlohmann::json& allocation = profile["status"]["allocation"];
+  EXPECT_EQ(allocation["allocatedDevices"], 1);
+  EXPECT_EQ(allocation["allocatedClaims"], 1);
+  EXPECT_EQ(allocation["freeDevices"],
+            profile["status"]["schedulableDevices"].get<int64_t>() - 1);
+  EXPECT_EQ(allocation["pendingClaims"], 1);
+  EXPECT_EQ(allocation["oldestPendingClaimTime"], "2026-11-30T11:00:00Z");
+
+  WriteFile(file, R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: broken, namespace: ml-train}
+spec: {devices: {requests: [{name: gpu, exactly: {count: 1}}]}}
+)");
+  Result bad = Render(args);
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("claims.yaml (document 1): ResourceClaim \"ml-train/broken\": "
+                                 "spec.devices.requests[0].exactly.deviceClassName: required"));
+}
+
 TEST(RenderErrorsTest, InvalidProfileExitsOneListingEveryProblemAndPrintsNothing) {
   Result r = Render({"-f", Src("test/testdata/api/invalid.yaml"), "-f",
                      Src("config/samples/profiles"), "-f", Src("config/samples/fleet")});

@@ -1,10 +1,14 @@
 // File: test/profile/engine_test.cc
 #include "controller/profile/engine.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "controller/dra/resource_claim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/profile/profile_test_util.h"
@@ -236,6 +240,96 @@ TEST_F(EngineTest, OutputIsSortedAndIndependentOfInputOrder) {
     EXPECT_EQ(forward.profiles[i].profile.metadata.name,
               backward.profiles[i].profile.metadata.name);
   }
+}
+
+// Allocation truth: claims of the profile's class count as allocated; any claim's device is no
+// longer free, whichever class it came from; pending claims and the oldest one's time.
+TEST_F(EngineTest, ClaimsGiveAllocatedFreeAndPendingCounts) {
+  api::GpuProfileSpec spec = DefaultSpec("large-memory");
+  spec.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
+  input_.profiles.push_back(MakeProfile("large-memory", spec));
+
+  dra::ResourceClaim two;  // allocated from the profile's class: two A100s
+  two.namespace_name = "ml";
+  two.name = "two";
+  two.requests.push_back({"gpu", {"large-memory"}, {}, false, 2, false});
+  two.allocated = true;
+  two.results = {{"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-0", ""},
+                 {"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-1", ""}};
+  dra::ResourceClaim other = two;  // another class, holding one of the profile's L40S
+  other.name = "other";
+  other.requests = {{"gpu", {"hand-written"}, {}, false, 1, false}};
+  other.results = {{"gpu", "gpu.nvidia.com", "l40s-node-1", "gpu-0", ""}};
+  dra::ResourceClaim pending;
+  pending.namespace_name = "ml";
+  pending.name = "pending";
+  pending.requests = {{"gpu", {"large-memory"}, {}, false, 1, false}};
+  pending.created = absl::FromUnixSeconds(1796032800);
+  const std::vector<const dra::ResourceClaim*> claims = {&two, &other, &pending};
+  const DesiredState state = ComputeDesiredState(input_, inventory_, nullptr, claims);
+
+  const api::GpuProfileStatus& status = state.profiles[0].profile.status;
+  EXPECT_EQ(status.schedulable_devices, 16);  // claims do not make a profile less satisfiable
+  EXPECT_EQ(status.allocation.allocated_devices, 2);
+  EXPECT_EQ(status.allocation.allocated_claims, 1);
+  EXPECT_EQ(status.allocation.free_devices, 13);
+  EXPECT_EQ(status.allocation.pending_claims, 1);
+  EXPECT_EQ(status.allocation.oldest_pending_claim_time, "2026-11-30T10:00:00Z");
+  int64_t allocated = 0, free = 0, devices = 0;
+  for (const api::GpuNodeGroup& group : state.node_groups) {
+    allocated += group.status.allocated_devices;
+    free += group.status.free_devices;
+    devices += group.status.devices;
+  }
+  EXPECT_EQ(allocated, 3);
+  EXPECT_EQ(free, devices - 3);
+
+  // Without claims every schedulable device is free.
+  const DesiredState none = Run();
+  EXPECT_EQ(none.profiles[0].profile.status.allocation.free_devices, 16);
+  EXPECT_EQ(none.profiles[0].profile.status.allocation.allocated_devices, 0);
+  EXPECT_EQ(none.node_groups[0].status.free_devices, none.node_groups[0].status.devices);
+}
+
+// The migration view: a DRA node that also offers device-plugin GPUs makes its group Both with
+// the OfferedTwice condition; nodes only the plugin serves form a DevicePlugin group per product.
+TEST_F(EngineTest, NodeGroupsShowWhoOffersTheGpus) {
+  std::vector<api::NodeGpus> nodes = {
+      {"a100-node-1", "1", 4, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA and the plugin
+      {"a100-node-2", "1", 0, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA only
+      {"v100-node-2", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},   // the plugin only
+      {"v100-node-1", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},
+      {"cpu-node-1", "1", 0, "", ""},
+  };
+  const DesiredState state = ComputeDesiredState(input_, inventory_, nullptr, {}, nodes);
+  std::map<std::string, const api::GpuNodeGroup*> by_name;
+  for (const api::GpuNodeGroup& g : state.node_groups) by_name[g.metadata.name] = &g;
+  ASSERT_EQ(by_name.count("nvidia-a100-sxm4-40gb-550.127.8"), 1u);
+  const api::GpuNodeGroupStatus& a100 = by_name["nvidia-a100-sxm4-40gb-550.127.8"]->status;
+  EXPECT_EQ(a100.offered_by, "Both");
+  EXPECT_EQ(a100.device_plugin_nodes, 1);
+  EXPECT_THAT(a100.offered_twice, ElementsAre("a100-node-1"));
+  ASSERT_EQ(a100.conditions.size(), 1u);
+  EXPECT_EQ(a100.conditions[0].type, "OfferedTwice");
+  EXPECT_EQ(a100.conditions[0].status, api::ConditionStatus::kTrue);
+  EXPECT_THAT(a100.conditions[0].message, HasSubstr("1 node offers these GPUs through both"));
+  EXPECT_THAT(a100.conditions[0].message, HasSubstr(": a100-node-1."));
+  const api::GpuNodeGroupStatus& l40s = by_name["nvidia-l40s-570.133.20"]->status;
+  EXPECT_EQ(l40s.offered_by, "DRA");
+  EXPECT_THAT(l40s.conditions, IsEmpty());
+  ASSERT_EQ(by_name.count("tesla-v100-sxm2-16gb-device-plugin"), 1u);
+  const api::GpuNodeGroupStatus& v100 = by_name["tesla-v100-sxm2-16gb-device-plugin"]->status;
+  EXPECT_EQ(v100.offered_by, "DevicePlugin");
+  EXPECT_EQ(v100.devices, 16);
+  EXPECT_EQ(v100.node_count, 2);
+  EXPECT_THAT(v100.nodes, ElementsAre("v100-node-1", "v100-node-2"));
+  EXPECT_EQ(v100.signature.memory, "16Gi");
+  EXPECT_THAT(v100.profiles, IsEmpty());
+  EXPECT_EQ(state.node_groups.size(), 3u);  // the CPU node forms no group
+  EXPECT_TRUE(std::is_sorted(state.node_groups.begin(), state.node_groups.end(),
+                             [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+                               return a.metadata.name < b.metadata.name;
+                             }));
 }
 
 }  // namespace

@@ -20,8 +20,8 @@
 #include "controller/kube/api_error.h"
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
-#include "gmock/gmock.h"
 #include "e2e/tests/emulator_process.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/kube_emulator.h"
 #include "test/testing/test_paths.h"
@@ -355,8 +355,142 @@ TEST_F(OperatorTest, TaintsAndListAttributesOnASliceUpdateReachStatus) {
       {"ints", nlohmann::json::array({0})}};
   absl::StatusOr<nlohmann::json> updated = client_->Update(slice, *object);
   ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_TRUE(Eventually(
+      [&] { return status("taintedDevices") == 0 && status("schedulableDevices") == matched; }));
+}
+
+// Allocation truth on the live operator: a claim from the profile's class, allocated as the
+// scheduler would write it, shows as allocated and no longer free; a pending one is counted with
+// its creation time; deleting the claims gives the devices back.
+TEST_F(OperatorTest, ClaimsReachAllocationStatus) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  Apply("config/samples/namespaces.yaml");
+  Apply("config/samples/profiles/large-memory.yaml");
+  ASSERT_TRUE(Eventually([&] { return ConditionIs("large-memory", "Ready", "True"); }));
+  const auto allocation = [&](const char* field) -> int64_t {
+    absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+    if (!p.ok() || !(*p)["status"].is_object() || !(*p)["status"].contains("allocation")) {
+      return -1;
+    }
+    return (*p)["status"]["allocation"].value(field, int64_t{-1});
+  };
+  const auto group_free = [&]() -> int64_t {
+    absl::StatusOr<kube::ObjectList> groups = client_->List(GpuNodeGroupsPath(), {});
+    if (!groups.ok()) return -1;
+    int64_t free = 0;
+    for (const nlohmann::json& g : groups->items) {
+      free += g["status"].value("freeDevices", int64_t{0});
+    }
+    return free;
+  };
+  ASSERT_TRUE(Eventually([&] { return allocation("freeDevices") > 0; }));
+  const int64_t free = allocation("freeDevices");
+  const int64_t fleet_free = group_free();
+  EXPECT_EQ(allocation("allocatedDevices"), 0);
+
+  const kube::ResourcePath claims =
+      ResourceClaimsPath(dra::DraApiVersion::kV1).WithNamespace("ml-train");
+  const auto claim = [](const std::string& name) {
+    return nlohmann::json{
+        {"apiVersion", "resource.k8s.io/v1"},
+        {"kind", "ResourceClaim"},
+        {"metadata", {{"name", name}, {"namespace", "ml-train"}}},
+        {"spec",
+         {{"devices",
+           {{"requests",
+             {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "large-memory"}}}}}}}}}}};
+  };
+  absl::StatusOr<nlohmann::json> held = client_->Create(claims, claim("held"));
+  ASSERT_TRUE(held.ok()) << held.status();
+  (*held)["status"] = {{"allocation",
+                        {{"devices",
+                          {{"results",
+                            {{{"request", "gpu"},
+                              {"driver", "gpu.nvidia.com"},
+                              {"pool", "a100-node-1"},
+                              {"device", "gpu-0"}}}}}}}}};
+  absl::StatusOr<nlohmann::json> allocated =
+      client_->Update(claims.WithName("held").WithSubresource("status"), *held);
+  ASSERT_TRUE(allocated.ok()) << allocated.status();
+  absl::StatusOr<nlohmann::json> waiting = client_->Create(claims, claim("waiting"));
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+
   EXPECT_TRUE(Eventually([&] {
-    return status("taintedDevices") == 0 && status("schedulableDevices") == matched;
+    return allocation("allocatedDevices") == 1 && allocation("allocatedClaims") == 1 &&
+           allocation("freeDevices") == free - 1 && allocation("pendingClaims") == 1 &&
+           group_free() == fleet_free - 1;
+  }));
+  absl::StatusOr<nlohmann::json> p = client_->Get(kProfiles.WithName("large-memory"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["allocation"].value("oldestPendingClaimTime", ""),
+            (*waiting)["metadata"]["creationTimestamp"]);
+  const std::string metrics = metrics_.TextExposition();
+  EXPECT_THAT(metrics, HasSubstr("gpuprofile_allocated_devices{profile=\"large-memory\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("gpuprofile_pending_claims{profile=\"large-memory\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat("gpuprofile_free_devices{profile=\"large-memory\"} ",
+                                              free - 1)));
+
+  ASSERT_TRUE(client_->Delete(claims.WithName("held")).ok());
+  ASSERT_TRUE(client_->Delete(claims.WithName("waiting")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return allocation("allocatedDevices") == 0 && allocation("freeDevices") == free &&
+           allocation("pendingClaims") == 0 && group_free() == fleet_free;
+  }));
+}
+
+// The migration view on the live operator: a DRA node whose allocatable also has nvidia.com/gpu
+// turns its group Both, with the OfferedTwice condition and a Warning event; a node only the
+// device plugin serves gets a DevicePlugin group; removing the plugin's resource clears both.
+TEST_F(OperatorTest, NodeGroupsShowTheMigrationFromTheDevicePlugin) {
+  Start({"--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet")});
+  const kube::ResourcePath nodes = NodesPath();
+  const auto group = [&](const std::string& name) -> nlohmann::json {
+    absl::StatusOr<nlohmann::json> g = client_->Get(GpuNodeGroupsPath().WithName(name));
+    if (!g.ok() || !(*g)["status"].is_object()) return nlohmann::json::object();  // none (yet)
+    return (*g)["status"];
+  };
+  const std::string a100 = "nvidia-a100-sxm4-40gb-550.127.8";
+  ASSERT_TRUE(Eventually([&] { return group(a100).value("offeredBy", "") == "DRA"; }));
+
+  absl::StatusOr<nlohmann::json> node = client_->Get(nodes.WithName("a100-node-1"));
+  ASSERT_TRUE(node.ok()) << node.status();
+  (*node)["status"]["allocatable"] = {{"cpu", "64"}, {"nvidia.com/gpu", "4"}};
+  ASSERT_TRUE(client_->Update(nodes.WithName("a100-node-1").WithSubresource("status"), *node).ok());
+  nlohmann::json plugin_only = {{"apiVersion", "v1"},
+                                {"kind", "Node"},
+                                {"metadata",
+                                 {{"name", "v100-node-1"},
+                                  {"labels",
+                                   {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"},
+                                    {"nvidia.com/gpu.memory", "16384"}}}}},
+                                {"status", {{"allocatable", {{"nvidia.com/gpu", "8"}}}}}};
+  absl::StatusOr<nlohmann::json> created = client_->Create(nodes, plugin_only);
+  ASSERT_TRUE(created.ok()) << created.status();
+
+  EXPECT_TRUE(Eventually([&] {
+    const nlohmann::json a = group(a100);
+    const nlohmann::json v = group("tesla-v100-sxm2-16gb-device-plugin");
+    return a.value("offeredBy", "") == "Both" &&
+           a.value("offeredTwiceNodes", nlohmann::json()) == nlohmann::json({"a100-node-1"}) &&
+           v.value("offeredBy", "") == "DevicePlugin" && v.value("devices", 0) == 8;
+  }));
+  const nlohmann::json a = group(a100);
+  ASSERT_EQ(a["conditions"].size(), 1u) << a.dump();
+  EXPECT_EQ(a["conditions"][0]["type"], "OfferedTwice");
+  EXPECT_EQ(a["conditions"][0]["status"], "True");
+  EXPECT_FALSE(a["conditions"][0].value("lastTransitionTime", "").empty());
+  EXPECT_TRUE(Eventually([&] { return Recorded("Warning DevicePluginAndDRA", "a100-node-1"); }));
+  EXPECT_EQ(group("nvidia-l40s-570.133.20").value("offeredBy", ""), "DRA");
+
+  node = client_->Get(nodes.WithName("a100-node-1"));
+  ASSERT_TRUE(node.ok());
+  (*node)["status"]["allocatable"] = {{"cpu", "64"}};
+  ASSERT_TRUE(client_->Update(nodes.WithName("a100-node-1").WithSubresource("status"), *node).ok());
+  ASSERT_TRUE(client_->Delete(nodes.WithName("v100-node-1")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    const nlohmann::json g = group(a100);
+    return g.value("offeredBy", "") == "DRA" && !g.contains("conditions") &&
+           group("tesla-v100-sxm2-16gb-device-plugin").empty();
   }));
 }
 
@@ -375,8 +509,10 @@ TEST_F(OperatorTest, NvidiaPartitionedFleetOn136CountsWhatFitsAtOnce) {
                         {"metadata", {{"name", "any-mig"}}},
                         {"spec",
                          {{"deviceType", "mig"},
-                          {"selector", {{"cel", {"device.attributes['resource.kubernetes.io']"
-                                                 ".numaNode.includes(0) || true"}}}},
+                          {"selector",
+                           {{"cel",
+                             {"device.attributes['resource.kubernetes.io']"
+                              ".numaNode.includes(0) || true"}}}},
                           {"claimTemplate", {{"namespaces", {"ml-train"}}}}}}};
   ApplyObject(mig);
   const auto status = [&](const char* profile, const char* field) -> int64_t {
@@ -394,8 +530,7 @@ TEST_F(OperatorTest, NvidiaPartitionedFleetOn136CountsWhatFitsAtOnce) {
   // 50 MIG placements over two GPUs' counter sets: seven 1g placements per GPU fit at once.
   EXPECT_TRUE(Eventually([&] {
     return status("any-mig", "matchedDevices") == 50 &&
-           status("any-mig", "schedulableDevices") == 14 &&
-           ConditionIs("any-mig", "Ready", "True");
+           status("any-mig", "schedulableDevices") == 14 && ConditionIs("any-mig", "Ready", "True");
   })) << client_->Get(kProfiles.WithName("any-mig"))->dump();
 }
 
@@ -670,8 +805,8 @@ TEST_F(OperatorTest, FieldsTheServerDropsAreReportedNotRewrittenForever) {
   absl::StatusOr<nlohmann::json> stored =
       client_->Get(kTemplates.WithNamespace("ml-train").WithName("tolerant"));
   ASSERT_TRUE(stored.ok()) << stored.status();
-  EXPECT_FALSE((*stored)["spec"]["spec"]["devices"]["requests"][0]["exactly"].contains(
-      "tolerations"))
+  EXPECT_FALSE(
+      (*stored)["spec"]["spec"]["devices"]["requests"][0]["exactly"].contains("tolerations"))
       << "the emulator drops the field as kube-apiserver does with the gate off";
   // No loop: passes over the profile write nothing more (the template keeps its uid).
   const std::string uid = (*stored)["metadata"]["uid"].get<std::string>();

@@ -1,0 +1,241 @@
+// File: controller/dra/resource_claim.cc
+#include "controller/dra/resource_claim.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "controller/meta/field_codec.h"
+
+namespace gpuprofile::dra {
+namespace {
+
+using json = nlohmann::json;
+using api::FieldErrors;
+
+constexpr char kKind[] = "ResourceClaim";
+constexpr char kAll[] = "All";
+constexpr char kExactCount[] = "ExactCount";
+
+std::string Label(const json& obj) {
+  std::string name, namespace_name;
+  if (const json* meta = api::JsonMember(obj, "metadata"); meta && meta->is_object()) {
+    if (const json* n = api::JsonMember(*meta, "name"); n && n->is_string()) name = *n;
+    if (const json* ns = api::JsonMember(*meta, "namespace"); ns && ns->is_string()) {
+      namespace_name = *ns;
+    }
+  }
+  if (name.empty()) return absl::StrCat(kKind, " <unnamed>");
+  if (namespace_name.empty()) return absl::StrCat(kKind, " \"", name, "\"");
+  return absl::StrCat(kKind, " \"", namespace_name, "/", name, "\"");
+}
+
+// The exact fields of a request (v1beta1: on the request; later: under `exactly`) or of a
+// firstAvailable subrequest. Returns the class name.
+std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* request, bool first,
+                      FieldErrors* errors) {
+  std::string device_class =
+      api::StringField(exact, "deviceClassName", path, /*required=*/true, errors).value_or("");
+  std::string mode = api::StringField(exact, "allocationMode", path, false, errors).value_or("");
+  if (!mode.empty() && mode != kAll && mode != kExactCount) {
+    errors->AddUnsupported(api::FieldChild(path, "allocationMode"), mode, {kAll, kExactCount});
+  }
+  std::optional<int64_t> count = api::IntField(exact, "count", path, false, errors);
+  if (count && *count < 1) {
+    errors->AddInvalid(api::FieldChild(path, "count"), absl::StrCat(*count),
+                       "must be greater than zero");
+  }
+  if (first) {
+    request->all = mode == kAll;
+    request->count = count.value_or(1);
+  }
+  if (const json* capacity = api::ObjectField(exact, "capacity", path, false, errors)) {
+    std::string capacity_path = api::FieldChild(path, "capacity");
+    if (const json* requests =
+            api::ObjectField(*capacity, "requests", capacity_path, false, errors)) {
+      request->requests_capacity |= !requests->empty();
+    }
+  }
+  return device_class;
+}
+
+void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRequest* request,
+                 FieldErrors* errors) {
+  request->name = api::StringField(item, "name", path, /*required=*/true, errors).value_or("");
+  const json* first_available = api::ArrayField(item, "firstAvailable", path, false, errors);
+  if (first_available != nullptr && !first_available->empty()) {
+    std::string list_path = api::FieldChild(path, "firstAvailable");
+    for (size_t i = 0; i < first_available->size(); ++i) {
+      std::string sub_path = api::FieldIndex(list_path, i);
+      const json& sub = (*first_available)[i];
+      if (!api::CheckObject(sub, sub_path, errors)) continue;
+      request->subrequests.push_back(
+          api::StringField(sub, "name", sub_path, /*required=*/true, errors).value_or(""));
+      request->device_classes.push_back(ReadExact(sub, sub_path, request, i == 0, errors));
+    }
+    return;
+  }
+  if (v1beta1) {
+    request->device_classes.push_back(ReadExact(item, path, request, true, errors));
+    return;
+  }
+  const json* exact = api::ObjectField(item, "exactly", path, false, errors);
+  if (exact == nullptr) {
+    errors->Add(path, "exactly one of exactly or firstAvailable is required");
+    return;
+  }
+  request->device_classes.push_back(
+      ReadExact(*exact, api::FieldChild(path, "exactly"), request, true, errors));
+}
+
+void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
+  const json* meta = api::ObjectField(obj, "metadata", "", /*required=*/true, errors);
+  if (meta == nullptr) return;
+  claim->name = api::StringField(*meta, "name", "metadata", true, errors).value_or("");
+  claim->namespace_name =
+      api::StringField(*meta, "namespace", "metadata", true, errors).value_or("");
+  claim->resource_version =
+      api::StringField(*meta, "resourceVersion", "metadata", false, errors).value_or("");
+  if (std::optional<std::string> created =
+          api::StringField(*meta, "creationTimestamp", "metadata", false, errors)) {
+    absl::Time t;
+    std::string err;
+    if (absl::ParseTime(absl::RFC3339_full, *created, &t, &err)) {
+      claim->created = t;
+    } else {
+      errors->AddInvalid("metadata.creationTimestamp", *created, "must be an RFC 3339 time");
+    }
+  }
+  claim->deleting = api::JsonMember(*meta, "deletionTimestamp") != nullptr;
+  if (const json* annotations = api::ObjectField(*meta, "annotations", "metadata", false, errors)) {
+    if (const json* pod_claim = api::JsonMember(*annotations, kPodClaimNameAnnotation);
+        pod_claim && pod_claim->is_string()) {
+      claim->pod_claim_name = *pod_claim;
+    }
+  }
+  const json* owners = api::ArrayField(*meta, "ownerReferences", "metadata", false, errors);
+  if (owners == nullptr) return;
+  for (size_t i = 0; i < owners->size(); ++i) {
+    const json& owner = (*owners)[i];
+    std::string path = api::FieldIndex("metadata.ownerReferences", i);
+    if (!api::CheckObject(owner, path, errors)) continue;
+    if (!api::MemberEquals(owner, "kind", "Pod") || !api::MemberEquals(owner, "apiVersion", "v1"))
+      continue;
+    if (!api::BoolField(owner, "controller", path, errors).value_or(false)) continue;
+    claim->owner_pod = api::StringField(owner, "name", path, true, errors).value_or("");
+  }
+}
+
+void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
+  if (const json* allocation = api::ObjectField(status, "allocation", "status", false, errors)) {
+    claim->allocated = true;
+    const json* devices =
+        api::ObjectField(*allocation, "devices", "status.allocation", false, errors);
+    const json* results =
+        devices ? api::ArrayField(*devices, "results", "status.allocation.devices", false, errors)
+                : nullptr;
+    if (results != nullptr) {
+      for (size_t i = 0; i < results->size(); ++i) {
+        const json& item = (*results)[i];
+        std::string path = api::FieldIndex("status.allocation.devices.results", i);
+        if (!api::CheckObject(item, path, errors)) continue;
+        ClaimDeviceResult result;
+        result.request = api::StringField(item, "request", path, true, errors).value_or("");
+        result.driver = api::StringField(item, "driver", path, true, errors).value_or("");
+        result.pool = api::StringField(item, "pool", path, true, errors).value_or("");
+        result.device = api::StringField(item, "device", path, true, errors).value_or("");
+        result.share_id = api::StringField(item, "shareID", path, false, errors).value_or("");
+        claim->results.push_back(std::move(result));
+      }
+    }
+  }
+  const json* reserved = api::ArrayField(status, "reservedFor", "status", false, errors);
+  if (reserved == nullptr) return;
+  for (size_t i = 0; i < reserved->size(); ++i) {
+    const json& consumer = (*reserved)[i];
+    std::string path = api::FieldIndex("status.reservedFor", i);
+    if (!api::CheckObject(consumer, path, errors)) continue;
+    std::string resource = api::StringField(consumer, "resource", path, true, errors).value_or("");
+    std::string name = api::StringField(consumer, "name", path, true, errors).value_or("");
+    std::string group = api::StringField(consumer, "apiGroup", path, false, errors).value_or("");
+    if (resource == "pods" && group.empty()) claim->reserved_for_pods.push_back(std::move(name));
+  }
+}
+
+}  // namespace
+
+std::string ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const {
+  absl::string_view request_name = result.request;
+  absl::string_view subrequest;
+  if (size_t slash = request_name.find('/'); slash != absl::string_view::npos) {
+    subrequest = request_name.substr(slash + 1);
+    request_name = request_name.substr(0, slash);
+  }
+  for (const ClaimRequest& request : requests) {
+    if (request.name != request_name) continue;
+    if (subrequest.empty()) {
+      return request.subrequests.empty() && !request.device_classes.empty()
+                 ? request.device_classes.front()
+                 : std::string();
+    }
+    for (size_t i = 0; i < request.subrequests.size(); ++i) {
+      if (request.subrequests[i] == subrequest) return request.device_classes[i];
+    }
+  }
+  return "";
+}
+
+bool IsResourceClaim(const json& obj) {
+  return api::MemberEquals(obj, "kind", kKind) && api::JsonMember(obj, "apiVersion") != nullptr &&
+         (*api::JsonMember(obj, "apiVersion")).is_string() &&
+         absl::StartsWith((*api::JsonMember(obj, "apiVersion")).get<std::string>(),
+                          "resource.k8s.io/");
+}
+
+absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
+  std::string label = Label(obj);
+  FieldErrors errors;
+  ResourceClaim claim;
+  if (!obj.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": (root): must be an object, got ", api::JsonTypeName(obj)));
+  }
+  std::string api_version =
+      api::StringField(obj, "apiVersion", "", /*required=*/true, &errors).value_or("");
+  bool v1beta1 = api_version == "resource.k8s.io/v1beta1";
+  if (!api_version.empty() && !v1beta1 && api_version != "resource.k8s.io/v1beta2" &&
+      api_version != "resource.k8s.io/v1") {
+    errors.AddUnsupported(
+        "apiVersion", api_version,
+        {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"});
+  }
+  ReadMetadata(obj, &claim, &errors);
+  if (const json* spec = api::ObjectField(obj, "spec", "", /*required=*/true, &errors)) {
+    const json* devices = api::ObjectField(*spec, "devices", "spec", false, &errors);
+    const json* requests =
+        devices ? api::ArrayField(*devices, "requests", "spec.devices", false, &errors) : nullptr;
+    if (requests != nullptr) {
+      for (size_t i = 0; i < requests->size(); ++i) {
+        std::string path = api::FieldIndex("spec.devices.requests", i);
+        if (!api::CheckObject((*requests)[i], path, &errors)) continue;
+        ClaimRequest request;
+        ReadRequest((*requests)[i], path, v1beta1, &request, &errors);
+        claim.requests.push_back(std::move(request));
+      }
+    }
+  }
+  if (const json* status = api::ObjectField(obj, "status", "", false, &errors)) {
+    ReadStatus(*status, &claim, &errors);
+  }
+  if (errors.empty()) return claim;
+  std::vector<std::string> lines;
+  for (const std::string& line : errors.lines()) lines.push_back(absl::StrCat(label, ": ", line));
+  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+}
+
+}  // namespace gpuprofile::dra

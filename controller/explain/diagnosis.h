@@ -1,0 +1,147 @@
+// File: controller/explain/diagnosis.h
+// "Why is my pod Pending": given a pod, a ResourceClaim or a GpuProfile and a view of the
+// cluster (the objects `render` reads plus pods and claims), the findings that explain why the
+// subject's claims are not allocated, most likely cause first, each with a stable code, a
+// sentence in plain words, a remedy where there is one and the evidence (docs/design.md,
+// "explain"). `gpu-profile-controller explain` prints them (cmd/explain_command.h).
+//
+// The profiles' outcome is the engine's own (profile/engine.h: the same desired state `run`
+// writes and `render` prints), and the devices' state the allocation model's
+// (profile/allocatable.h with the claims' allocations), so what `explain` says agrees with the
+// profiles' status. Causes, in the order they are ranked:
+//   DraNotServed, ProfileStalled, TemplateMissing, ClaimNotFound, ClaimNotCreated, ClassMissing,
+//   ClassNotGenerated, NoMatchingDevice, CapacityNotAdmitted, AllDevicesAllocated,
+//   DevicesTainted, DevicesUnavailable, NotEnoughDevicesOnOneNode, ClaimBeingDeleted.
+// Not causes: ClaimAllocated, ProfileServing, NoResourceClaims (OK); PodPendingNotDra,
+// NoDraCauseFound, ClassNotManaged, PendingClaims (Info).
+// A request with several classes (firstAvailable) is blocked only when every class is; it then
+// reports the causes of each class. The count of a firstAvailable request is its first
+// subrequest's (the compact claim keeps no more).
+// Pure: no I/O, no clock. Thread-compatible; an Explainer may be used from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_claim.h"
+#include "controller/explain/pod.h"
+#include "controller/profile/allocatable.h"
+#include "controller/profile/claim_allocations.h"
+#include "controller/profile/engine.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::explain {
+
+// Everything `explain` reads, live or from files.
+struct ClusterView {
+  // Profiles, namespaces, the DeviceClasses and ResourceClaimTemplates that exist, the release
+  // and its gates, as for the engine.
+  profile::EngineInput engine;
+  dra::Inventory inventory;
+  std::vector<dra::ResourceClaim> claims;  // every claim of the cluster (any may hold devices)
+  std::vector<Pod> pods;
+  // Whether the cluster serves resource.k8s.io and, when not, why (discovery's answer live; the
+  // DynamicResourceAllocation gate of the release offline).
+  bool dra_served = true;
+  std::string dra_not_served_reason;
+  // Live: engine.existing_templates / existing_classes are every one the cluster has, and a
+  // template or class the operator would generate but that does not exist is missing. Offline
+  // (files): the operator's desired state counts as existing (the preview after it reconciled).
+  bool live = false;
+};
+
+enum class Severity { kCause, kInfo, kOk };
+// "Cause", "Info", "OK".
+const char* SeverityName(Severity severity);
+
+struct Finding {
+  std::string code;  // stable, CamelCase (see above)
+  Severity severity = Severity::kCause;
+  // What the finding is about; empty when it does not apply.
+  std::string pod_claim;       // the pod's spec.resourceClaims[] entry
+  std::string resource_claim;  // "namespace/name"
+  std::string device_class;
+  std::string profile;
+  std::string message;  // one or more sentences in plain words
+  std::string remedy;   // what to do; empty when nothing obvious
+  // Facts behind the message, as a JSON object (numbers, strings, lists of strings).
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+};
+
+struct Diagnosis {
+  std::string kind;  // "Pod", "ResourceClaim", "GpuProfile"
+  std::string namespace_name;
+  std::string name;
+  std::vector<Finding> findings;  // ranked: causes first (most likely first), then info, then OK
+
+  bool HasCause() const;
+};
+
+// At most this many claims are named where a finding lists claims (holders, pending claims);
+// the evidence counts them all.
+inline constexpr size_t kMaxListedClaims = 10;
+
+class Explainer {
+ public:
+  // Computes the profiles' desired state and the devices' allocation once. Keeps a reference
+  // to `view`, which must outlive the explainer.
+  explicit Explainer(const ClusterView& view);
+
+  // NotFound naming the object when the subject is not in the view.
+  absl::StatusOr<Diagnosis> ExplainPod(const std::string& namespace_name,
+                                       const std::string& name) const;
+  absl::StatusOr<Diagnosis> ExplainClaim(const std::string& namespace_name,
+                                         const std::string& name) const;
+  absl::StatusOr<Diagnosis> ExplainProfile(const std::string& name) const;
+
+  const profile::DesiredState& state() const { return state_; }
+
+ private:
+  struct ClassAnalysis;
+  // Devices the profile's selector matches without its capacity requests, and how many of
+  // them allow multiple allocations.
+  struct RelaxedMatch {
+    int64_t matched = 0;
+    int64_t shareable = 0;
+  };
+  RelaxedMatch MatchWithoutCapacity(size_t p) const;
+  // Findings for one claim (not found, allocated, or each blocked request's causes).
+  void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
+                     std::vector<Finding>* out) const;
+  // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
+  // class from being allocated; empty when the class could satisfy it now.
+  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
+  ClassAnalysis Analyse(size_t p) const;
+  Finding Stalled(size_t p) const;
+  const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;
+  bool TemplateExists(const std::string& ns, const std::string& name) const;
+  std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
+  void AddDraNotServed(std::vector<Finding>* out) const;
+
+  const ClusterView& view_;
+  profile::SpecPlan plan_;
+  profile::DesiredState state_;
+  std::vector<const dra::ResourceClaim*> claim_ptrs_;
+  profile::DeviceClaims held_;
+  profile::AllocationModel model_;
+  // Per inventory device, the claims ("namespace/name") holding it.
+  std::vector<std::vector<std::string>> holders_;
+  // Class name -> the profiles (indices into plan_.profiles) that name it; template name -> the
+  // profiles that name it.
+  std::map<std::string, std::vector<size_t>> class_profiles_;
+  std::map<std::string, std::vector<size_t>> template_profiles_;
+};
+
+// The stable JSON shape (docs/design.md "explain": apiVersion gpuprofile.io/v1alpha1, kind
+// Explanation).
+nlohmann::ordered_json EncodeDiagnosis(const Diagnosis& diagnosis);
+// Text for people: a heading, then each finding numbered with its remedy and evidence.
+std::string FormatDiagnosis(const Diagnosis& diagnosis);
+
+}  // namespace gpuprofile::explain

@@ -1,0 +1,153 @@
+// File: controller/explain/pod.cc
+#include "controller/explain/pod.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gpuprofile::explain {
+namespace {
+
+// Field readers that record a problem instead of throwing. A null member counts as absent.
+class Reader {
+ public:
+  const nlohmann::json* Member(const nlohmann::json& obj, const char* key) const {
+    if (!obj.is_object()) return nullptr;
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  std::string String(const nlohmann::json& obj, const char* key, const std::string& path) {
+    const nlohmann::json* v = Member(obj, key);
+    if (v == nullptr) return "";
+    if (!v->is_string()) {
+      Add(path, absl::StrCat("must be a string, got ", v->type_name()));
+      return "";
+    }
+    return v->get<std::string>();
+  }
+  const nlohmann::json* Object(const nlohmann::json& obj, const char* key,
+                               const std::string& path) {
+    const nlohmann::json* v = Member(obj, key);
+    if (v == nullptr) return nullptr;
+    if (!v->is_object()) {
+      Add(path, absl::StrCat("must be an object, got ", v->type_name()));
+      return nullptr;
+    }
+    return v;
+  }
+  const nlohmann::json* Array(const nlohmann::json& obj, const char* key, const std::string& path) {
+    const nlohmann::json* v = Member(obj, key);
+    if (v == nullptr) return nullptr;
+    if (!v->is_array()) {
+      Add(path, absl::StrCat("must be a list, got ", v->type_name()));
+      return nullptr;
+    }
+    return v;
+  }
+  void Add(const std::string& path, const std::string& reason) {
+    errors_.push_back(absl::StrCat(path, ": ", reason));
+  }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+const PodClaimStatus* Pod::StatusOf(const std::string& entry) const {
+  for (const PodClaimStatus& s : claim_statuses) {
+    if (s.name == entry) return &s;
+  }
+  return nullptr;
+}
+
+bool IsPod(const nlohmann::json& obj) {
+  if (!obj.is_object()) return false;
+  auto kind = obj.find("kind");
+  auto api_version = obj.find("apiVersion");
+  return kind != obj.end() && *kind == "Pod" && api_version != obj.end() && *api_version == "v1";
+}
+
+absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj) {
+  Reader r;
+  Pod pod;
+  if (!obj.is_object()) return absl::InvalidArgumentError("Pod: must be an object");
+  if (const nlohmann::json* meta = r.Object(obj, "metadata", "metadata")) {
+    pod.name = r.String(*meta, "name", "metadata.name");
+    pod.namespace_name = r.String(*meta, "namespace", "metadata.namespace");
+  }
+  if (pod.name.empty()) r.Add("metadata.name", "required");
+  if (const nlohmann::json* spec = r.Object(obj, "spec", "spec")) {
+    pod.node_name = r.String(*spec, "nodeName", "spec.nodeName");
+    if (const nlohmann::json* claims = r.Array(*spec, "resourceClaims", "spec.resourceClaims")) {
+      for (size_t i = 0; i < claims->size(); ++i) {
+        const std::string path = absl::StrCat("spec.resourceClaims[", i, "]");
+        const nlohmann::json& c = (*claims)[i];
+        if (!c.is_object()) {
+          r.Add(path, "must be an object");
+          continue;
+        }
+        PodClaimRef ref;
+        ref.name = r.String(c, "name", path + ".name");
+        ref.claim_name = r.String(c, "resourceClaimName", path + ".resourceClaimName");
+        ref.template_name =
+            r.String(c, "resourceClaimTemplateName", path + ".resourceClaimTemplateName");
+        if (ref.name.empty()) r.Add(path + ".name", "required");
+        if (ref.claim_name.empty() == ref.template_name.empty()) {
+          r.Add(path, "exactly one of resourceClaimName and resourceClaimTemplateName is required");
+        }
+        pod.claims.push_back(std::move(ref));
+      }
+    }
+  }
+  if (const nlohmann::json* status = r.Object(obj, "status", "status")) {
+    pod.phase = r.String(*status, "phase", "status.phase");
+    if (const nlohmann::json* statuses =
+            r.Array(*status, "resourceClaimStatuses", "status.resourceClaimStatuses")) {
+      for (size_t i = 0; i < statuses->size(); ++i) {
+        const std::string path = absl::StrCat("status.resourceClaimStatuses[", i, "]");
+        const nlohmann::json& s = (*statuses)[i];
+        if (!s.is_object()) {
+          r.Add(path, "must be an object");
+          continue;
+        }
+        PodClaimStatus cs;
+        cs.name = r.String(s, "name", path + ".name");
+        if (r.Member(s, "resourceClaimName") != nullptr) {
+          cs.claim_name = r.String(s, "resourceClaimName", path + ".resourceClaimName");
+        }
+        pod.claim_statuses.push_back(std::move(cs));
+      }
+    }
+    if (const nlohmann::json* conditions = r.Array(*status, "conditions", "status.conditions")) {
+      for (size_t i = 0; i < conditions->size(); ++i) {
+        const std::string path = absl::StrCat("status.conditions[", i, "]");
+        const nlohmann::json& c = (*conditions)[i];
+        if (!c.is_object()) {
+          r.Add(path, "must be an object");
+          continue;
+        }
+        if (r.String(c, "type", path + ".type") != "PodScheduled") continue;
+        PodScheduledCondition cond;
+        cond.status = r.String(c, "status", path + ".status");
+        cond.reason = r.String(c, "reason", path + ".reason");
+        cond.message = r.String(c, "message", path + ".message");
+        pod.scheduled = std::move(cond);
+      }
+    }
+  }
+  if (!r.errors().empty()) {
+    const std::string who = absl::StrCat("Pod \"", pod.namespace_name,
+                                         pod.namespace_name.empty() ? "" : "/", pod.name, "\": ");
+    std::vector<std::string> lines;
+    for (const std::string& e : r.errors()) lines.push_back(who + e);
+    return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+  }
+  return pod;
+}
+
+}  // namespace gpuprofile::explain

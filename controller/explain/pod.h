@@ -1,0 +1,58 @@
+// File: controller/explain/pod.h
+// The compact form of a Pod that `explain` reads: its name, the ResourceClaims it names
+// (spec.resourceClaims[]: a claim by name, or a template the resourceclaim controller makes a
+// claim from), the claims made for it (status.resourceClaimStatuses[]), its phase, node and
+// PodScheduled condition. Nothing else of the pod is kept.
+// Decoding is strict about what it reads (types, one of resourceClaimName /
+// resourceClaimTemplateName) and ignores every other field. Errors are InvalidArgument, one line
+// per problem, each naming the pod and the field path. Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::explain {
+
+// One entry of spec.resourceClaims.
+struct PodClaimRef {
+  std::string name;           // the entry's name (containers refer to it)
+  std::string claim_name;     // resourceClaimName: an existing claim
+  std::string template_name;  // resourceClaimTemplateName: a claim made for this pod
+};
+
+// One entry of status.resourceClaimStatuses: the claim made for a template entry. An entry
+// without resourceClaimName means no claim was needed (the API's rule).
+struct PodClaimStatus {
+  std::string name;
+  std::optional<std::string> claim_name;
+};
+
+// status.conditions[type=PodScheduled].
+struct PodScheduledCondition {
+  std::string status;  // "True" / "False" / "Unknown"
+  std::string reason;  // "Unschedulable", ...
+  std::string message;
+};
+
+struct Pod {
+  std::string namespace_name;
+  std::string name;
+  std::string phase;      // status.phase; "" when absent
+  std::string node_name;  // spec.nodeName; "" when not bound
+  std::vector<PodClaimRef> claims;
+  std::vector<PodClaimStatus> claim_statuses;
+  std::optional<PodScheduledCondition> scheduled;
+
+  // The claim status of entry `name`, or nullptr.
+  const PodClaimStatus* StatusOf(const std::string& name) const;
+};
+
+bool IsPod(const nlohmann::json& obj);
+
+absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj);
+
+}  // namespace gpuprofile::explain

@@ -1,0 +1,186 @@
+// File: test/profile/claim_allocations_test.cc
+// Allocation truth: which devices claims hold, what that leaves free (with MIG counters), and
+// the per-class summary of allocated and pending claims.
+#include "controller/profile/claim_allocations.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "controller/core/quantity.h"
+#include "controller/dra/device.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_claim.h"
+#include "controller/dra/resource_slice.h"
+#include "controller/profile/allocatable.h"
+#include "gtest/gtest.h"
+
+namespace gpuprofile::profile {
+namespace {
+
+using dra::ClaimDeviceResult;
+using dra::ClaimRequest;
+using dra::DeviceSetBuilder;
+using dra::ResourceClaim;
+using dra::ResourceSlice;
+
+Quantity Q(const char* text) { return *Quantity::Parse(text); }
+
+// node-a: one A100 published with DynamicMIG (the full GPU and two 3g.20gb placements, all
+// drawing from one counter set of 40Gi); node-b: two plain GPUs.
+dra::Inventory Fleet() {
+  ResourceSlice counters;
+  counters.name = "node-a-counters";
+  counters.driver = "gpu.nvidia.com";
+  counters.pool = "node-a";
+  counters.pool_generation = 1;
+  counters.resource_slice_count = 2;
+  counters.node_name = "node-a";
+  dra::CounterSet set;
+  set.name = "gpu-0-set";
+  set.counters = {{"memory", Q("40Gi")}};
+  counters.shared_counters.push_back(set);
+  ResourceSlice mig;
+  mig.name = "node-a-gpu-0";
+  mig.driver = "gpu.nvidia.com";
+  mig.pool = "node-a";
+  mig.pool_generation = 1;
+  mig.resource_slice_count = 2;
+  mig.node_name = "node-a";
+  DeviceSetBuilder a("gpu.nvidia.com", "node-a", 1, mig.name);
+  a.AddDevice("gpu-0", "node-a");
+  a.AddCounterUse("gpu-0-set", "memory", Q("40Gi"));
+  for (const char* name : {"gpu-0-mig-3g-0", "gpu-0-mig-3g-4"}) {
+    a.AddDevice(name, "node-a");
+    a.AddCounterUse("gpu-0-set", "memory", Q("20Gi"));
+  }
+  mig.devices = std::move(a).Build();
+  ResourceSlice plain;
+  plain.name = "node-b";
+  plain.driver = "gpu.nvidia.com";
+  plain.pool = "node-b";
+  plain.pool_generation = 1;
+  plain.resource_slice_count = 1;
+  plain.node_name = "node-b";
+  DeviceSetBuilder b("gpu.nvidia.com", "node-b", 1, plain.name);
+  b.AddDevice("gpu-0", "node-b");
+  b.AddDevice("gpu-1", "node-b");
+  plain.devices = std::move(b).Build();
+  return dra::Inventory::FromSlices(std::vector<ResourceSlice>{counters, mig, plain});
+}
+
+size_t IndexOf(const dra::Inventory& inventory, const std::string& pool, const std::string& name) {
+  for (size_t d = 0; d < inventory.devices().size(); ++d) {
+    if (inventory.devices()[d].pool() == pool && inventory.devices()[d].name() == name) return d;
+  }
+  ADD_FAILURE() << pool << "/" << name << " not in the inventory";
+  return 0;
+}
+
+ResourceClaim Claim(const std::string& name, std::vector<std::string> classes,
+                    std::vector<ClaimDeviceResult> results = {}) {
+  ResourceClaim claim;
+  claim.namespace_name = "ml";
+  claim.name = name;
+  ClaimRequest request;
+  request.name = "gpu";
+  request.device_classes = std::move(classes);
+  if (request.device_classes.size() > 1) {
+    for (size_t i = 0; i < request.device_classes.size(); ++i) {
+      request.subrequests.push_back("s" + std::to_string(i));
+    }
+  }
+  claim.requests.push_back(request);
+  claim.allocated = !results.empty();
+  claim.results = std::move(results);
+  return claim;
+}
+
+ClaimDeviceResult Result(const std::string& request, const std::string& pool,
+                         const std::string& device) {
+  return {request, "gpu.nvidia.com", pool, device, ""};
+}
+
+TEST(ClaimAllocationsTest, IndexesTheDevicesClaimsHold) {
+  dra::Inventory inventory = Fleet();
+  ResourceClaim a = Claim("a", {"plain"}, {Result("gpu", "node-b", "gpu-1")});
+  ResourceClaim b = Claim("b", {"plain"}, {Result("gpu", "node-b", "gpu-1")});  // shared
+  ResourceClaim gone = Claim("gone", {"plain"}, {Result("gpu", "node-c", "gpu-0")});
+  std::vector<const ResourceClaim*> claims = {&a, &b, &gone};
+  DeviceClaims held = IndexAllocatedDevices(inventory, claims);
+  EXPECT_EQ(held.allocated_devices, 1);
+  EXPECT_EQ(held.results_outside_inventory, 1);
+  EXPECT_TRUE(held.allocated[IndexOf(inventory, "node-b", "gpu-1")]);
+  EXPECT_FALSE(held.allocated[IndexOf(inventory, "node-b", "gpu-0")]);
+}
+
+TEST(ClaimAllocationsTest, AllocatedDevicesAreNotFreeAndPlainOnesCountOnce) {
+  dra::Inventory inventory = Fleet();
+  ResourceClaim a = Claim("a", {"plain"}, {Result("gpu", "node-b", "gpu-1")});
+  std::vector<const ResourceClaim*> claims = {&a};
+  DeviceClaims held = IndexAllocatedDevices(inventory, claims);
+  std::vector<bool> matched(inventory.devices().size(), false);
+  matched[IndexOf(inventory, "node-b", "gpu-0")] = true;
+  matched[IndexOf(inventory, "node-b", "gpu-1")] = true;
+  EXPECT_EQ(AllocationModel(inventory).Count(matched).schedulable_count, 2);
+  AllocatableCount count = AllocationModel(inventory, held.allocated).Count(matched);
+  EXPECT_EQ(count.schedulable_count, 1);
+  EXPECT_EQ(count.allocated_count, 1);
+  EXPECT_EQ(count.Of(IndexOf(inventory, "node-b", "gpu-1"), matched), DeviceOutcome::kAllocated);
+}
+
+TEST(ClaimAllocationsTest, AnAllocatedMigPlacementTakesItsCountersFromTheOthers) {
+  dra::Inventory inventory = Fleet();
+  std::vector<bool> mig(inventory.devices().size(), false);
+  mig[IndexOf(inventory, "node-a", "gpu-0-mig-3g-0")] = true;
+  mig[IndexOf(inventory, "node-a", "gpu-0-mig-3g-4")] = true;
+  std::vector<bool> whole(inventory.devices().size(), false);
+  whole[IndexOf(inventory, "node-a", "gpu-0")] = true;
+
+  // Free: two 3g placements fit (20Gi + 20Gi of 40Gi), or the whole GPU.
+  EXPECT_EQ(AllocationModel(inventory).Count(mig).schedulable_count, 2);
+  EXPECT_EQ(AllocationModel(inventory).Count(whole).schedulable_count, 1);
+
+  // One placement allocated by a MIG profile's claim: one placement left, and the whole GPU
+  // (a different profile, not matching the placement) no longer fits.
+  ResourceClaim c = Claim("c", {"mig"}, {Result("gpu", "node-a", "gpu-0-mig-3g-0")});
+  std::vector<const ResourceClaim*> claims = {&c};
+  DeviceClaims held = IndexAllocatedDevices(inventory, claims);
+  AllocationModel model(inventory, held.allocated);
+  AllocatableCount for_mig = model.Count(mig);
+  EXPECT_EQ(for_mig.allocated_count, 1);
+  EXPECT_EQ(for_mig.schedulable_count, 1);
+  AllocatableCount for_whole = model.Count(whole);
+  EXPECT_EQ(for_whole.allocated_count, 0);
+  EXPECT_EQ(for_whole.schedulable_count, 0);
+  EXPECT_EQ(for_whole.counter_limited_count, 1);
+}
+
+TEST(ClaimAllocationsTest, SummarisesAllocatedAndPendingClaimsPerClass) {
+  ResourceClaim two =
+      Claim("two", {"large"}, {Result("gpu", "node-b", "gpu-0"), Result("gpu", "node-b", "gpu-1")});
+  ResourceClaim fallback = Claim("fb", {"h100", "a100"}, {Result("gpu/s1", "node-b", "gpu-0")});
+  ResourceClaim old_pending = Claim("p1", {"h100", "a100"});
+  old_pending.created = absl::FromUnixSeconds(1000);
+  ResourceClaim new_pending = Claim("p2", {"a100"});
+  new_pending.created = absl::FromUnixSeconds(2000);
+  ResourceClaim deleting = Claim("d", {"a100"});
+  deleting.deleting = true;
+  deleting.created = absl::FromUnixSeconds(10);
+  std::vector<const ResourceClaim*> claims = {&two, &fallback, &old_pending, &new_pending,
+                                              &deleting};
+  absl::flat_hash_map<std::string, ClassClaims> by_class = SummariseClaimsByClass(claims);
+  EXPECT_EQ(by_class["large"].allocated_devices, 2);
+  EXPECT_EQ(by_class["large"].allocated_claims, 1);
+  EXPECT_EQ(by_class["large"].pending_claims, 0);
+  EXPECT_EQ(by_class["a100"].allocated_devices, 1);  // the fallback's second choice
+  EXPECT_EQ(by_class["a100"].allocated_claims, 1);
+  EXPECT_EQ(by_class["a100"].pending_claims, 2);
+  EXPECT_EQ(by_class["a100"].oldest_pending, absl::FromUnixSeconds(1000));
+  EXPECT_EQ(by_class["h100"].allocated_devices, 0);
+  EXPECT_EQ(by_class["h100"].pending_claims, 1);
+  EXPECT_EQ(by_class["h100"].oldest_pending, absl::FromUnixSeconds(1000));
+}
+
+}  // namespace
+}  // namespace gpuprofile::profile
