@@ -23,6 +23,11 @@ attributes, raw CEL; every fourth profile with a count), then writes:
 or 1.34/1.35 with the DRADeviceTaints, DRAConsumableCapacity and DRAExtendedResource gates),
 and changes nothing else: the same slices, namespaces, selectors, counts and claimTemplates as
 without it, so the two data sets differ only in those fields.
+
+  generate.py OUT_DIR --claims N [--pending-claims M]
+
+reads OUT_DIR's slices.json and profiles.json (generated before) and writes the ResourceClaims
+of run_benchmark.py --claims into OUT_DIR/claims-N-M.json (see write_claims), nothing else.
 """
 import argparse
 import importlib.util
@@ -126,6 +131,143 @@ def advanced_fields(i, spec, capacity_request):
         spec["capacityRequests"] = {"memory": "10Gi"}
 
 
+def _quantity(q):
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    for u, f in units.items():
+        if q.endswith(u):
+            return float(q[:-len(u)]) * f
+    return float(q)
+
+
+def _version(v):
+    parts = [int(x) for x in v.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def matches(selector, device):
+    """Whether a generated profile's selector (bench/render/generate_fleet.py profile(): one
+    kind of selector each) selects a device of the generated fleet; the few forms that generator
+    writes, evaluated as the operator's compiled CEL does for them."""
+    a = {k: list(v.values())[0] for k, v in device["attributes"].items()}
+    memory = _quantity(device["capacity"]["memory"]["value"])
+    if "memory" in selector:
+        m = selector["memory"]
+        if "min" in m and memory < _quantity(m["min"]):
+            return False
+        if "max" in m and memory > _quantity(m["max"]):
+            return False
+    if "productNames" in selector and a["productName"] not in selector["productNames"]:
+        return False
+    if "architectures" in selector and a["architecture"] not in selector["architectures"]:
+        return False
+    if "computeCapability" in selector and (
+            _version(a["cudaComputeCapability"]) < _version(selector["computeCapability"]["min"])):
+        return False
+    if "driverVersion" in selector and (
+            _version(a["driverVersion"]) < _version(selector["driverVersion"]["min"])):
+        return False
+    if "cudaDriverVersion" in selector and (
+            _version(a["cudaDriverVersion"]) < _version(selector["cudaDriverVersion"]["min"])):
+        return False
+    for attr in selector.get("attributes", []):
+        name = attr["name"].split("/")[-1]
+        if attr["operator"] == "Exists" and name not in a:
+            return False
+        if attr["operator"] == "In" and a.get(name) not in attr["values"]:
+            return False
+    for cel in selector.get("cel", []):
+        if "!= 'Turing'" not in cel:
+            raise ValueError("unknown generated CEL selector %r" % cel)
+        if a["architecture"] == "Turing":
+            return False
+    return True
+
+
+def claim_object(i, cls, namespace):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "claim-%05d" % i, "namespace": namespace,
+                         "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"}},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}}]}}}
+
+
+def allocation_status(i, device):
+    """status as the scheduler writes it (allocation) and the kubelet's pod reserves it."""
+    return {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": device["driver"],
+                                 "pool": device["pool"], "device": device["device"]}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{
+            "key": "metadata.name", "operator": "In", "values": [device["node"]]}]}]}},
+        "reservedFor": [{"resource": "pods", "name": "pod-%05d" % i,
+                         "uid": "00000000-2222-4000-8000-%012d" % i}]}
+
+
+def write_claims(out_dir, allocated, pending, namespaces):
+    """ResourceClaims as pods' templates make them and the scheduler allocates them, from the
+    profiles' DeviceClasses (a profile's class has its name), each in one of the NAMESPACES:
+      - `allocated` claims with status.allocation naming one device of the fleet (driver, pool,
+        device; no device twice) that their class selects (matches()), and reservedFor a pod;
+      - `pending` claims without status, each with a planned free device its class selects:
+        run_benchmark.py's claim churn allocates them in order, writing that device.
+    Devices are taken in a fixed shuffled order; each takes the next profile in round robin
+    among those whose class selects it. run_benchmark.py's churn allocates pending claims of
+    even-numbered profiles and deallocates allocated claims of odd-numbered ones (so each profile's
+    allocated count moves one way only), hence pending claims are of even-numbered profiles.
+    Writes claims-ALLOCATED-PENDING.json (a List; the seed) and
+    claims-ALLOCATED-PENDING-plan.json (the pending claims' planned devices)."""
+    with open(os.path.join(out_dir, "slices.json")) as f:
+        slices = json.load(f)["items"]
+    with open(os.path.join(out_dir, "profiles.json")) as f:
+        profiles = json.load(f)["items"]
+    names = namespace_names(namespaces)
+    devices = []
+    for s in slices:
+        for d in s["spec"]["devices"]:
+            devices.append(({"driver": s["spec"]["driver"], "pool": s["spec"]["pool"]["name"],
+                             "node": s["spec"]["nodeName"], "device": d["name"]}, d))
+    if allocated + pending > len(devices):
+        raise SystemExit("%d claims but %d devices" % (allocated + pending, len(devices)))
+    rng = random.Random(20261202)
+    rng.shuffle(devices)
+    selectors = [(p["metadata"]["name"], p["spec"].get("selector", {})) for p in profiles]
+    turn = [0]
+
+    def next_class(device, parity=None):
+        for k in range(len(selectors)):
+            j = (turn[0] + k) % len(selectors)
+            if parity is not None and j % 2 != parity:
+                continue
+            if matches(selectors[j][1], device):
+                turn[0] = j + 1
+                return j
+        return None
+
+    items, plan = [], []
+    it = iter(devices)
+    i = 0
+    while i < allocated + pending:
+        ref, device = next(it)
+        j = next_class(device, None if i < allocated else 0)
+        if j is None:
+            continue
+        c = claim_object(i, selectors[j][0], names[i % len(names)])
+        if i < allocated:
+            c["status"] = allocation_status(i, ref)
+        else:
+            plan.append({"namespace": c["metadata"]["namespace"], "name": c["metadata"]["name"],
+                         "profile": selectors[j][0], "status": allocation_status(i, ref)})
+        items.append(c)
+        i += 1
+    base = os.path.join(out_dir, "claims-%d-%d" % (allocated, pending))
+    with open(base + "-plan.json.tmp", "w") as f:
+        json.dump(plan, f)
+    with open(base + ".json.tmp", "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": items}, f,
+                  separators=(",", ":"))
+    os.rename(base + "-plan.json.tmp", base + "-plan.json")
+    os.rename(base + ".json.tmp", base + ".json")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
@@ -135,7 +277,14 @@ def main():
     parser.add_argument("--namespaces", type=int, default=200)
     parser.add_argument("--advanced", action="store_true",
                         help="issue 14's fields on part of the profiles (advanced_fields)")
+    parser.add_argument("--claims", type=int, default=None,
+                        help="only write OUT_DIR/claims-N-M.json (write_claims) from OUT_DIR's "
+                             "slices and profiles")
+    parser.add_argument("--pending-claims", type=int, default=0)
     args = parser.parse_args()
+    if args.claims is not None:
+        write_claims(args.out_dir, args.claims, args.pending_claims, args.namespaces)
+        return
     fleet = load_fleet_module()
     os.makedirs(args.out_dir, exist_ok=True)
     # The same random sequence as generate_fleet.py: slices first, then the profiles.

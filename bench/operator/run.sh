@@ -10,6 +10,9 @@
 # what is measured. Inputs are generated once into BUILD_DIR/bench-operator-NODES-NAMESPACES.
 # Issue 14's fields on part of the profiles: --advanced with --kube-version 1.37 (or 1.34/1.35
 # and --feature-gates); bench/operator/ab.sh alternates rounds with and without them.
+# Issue 17's claims: --claims 30000 --claim-churn-rate 100 (30,000 allocated ResourceClaims seeded,
+# then 100 allocations and 100 deallocations a second); B_OPTIONS="--claims 30000
+# --claim-churn-rate 100" bash bench/operator/ab.sh BUILD ROUNDS --skip-kubectl compares.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}

@@ -5,15 +5,34 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/node_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "controller/meta/field_codec.h"
 
 namespace gpuprofile::dra {
 namespace {
+
+// The values of every ClaimSymbol; node-based, so a value's address never moves.
+struct SymbolTable {
+  absl::Mutex mu;
+  absl::node_hash_set<std::string> values ABSL_GUARDED_BY(mu);
+};
+
+SymbolTable& Symbols() {
+  static SymbolTable* const table = new SymbolTable();  // never destroyed: symbols outlive exit
+  return *table;
+}
+
+const std::string* Intern(absl::string_view value) {
+  SymbolTable& table = Symbols();
+  absl::MutexLock lock(&table.mu);
+  return &*table.values.emplace(value).first;
+}
 
 using json = nlohmann::json;
 using api::FieldErrors;
@@ -115,7 +134,7 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
   if (const json* annotations = api::ObjectField(*meta, "annotations", "metadata", false, errors)) {
     if (const json* pod_claim = api::JsonMember(*annotations, kPodClaimNameAnnotation);
         pod_claim && pod_claim->is_string()) {
-      claim->pod_claim_name = *pod_claim;
+      claim->pod_claim_name = pod_claim->get_ref<const std::string&>();
     }
   }
   const json* owners = api::ArrayField(*meta, "ownerReferences", "metadata", false, errors);
@@ -169,8 +188,15 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
 
 }  // namespace
 
+ClaimSymbol::ClaimSymbol() {
+  static const std::string* const empty = Intern("");
+  value_ = empty;
+}
+
+ClaimSymbol::ClaimSymbol(absl::string_view value) : value_(Intern(value)) {}
+
 std::string ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const {
-  absl::string_view request_name = result.request;
+  absl::string_view request_name = result.request.str();
   absl::string_view subrequest;
   if (size_t slash = request_name.find('/'); slash != absl::string_view::npos) {
     subrequest = request_name.substr(slash + 1);
@@ -180,7 +206,7 @@ std::string ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const 
     if (request.name != request_name) continue;
     if (subrequest.empty()) {
       return request.subrequests.empty() && !request.device_classes.empty()
-                 ? request.device_classes.front()
+                 ? request.device_classes.front().str()
                  : std::string();
     }
     for (size_t i = 0; i < request.subrequests.size(); ++i) {

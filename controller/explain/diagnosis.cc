@@ -180,7 +180,7 @@ Explainer::Explainer(const ClusterView& view)
   for (const dra::ResourceClaim& c : view.claims) {
     if (!c.allocated) continue;
     for (const dra::ClaimDeviceResult& r : c.results) {
-      auto it = index.find(DeviceKey(r.driver, r.pool, r.device));
+      auto it = index.find(DeviceKey(r.driver.str(), r.pool.str(), r.device.str()));
       if (it == index.end()) continue;
       std::vector<std::string>& h = holders_[it->second];
       const std::string key = Key(c.namespace_name, c.name);
@@ -576,7 +576,7 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
     f.severity = Severity::kOk;
     std::vector<std::string> devices;
     for (const dra::ClaimDeviceResult& r : claim.results) {
-      devices.push_back(absl::StrCat(r.driver, "/", r.pool, "/", r.device));
+      devices.push_back(absl::StrCat(r.driver.str(), "/", r.pool.str(), "/", r.device.str()));
     }
     f.message = absl::StrCat("ResourceClaim \"", key, "\" is allocated (", devices.size(),
                              devices.size() == 1 ? " device" : " devices",

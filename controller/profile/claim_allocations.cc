@@ -27,7 +27,8 @@ DeviceClaims IndexAllocatedDevices(const dra::Inventory& inventory,
   }
   for (const dra::ResourceClaim* claim : claims) {
     for (const dra::ClaimDeviceResult& result : claim->results) {
-      auto it = index.find(DeviceKey{result.driver, result.pool, result.device});
+      auto it =
+          index.find(DeviceKey{result.driver.str(), result.pool.str(), result.device.str()});
       if (it == index.end()) {
         ++out.results_outside_inventory;
         continue;

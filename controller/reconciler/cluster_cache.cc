@@ -225,8 +225,10 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
                  return t.shared_meta();
                })}});
   claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(
-      options_.client, For(options_.watch, ResourceClaimsPath(version)), DecodeResourceClaimObject,
-      [](const dra::ResourceClaim& c) { return absl::StrCat(c.namespace_name, "/", c.name); });
+      options_.client, For(options_.watch, ResourceClaimsPath(version)),
+      DecodeResourceClaimObject, [](const dra::ResourceClaim& c) {
+        return absl::StrCat(c.namespace_name.str(), "/", c.name);
+      });
   claims_->SetVersionOf(
       [](const dra::ResourceClaim& c) -> absl::string_view { return c.resource_version; });
   // Relists keep the cached objects that did not change (see kube/reflector.h).

@@ -710,10 +710,14 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
     // The admin's view: printer columns of both kinds.
     CommandResult profiles = KubectlOk({"get", "gpuprofiles"});
     EXPECT_THAT(profiles.out,
-                ::testing::ContainsRegex("NAME +READY +SATISFIABLE +DEVICES +SCHEDULABLE +NODES +NAMESPACES"));
-    EXPECT_THAT(profiles.out, ::testing::ContainsRegex("large-memory +True +True +4 +4 +2 +1"));
-    EXPECT_THAT(KubectlOk({"get", "gpunodegroups"}).out,
-                ::testing::ContainsRegex("nvidia-l40s-570.133.20 +NVIDIA L40S +46068Mi"));
+                ::testing::ContainsRegex(
+                    "NAME +READY +SATISFIABLE +DEVICES +SCHEDULABLE +FREE +PENDING +NODES +NAMESPACES"));
+    // No claim yet: every schedulable device is free, nothing pending.
+    EXPECT_THAT(profiles.out, ::testing::ContainsRegex("large-memory +True +True +4 +4 +4 +0 +2 +1"));
+    CommandResult groups = KubectlOk({"get", "gpunodegroups"});
+    EXPECT_THAT(groups.out, ::testing::ContainsRegex("FREE +OFFERED BY +PROFILES"));
+    EXPECT_THAT(groups.out, ::testing::ContainsRegex(
+                                "nvidia-l40s-570.133.20 +NVIDIA L40S +46068Mi +570.133.20 +2 +4 +4 +DRA +"));
   }
 
   // Nothing below edits a profile: generations and class resourceVersions are recorded.

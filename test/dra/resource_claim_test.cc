@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -184,6 +186,36 @@ TEST(ResourceClaimTest, NonObjectsAreErrorsNotCrashes) {
     ASSERT_FALSE(claim.ok());
     EXPECT_THAT(std::string(claim.status().message()), HasSubstr("ResourceClaim <unnamed>"));
   }
+}
+
+TEST(ClaimSymbolTest, EqualValuesShareOneCopyAndReadAsStrings) {
+  std::string pool = "gpu-node-";
+  pool += "00042";  // built at run time: not the literal's storage
+  ClaimSymbol a(pool);
+  ClaimSymbol b("gpu-node-00042");
+  EXPECT_EQ(&a.str(), &b.str());
+  EXPECT_TRUE(a == b);
+  EXPECT_FALSE(a == ClaimSymbol("gpu-node-00043"));
+  EXPECT_EQ(a, "gpu-node-00042");
+  EXPECT_EQ(a, pool);
+  EXPECT_EQ(a, absl::string_view("gpu-node-00042"));
+  const std::string& read = a;
+  EXPECT_EQ(read, "gpu-node-00042");
+  EXPECT_TRUE(ClaimSymbol().empty());
+  EXPECT_EQ(ClaimSymbol(), ClaimSymbol(""));
+  EXPECT_EQ(absl::HashOf(a), absl::HashOf(absl::string_view("gpu-node-00042")));
+  EXPECT_TRUE(ClaimSymbol("a") < ClaimSymbol("b"));
+}
+
+TEST(ClaimSymbolTest, OneRequestAndOneResultLiveInTheClaim) {
+  // The common claim (one request, one class, one result) needs no heap block for them.
+  ResourceClaim claim;
+  claim.requests.push_back(ClaimRequest{"gpu", {"profile-000"}});
+  claim.results.push_back(ClaimDeviceResult{"gpu", "gpu.nvidia.com", "node-1", "gpu-0", ""});
+  EXPECT_EQ(claim.requests.capacity(), 1u);
+  EXPECT_EQ(claim.requests[0].device_classes.capacity(), 1u);
+  EXPECT_EQ(claim.results.capacity(), 1u);
+  EXPECT_EQ(claim.ClassOfResult(claim.results[0]), "profile-000");
 }
 
 }  // namespace

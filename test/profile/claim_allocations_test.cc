@@ -84,7 +84,7 @@ ResourceClaim Claim(const std::string& name, std::vector<std::string> classes,
   claim.name = name;
   ClaimRequest request;
   request.name = "gpu";
-  request.device_classes = std::move(classes);
+  request.device_classes.assign(classes.begin(), classes.end());
   if (request.device_classes.size() > 1) {
     for (size_t i = 0; i < request.device_classes.size(); ++i) {
       request.subrequests.push_back("s" + std::to_string(i));
@@ -92,7 +92,7 @@ ResourceClaim Claim(const std::string& name, std::vector<std::string> classes,
   }
   claim.requests.push_back(request);
   claim.allocated = !results.empty();
-  claim.results = std::move(results);
+  claim.results.assign(results.begin(), results.end());
   return claim;
 }
 
