@@ -65,16 +65,18 @@ Each round:
     them, from the first kubectl's start.
 
 MINIMUM requests for the operator to converge (with G node groups, P profiles, T templates, Q
-ResourceQuotas, C claims): a list and a watch on each of the 8 kinds it caches (profiles,
-namespaces, node groups, ResourceQuotas, slices, classes, templates, claims; the list of NODES
+ResourceQuotas, C claims): a list and a watch on each of the 9 kinds it caches (profiles,
+namespaces, node groups, ResourceQuotas, Nodes (none are seeded: one empty page), slices,
+classes, templates, claims; the list of NODES
 slices in pages of 100, kSlicePageSize in controller/reconciler/cluster_cache.h, the claims in
 pages of 500, WatcherOptions.page_size's default in controller/kube/watcher.h, at least one:
-8 + 6 + NODES/100 + max(1, C/500) = 65 reads without claims, 129 with 32,500) + 1 finalizer
+9 + 7 + NODES/100 + max(1, C/500) = 67 reads without claims, 131 with 32,500) + 1 finalizer
 patch per profile + 1 DeviceClass create per profile + T template creates + Q quota creates + 1
-status write per profile + 2 per node group (create, status) = reads + 3P + T + Q + 2G (20,385
-for P=100, T=20,000, Q=0, G=10, no claims; 20,449 with 30,000 allocated + 2,500 pending claims;
-22,385 with --advanced's 2,000 quotas). Until the ResourceQuota informer (issue 14) it was 6
-kinds and 61 reads; until the ResourceClaim informer (issue 17) 7 kinds and 63 reads. Discovery
+status write per profile + 2 per node group (create, status) = reads + 3P + T + Q + 2G (20,387
+for P=100, T=20,000, Q=0, G=10, no claims; 20,451 with 30,000 allocated + 2,500 pending claims;
+22,387 with --advanced's 2,000 quotas). Until the ResourceQuota informer (issue 14) it was 6
+kinds and 61 reads; until the ResourceClaim informer (issue 17) 7 kinds and 63 reads; until the
+Node informer (issue 17's migration view) 8 kinds and 65 reads. Discovery
 (/version, /apis...) and Events are reported apart.
 
 Prints each round and a table of medians; writes the medians as JSON (--json).
@@ -104,8 +106,8 @@ OPERATOR_USER = "gpu-profile-operator"
 WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
 STARTED = []   # every process this benchmark started, stopped on exit
 SLICE_PAGE_SIZE = 100  # the operator's ResourceSlice list page (kSlicePageSize)
-CACHED_KINDS = 8       # informers: profiles, namespaces, node groups, quotas, slices, classes,
-                       # templates, claims (controller/reconciler/cluster_cache.h)
+CACHED_KINDS = 9       # informers: profiles, namespaces, node groups, quotas, Nodes, slices,
+                       # classes, templates, claims (controller/reconciler/cluster_cache.h)
 CLAIM_PAGE_SIZE = 500  # the claims informer's list page (WatcherOptions.page_size's default,
                        # controller/kube/watcher.h; cluster_cache.cc lowers it for slices only)
 NODE_GROUP_INTERVAL_S = 0.2  # DesiredStateCache's min_interval (reconciler/desired_state.h)
