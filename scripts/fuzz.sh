@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, runs every checked-in
 # regression input once, then fuzzes each target from its seed corpus. The argument N (default
 # 60) sets the time budget, 2.5 N seconds in all as before: the CEL parser and evaluator 0.75 N
-# each, the profile pipeline and the YAML/JSON readers 0.5 N each. Every input runs under a time
+# each, the profile pipeline and the YAML/JSON readers 0.5 N each, in two lanes of 1.25 N side by
+# side when there are two cores. Every input runs under a time
 # and memory limit (-timeout, -rss_limit_mb, -malloc_limit_mb). Fails on any crash, leak,
 # timeout, out-of-memory or sanitizer report; what libFuzzer saves then lands in
 # $GPO_FUZZ_ARTIFACTS (default build-fuzz/artifacts/): once the bug is fixed, add the input to the
@@ -42,20 +43,51 @@ run() {
   local corpus
   corpus=$(mktemp -d)
   # shellcheck disable=SC2086
-  cp "$seeds"/$glob "$corpus"/
+  cp "$seeds"/$glob "$corpus"/ || return 1
   echo "fuzzing $target ${*:+($*) }for ${secs}s"
+  local status=0
   env "$@" "$build/fuzz/$target" -max_total_time="$secs" -max_len="$max_len" "${limits[@]}" \
-    -print_final_stats=1 "$corpus" 2>&1 | tail -n 4
+    -print_final_stats=1 "$corpus" 2>&1 | tail -n 4 || status=$?
   rm -rf "$corpus"
+  if [ $status != 0 ]; then
+    echo "$target ${*:+($*) }failed while fuzzing; see $artifacts"
+    return 1
+  fi
 }
 
-for mode in parse evaluate; do
+cel_parse() {
   run cel_fuzz $((seconds * 3 / 4)) "$root/fuzz/corpus" '*.cel' 4096 10 2048 2048 \
-    GPO_FUZZ_MODE=$mode
-done
+    GPO_FUZZ_MODE=parse
+}
+cel_evaluate() {
+  run cel_fuzz $((seconds * 3 / 4)) "$root/fuzz/corpus" '*.cel' 4096 10 2048 2048 \
+    GPO_FUZZ_MODE=evaluate
+}
 # Manifests -> GpuProfiles -> engine: each input runs the whole pipeline.
-run profile_fuzz $((seconds / 2)) "$root/fuzz/profile_corpus" '*.yaml' 8192 10 2048 2048
+profile() {
+  run profile_fuzz $((seconds / 2)) "$root/fuzz/profile_corpus" '*.yaml' 8192 10 2048 2048
+}
 # The YAML and JSON readers and the ResourceSlice decoders (slices read from YAML and JSON, fast
 # paths against the strict one): the alias bomb must stay within a few MB, deep nesting within
 # the stack, every input within 5 s even under the sanitizers.
-run reader_fuzz $((seconds / 2)) "$root/fuzz/reader_corpus" '*' 8192 5 1024 256
+readers() {
+  run reader_fuzz $((seconds / 2)) "$root/fuzz/reader_corpus" '*' 8192 5 1024 256
+}
+
+# Each run is single-threaded. With two cores or more, the runs go in two lanes of equal length
+# (1.25 N seconds each) side by side: every target keeps its own time budget and its own core.
+if [ "$(nproc)" -lt 2 ]; then
+  cel_parse && cel_evaluate && profile && readers
+  exit
+fi
+lanes=$(mktemp -d)
+trap 'rm -rf "$lanes"' EXIT
+{ cel_parse && profile; } >"$lanes/1" 2>&1 &
+lane1=$!
+{ cel_evaluate && readers; } >"$lanes/2" 2>&1 &
+lane2=$!
+status=0
+wait $lane1 || status=1
+wait $lane2 || status=1
+cat "$lanes/1" "$lanes/2"
+exit $status
