@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,14 @@ std::vector<char*> Argv(const std::vector<std::string>& args) {
   for (const std::string& a : args) out.push_back(const_cast<char*>(a.c_str()));
   out.push_back(nullptr);
   return out;
+}
+
+// In a forked child, before exec: the child gets SIGKILL when the test process dies, so a test
+// that crashes or is killed by ctest's timeout leaves no kube-emulator or operator running
+// (destructors do not run then). The parent may already be gone before prctl: check.
+void DieWithParent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
 }
 
 }  // namespace
@@ -66,8 +75,10 @@ EmulatorProcess::EmulatorProcess(std::vector<std::string> args) {
   if (::pipe(out) != 0) return;
   std::vector<std::string> argv = {KUBE_EMULATOR_PATH, "--listen", "127.0.0.1:0"};
   argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ == 0) {
+    DieWithParent(parent);
     ::dup2(out[1], 1);
     ::dup2(err_fd, 2);
     ::close(out[0]);
@@ -136,8 +147,10 @@ void ScratchDir::Write(const std::string& name, const std::string& text) const {
 pid_t SpawnProcess(const std::vector<std::string>& argv, const std::string& out_path,
                    const std::string& err_path, bool append) {
   const int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC);
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
+    DieWithParent(parent);
     ::setpgid(0, 0);
     int out = ::open(out_path.c_str(), flags, 0644);
     int err = err_path == out_path ? out : ::open(err_path.c_str(), flags, 0644);

@@ -2,6 +2,7 @@
 #include "controller/dra/resource_claim.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
@@ -210,7 +211,10 @@ TEST(ClaimSymbolTest, EqualValuesShareOneCopyAndReadAsStrings) {
 TEST(ClaimSymbolTest, OneRequestAndOneResultLiveInTheClaim) {
   // The common claim (one request, one class, one result) needs no heap block for them.
   ResourceClaim claim;
-  claim.requests.push_back(ClaimRequest{"gpu", {"profile-000"}});
+  ClaimRequest request;
+  request.name = "gpu";
+  request.device_classes = {"profile-000"};
+  claim.requests.push_back(std::move(request));
   claim.results.push_back(ClaimDeviceResult{"gpu", "gpu.nvidia.com", "node-1", "gpu-0", ""});
   EXPECT_EQ(claim.requests.capacity(), 1u);
   EXPECT_EQ(claim.requests[0].device_classes.capacity(), 1u);
