@@ -15,7 +15,14 @@
 //   signatures, projections and evaluations;
 // - BM_OperatorPath: as the operator computes after a slice change: the spec plan kept
 //   (PlanProfiles once), a long-lived FleetMemo, AssembleDesiredState;
-// - BM_InventoryOnly: Inventory::FromSlices alone (its share of the others).
+// - BM_InventoryOnly: Inventory::FromSlices alone (its share of the others);
+// - BM_OperatorPathWithClaims: BM_OperatorPath with the cluster's ResourceClaims, as the
+//   operator computes allocation truth (status.allocation, node groups' free devices) on every
+//   change; needs DIR/claims-30000-2500.json
+//   (python3 bench/operator/generate.py DIR --claims 30000 --pending-claims 2500);
+// - BM_ClaimsOnly: the claims' share of it (the held devices matched to the new inventory and
+//   the AllocationModel with them);
+// - BM_ClaimLedger: what a claim change costs: the ledger of all claims built again.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -29,7 +36,10 @@
 #include "controller/meta/namespace_codec.h"
 #include "controller/core/kube_version.h"
 #include "controller/dra/inventory.h"
+#include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
+#include "controller/profile/allocatable.h"
+#include "controller/profile/claim_allocations.h"
 #include "controller/profile/engine.h"
 #include "nlohmann/json.hpp"
 
@@ -65,6 +75,9 @@ struct Fixture {
   // Two versions of the slice that changes: as generated, and with one more device.
   std::shared_ptr<const dra::ResourceSlice> changed[2];
   size_t changed_index = 0;
+  // The claims of DIR/claims-30000-2500.json when it exists (empty otherwise).
+  std::vector<dra::ResourceClaim> claims;
+  std::vector<const dra::ResourceClaim*> claim_views;
 };
 
 const Fixture& Data() {
@@ -72,12 +85,16 @@ const Fixture& Data() {
     auto* f = new Fixture;
     f->input.kube_version = KubeVersion{1, 34};
     f->input.namespaces_complete = true;
-    for (const nlohmann::json& item : ReadJson(g_data_dir + "/profiles.json")["items"]) {
+    // Each document is held in a named variable: a range-for over a temporary's ["items"] would
+    // iterate a destroyed document.
+    const nlohmann::json profiles = ReadJson(g_data_dir + "/profiles.json");
+    for (const nlohmann::json& item : profiles["items"]) {
       absl::StatusOr<api::GpuProfile> p = api::DecodeGpuProfile(item);
       if (!p.ok()) std::exit(2);
       f->input.profiles.push_back(*std::move(p));
     }
-    for (const nlohmann::json& item : ReadJson(g_data_dir + "/namespaces.json")["items"]) {
+    const nlohmann::json namespaces = ReadJson(g_data_dir + "/namespaces.json");
+    for (const nlohmann::json& item : namespaces["items"]) {
       absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(item);
       if (!ns.ok()) std::exit(2);
       f->input.namespaces.push_back(*std::move(ns));
@@ -92,6 +109,19 @@ const Fixture& Data() {
     bigger["spec"]["devices"].push_back(extra);
     f->changed[0] = f->slices[f->changed_index];
     f->changed[1] = Decode(bigger);
+    const std::string claims_path = g_data_dir + "/claims-30000-2500.json";
+    if (std::ifstream(claims_path)) {
+      const nlohmann::json claims = ReadJson(claims_path);
+      for (const nlohmann::json& item : claims["items"]) {
+        absl::StatusOr<dra::ResourceClaim> c = dra::DecodeResourceClaim(item);
+        if (!c.ok()) {
+          std::fprintf(stderr, "%s\n", std::string(c.status().message()).c_str());
+          std::exit(2);
+        }
+        f->claims.push_back(*std::move(c));
+      }
+      for (const dra::ResourceClaim& c : f->claims) f->claim_views.push_back(&c);
+    }
     // Steady state: every desired object already exists.
     const DesiredState desired =
         ComputeDesiredState(f->input, dra::Inventory::FromSlices(f->slices));
@@ -166,6 +196,54 @@ void BM_InventoryOnly(benchmark::State& state) {
                   [](const SliceList& slices) { return dra::Inventory::FromSlices(slices); });
 }
 BENCHMARK(BM_InventoryOnly)->Unit(benchmark::kMillisecond);
+
+void BM_OperatorPathWithClaims(benchmark::State& state) {
+  const Fixture& f = Data();
+  if (f.claims.empty()) {
+    state.SkipWithError("no DIR/claims-30000-2500.json (bench/operator/generate.py --claims)");
+    return;
+  }
+  const SpecPlan plan = PlanProfiles(f.input);
+  FleetMemo memo;
+  // The operator keeps one ledger while no claim changes (reconciler/desired_state.h).
+  const ClaimLedger ledger(f.claim_views);
+  EachSliceChange(state, f, [&](const SliceList& slices) {
+    return AssembleDesiredState(plan, dra::Inventory::FromSlices(slices), &memo, &ledger);
+  });
+  state.counters["claims"] = static_cast<double>(f.claims.size());
+}
+BENCHMARK(BM_OperatorPathWithClaims)->Unit(benchmark::kMillisecond);
+
+void BM_ClaimsOnly(benchmark::State& state) {
+  const Fixture& f = Data();
+  if (f.claims.empty()) {
+    state.SkipWithError("no DIR/claims-30000-2500.json (bench/operator/generate.py --claims)");
+    return;
+  }
+  const dra::Inventory inventory = dra::Inventory::FromSlices(f.slices);
+  const ClaimLedger ledger(f.claim_views);
+  for (auto _ : state) {
+    const DeviceClaims held = ledger.Held(inventory);
+    const AllocationModel with_claims(inventory, held.allocated);
+    benchmark::DoNotOptimize(with_claims);
+  }
+}
+BENCHMARK(BM_ClaimsOnly)->Unit(benchmark::kMillisecond);
+
+// A claim change: the ledger of every claim worked out again (once per burst of claim changes
+// in the operator, reconciler/desired_state.h).
+void BM_ClaimLedger(benchmark::State& state) {
+  const Fixture& f = Data();
+  if (f.claims.empty()) {
+    state.SkipWithError("no DIR/claims-30000-2500.json (bench/operator/generate.py --claims)");
+    return;
+  }
+  for (auto _ : state) {
+    ClaimLedger ledger(f.claim_views);
+    benchmark::DoNotOptimize(ledger);
+  }
+}
+BENCHMARK(BM_ClaimLedger)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace gpuprofile::profile

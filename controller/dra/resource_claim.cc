@@ -1,6 +1,8 @@
 // File: controller/dra/resource_claim.cc
 #include "controller/dra/resource_claim.h"
 
+#include <algorithm>
+#include <climits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,7 +73,7 @@ std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* r
   }
   if (first) {
     request->all = mode == kAll;
-    request->count = count.value_or(1);
+    request->count = static_cast<int32_t>(std::min<int64_t>(count.value_or(1), INT32_MAX));
   }
   if (const json* capacity = api::ObjectField(exact, "capacity", path, false, errors)) {
     std::string capacity_path = api::FieldChild(path, "capacity");
@@ -125,7 +127,7 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
     absl::Time t;
     std::string err;
     if (absl::ParseTime(absl::RFC3339_full, *created, &t, &err)) {
-      claim->created = t;
+      claim->set_created(t);
     } else {
       errors->AddInvalid("metadata.creationTimestamp", *created, "must be an RFC 3339 time");
     }
@@ -168,7 +170,7 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
         result.driver = api::StringField(item, "driver", path, true, errors).value_or("");
         result.pool = api::StringField(item, "pool", path, true, errors).value_or("");
         result.device = api::StringField(item, "device", path, true, errors).value_or("");
-        result.share_id = api::StringField(item, "shareID", path, false, errors).value_or("");
+        (void)api::StringField(item, "shareID", path, false, errors);  // type-checked only
         claim->results.push_back(std::move(result));
       }
     }
@@ -195,7 +197,7 @@ ClaimSymbol::ClaimSymbol() {
 
 ClaimSymbol::ClaimSymbol(absl::string_view value) : value_(Intern(value)) {}
 
-std::string ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const {
+ClaimSymbol ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const {
   absl::string_view request_name = result.request.str();
   absl::string_view subrequest;
   if (size_t slash = request_name.find('/'); slash != absl::string_view::npos) {
@@ -206,14 +208,14 @@ std::string ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const 
     if (request.name != request_name) continue;
     if (subrequest.empty()) {
       return request.subrequests.empty() && !request.device_classes.empty()
-                 ? request.device_classes.front().str()
-                 : std::string();
+                 ? request.device_classes.front()
+                 : ClaimSymbol();
     }
     for (size_t i = 0; i < request.subrequests.size(); ++i) {
       if (request.subrequests[i] == subrequest) return request.device_classes[i];
     }
   }
-  return "";
+  return ClaimSymbol();
 }
 
 bool IsResourceClaim(const json& obj) {

@@ -23,6 +23,7 @@
 // (bench/operator: 30,000 allocated claims).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -88,42 +89,56 @@ struct ClaimRequest {
   // One class for an exact request; for firstAvailable, each subrequest's class in order.
   absl::InlinedVector<ClaimSymbol, 1> device_classes;
   // For firstAvailable, the subrequest names (parallel to device_classes); empty otherwise.
-  std::vector<std::string> subrequests;
+  absl::InlinedVector<ClaimSymbol, 1> subrequests;
+  // ExactCount's count (the server's default 1 when unset). For firstAvailable, the first
+  // subrequest's. 32 bits: the API server allows at most 32 results per claim, and a larger
+  // count from a hostile object is kept as INT32_MAX.
+  int32_t count = 1;
   // allocationMode All: every matching device on the chosen node.
   bool all = false;
-  // ExactCount's count (the server's default 1 when unset). For firstAvailable, the first
-  // subrequest's.
-  int64_t count = 1;
   // `capacity.requests` is set (on the request or any subrequest): the request takes a share
   // of a device that allows multiple allocations.
   bool requests_capacity = false;
 };
 
-// One entry of status.allocation.devices.results.
+// One entry of status.allocation.devices.results. Its shareID (DRAConsumableCapacity) is not
+// kept: whether a device is shared is the device's own attribute (allowMultipleAllocations).
 struct ClaimDeviceResult {
   ClaimSymbol request;  // "req", or "req/sub" for a firstAvailable subrequest
   ClaimSymbol driver;
   ClaimSymbol pool;
   ClaimSymbol device;
-  std::string share_id;  // DRAConsumableCapacity: set when the device is shared
 };
 
 struct ResourceClaim {
+  // No creation time (metadata.creationTimestamp unset).
+  static constexpr int64_t kNoTime = INT64_MIN;
+
   ClaimSymbol namespace_name;
+  ClaimSymbol pod_claim_name;  // kPodClaimNameAnnotation
   std::string name;
   std::string resource_version;
-  std::optional<absl::Time> created;  // metadata.creationTimestamp
-  bool deleting = false;              // metadata.deletionTimestamp is set
-  std::string owner_pod;              // controller ownerReference of kind Pod (core/v1)
-  ClaimSymbol pod_claim_name;         // kPodClaimNameAnnotation
-  absl::InlinedVector<ClaimRequest, 1> requests;
+  // metadata.creationTimestamp in Unix seconds (the API server writes whole seconds), or
+  // kNoTime: 8 bytes where std::optional<absl::Time> takes 24.
+  int64_t created_unix_seconds = kNoTime;
+  bool deleting = false;   // metadata.deletionTimestamp is set
   bool allocated = false;  // status.allocation is set
+  std::string owner_pod;   // controller ownerReference of kind Pod (core/v1)
+  absl::InlinedVector<ClaimRequest, 1> requests;
   absl::InlinedVector<ClaimDeviceResult, 1> results;
-  std::vector<std::string> reserved_for_pods;  // status.reservedFor[] with resource "pods"
+  // status.reservedFor[] with resource "pods"; nearly always one pod, kept without a heap
+  // block of its own.
+  absl::InlinedVector<std::string, 1> reserved_for_pods;
+
+  std::optional<absl::Time> created() const {
+    if (created_unix_seconds == kNoTime) return std::nullopt;
+    return absl::FromUnixSeconds(created_unix_seconds);
+  }
+  void set_created(absl::Time t) { created_unix_seconds = absl::ToUnixSeconds(t); }
 
   // The device class a result was allocated from: the request's class, or the named
   // subrequest's. Empty when the result names no request of this claim.
-  std::string ClassOfResult(const ClaimDeviceResult& result) const;
+  ClaimSymbol ClassOfResult(const ClaimDeviceResult& result) const;
 };
 
 bool IsResourceClaim(const nlohmann::json& obj);

@@ -170,7 +170,8 @@ Explainer::Explainer(const ClusterView& view)
       }()),
       held_(profile::IndexAllocatedDevices(view.inventory, claim_ptrs_)),
       model_(view.inventory, held_.allocated) {
-  state_ = profile::AssembleDesiredState(plan_, view.inventory, nullptr, claim_ptrs_);
+  const profile::ClaimLedger ledger(claim_ptrs_);
+  state_ = profile::AssembleDesiredState(plan_, view.inventory, nullptr, &ledger);
   const std::vector<dra::Device>& devices = view.inventory.devices();
   absl::flat_hash_map<std::string, size_t> index;
   for (size_t d = 0; d < devices.size(); ++d) {
@@ -582,7 +583,8 @@ void Explainer::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
                              devices.size() == 1 ? " device" : " devices",
                              "): DRA is not what keeps a pod using it waiting.");
     f.evidence["devices"] = devices;
-    f.evidence["reservedFor"] = claim.reserved_for_pods;
+    f.evidence["reservedFor"] =
+        std::vector<std::string>(claim.reserved_for_pods.begin(), claim.reserved_for_pods.end());
     out->push_back(tag(std::move(f)));
     return;
   }

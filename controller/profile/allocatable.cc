@@ -49,6 +49,7 @@ AllocationModel::AllocationModel(const dra::Inventory& inventory) : inventory_(&
     }
     flags_[d] = f;
     any_flag_ = any_flag_ || f != 0;
+    only_allocated_flags_ = only_allocated_flags_ && f == 0;
   }
 }
 
@@ -62,15 +63,23 @@ AllocationModel::AllocationModel(const dra::Inventory& inventory,
     any_flag_ = true;
     const dra::Device& device = devices[d];
     for (const dra::CounterUse& use : device.counters_consumed()) {
-      auto key = std::make_tuple(std::string(device.driver()), std::string(device.pool()),
-                                 std::string(use.counter_set), std::string(use.counter));
-      auto [it, inserted] = allocated_use_.try_emplace(std::move(key), *use.value);
+      auto [it, inserted] = allocated_use_.try_emplace(
+          CounterOfPool{device.driver(), device.pool(), use.counter_set, use.counter}, *use.value);
       if (!inserted) {
         absl::StatusOr<Quantity> sum = it->second.Add(*use.value);
         if (sum.ok()) it->second = *sum;
       }
     }
   }
+}
+
+int64_t AllocationModel::SchedulableCount(
+    const std::vector<bool>& matched, absl::Span<const dra::DeviceToleration> tolerations) const {
+  if (!only_allocated_flags_) return Count(matched, tolerations).schedulable_count;
+  const size_t n = std::min(matched.size(), flags_.size());
+  int64_t count = 0;
+  for (size_t d = 0; d < n; ++d) count += matched[d] && flags_[d] == 0 ? 1 : 0;
+  return count;
 }
 
 AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
@@ -172,9 +181,8 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
         }
         Quantity free = *total;
         if (!allocated_use_.empty()) {
-          auto used = allocated_use_.find(std::make_tuple(
-              std::string(c.driver), std::string(c.pool), std::string(key.first),
-              std::string(key.second)));
+          auto used =
+              allocated_use_.find(CounterOfPool{c.driver, c.pool, key.first, key.second});
           if (used != allocated_use_.end()) {
             absl::StatusOr<Quantity> rest = free.Sub(used->second);
             // More allocated than the set holds (a stale slice): nothing is left.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "controller/core/quantity.h"
 #include "controller/dra/device_toleration.h"
@@ -77,14 +78,22 @@ class AllocationModel {
   // True when nothing in the inventory keeps a device from being allocated: every matched device
   // is schedulable (the common fleet, which then pays nothing for this model).
   bool AllSchedulable() const { return !any_flag_; }
+  // Count(matched, tolerations).schedulable_count, without the per-device outcomes: when claims
+  // are the only thing keeping devices back (no taint, counter or incomplete pool anywhere: the
+  // common fleet), a count of the matched devices no claim holds.
+  int64_t SchedulableCount(const std::vector<bool>& matched,
+                           absl::Span<const dra::DeviceToleration> tolerations = {}) const;
 
  private:
   const dra::Inventory* inventory_;
   std::vector<uint8_t> flags_;  // per device: kTainted | kCounters | kIncompletePool | kAllocated
-  // Per (driver, pool, counter set, counter): what allocated devices draw.
-  absl::flat_hash_map<std::tuple<std::string, std::string, std::string, std::string>, Quantity>
-      allocated_use_;
+  // Per (driver, pool, counter set, counter): what allocated devices draw. The names point into
+  // the inventory's device storage, which outlives the model: no string is copied per key.
+  using CounterOfPool =
+      std::tuple<absl::string_view, absl::string_view, absl::string_view, absl::string_view>;
+  absl::flat_hash_map<CounterOfPool, Quantity> allocated_use_;
   bool any_flag_ = false;
+  bool only_allocated_flags_ = true;  // no device has a flag but kAllocated
 };
 
 }  // namespace gpuprofile::profile

@@ -1,73 +1,158 @@
 // File: controller/profile/claim_allocations.cc
 #include "controller/profile/claim_allocations.h"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 
 namespace gpuprofile::profile {
 namespace {
 
-using DeviceKey = std::tuple<absl::string_view, absl::string_view, absl::string_view>;
+// Value order of (driver, pool, device): what an inventory device is looked up by.
+std::tuple<absl::string_view, absl::string_view, absl::string_view> Key(
+    dra::ClaimSymbol driver, dra::ClaimSymbol pool, dra::ClaimSymbol device) {
+  return {driver.str(), pool.str(), device.str()};
+}
+
+// Adds `value` to `set` unless it is there (claims name one to a few classes: a linear scan
+// beats a hash set and needs no heap).
+void AddOnce(absl::InlinedVector<dra::ClaimSymbol, 2>* set, dra::ClaimSymbol value) {
+  if (std::find(set->begin(), set->end(), value) == set->end()) set->push_back(value);
+}
 
 }  // namespace
 
-DeviceClaims IndexAllocatedDevices(const dra::Inventory& inventory,
-                                   absl::Span<const dra::ResourceClaim* const> claims) {
+ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
+  for (const dra::ResourceClaim* claim : claims) {
+    absl::InlinedVector<dra::ClaimSymbol, 2> classes;
+    if (claim->allocated) {
+      for (const dra::ClaimDeviceResult& result : claim->results) {
+        held_.push_back(HeldDevice{result.driver, result.pool, result.device, 1});
+        ++results_;
+        const dra::ClaimSymbol device_class = claim->ClassOfResult(result);
+        if (device_class.empty()) continue;
+        ++by_class_[device_class.str()].allocated_devices;
+        AddOnce(&classes, device_class);
+      }
+      for (dra::ClaimSymbol device_class : classes) ++by_class_[device_class.str()].allocated_claims;
+      continue;
+    }
+    if (claim->deleting) continue;
+    for (const dra::ClaimRequest& request : claim->requests) {
+      for (dra::ClaimSymbol device_class : request.device_classes) AddOnce(&classes, device_class);
+    }
+    const std::optional<absl::Time> created = claim->created();
+    for (dra::ClaimSymbol device_class : classes) {
+      ClassClaims& summary = by_class_[device_class.str()];
+      ++summary.pending_claims;
+      if (created && (!summary.oldest_pending || *created < *summary.oldest_pending)) {
+        summary.oldest_pending = created;
+      }
+    }
+  }
+  // Sorted by value, equal devices merged: Held() walks the inventory and finds each pool's
+  // range by binary search.
+  std::sort(held_.begin(), held_.end(), [](const HeldDevice& a, const HeldDevice& b) {
+    return Key(a.driver, a.pool, a.device) < Key(b.driver, b.pool, b.device);
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < held_.size(); ++i) {
+    if (out > 0 && held_[out - 1].driver == held_[i].driver && held_[out - 1].pool == held_[i].pool &&
+        held_[out - 1].device == held_[i].device) {
+      held_[out - 1].results += held_[i].results;
+      continue;
+    }
+    held_[out++] = held_[i];
+  }
+  held_.resize(out);
+  held_.shrink_to_fit();
+  for (uint32_t i = 0; i < held_.size();) {
+    uint32_t j = i + 1;
+    while (j < held_.size() && held_[j].driver == held_[i].driver && held_[j].pool == held_[i].pool) {
+      ++j;
+    }
+    pools_.emplace(std::make_pair(absl::string_view(held_[i].driver.str()),
+                                  absl::string_view(held_[i].pool.str())),
+                   std::make_pair(i, j));
+    i = j;
+  }
+}
+
+DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
   const std::vector<dra::Device>& devices = inventory.devices();
   DeviceClaims out;
   out.allocated.assign(devices.size(), false);
-  absl::flat_hash_map<DeviceKey, uint32_t> index;
-  index.reserve(devices.size());
-  for (size_t d = 0; d < devices.size(); ++d) {
-    index.emplace(DeviceKey{devices[d].driver(), devices[d].pool(), devices[d].name()},
-                  static_cast<uint32_t>(d));
-  }
-  for (const dra::ResourceClaim* claim : claims) {
-    for (const dra::ClaimDeviceResult& result : claim->results) {
-      auto it =
-          index.find(DeviceKey{result.driver.str(), result.pool.str(), result.device.str()});
-      if (it == index.end()) {
-        ++out.results_outside_inventory;
-        continue;
+  int64_t matched_results = 0;
+  // A device name listed twice in the inventory (a stale slice beside its successor) counts
+  // once, at its first place, as the scheduler sees one device.
+  std::vector<bool> matched(held_.size(), false);
+  if (!held_.empty()) {
+    // The held devices of the pool being walked: the inventory keeps a pool's devices together
+    // (slice by slice), so most devices reuse the previous device's range.
+    absl::string_view driver, pool;
+    bool have_pool = false;
+    std::vector<HeldDevice>::const_iterator begin = held_.end(), end = held_.end();
+    for (size_t d = 0; d < devices.size(); ++d) {
+      const dra::Device& device = devices[d];
+      // A slice's devices share its driver and pool strings: comparing addresses first saves
+      // comparing the strings for nearly every device.
+      const absl::string_view device_driver = device.driver();
+      const absl::string_view device_pool = device.pool();
+      const bool same_pool =
+          have_pool &&
+          ((device_driver.data() == driver.data() && device_driver.size() == driver.size()) ||
+           device_driver == driver) &&
+          ((device_pool.data() == pool.data() && device_pool.size() == pool.size()) ||
+           device_pool == pool);
+      if (!same_pool) {
+        driver = device_driver;
+        pool = device_pool;
+        have_pool = true;
+        auto range = pools_.find(std::make_pair(driver, pool));
+        if (range == pools_.end()) {
+          begin = end = held_.end();
+        } else {
+          begin = held_.begin() + range->second.first;
+          end = held_.begin() + range->second.second;
+        }
       }
-      if (!out.allocated[it->second]) ++out.allocated_devices;
-      out.allocated[it->second] = true;
+      if (begin == end) continue;
+      const absl::string_view name = device.name();
+      auto it = std::lower_bound(begin, end, name, [](const HeldDevice& h, absl::string_view n) {
+        return absl::string_view(h.device.str()) < n;
+      });
+      if (it == end || it->device != name) continue;
+      const size_t h = static_cast<size_t>(it - held_.begin());
+      if (matched[h]) continue;
+      matched[h] = true;
+      out.allocated[d] = true;
+      ++out.allocated_devices;
+      matched_results += it->results;
     }
   }
+  out.results_outside_inventory = results_ - matched_results;
   return out;
+}
+
+const ClassClaims* ClaimLedger::ForClass(absl::string_view device_class) const {
+  auto it = by_class_.find(device_class);
+  return it == by_class_.end() ? nullptr : &it->second;
+}
+
+DeviceClaims IndexAllocatedDevices(const dra::Inventory& inventory,
+                                   absl::Span<const dra::ResourceClaim* const> claims) {
+  return ClaimLedger(claims).Held(inventory);
 }
 
 absl::flat_hash_map<std::string, ClassClaims> SummariseClaimsByClass(
     absl::Span<const dra::ResourceClaim* const> claims) {
   absl::flat_hash_map<std::string, ClassClaims> out;
-  for (const dra::ResourceClaim* claim : claims) {
-    if (claim->allocated) {
-      absl::flat_hash_set<std::string> classes;
-      for (const dra::ClaimDeviceResult& result : claim->results) {
-        std::string device_class = claim->ClassOfResult(result);
-        if (device_class.empty()) continue;
-        ++out[device_class].allocated_devices;
-        classes.insert(std::move(device_class));
-      }
-      for (const std::string& device_class : classes) ++out[device_class].allocated_claims;
-      continue;
-    }
-    if (claim->deleting) continue;
-    absl::flat_hash_set<absl::string_view> classes;
-    for (const dra::ClaimRequest& request : claim->requests) {
-      for (const std::string& device_class : request.device_classes) classes.insert(device_class);
-    }
-    for (absl::string_view device_class : classes) {
-      ClassClaims& summary = out[device_class];
-      ++summary.pending_claims;
-      if (claim->created &&
-          (!summary.oldest_pending || *claim->created < *summary.oldest_pending)) {
-        summary.oldest_pending = claim->created;
-      }
-    }
+  const ClaimLedger ledger(claims);  // named: a range-for over a temporary's member dangles
+  for (const auto& [device_class, summary] : ledger.by_class()) {
+    out.emplace(std::string(device_class), summary);
   }
   return out;
 }

@@ -139,7 +139,7 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
     api::GpuNodeGroupStatus& status = groups->groups[g].status;
     status.schedulable_devices = count.schedulable_count;
     status.tainted_devices = count.tainted_count;
-    status.free_devices = with_claims != nullptr ? with_claims->Count(in_group).schedulable_count
+    status.free_devices = with_claims != nullptr ? with_claims->SchedulableCount(in_group)
                                                  : count.schedulable_count;
   }
 }
@@ -404,9 +404,10 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 }
 
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
-                                  FleetMemo* memo,
-                                  absl::Span<const dra::ResourceClaim* const> claims,
+                                  FleetMemo* memo, const ClaimLedger* claims,
                                   absl::Span<const api::NodeGpus> node_gpus) {
+  static const ClaimLedger* const kNoClaims = new ClaimLedger();
+  if (claims == nullptr) claims = kNoClaims;
   FleetMemo local(plan.device_values);
   if (memo == nullptr) memo = &local;
   DesiredState out;
@@ -423,9 +424,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   const std::vector<dra::Device>& devices = inventory.devices();
   const std::vector<uint32_t>& node_index = inventory.node_index();
   const AllocationModel allocation(inventory);
-  const DeviceClaims held = IndexAllocatedDevices(inventory, claims);
-  const absl::flat_hash_map<std::string, ClassClaims> claims_by_class =
-      SummariseClaimsByClass(claims);
+  const DeviceClaims held = claims->Held(inventory);
   // Only when a claim holds a device of the inventory: otherwise free is schedulable.
   std::optional<AllocationModel> with_claims;
   if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
@@ -503,12 +502,11 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
       status.schedulable_devices = allocatable.schedulable_count;
       status.tainted_devices = allocatable.tainted_count;
       status.allocation.free_devices =
-          with_claims ? with_claims->Count(m.matched, tolerations).schedulable_count
+          with_claims ? with_claims->SchedulableCount(m.matched, tolerations)
                       : allocatable.schedulable_count;
       if (w.generates_class) {
-        auto it = claims_by_class.find(in.spec.device_class_name);
-        if (it != claims_by_class.end()) {
-          const ClassClaims& c = it->second;
+        if (const ClassClaims* found = claims->ForClass(in.spec.device_class_name)) {
+          const ClassClaims& c = *found;
           status.allocation.allocated_devices = c.allocated_devices;
           status.allocation.allocated_claims = c.allocated_claims;
           status.allocation.pending_claims = c.pending_claims;
@@ -628,7 +626,8 @@ DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory&
                                  FleetMemo* memo,
                                  absl::Span<const dra::ResourceClaim* const> claims,
                                  absl::Span<const api::NodeGpus> nodes) {
-  return AssembleDesiredState(PlanProfiles(input), inventory, memo, claims, nodes);
+  const ClaimLedger ledger(claims);
+  return AssembleDesiredState(PlanProfiles(input), inventory, memo, &ledger, nodes);
 }
 
 dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) const {

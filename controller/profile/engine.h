@@ -46,6 +46,7 @@
 #include "controller/dra/resource_claim_template.h"
 #include "controller/meta/resource_quota.h"
 #include "controller/dra_cel/device_value.h"
+#include "controller/profile/claim_allocations.h"
 #include "controller/profile/fleet_memo.h"
 #include "controller/profile/selector_compiler.h"
 
@@ -165,14 +166,15 @@ struct SpecPlan {
 
 SpecPlan PlanProfiles(const EngineInput& input);
 
-// `plan` must come from the same Kubernetes version as `memo`'s other uses. `claims` are the
-// cluster's ResourceClaims (compact, dra/resource_claim.h): they give status.allocation and the
-// node groups' allocated and free devices (none: every schedulable device is free).
+// `plan` must come from the same Kubernetes version as `memo`'s other uses. `claims` is the
+// ledger of the cluster's ResourceClaims (claim_allocations.h): it gives status.allocation and
+// the node groups' allocated and free devices (null: no claim, every schedulable device is
+// free). A caller whose slices change more often than its claims keeps one ledger per version
+// of the claims.
 // `nodes` are the cluster's Nodes' device-plugin GPUs (the node groups' migration view; none:
 // every group is offered by DRA).
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
-                                  FleetMemo* memo = nullptr,
-                                  absl::Span<const dra::ResourceClaim* const> claims = {},
+                                  FleetMemo* memo = nullptr, const ClaimLedger* claims = nullptr,
                                   absl::Span<const api::NodeGpus> nodes = {});
 
 // `memo` (optional; one per Kubernetes version) keeps per-slice work between calls, so that a

@@ -15,7 +15,7 @@ namespace {
 // claim_allocations.h): a pod reserving an allocated claim, or a new resourceVersion alone,
 // changes nothing there.
 bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
-  if (a.allocated != b.allocated || a.deleting != b.deleting || a.created != b.created ||
+  if (a.allocated != b.allocated || a.deleting != b.deleting || a.created_unix_seconds != b.created_unix_seconds ||
       a.requests.size() != b.requests.size() || a.results.size() != b.results.size()) {
     return false;
   }

@@ -123,18 +123,25 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   auto out = std::make_shared<Computed>();
   out->cache_version = version;
   out->plan_id = plans_;
-  // A claim naming a device whose slice is not cached (yet) counts nowhere until it is.
-  std::vector<std::shared_ptr<const dra::ResourceClaim>> claims;
-  if (const auto* store = cache_->claims()) claims = store->List();
-  std::vector<const dra::ResourceClaim*> claim_views;
-  claim_views.reserve(claims.size());
-  for (const auto& c : claims) claim_views.push_back(c.get());
+  // A claim naming a device whose slice is not cached (yet) counts nowhere until it is. The
+  // claims' counter is read before the claims, as the others'.
+  const uint64_t claims_version = cache_->claims_version();
+  if (ledger_ == nullptr || ledger_version_ != claims_version) {
+    std::vector<std::shared_ptr<const dra::ResourceClaim>> claims;
+    if (const auto* store = cache_->claims()) claims = store->List();
+    std::vector<const dra::ResourceClaim*> claim_views;
+    claim_views.reserve(claims.size());
+    for (const auto& c : claims) claim_views.push_back(c.get());
+    ledger_ = std::make_shared<const profile::ClaimLedger>(claim_views);
+    ledger_version_ = claims_version;
+    ledger_claims_ = static_cast<int64_t>(claims.size());
+  }
   std::vector<api::NodeGpus> nodes;
   for (const auto& n : cache_->nodes().List()) {
     if (n->device_plugin_devices > 0) nodes.push_back(*n);  // only these change the view
   }
-  out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_, claim_views, nodes);
-  out->claims = static_cast<int64_t>(claims.size());
+  out->desired = profile::AssembleDesiredState(*plan_, inventory, &memo_, ledger_.get(), nodes);
+  out->claims = ledger_claims_;
   out->devices = static_cast<int64_t>(inventory.devices().size());
   out->pools = static_cast<int64_t>(inventory.pools().size());
   out->incomplete_pools = static_cast<int64_t>(inventory.IncompletePools().size());

@@ -107,6 +107,12 @@ class DesiredStateCache {
   // Per-slice work (signatures, projections, selector outcomes) kept between computations:
   // after a ResourceSlice change, only the changed slices' devices are worked out again.
   profile::FleetMemo memo_ ABSL_GUARDED_BY(compute_mu_);
+  // What the cached ResourceClaims say (held devices, per-class counts), reused while no claim
+  // changed: slices change far more often than claims are allocated, and re-reading 30,000
+  // claims for every slice change doubled the computation (bench/desired_state_benchmark).
+  std::shared_ptr<const profile::ClaimLedger> ledger_ ABSL_GUARDED_BY(compute_mu_);
+  uint64_t ledger_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
+  int64_t ledger_claims_ ABSL_GUARDED_BY(compute_mu_) = 0;
   // The spec side of the last computation (profile/engine.h), reused while spec_version() and
   // the foreign objects' version stay the same.
   std::shared_ptr<const profile::SpecPlan> plan_ ABSL_GUARDED_BY(compute_mu_);

@@ -28,7 +28,7 @@ Quantity Q(const char* text) { return *Quantity::Parse(text); }
 
 // node-a: one A100 published with DynamicMIG (the full GPU and two 3g.20gb placements, all
 // drawing from one counter set of 40Gi); node-b: two plain GPUs.
-dra::Inventory Fleet() {
+std::vector<ResourceSlice> FleetSlices() {
   ResourceSlice counters;
   counters.name = "node-a-counters";
   counters.driver = "gpu.nvidia.com";
@@ -66,8 +66,10 @@ dra::Inventory Fleet() {
   b.AddDevice("gpu-0", "node-b");
   b.AddDevice("gpu-1", "node-b");
   plain.devices = std::move(b).Build();
-  return dra::Inventory::FromSlices(std::vector<ResourceSlice>{counters, mig, plain});
+  return {counters, mig, plain};
 }
+
+dra::Inventory Fleet() { return dra::Inventory::FromSlices(FleetSlices()); }
 
 size_t IndexOf(const dra::Inventory& inventory, const std::string& pool, const std::string& name) {
   for (size_t d = 0; d < inventory.devices().size(); ++d) {
@@ -98,7 +100,7 @@ ResourceClaim Claim(const std::string& name, std::vector<std::string> classes,
 
 ClaimDeviceResult Result(const std::string& request, const std::string& pool,
                          const std::string& device) {
-  return {request, "gpu.nvidia.com", pool, device, ""};
+  return {request, "gpu.nvidia.com", pool, device};
 }
 
 TEST(ClaimAllocationsTest, IndexesTheDevicesClaimsHold) {
@@ -112,6 +114,60 @@ TEST(ClaimAllocationsTest, IndexesTheDevicesClaimsHold) {
   EXPECT_EQ(held.results_outside_inventory, 1);
   EXPECT_TRUE(held.allocated[IndexOf(inventory, "node-b", "gpu-1")]);
   EXPECT_FALSE(held.allocated[IndexOf(inventory, "node-b", "gpu-0")]);
+}
+
+// The operator keeps one ledger while the claims stay and matches it to each new inventory.
+TEST(ClaimAllocationsTest, OneLedgerMatchesEachInventoryAsAFreshIndexWould) {
+  ResourceClaim mig = Claim("mig", {"mig"}, {Result("gpu", "node-a", "gpu-0-mig-3g-4")});
+  ResourceClaim two = Claim("two", {"plain"}, {Result("gpu", "node-b", "gpu-1"),
+                                               Result("gpu", "node-b", "gpu-0")});
+  std::vector<const ResourceClaim*> claims = {&two, &mig};
+  const ClaimLedger ledger(claims);
+  EXPECT_EQ(ledger.results(), 3);
+
+  const dra::Inventory full = Fleet();
+  DeviceClaims held = ledger.Held(full);
+  EXPECT_EQ(held.allocated_devices, 3);
+  EXPECT_EQ(held.results_outside_inventory, 0);
+  for (size_t d = 0; d < full.devices().size(); ++d) {
+    const bool want = d == IndexOf(full, "node-a", "gpu-0-mig-3g-4") ||
+                      d == IndexOf(full, "node-b", "gpu-0") || d == IndexOf(full, "node-b", "gpu-1");
+    EXPECT_EQ(held.allocated[d], want) << full.devices()[d].name();
+  }
+
+  // node-a's slices gone: its result names no device of this inventory.
+  std::vector<ResourceSlice> only_b;
+  for (const ResourceSlice& slice : FleetSlices()) {
+    if (slice.pool == "node-b") only_b.push_back(slice);
+  }
+  const dra::Inventory partial = dra::Inventory::FromSlices(only_b);
+  held = ledger.Held(partial);
+  EXPECT_EQ(held.allocated_devices, 2);
+  EXPECT_EQ(held.results_outside_inventory, 1);
+  EXPECT_EQ(held.allocated, IndexAllocatedDevices(partial, claims).allocated);
+
+  // Counting without per-device outcomes agrees with Count, on a fleet where only claims keep
+  // devices back (node-b alone) and on one with counters (the whole fleet).
+  for (const dra::Inventory* inventory : {&partial, &full}) {
+    const AllocationModel model(*inventory, ledger.Held(*inventory).allocated);
+    for (int drop = -1; drop < static_cast<int>(inventory->devices().size()); ++drop) {
+      std::vector<bool> matched(inventory->devices().size(), true);
+      if (drop >= 0) matched[drop] = false;
+      EXPECT_EQ(model.SchedulableCount(matched), model.Count(matched).schedulable_count);
+    }
+  }
+  {
+    std::vector<bool> both(partial.devices().size(), true);
+    const AllocationModel model(partial, ledger.Held(partial).allocated);
+    EXPECT_EQ(model.SchedulableCount(both), 0);
+    EXPECT_EQ(AllocationModel(partial).SchedulableCount(both), 2);
+  }
+
+  ASSERT_NE(ledger.ForClass("plain"), nullptr);
+  EXPECT_EQ(ledger.ForClass("plain")->allocated_devices, 2);
+  EXPECT_EQ(ledger.ForClass("plain")->allocated_claims, 1);
+  EXPECT_EQ(ledger.ForClass("absent"), nullptr);
+  EXPECT_EQ(ClaimLedger().Held(full).allocated_devices, 0);
 }
 
 TEST(ClaimAllocationsTest, AllocatedDevicesAreNotFreeAndPlainOnesCountOnce) {
@@ -161,12 +217,12 @@ TEST(ClaimAllocationsTest, SummarisesAllocatedAndPendingClaimsPerClass) {
       Claim("two", {"large"}, {Result("gpu", "node-b", "gpu-0"), Result("gpu", "node-b", "gpu-1")});
   ResourceClaim fallback = Claim("fb", {"h100", "a100"}, {Result("gpu/s1", "node-b", "gpu-0")});
   ResourceClaim old_pending = Claim("p1", {"h100", "a100"});
-  old_pending.created = absl::FromUnixSeconds(1000);
+  old_pending.set_created(absl::FromUnixSeconds(1000));
   ResourceClaim new_pending = Claim("p2", {"a100"});
-  new_pending.created = absl::FromUnixSeconds(2000);
+  new_pending.set_created(absl::FromUnixSeconds(2000));
   ResourceClaim deleting = Claim("d", {"a100"});
   deleting.deleting = true;
-  deleting.created = absl::FromUnixSeconds(10);
+  deleting.set_created(absl::FromUnixSeconds(10));
   std::vector<const ResourceClaim*> claims = {&two, &fallback, &old_pending, &new_pending,
                                               &deleting};
   absl::flat_hash_map<std::string, ClassClaims> by_class = SummariseClaimsByClass(claims);
