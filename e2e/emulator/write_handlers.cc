@@ -15,6 +15,7 @@
 #include "controller/dra/manifest_reader.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/api_server.h"
+#include "e2e/emulator/claim_status_validation.h"
 #include "e2e/emulator/conversion.h"
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
@@ -527,6 +528,12 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
   } else if (type.is_custom) {
     if (std::optional<HttpResponse> rejected =
             Admit(request, type, route.version, updated, old.get(), warnings)) {
+      return *rejected;
+    }
+  } else if (type.storage_key == kClaimKey) {
+    if (std::optional<HttpResponse> rejected =
+            AdmitClaimStatus(options_.kube_version, gates_, request.Query("fieldValidation"),
+                             updated, *old, warnings)) {
       return *rejected;
     }
   } else if (type.storage_key == kQuotaKey) {
