@@ -20,6 +20,7 @@
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
 #include "e2e/emulator/list_schema.h"
+#include "e2e/emulator/pod_validation.h"
 #include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
 #include "e2e/emulator/server_side_apply.h"
@@ -258,6 +259,10 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       ApplyResourceClaimUsage(ResourceClaimUsage(store_.List(kClaimKey, NamespaceOf(object))),
                               object);
     }
+  }
+  if (type.storage_key == "pods") {
+    std::vector<StatusCause> pod = ValidatePodResourceClaims(object);
+    causes.insert(causes.end(), pod.begin(), pod.end());
   }
   if (type.storage_key == kCrdKey) {
     std::vector<StatusCause> crd = ValidateCrd(object);
