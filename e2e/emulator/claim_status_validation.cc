@@ -104,6 +104,8 @@ struct Rules {
   }
   // ValidateCSIDriverName: an empty name also failed the DNS subdomain rule up to 1.35.
   bool empty_driver_also_invalid() const { return minor <= 35; }
+  // A result's tolerations are validated in the 1.37 sources (not in those of 1.35).
+  bool validates_result_tolerations() const { return minor >= 37; }
 };
 
 // One request (or `request/subrequest`) the claim's spec names.
@@ -356,8 +358,42 @@ class Validator {
     PoolName(Text(r, "pool"), p + ".pool");
     DnsLabel(Text(r, "device"), p + ".device");
     if (rules_.binding_conditions()) BindingConditions(r, p);
+    const json& tolerations = List(r, "tolerations");
+    for (size_t i = 0; rules_.validates_result_tolerations() && i < tolerations.size(); ++i) {
+      Toleration(tolerations[i], absl::StrCat(p, ".tolerations[", i, "]"));
+    }
     if (rules_.validates_share_id() && Field(r, "shareID")) {
       Uid(Text(r, "shareID"), p + ".shareID");
+    }
+  }
+
+  // validateDeviceToleration (1.37: effects NoExecute, NoSchedule, None).
+  void Toleration(const json& t, const std::string& p) {
+    const std::string key = Text(t, "key");
+    if (!key.empty()) {
+      for (const std::string& m : QualifiedNameErrors(key)) {
+        causes_.push_back(FieldInvalid(p + ".key", key, m));
+      }
+    }
+    const std::string op = Text(t, "operator");
+    const std::string value = Text(t, "value");
+    if (op == "Exists") {
+      if (!value.empty()) {
+        causes_.push_back(FieldInvalid(p + ".value", value, "must be empty for operator `Exists`"));
+      }
+    } else if (op == "Equal") {
+      for (const std::string& m : LabelValueErrors(value)) {
+        causes_.push_back(FieldInvalid(p + ".value", value, m));
+      }
+    } else if (op.empty()) {
+      causes_.push_back(FieldRequired(p + ".operator"));
+    } else {
+      causes_.push_back(FieldNotSupported(p + ".operator", op, {"Equal", "Exists"}));
+    }
+    const std::string effect = Text(t, "effect");
+    if (!effect.empty() && effect != "NoExecute" && effect != "NoSchedule" && effect != "None") {
+      causes_.push_back(
+          FieldNotSupported(p + ".effect", effect, {"NoExecute", "NoSchedule", "None"}));
     }
   }
 

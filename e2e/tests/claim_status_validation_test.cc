@@ -536,6 +536,18 @@ INSTANTIATE_TEST_SUITE_P(
                                "bindingFailureConditions must not overlap with "
                                "bindingConditions")}),
 
+        // A result's tolerations (1.33+) are validated in 1.37 as a request's are.
+        Rejected("ResultTolerations137", "1.37", "",
+                 {{"allocation",
+                   Allocation({Result("gpu-0", {{"tolerations",
+                                                 {{{"operator", "Exists"}, {"value", "x"}},
+                                                  {{"operator", "Equal"}, {"effect", "Later"}}}}})})}},
+                 {absl::StrCat(kResults, "[0].tolerations[0].value: Invalid value: \"x\": must be "
+                                         "empty for operator `Exists`"),
+                  absl::StrCat(kResults, "[0].tolerations[1].effect: Unsupported value: \"Later\": "
+                                         "supported values: \"NoExecute\", \"NoSchedule\", "
+                                         "\"None\"")}),
+
         // Fields the release's types do not have: a warning, or 400 under Strict.
         Warned(Accepted("ShareIdUnknown133", "1.33", "", Allocated({{"shareID", kUuid}}),
                         {{"/status/allocation/devices/results/0/shareID", nullptr},
