@@ -20,9 +20,9 @@ namespace {
 using nlohmann::json;
 
 // pkg/apis/resource/types.go.
-constexpr size_t kMaxReservedFor132 = 32;  // ResourceClaimReservedForMaxSize, 1.32
-constexpr size_t kMaxReservedFor = 256;    // 1.33+
-constexpr size_t kMaxResults = 32;         // AllocationResultsMaxSize
+constexpr size_t kMaxReservedFor132 = 32;         // ResourceClaimReservedForMaxSize, 1.32
+constexpr size_t kMaxReservedFor = 256;           // 1.33+
+constexpr size_t kMaxResults = 32;                // AllocationResultsMaxSize
 constexpr size_t kMaxAllocationConfigs = 2 * 32;  // 2 * DeviceConfigMaxSize (class + claim)
 constexpr size_t kMaxConfigRequests = 32;         // DeviceRequestsMaxSize
 constexpr size_t kMaxOpaqueParameters = 10 * 1024;
@@ -225,7 +225,8 @@ class Validator {
   }
   template <typename ItemFn>
   void Slice(const json& list, long max, const std::string& path, ItemFn item) {
-    Set(list, max, path, item, [](const json&) { return json(); }, "", false);
+    Set(
+        list, max, path, item, [](const json&) { return json(); }, "", false);
   }
 
   void UserReference(const json& ref, const std::string& p) {
@@ -438,10 +439,11 @@ class Validator {
                                     "bindingFailureConditions"));
     }
     if (failures.empty() && !conditions.empty()) {
-      causes_.push_back(InvalidText(p + ".bindingFailureConditions",
-                                    Field(r, "bindingFailureConditions") ? "[]string{}" : "[]string(nil)",
-                                    "bindingFailureConditions are required to use "
-                                    "bindingConditions"));
+      causes_.push_back(
+          InvalidText(p + ".bindingFailureConditions",
+                      Field(r, "bindingFailureConditions") ? "[]string{}" : "[]string(nil)",
+                      "bindingFailureConditions are required to use "
+                      "bindingConditions"));
     }
   }
 
@@ -495,8 +497,8 @@ class Validator {
     const json& values = List(rq, "values");
     if (op == "In" || op == "NotIn") {
       if (values.empty()) {
-        causes_.push_back(FieldRequired(p + ".values",
-                                        "must be specified when `operator` is 'In' or 'NotIn'"));
+        causes_.push_back(
+            FieldRequired(p + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
       }
     } else if (op == "Exists" || op == "DoesNotExist") {
       if (!values.empty()) {
@@ -599,8 +601,8 @@ class Validator {
       }
       if (const json* g = Field(c, "observedGeneration");
           g && g->is_number_integer() && g->get<int64_t>() < 0) {
-        causes_.push_back(FieldInvalid(p + ".observedGeneration", *g,
-                                       "must be greater than or equal to zero"));
+        causes_.push_back(
+            FieldInvalid(p + ".observedGeneration", *g, "must be greater than or equal to zero"));
       }
       if (Text(c, "lastTransitionTime").empty()) {
         causes_.push_back(FieldRequired(p + ".lastTransitionTime", "must be set"));
@@ -746,8 +748,8 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
   };
   if (kube.minor < 33) erase_in_results({"tolerations"});
   if (kube.minor < 34) {
-    erase_in_results({"bindingConditions", "bindingFailureConditions", "consumedCapacity",
-                      "shareID"});
+    erase_in_results(
+        {"bindingConditions", "bindingFailureConditions", "consumedCapacity", "shareID"});
     erase_in_devices("shareID");
     if (json* allocation = Field(*status, "allocation"); allocation && allocation->is_object()) {
       allocation->erase("allocationTimestamp");
@@ -764,8 +766,8 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
   if (!gates.Enabled(kDRAAdminAccess) && !admin_in_use) erase_in_results({"adminAccess"});
   const bool capacity_in_use =
       SpecUsesConsumableCapacity(old) ||
-      AnyResult(old,
-                [](const json& r) { return Field(r, "shareID") || Field(r, "consumedCapacity"); }) ||
+      AnyResult(
+          old, [](const json& r) { return Field(r, "shareID") || Field(r, "consumedCapacity"); }) ||
       std::any_of(StatusDevices(old).begin(), StatusDevices(old).end(),
                   [](const json& d) { return Field(d, "shareID") != nullptr; });
   if (!gates.Enabled(kDRAConsumableCapacity) && !capacity_in_use) {
@@ -812,7 +814,8 @@ std::optional<HttpResponse> AdmitClaimStatus(const KubeVersion& kube, const Feat
   if (!unknown.empty()) {
     if (field_validation == "Strict") {
       std::vector<std::string> parts;
-      for (const std::string& f : unknown) parts.push_back(absl::StrCat("unknown field \"", f, "\""));
+      for (const std::string& f : unknown)
+        parts.push_back(absl::StrCat("unknown field \"", f, "\""));
       return ErrorResponse(
           BadRequest(absl::StrCat("strict decoding error: ", absl::StrJoin(parts, ", "))));
     }

@@ -70,9 +70,8 @@ void PodClaim(const json& claim, const std::string& p, std::set<std::string>& na
                             "`resourceClaimTemplateName`"));
   }
   // ValidateResourceClaimName and ValidateResourceClaimTemplateName: DNS subdomains.
-  for (const auto& [key, value] :
-       {std::pair{"resourceClaimName", claim_name}, std::pair{"resourceClaimTemplateName",
-                                                              template_name}}) {
+  for (const auto& [key, value] : {std::pair{"resourceClaimName", claim_name},
+                                   std::pair{"resourceClaimTemplateName", template_name}}) {
     if (!value) continue;
     const std::string text = Text(value);
     for (const std::string& m : DnsSubdomainErrors(text)) {
@@ -122,8 +121,8 @@ void ContainerClaims(const json& claims, const std::string& path,
       } else {
         absl::StrAppend(&detail, ": ", absl::StrJoin(pod_claims, ", "));
       }
-      out.push_back({"FieldValueNotFound",
-                     absl::StrCat("Not found: ", json(name).dump(), ": ", detail), p});
+      out.push_back(
+          {"FieldValueNotFound", absl::StrCat("Not found: ", json(name).dump(), ": ", detail), p});
     }
   }
 }

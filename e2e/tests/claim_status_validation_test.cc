@@ -5,8 +5,8 @@
 // of a 422 in order, what a later GET returns after a 200, and the unknown-field warning or
 // strict decoding error of fields the release's types lack.
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,16 +113,16 @@ struct StatusCase {
   std::string name;
   std::string kube;
   std::string gates;
-  json before;           // a status stored first (PUT, must be accepted); null: none
+  json before;            // a status stored first (PUT, must be accepted); null: none
   bool deleting = false;  // the claim carries a finalizer and is deleted before the write
-  json status;           // the status written
+  json status;            // the status written
   Write write = Write::kPut;
-  std::string query;     // e.g. "fieldValidation=Strict"
+  std::string query;  // e.g. "fieldValidation=Strict"
   int code = 200;
   // "field: message" of a 422, in order; an entry "A*B" matches any message starting with A and
   // ending with B (for a value printed in full).
   std::vector<std::string> causes;
-  std::string message;   // substring of the Status message of a 400
+  std::string message;                               // substring of the Status message of a 400
   std::vector<std::string> warnings;                 // substrings of the Warning header
   std::vector<std::pair<std::string, json>> stored;  // JSON pointer -> value (null: absent)
 };

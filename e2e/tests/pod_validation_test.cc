@@ -80,10 +80,8 @@ TEST_P(PodClaimsTest, AnswersAsKubeApiserver) {
   RawHttpClient http(emulator.url());
   const std::string name = absl::AsciiStrToLower(c.name);
   const std::string path = "/api/v1/namespaces/default/pods";
-  json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata", {{"name", name}}},
-              {"spec", c.spec}};
+  json pod = {
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", c.spec}};
   RawResponse r;
   if (c.update) {
     json valid = pod;
@@ -103,8 +101,7 @@ TEST_P(PodClaimsTest, AnswersAsKubeApiserver) {
   }
   ASSERT_EQ(r.status, 422) << r.body;
   const json body = r.Json();
-  EXPECT_EQ(body.value("message", "").rfind(absl::StrCat("Pod \"", name, "\" is invalid: "), 0),
-            0u)
+  EXPECT_EQ(body.value("message", "").rfind(absl::StrCat("Pod \"", name, "\" is invalid: "), 0), 0u)
       << body.value("message", "");
   std::vector<std::string> causes;
   for (const json& cause : body["details"]["causes"]) {
@@ -126,21 +123,23 @@ INSTANTIATE_TEST_SUITE_P(
                                  {{"name", "gpu"}, {"request", "small"}}}),
                  Container("b", {{{"name", "shared"}}})}},
                {"resourceClaims",
-                {Template("gpu", "two-gpus"), {{"name", "shared"}, {"resourceClaimName", "nic"}}}}}),
+                {Template("gpu", "two-gpus"),
+                 {{"name", "shared"}, {"resourceClaimName", "nic"}}}}}),
         Invalid("NeitherSource", "1.34",
                 {{"containers", {Container("main", nullptr)}},
                  {"resourceClaims", {{{"name", "gpu"}}}}},
                 {"spec.resourceClaims[0]: Invalid value: core.PodResourceClaim{Name:\"gpu\", "
                  "ResourceClaimName:(*string)(nil), ResourceClaimTemplateName:(*string)(nil)}: "
                  "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"}),
-        Invalid("BothSources", "1.34",
-                {{"containers", {Container("main", nullptr)}},
-                 {"resourceClaims",
-                  {{{"name", "gpu"}, {"resourceClaimName", "a"}, {"resourceClaimTemplateName", "b"}}}}},
-                {"spec.resourceClaims[0]: Invalid value: core.PodResourceClaim{Name:\"gpu\", "
-                 "ResourceClaimName:(*string)(0xc000000000), "
-                 "ResourceClaimTemplateName:(*string)(0xc000000000)}: at most one of "
-                 "`resourceClaimName` or `resourceClaimTemplateName` may be specified"}),
+        Invalid(
+            "BothSources", "1.34",
+            {{"containers", {Container("main", nullptr)}},
+             {"resourceClaims",
+              {{{"name", "gpu"}, {"resourceClaimName", "a"}, {"resourceClaimTemplateName", "b"}}}}},
+            {"spec.resourceClaims[0]: Invalid value: core.PodResourceClaim{Name:\"gpu\", "
+             "ResourceClaimName:(*string)(0xc000000000), "
+             "ResourceClaimTemplateName:(*string)(0xc000000000)}: at most one of "
+             "`resourceClaimName` or `resourceClaimTemplateName` may be specified"}),
         Invalid("Names", "1.34",
                 {{"containers", {Container("main", nullptr)}},
                  {"resourceClaims",
