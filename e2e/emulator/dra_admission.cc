@@ -294,6 +294,12 @@ struct Validator {
       const nlohmann::json* driver = Field(*opaque, "driver");
       if (!driver || !driver->is_string() || driver->get<std::string>().empty()) {
         causes.push_back(FieldRequired(p + ".driver"));
+        // ValidateCSIDriverName: up to 1.35 an empty name also fails the subdomain rule.
+        if (kube.minor <= 35) {
+          for (const std::string& m : DnsSubdomainErrors("")) {
+            causes.push_back(FieldInvalid(p + ".driver", "", m));
+          }
+        }
       } else if (absl::Status s = IsDraDriverName(driver->get<std::string>()); !s.ok()) {
         causes.push_back(FieldInvalid(p + ".driver", *driver, std::string(s.message())));
       }
@@ -301,8 +307,10 @@ struct Validator {
       if (!params) {
         causes.push_back(FieldRequired(p + ".parameters"));
       } else if (!params->is_object()) {
+        // validateRawExtension: the "parameters " prefix went with 1.35.
         causes.push_back(FieldInvalid(p + ".parameters", "<value omitted>",
-                                      "parameters must be a valid JSON object"));
+                                      kube.minor <= 34 ? "parameters must be a valid JSON object"
+                                                       : "must be a valid JSON object"));
       } else if (params->dump().size() > kMaxParametersSize) {
         causes.push_back(FieldTooLong(p + ".parameters", kMaxParametersSize));
       }

@@ -15,10 +15,12 @@
 #include "controller/dra/manifest_reader.h"
 #include "e2e/emulator/api_error.h"
 #include "e2e/emulator/api_server.h"
+#include "e2e/emulator/claim_status_validation.h"
 #include "e2e/emulator/conversion.h"
 #include "e2e/emulator/crd.h"
 #include "e2e/emulator/discovery.h"
 #include "e2e/emulator/list_schema.h"
+#include "e2e/emulator/pod_validation.h"
 #include "e2e/emulator/quota_admission.h"
 #include "e2e/emulator/selectors.h"
 #include "e2e/emulator/server_side_apply.h"
@@ -257,6 +259,10 @@ std::optional<HttpResponse> ApiServer::Admit(const HttpRequest& request, const R
       ApplyResourceClaimUsage(ResourceClaimUsage(store_.List(kClaimKey, NamespaceOf(object))),
                               object);
     }
+  }
+  if (type.storage_key == "pods") {
+    std::vector<StatusCause> pod = ValidatePodResourceClaims(object);
+    causes.insert(causes.end(), pod.begin(), pod.end());
   }
   if (type.storage_key == kCrdKey) {
     std::vector<StatusCause> crd = ValidateCrd(object);
@@ -527,6 +533,12 @@ HttpResponse ApiServer::UpdateObject(const HttpRequest& request, const Route& ro
   } else if (type.is_custom) {
     if (std::optional<HttpResponse> rejected =
             Admit(request, type, route.version, updated, old.get(), warnings)) {
+      return *rejected;
+    }
+  } else if (type.storage_key == kClaimKey) {
+    if (std::optional<HttpResponse> rejected =
+            AdmitClaimStatus(options_.kube_version, gates_, request.Query("fieldValidation"),
+                             updated, *old, warnings)) {
       return *rejected;
     }
   } else if (type.storage_key == kQuotaKey) {

@@ -767,6 +767,43 @@ INSTANTIATE_TEST_SUITE_P(
                  ClassWith("example.com/gpu"), {{"/spec/extendedResourceName", nullptr}})),
     [](const ::testing::TestParamInfo<HttpCase>& param_info) { return param_info.param.name; });
 
+// Opaque configuration: an empty driver also fails the subdomain rule up to 1.35, and the
+// raw-extension message lost its "parameters " prefix with 1.35.
+json ClassConfig(const std::string& driver, json parameters) {
+  json spec = kClass;
+  spec["config"] = {{{"opaque", {{"driver", driver}, {"parameters", std::move(parameters)}}}}};
+  return spec;
+}
+json ClaimConfig(json parameters) {
+  json spec = ExactClaim(json::object());
+  spec["devices"]["config"] = {
+      {{"opaque", {{"driver", "gpu.example.com"}, {"parameters", std::move(parameters)}}}}};
+  return spec;
+}
+const char kDnsSubdomainMessage[] =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+INSTANTIATE_TEST_SUITE_P(
+    OpaqueConfig, DraFieldsOverHttpTest,
+    ::testing::Values(
+        Rejected("EmptyDriver134", "1.34", "", "deviceclasses", ClassConfig("", {{"a", 1}}),
+                 {"spec.config[0].opaque.driver: Required value",
+                  absl::StrCat("spec.config[0].opaque.driver: Invalid value: \"\": ",
+                               kDnsSubdomainMessage)}),
+        Rejected("EmptyDriver136", "1.36", "", "deviceclasses", ClassConfig("", {{"a", 1}}),
+                 {"spec.config[0].opaque.driver: Required value"}),
+        // (A DeviceClass's parameters go through the project's strict decoder first: a claim's
+        // do not.)
+        Rejected("ParametersNotObject134", "1.34", "", "resourceclaims", ClaimConfig({1}),
+                 {"spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": "
+                  "parameters must be a valid JSON object"}),
+        Rejected("ParametersNotObject135", "1.35", "", "resourceclaims", ClaimConfig({1}),
+                 {"spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": "
+                  "must be a valid JSON object"})),
+    [](const ::testing::TestParamInfo<HttpCase>& param_info) { return param_info.param.name; });
+
 // A field the release's Go types do not have is an unknown field to the decoder: dropped with a
 // warning, or a 400 under fieldValidation=Strict.
 struct UnknownFieldCase {
