@@ -5,8 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "controller/meta/field_codec.h"
 #include "controller/api/gpu_profile.h"
+#include "controller/meta/condition_codec.h"
+#include "controller/meta/field_codec.h"
 #include "controller/meta/object_meta_codec.h"
 
 namespace gpuprofile::api {
@@ -78,22 +79,8 @@ GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
     out.offered_twice = ReadStringList(*twice, FieldChild(path, "offeredTwiceNodes"), errors);
   }
   if (const json* conditions = ArrayField(status, "conditions", path, false, errors)) {
-    for (size_t i = 0; i < conditions->size(); ++i) {
-      const std::string c_path = FieldIndex(FieldChild(path, "conditions"), i);
-      const json& entry = (*conditions)[i];
-      if (!CheckObject(entry, c_path, errors)) continue;
-      Condition c;
-      c.type = StringField(entry, "type", c_path, true, errors).value_or("");
-      const std::string state = StringField(entry, "status", c_path, true, errors).value_or("");
-      c.status = state == "True"    ? ConditionStatus::kTrue
-                 : state == "False" ? ConditionStatus::kFalse
-                                    : ConditionStatus::kUnknown;
-      c.last_transition_time =
-          StringField(entry, "lastTransitionTime", c_path, false, errors).value_or("");
-      c.reason = StringField(entry, "reason", c_path, false, errors).value_or("");
-      c.message = StringField(entry, "message", c_path, false, errors).value_or("");
-      out.conditions.push_back(std::move(c));
-    }
+    out.conditions = DecodeConditions(*conditions, FieldChild(path, "conditions"),
+                                      ConditionGeneration::kOmitted, errors);
   }
   return out;
 }
@@ -161,17 +148,7 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
   out["devicePluginNodes"] = status.device_plugin_nodes;
   if (!status.offered_twice.empty()) out["offeredTwiceNodes"] = status.offered_twice;
   if (!status.conditions.empty()) {
-    ordered_json conditions = ordered_json::array();
-    for (const Condition& c : status.conditions) {
-      ordered_json condition = ordered_json::object();
-      condition["type"] = c.type;
-      condition["status"] = ConditionStatusName(c.status);
-      if (!c.last_transition_time.empty()) condition["lastTransitionTime"] = c.last_transition_time;
-      condition["reason"] = c.reason;
-      condition["message"] = c.message;
-      conditions.push_back(std::move(condition));
-    }
-    out["conditions"] = std::move(conditions);
+    out["conditions"] = EncodeConditions(status.conditions, ConditionGeneration::kOmitted);
   }
   return out;
 }

@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/names.h"
 #include "controller/core/version_literal.h"
+#include "controller/meta/condition_codec.h"
 #include "controller/meta/field_codec.h"
 #include "controller/meta/label_selector_codec.h"
 #include "controller/meta/object_meta_codec.h"
@@ -849,21 +850,7 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
   if (!status.is_object()) return out;
   out.observed_generation = LenientInt(status, "observedGeneration");
   if (const json* conditions = LenientArray(status, "conditions")) {
-    for (const json& c : *conditions) {
-      if (!c.is_object()) continue;
-      Condition condition;
-      condition.type = LenientString(c, "type");
-      if (condition.type.empty()) continue;
-      const std::string s = LenientString(c, "status");
-      condition.status = s == "True"    ? ConditionStatus::kTrue
-                         : s == "False" ? ConditionStatus::kFalse
-                                        : ConditionStatus::kUnknown;
-      condition.observed_generation = LenientInt(c, "observedGeneration");
-      condition.last_transition_time = LenientString(c, "lastTransitionTime");
-      condition.reason = LenientString(c, "reason");
-      condition.message = LenientString(c, "message");
-      out.conditions.push_back(std::move(condition));
-    }
+    out.conditions = DecodeConditionsLeniently(*conditions);
   }
   out.device_class_name = LenientString(status, "deviceClassName");
   if (const json* selectors = LenientArray(status, "selectors")) {
@@ -1137,18 +1124,7 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
 ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   ordered_json out = ordered_json::object();
   out["observedGeneration"] = status.observed_generation;
-  ordered_json conditions = ordered_json::array();
-  for (const Condition& c : status.conditions) {
-    ordered_json condition = ordered_json::object();
-    condition["type"] = c.type;
-    condition["status"] = ConditionStatusName(c.status);
-    condition["observedGeneration"] = c.observed_generation;
-    if (!c.last_transition_time.empty()) condition["lastTransitionTime"] = c.last_transition_time;
-    condition["reason"] = c.reason;
-    condition["message"] = c.message;
-    conditions.push_back(std::move(condition));
-  }
-  out["conditions"] = std::move(conditions);
+  out["conditions"] = EncodeConditions(status.conditions, ConditionGeneration::kIncluded);
   out["deviceClassName"] = status.device_class_name;
   out["selectors"] = status.selectors;
   out["matchedDevices"] = status.matched_devices;

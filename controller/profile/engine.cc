@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "controller/core/rfc3339.h"
 #include "controller/profile/allocatable.h"
 #include "controller/profile/claim_allocations.h"
 #include "controller/profile/device_matcher.h"
@@ -142,11 +143,6 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
     status.free_devices = with_claims != nullptr ? with_claims->SchedulableCount(in_group)
                                                  : count.schedulable_count;
   }
-}
-
-// RFC 3339 in UTC to the second, as the API server writes timestamps.
-std::string Rfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
 // Compiles one profile: selectors and sharing (problems: InvalidSpec), then what the cluster
@@ -511,7 +507,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
           status.allocation.allocated_claims = c.allocated_claims;
           status.allocation.pending_claims = c.pending_claims;
           if (c.oldest_pending) {
-            status.allocation.oldest_pending_claim_time = Rfc3339(*c.oldest_pending);
+            status.allocation.oldest_pending_claim_time = FormatRfc3339Seconds(*c.oldest_pending);
           }
         }
       }

@@ -191,14 +191,20 @@ void GpuProfileOperator::EnqueueAllProfiles() {
   for (const std::string& key : cache_->profiles().ListKeys()) controller_->queue()->Add(key);
 }
 
-std::vector<std::string> GpuProfileOperator::ProfilesOfDriver(const std::string& driver) const {
+std::vector<std::string> GpuProfileOperator::ProfilesWhere(
+    absl::FunctionRef<bool(const api::GpuProfileSpec&)> keep) const {
   std::vector<std::string> keys;
   for (const auto& object : cache_->profiles().List()) {
-    // Undecodable profiles have no driver; they do not depend on slices either.
-    if (!object->profile.has_value() || object->profile->spec.driver != driver) continue;
-    keys.push_back(object->metadata.name);
+    // Undecodable profiles have no spec; they depend on no slice or claim either.
+    if (object->profile.has_value() && keep(object->profile->spec)) {
+      keys.push_back(object->metadata.name);
+    }
   }
   return keys;
+}
+
+std::vector<std::string> GpuProfileOperator::ProfilesOfDriver(const std::string& driver) const {
+  return ProfilesWhere([&](const api::GpuProfileSpec& spec) { return spec.driver == driver; });
 }
 
 std::vector<std::string> GpuProfileOperator::ProfilesOfClaim(
@@ -210,15 +216,9 @@ std::vector<std::string> GpuProfileOperator::ProfilesOfClaim(
     classes.insert(request.device_classes.begin(), request.device_classes.end());
   }
   for (const dra::ClaimDeviceResult& result : claim.results) drivers.insert(result.driver);
-  std::vector<std::string> keys;
-  for (const auto& object : cache_->profiles().List()) {
-    if (!object->profile.has_value()) continue;
-    const api::GpuProfileSpec& spec = object->profile->spec;
-    if (classes.count(spec.device_class_name) != 0 || drivers.count(spec.driver) != 0) {
-      keys.push_back(object->metadata.name);
-    }
-  }
-  return keys;
+  return ProfilesWhere([&](const api::GpuProfileSpec& spec) {
+    return classes.count(spec.device_class_name) != 0 || drivers.count(spec.driver) != 0;
+  });
 }
 
 void GpuProfileOperator::StartCaches() {

@@ -28,8 +28,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "controller/api/gpu_profile.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
 #include "controller/kube/discovery.h"
@@ -103,6 +105,9 @@ class GpuProfileOperator {
   void Wire();
   void PollDiscovery();
   void EnqueueAllProfiles();
+  // The names of the cached (decodable) profiles whose spec `keep` accepts, in cache order.
+  std::vector<std::string> ProfilesWhere(
+      absl::FunctionRef<bool(const api::GpuProfileSpec&)> keep) const;
   std::vector<std::string> ProfilesOfDriver(const std::string& driver) const;
   std::vector<std::string> ProfilesOfClaim(const dra::ResourceClaim& claim) const;
 

@@ -6,6 +6,7 @@
 #include "absl/time/time.h"
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile.h"
+#include "controller/core/rfc3339.h"
 #include "controller/core/status_macros.h"
 #include "controller/kube/api_error.h"
 #include "controller/kube/merge_patch.h"
@@ -74,8 +75,7 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
         c.last_transition_time = before->last_transition_time;
         continue;
       }
-      c.last_transition_time =
-          absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", options_.clock->Now(), absl::UTCTimeZone());
+      c.last_transition_time = FormatRfc3339Seconds(options_.clock->Now());
       if (c.type == api::kConditionOfferedTwice && c.status == api::ConditionStatus::kTrue &&
           options_.events != nullptr) {
         runtime::ObjectReference regarding;

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "controller/core/rfc3339.h"
 #include "controller/profile/profile_conditions.h"
 
 namespace gpuprofile::reconciler {
@@ -97,7 +98,7 @@ void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status)
 
 void StampTransitionTimes(const std::map<std::string, StoredCondition>& stored, absl::Time now,
                           api::GpuProfileStatus* status) {
-  const std::string stamp = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  const std::string stamp = FormatRfc3339Seconds(now);
   for (api::Condition& c : status->conditions) {
     auto it = stored.find(c.type);
     if (it != stored.end() && it->second.status == api::ConditionStatusName(c.status) &&

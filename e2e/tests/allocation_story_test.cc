@@ -29,8 +29,6 @@
 //     resource goes.
 // Parameterised on Kubernetes 1.34 (device taints behind DRADeviceTaints, switched on for the
 // emulator, the operator and explain) and 1.37. Every wait polls with a deadline.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -45,15 +43,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/time.h"
 #include "controller/dra/manifest_reader.h"
 #include "e2e/tests/emulator_process.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
+#include "e2e/tests/story_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -61,11 +58,6 @@ namespace {
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-constexpr absl::Duration kConverge = absl::Seconds(20);
-constexpr absl::Duration kCommandDeadline = absl::Seconds(30);
-constexpr char kProfiles[] = "/apis/gpuprofile.io/v1alpha1/gpuprofiles";
-constexpr char kNodeGroups[] = "/apis/gpuprofile.io/v1alpha1/gpunodegroups";
-constexpr char kNodes[] = "/api/v1/nodes";
 constexpr char kDra[] = "/apis/resource.k8s.io/v1";
 constexpr char kDriver[] = "gpu.nvidia.com";
 constexpr char kA100Group[] = "nvidia-a100-sxm4-40gb-550.127.8";
@@ -84,30 +76,11 @@ void PrintTo(const Release& release, std::ostream* os) {
   *os << "Kubernetes " << release.kube_version;
 }
 
-std::string ReleaseName(const ::testing::TestParamInfo<Release>& info) {
-  std::string name = "Kube" + info.param.kube_version;
-  name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
-  return name;
-}
-
-std::string Src(const std::string& path) {
-  return absl::StrCat(gpuprofile::testing::SourceDir(), "/", path);
-}
-
-std::string Name(const json& o) { return o["metadata"].value("name", ""); }
-
 json Profile(const std::string& name, const json& spec) {
   return {{"apiVersion", "gpuprofile.io/v1alpha1"},
           {"kind", "GpuProfile"},
           {"metadata", {{"name", name}}},
           {"spec", spec}};
-}
-
-json FindCondition(const json& status, const std::string& type) {
-  for (const json& c : status.value("conditions", json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return nullptr;
 }
 
 // A cell of `kubectl get` output: the column starts where its header starts (kubectl aligns
@@ -143,14 +116,7 @@ struct Pending {
 class AllocationStoryTest : public ::testing::TestWithParam<Release> {
  protected:
   void TearDown() override {
-    if (HasFailure()) {
-      if (op_) {
-        std::string log = op_->Log();
-        if (log.size() > 6000) log = log.substr(log.size() - 6000);
-        std::fprintf(stderr, "---- operator log (last 6000 bytes)\n%s\n", log.c_str());
-      }
-      if (emulator_) std::fprintf(stderr, "---- emulator\n%s\n", emulator_->Stderr().c_str());
-    }
+    if (HasFailure()) PrintFailureLogs({op_.get()}, emulator_.get());
     if (op_) op_->Kill();
   }
 
@@ -167,24 +133,11 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
     for (const std::string& g : Gates()) args.push_back(g);
     emulator_ = std::make_unique<EmulatorProcess>(args);
     ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
-    api_ = std::make_unique<RawHttpClient>(emulator_->url());
-    api_->SetBearerToken(KubeconfigToken(kubeconfig_));
-  }
-
-  static std::string KubeconfigToken(const std::string& path) {
-    for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n')) {
-      line = absl::StripAsciiWhitespace(line);
-      if (absl::ConsumePrefix(&line, "token: ")) return std::string(line);
-    }
-    return "";
+    api_ = AdminClient(*emulator_, kubeconfig_);
   }
 
   void StartOperator() {
-    std::vector<std::string> args = {"--kubeconfig",          kubeconfig_,
-                                     "--metrics-bind-address", "0",
-                                     "--health-probe-bind-address", "0",
-                                     "--status-update-interval", "200ms",
-                                     "--dra-discovery-interval", "500ms"};
+    std::vector<std::string> args = OperatorTestFlags(kubeconfig_);
     for (const std::string& g : Gates()) args.push_back(g);
     op_ = std::make_unique<OperatorProcess>(args, scratch_.File("operator.log"));
     ASSERT_TRUE(op_->Start());
@@ -340,13 +293,9 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
 
   // ---- the binaries ----------------------------------------------------------------------------
 
+  // kubectl against the test's emulator; an exit code other than 0 is a failure.
   CommandResult Kubectl(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", kubeconfig_, "--cache-dir",
-                                     scratch_.File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    CommandResult r = RunCommand(argv, kCommandDeadline);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << absl::StrJoin(args, " ") << "\n" << r.out;
-    return r;
+    return RunKubectlOk(kubectl_, scratch_, args);
   }
 
   ControllerResult Explain(std::vector<std::string> args) {
@@ -383,11 +332,8 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
 };
 
 TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
-  const std::string kubectl_dir = KubectlDir();
-  if (kubectl_dir.empty() || ::access((kubectl_dir + "/kubectl.1.33").c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "kubectl (kubectl.1.33) is not installed";
-  }
-  kubectl_ = kubectl_dir + "/kubectl.1.33";
+  kubectl_ = PinnedKubectl("kubectl.1.33");
+  if (kubectl_.empty()) GTEST_SKIP() << "kubectl (kubectl.1.33) is not installed";
 
   // 1. The fleet (seeded with its Nodes), the CRDs, the sample namespaces and profiles, and the
   // story's profiles: one per L40S, the GPUs on PCIe root pci0000:40 (gpu-2 and gpu-3 of each
@@ -649,7 +595,7 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
 INSTANTIATE_TEST_SUITE_P(Releases, AllocationStoryTest,
                          ::testing::Values(Release{"1.34", "DRADeviceTaints=true"},
                                            Release{"1.37", ""}),
-                         ReleaseName);
+                         ReleaseName<Release>);
 
 }  // namespace
 }  // namespace gpuprofile::e2e::testing

@@ -27,10 +27,7 @@
 // a child process of the test in its place.
 //
 // Every wait polls with a deadline; no sleep decides an outcome.
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -45,8 +42,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "controller/dra/manifest_reader.h"
 #include "e2e/tests/emulator_process.h"
@@ -54,10 +49,10 @@
 #include "e2e/tests/gitops_kstatus.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
+#include "e2e/tests/story_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -65,9 +60,6 @@ namespace {
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-constexpr absl::Duration kConverge = absl::Seconds(30);
-constexpr char kProfiles[] = "/apis/gpuprofile.io/v1alpha1/gpuprofiles";
-constexpr char kManaged[] = "app.kubernetes.io/managed-by=gpu-profile-operator";
 constexpr char kFluxManager[] = "kustomize-controller";  // fluxcd/pkg ssa.Owner.Field
 constexpr char kArgoManager[] = "argocd-controller";     // Argo CD's ArgoCDSSAManager
 constexpr char kOperatorManager[] = "gpu-profile-operator";
@@ -85,34 +77,12 @@ void PrintTo(const Release& release, std::ostream* os) {
   *os << "Kubernetes " << release.kube_version;
 }
 
-std::string ReleaseName(const ::testing::TestParamInfo<Release>& info) {
-  std::string name = "Kube" + info.param.kube_version;
-  name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
-  return name;
-}
-
-std::string Src(const std::string& path) {
-  return absl::StrCat(gpuprofile::testing::SourceDir(), "/", path);
-}
-
-std::string Name(const json& o) { return o["metadata"].value("name", ""); }
 std::string Namespace(const json& o) { return o["metadata"].value("namespace", ""); }
 std::string Kind(const json& o) { return o.value("kind", ""); }
-std::string Rv(const json& o) {
-  return o.is_object() ? o["metadata"].value("resourceVersion", "") : "";
-}
 // "Kind ns/name", the identity of an object in an inventory.
 std::string Ref(const json& o) {
   const std::string ns = Namespace(o);
   return absl::StrCat(Kind(o), " ", ns.empty() ? "" : ns + "/", Name(o));
-}
-
-json FindCondition(const json& object, const std::string& type) {
-  if (!object.is_object() || !object.contains("status")) return nullptr;
-  for (const json& c : object["status"].value("conditions", json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return nullptr;
 }
 
 // The REST path of an object of the kinds these manifests hold (plural: lower-case kind + s).
@@ -127,26 +97,12 @@ std::string PathOf(const json& o) {
   return absl::StrCat(prefix, ns.empty() ? "" : "/namespaces/" + ns, "/", plural, "/", Name(o));
 }
 
-// A request of a ResourceClaimTemplate, flattened (v1beta2/v1 put the class in "exactly").
-json FlatRequest(const json& r) {
-  json flat = r.contains("exactly") ? r["exactly"] : r;
-  flat["name"] = r.value("name", "");
-  return flat;
-}
-
 // ------------------------------------------------------------------------------------------------
 
 class GitOpsTest : public ::testing::TestWithParam<Release> {
  protected:
   void TearDown() override {
-    if (HasFailure()) {
-      if (op_ != nullptr) {
-        std::string log = op_->Log();
-        if (log.size() > 6000) log = log.substr(log.size() - 6000);
-        std::fprintf(stderr, "---- operator log (last 6000 bytes)\n%s\n", log.c_str());
-      }
-      if (emulator_) std::fprintf(stderr, "---- emulator\n%s\n", emulator_->Stderr().c_str());
-    }
+    if (HasFailure()) PrintFailureLogs({op_.get()}, emulator_.get());
     if (op_ != nullptr) op_->Kill();
   }
 
@@ -154,9 +110,8 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
   // False (with the test skipped) when kubectl or lua5.1 is missing.
   bool Start() {
     release_ = GetParam();
-    const std::string dir = KubectlDir();
-    kubectl_ = dir.empty() ? "" : dir + "/" + release_.kubectl;
-    if (kubectl_.empty() || ::access(kubectl_.c_str(), X_OK) != 0) {
+    kubectl_ = PinnedKubectl(release_.kubectl);
+    if (kubectl_.empty()) {
       ADD_FAILURE() << "kubectl (" << release_.kubectl << ") is not installed; the GitOps "
                     << "stories need the real kubectl (scripts/install-deps.sh)";
       return false;
@@ -172,22 +127,15 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
       ADD_FAILURE() << emulator_->Stderr();
       return false;
     }
-    api_ = std::make_unique<RawHttpClient>(emulator_->url());
-    for (absl::string_view line : absl::StrSplit(ReadFile(scratch_.File("kubeconfig")), '\n')) {
-      line = absl::StripAsciiWhitespace(line);
-      if (absl::ConsumePrefix(&line, "token: ")) api_->SetBearerToken(std::string(line));
-    }
+    api_ = AdminClient(*emulator_, scratch_.File("kubeconfig"));
     return true;
   }
 
   void StartOperator() {
     if (op_ == nullptr) {
-      op_ = std::make_unique<OperatorProcess>(
-          std::vector<std::string>{
-              "--kubeconfig", scratch_.File("kubeconfig"), "--metrics-bind-address", "0",
-              "--health-probe-bind-address", "0", "--status-update-interval", "200ms",
-              "--dra-discovery-interval", "500ms", "--graceful-shutdown-timeout", "10s"},
-          scratch_.File("operator.log"));
+      std::vector<std::string> args = OperatorTestFlags(scratch_.File("kubeconfig"));
+      args.insert(args.end(), {"--graceful-shutdown-timeout", "10s"});
+      op_ = std::make_unique<OperatorProcess>(args, scratch_.File("operator.log"));
     }
     ASSERT_TRUE(op_->Start());
   }
@@ -196,15 +144,10 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
   // ---- kubectl and the raw client ------------------------------------------------------------
 
   CommandResult Kubectl(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", scratch_.File("kubeconfig"),
-                                     "--cache-dir", scratch_.File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv, absl::Seconds(60));
+    return RunKubectl(kubectl_, scratch_, args);
   }
   CommandResult KubectlOk(const std::vector<std::string>& args) {
-    CommandResult r = Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << absl::StrJoin(args, " ") << "\n" << r.out;
-    return r;
+    return RunKubectlOk(kubectl_, scratch_, args);
   }
 
   json Get(const std::string& path) {
@@ -213,18 +156,7 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
   }
   std::vector<json> List(const std::string& collection, const std::string& selector = "") {
     std::string path = collection;
-    if (!selector.empty()) {
-      path += "?labelSelector=";
-      for (char c : selector) {
-        if (c == '=') {
-          path += "%3D";
-        } else if (c == '/') {
-          path += "%2F";
-        } else {
-          path.push_back(c);
-        }
-      }
-    }
+    if (!selector.empty()) path += "?labelSelector=" + UrlEncode(selector);
     std::vector<json> items;
     json list = Get(path);
     if (list.is_null()) return items;
@@ -288,7 +220,7 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
     if (!stage_one.empty()) {
       if (!ServerSideApply(WriteSet("flux-stage-one.yaml", stage_one), kFluxManager)) return false;
       std::string waiting;
-      if (!PollUntil([&] { return (waiting = NotCurrent(stage_one)).empty(); }, kConverge)) {
+      if (!Eventually([&] { return (waiting = NotCurrent(stage_one)).empty(); })) {
         ADD_FAILURE() << "CRDs and Namespaces not Current: " << waiting;
         return false;
       }
@@ -412,7 +344,7 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
   // Polls until the profile's health is `status`; fails with the last health otherwise.
   ArgoHealth ExpectHealth(const std::string& profile, const std::string& status) {
     ArgoHealth h;
-    bool ok = PollUntil([&] { return (h = Health(profile)).status == status; }, kConverge);
+    bool ok = Eventually([&] { return (h = Health(profile)).status == status; });
     EXPECT_TRUE(ok) << profile << ": health " << h.status << " (" << h.message << "), want "
                     << status << "\n"
                     << Profile(profile).value("status", json()).dump();
@@ -490,16 +422,13 @@ class GitOpsTest : public ::testing::TestWithParam<Release> {
   }
   void ExpectConvergedToRender(const std::string& when) {
     std::string diff;
-    EXPECT_TRUE(PollUntil([&] { return (diff = DiffAgainstRender()).empty(); }, kConverge))
+    EXPECT_TRUE(Eventually([&] { return (diff = DiffAgainstRender()).empty(); }))
         << when << ": the generated objects are not what render computes:\n"
         << diff;
   }
   std::vector<std::string> ManagedKeys(const std::string& resource) {
     std::vector<std::string> keys;
-    for (const json& o : List(Dra(resource), kManaged)) {
-      const std::string ns = Namespace(o);
-      keys.push_back(ns.empty() ? Name(o) : ns + "/" + Name(o));
-    }
+    for (const json& o : List(Dra(resource), kManaged)) keys.push_back(Key(o));
     std::sort(keys.begin(), keys.end());
     return keys;
   }
@@ -642,20 +571,16 @@ TEST_P(GitOpsTest, FluxPath) {
   EXPECT_EQ(dep.reason, "LessReplicas") << dep.message;
   StartOperator();
   std::string waiting;
-  ASSERT_TRUE(
-      PollUntil([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }, kConverge))
+  ASSERT_TRUE(Eventually([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }))
       << "kstatus: not Current: " << waiting;
   // (kstatus also calls a profile without status Current, so Ready is checked as well.)
-  ASSERT_TRUE(PollUntil(
-      [&] {
-        for (const char* p :
-             {"ampere-or-newer", "large-memory", "light-inference", "recent-driver"}) {
-          json c = FindCondition(Profile(p), "Ready");
-          if (c.is_null() || c.value("status", "") != "True") return false;
-        }
-        return true;
-      },
-      kConverge));
+  ASSERT_TRUE(Eventually([&] {
+    for (const char* p : {"ampere-or-newer", "large-memory", "light-inference", "recent-driver"}) {
+      json c = ConditionOf(Profile(p), "Ready");
+      if (c.is_null() || c.value("status", "") != "True") return false;
+    }
+    return true;
+  }));
   ExpectConvergedToRender("after the first reconcile");
   const std::string flux_file = WriteSet("flux-git.yaml", flux_set_);
   ExpectNoDrift("after the first reconcile", flux_set_, flux_file, kFluxManager,
@@ -669,8 +594,7 @@ TEST_P(GitOpsTest, FluxPath) {
   Find(git, "GpuProfile", "large-memory")->at("spec")["selector"]["memory"]["min"] = "42Gi";
   const std::string class_rv = Rv(Get(Dra("deviceclasses/large-memory")));
   ASSERT_TRUE(FluxReconcile(git));
-  ASSERT_TRUE(
-      PollUntil([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }, kConverge))
+  ASSERT_TRUE(Eventually([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }))
       << "kstatus after the edit: " << waiting;
   json large = Profile("large-memory");
   EXPECT_EQ(large["metadata"].value("generation", 0), 2);
@@ -686,7 +610,7 @@ TEST_P(GitOpsTest, FluxPath) {
                            }),
             git.end());
   ASSERT_TRUE(FluxReconcile(git));
-  EXPECT_TRUE(PollUntil([&] { return Profile("recent-driver").is_null(); }, kConverge))
+  EXPECT_TRUE(Eventually([&] { return Profile("recent-driver").is_null(); }))
       << "the pruned profile was not deleted (its finalizer stayed?)";
   ExpectConvergedToRender("after pruning recent-driver");
   EXPECT_THAT(ManagedKeys("deviceclasses"), ::testing::Not(::testing::Contains("recent-driver")));
@@ -699,8 +623,7 @@ TEST_P(GitOpsTest, FluxPath) {
   ExpectConvergedToRender("after labelling ml-train");
   EXPECT_THAT(ManagedKeys("resourceclaimtemplates"),
               ::testing::IsSupersetOf({"ml-train/light-inference", "ml-train/ampere-or-newer"}));
-  ASSERT_TRUE(
-      PollUntil([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }, kConverge))
+  ASSERT_TRUE(Eventually([&] { return (waiting = NotCurrent(flux_set_, {deployment})).empty(); }))
       << "kstatus after the label: " << waiting;
 
   // 5. Still drift-free after the story.
@@ -728,8 +651,7 @@ TEST_P(GitOpsTest, ArgoCdPath) {
   auto sync = [&] {
     KubectlOk({"apply", "-f", WriteSet("argo-wave-one.yaml", wave_one)});
     std::string waiting;
-    EXPECT_TRUE(PollUntil([&] { return (waiting = NotCurrent(wave_one)).empty(); }, kConverge))
-        << waiting;
+    EXPECT_TRUE(Eventually([&] { return (waiting = NotCurrent(wave_one)).empty(); })) << waiting;
     KubectlOk({"apply", "-f", WriteSet("argo-wave-two.yaml", wave_two)});
   };
   sync();
@@ -745,7 +667,7 @@ TEST_P(GitOpsTest, ArgoCdPath) {
   StartOperator();
   for (const char* p : {"ampere-or-newer", "large-memory", "light-inference", "recent-driver"}) {
     h = ExpectHealth(p, "Healthy");
-    json ready = FindCondition(Profile(p), "Ready");
+    json ready = ConditionOf(Profile(p), "Ready");
     EXPECT_THAT(h.message, ::testing::StartsWith(ready.value("message", "<none>"))) << p;
     EXPECT_THAT(h.message, HasSubstr("devices")) << p;
   }
@@ -794,7 +716,7 @@ TEST_P(GitOpsTest, ArgoCdPath) {
       {"argo-stalled", "Stalled"}};
   for (const auto& [name, condition] : degraded) {
     h = ExpectHealth(name, "Degraded");
-    json c = FindCondition(Profile(name), condition);
+    json c = ConditionOf(Profile(name), condition);
     ASSERT_FALSE(c.is_null()) << name;
     EXPECT_EQ(c.value("status", ""), condition == "Satisfiable" ? "False" : "True") << name;
     EXPECT_EQ(h.message, c.value("message", "<none>")) << name << " (" << condition << ")";
@@ -842,7 +764,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Release{"1.32", "kubectl.1.32", "v1beta1", "config/samples/fleet-v1beta1"},
                       Release{"1.34", "kubectl.1.33", "v1", "config/samples/fleet"},
                       Release{"1.37", "kubectl.1.33", "v1", "config/samples/fleet"}),
-    ReleaseName);
+    ReleaseName<Release>);
 
 }  // namespace
 }  // namespace gpuprofile::e2e::testing

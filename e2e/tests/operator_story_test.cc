@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -43,7 +42,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -54,10 +52,10 @@
 #include "e2e/tests/emulator_process.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
+#include "e2e/tests/story_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -66,13 +64,6 @@ using json = nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-constexpr absl::Duration kConverge = absl::Seconds(30);
-constexpr absl::Duration kCommandDeadline = absl::Seconds(60);
-constexpr char kProfiles[] = "/apis/gpuprofile.io/v1alpha1/gpuprofiles";
-constexpr char kNodeGroups[] = "/apis/gpuprofile.io/v1alpha1/gpunodegroups";
-constexpr char kNamespaces[] = "/api/v1/namespaces";
-constexpr char kNodes[] = "/api/v1/nodes";
-constexpr char kManaged[] = "app.kubernetes.io/managed-by=gpu-profile-operator";
 const char* const kSampleProfiles[] = {"ampere-or-newer", "large-memory", "light-inference",
                                        "recent-driver"};
 
@@ -92,28 +83,6 @@ void PrintTo(const Release& release, std::ostream* os) {
       << ")";
 }
 
-std::string ReleaseName(const ::testing::TestParamInfo<Release>& info) {
-  std::string name = "Kube" + info.param.kube_version;
-  name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
-  return name;
-}
-
-std::string Src(const std::string& path) {
-  return absl::StrCat(gpuprofile::testing::SourceDir(), "/", path);
-}
-
-std::string UrlEncode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += absl::StrCat("%", absl::Hex(c, absl::kZeroPad2));
-    }
-  }
-  return out;
-}
-
 std::vector<json> ReadObjects(const std::string& path) {
   absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests({path});
   EXPECT_TRUE(objects.ok()) << objects.status();
@@ -123,23 +92,7 @@ std::vector<json> ReadObjects(const std::string& path) {
   return out;
 }
 
-std::string Name(const json& o) { return o["metadata"].value("name", ""); }
-std::string Key(const json& o) {
-  std::string ns = o["metadata"].value("namespace", "");
-  return ns.empty() ? Name(o) : absl::StrCat(ns, "/", Name(o));
-}
 std::string Uid(const json& o) { return o.is_null() ? "" : o["metadata"].value("uid", ""); }
-std::string Rv(const json& o) {
-  return o.is_null() ? "" : o["metadata"].value("resourceVersion", "");
-}
-
-json FindCondition(const json& profile, const std::string& type) {
-  if (!profile.is_object() || !profile.contains("status")) return nullptr;
-  for (const json& c : profile["status"].value("conditions", json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return nullptr;
-}
 
 // The device's attribute map in either shape (v1beta1 wraps it in "basic").
 json& Attributes(json& device) {
@@ -149,28 +102,15 @@ json& Capacity(json& device) {
   return device.contains("basic") ? device["basic"]["capacity"] : device["capacity"];
 }
 
-// A request of a ResourceClaimTemplate, flattened (v1beta2/v1 put the class in "exactly").
-json FlatRequest(const json& r) {
-  json flat = r.contains("exactly") ? r["exactly"] : r;
-  flat["name"] = r.value("name", "");
-  return flat;
-}
-
 // The base fixture: one emulator, a raw admin client, kubectl when installed, and the operator
 // replicas this test started.
 class OperatorE2eTest : public ::testing::Test {
  protected:
   void TearDown() override {
     if (HasFailure()) {
-      for (const auto& op : operators_) {
-        std::string log = op->Log();
-        if (log.size() > 6000) log = log.substr(log.size() - 6000);
-        std::fprintf(stderr, "---- %s (last 6000 bytes)\n%s\n", op->log_path().c_str(),
-                     log.c_str());
-      }
-      if (emulator_) {
-        std::fprintf(stderr, "---- emulator stderr\n%s\n", emulator_->Stderr().c_str());
-      }
+      std::vector<const OperatorProcess*> operators;
+      for (const auto& op : operators_) operators.push_back(op.get());
+      PrintFailureLogs(operators, emulator_.get());
     }
     for (const auto& op : operators_) op->Kill();
     // GPO_E2E_KEEP=DIR keeps a failed test's scratch directory (logs, audit log, render inputs).
@@ -197,18 +137,7 @@ class OperatorE2eTest : public ::testing::Test {
     ConnectAdmin();
   }
 
-  void ConnectAdmin() {
-    api_ = std::make_unique<RawHttpClient>(emulator_->url());
-    api_->SetBearerToken(KubeconfigToken(scratch_.File("kubeconfig")));
-  }
-
-  static std::string KubeconfigToken(const std::string& path) {
-    for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n')) {
-      line = absl::StripAsciiWhitespace(line);
-      if (absl::ConsumePrefix(&line, "token: ")) return std::string(line);
-    }
-    return "";
-  }
+  void ConnectAdmin() { api_ = AdminClient(*emulator_, scratch_.File("kubeconfig")); }
 
   // A kubeconfig for the emulator with another bearer token (one per replica or user).
   std::string WriteKubeconfig(const std::string& name, const std::string& token) {
@@ -226,18 +155,9 @@ class OperatorE2eTest : public ::testing::Test {
   // Starts one operator replica (short intervals for tests) with `extra` flags.
   OperatorProcess* StartOperator(std::vector<std::string> extra = {},
                                  const std::string& kubeconfig = "") {
-    std::vector<std::string> args = {"--kubeconfig",
-                                     kubeconfig.empty() ? scratch_.File("kubeconfig") : kubeconfig,
-                                     "--metrics-bind-address",
-                                     "0",
-                                     "--health-probe-bind-address",
-                                     "0",
-                                     "--status-update-interval",
-                                     "200ms",
-                                     "--dra-discovery-interval",
-                                     "500ms",
-                                     "--graceful-shutdown-timeout",
-                                     "10s"};
+    std::vector<std::string> args =
+        OperatorTestFlags(kubeconfig.empty() ? scratch_.File("kubeconfig") : kubeconfig);
+    args.insert(args.end(), {"--graceful-shutdown-timeout", "10s"});
     args.insert(args.end(), extra.begin(), extra.end());
     operators_.push_back(std::make_unique<OperatorProcess>(
         args, scratch_.File(absl::StrCat("operator-", operators_.size(), ".log"))));
@@ -248,25 +168,16 @@ class OperatorE2eTest : public ::testing::Test {
   // ---- kubectl -------------------------------------------------------------------------------
 
   bool FindKubectl() {
-    std::string dir = KubectlDir();
-    if (dir.empty()) return false;
-    std::string path = dir + "/" + release_.kubectl;
-    if (::access(path.c_str(), X_OK) != 0) return false;
-    kubectl_ = path;
-    return true;
+    kubectl_ = PinnedKubectl(release_.kubectl);
+    return HaveKubectl();
   }
   bool HaveKubectl() const { return !kubectl_.empty(); }
 
   CommandResult Kubectl(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", scratch_.File("kubeconfig"),
-                                     "--cache-dir", scratch_.File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv, kCommandDeadline);
+    return RunKubectl(kubectl_, scratch_, args);
   }
   CommandResult KubectlOk(const std::vector<std::string>& args) {
-    CommandResult r = Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << absl::StrJoin(args, " ") << "\n" << r.out;
-    return r;
+    return RunKubectlOk(kubectl_, scratch_, args);
   }
 
   // ---- the raw client ------------------------------------------------------------------------
@@ -396,16 +307,12 @@ class OperatorE2eTest : public ::testing::Test {
 
   // ---- waiting -------------------------------------------------------------------------------
 
-  static bool Eventually(const std::function<bool()>& check, absl::Duration deadline = kConverge) {
-    return PollUntil(check, deadline);
-  }
-
   // The profile's condition `type` has `status` (and `reason`), for its current generation.
   bool ConditionIs(const std::string& profile, const std::string& type, const std::string& status,
                    const std::string& reason = "") {
     json p = Get(Profile(profile));
     if (p.is_null()) return false;
-    json c = FindCondition(p, type);
+    json c = ConditionOf(p, type);
     if (c.is_null() || c.value("status", "") != status) return false;
     if (!reason.empty() && c.value("reason", "") != reason) return false;
     return p["status"].value("observedGeneration", -1) == p["metadata"].value("generation", -2);
@@ -414,7 +321,7 @@ class OperatorE2eTest : public ::testing::Test {
   bool AllReady() {
     std::vector<json> profiles = List(kProfiles);
     for (const json& p : profiles) {
-      json c = FindCondition(p, "Ready");
+      json c = ConditionOf(p, "Ready");
       if (c.is_null() || c.value("status", "") != "True") return false;
       if (p["status"].value("observedGeneration", -1) != p["metadata"].value("generation", -2)) {
         return false;
@@ -579,7 +486,7 @@ class OperatorE2eTest : public ::testing::Test {
         problems.push_back(absl::StrCat("GpuProfile ", Key(p), " not rendered"));
         continue;
       }
-      json c = FindCondition(p, "Ready");
+      json c = ConditionOf(p, "Ready");
       if (c.is_null() || c.value("status", "") != "True" ||
           p["status"].value("observedGeneration", -1) != p["metadata"].value("generation", -2)) {
         problems.push_back(absl::StrCat("GpuProfile ", Key(p), " not Ready for its generation"));
@@ -850,7 +757,7 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, FleetGrowthTest, ::testing::Values(kKube132, kKube134, kKube137),
-                         ReleaseName);
+                         ReleaseName<Release>);
 
 // ================================================================================================
 // Steps 4-8 (and 9): edits, namespaces, conflicts, deletion policies, adoption.
@@ -1083,7 +990,7 @@ TEST_P(EditsAndOwnershipTest, EditsNamespacesConflictsDeletionAndAdoption) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Releases, EditsAndOwnershipTest,
-                         ::testing::Values(kKube132, kKube134, kKube137), ReleaseName);
+                         ::testing::Values(kKube132, kKube134, kKube137), ReleaseName<Release>);
 
 // Regression: both CRDs once listed the category "gpuprofile", GpuProfile's singular name;
 // kubectl expands categories before it resolves resource names, so `kubectl get gpuprofile NAME`
@@ -1169,7 +1076,7 @@ TEST_F(OperatorE2eTest, DraNotServedUntilTheApiServerServesV1) {
     return true;
   }));
   for (const char* p : kSampleProfiles) {
-    EXPECT_THAT(FindCondition(Get(Profile(p)), "Stalled").value("message", ""),
+    EXPECT_THAT(ConditionOf(Get(Profile(p)), "Stalled").value("message", ""),
                 HasSubstr("serves resource.k8s.io only in version v1alpha3"))
         << p;
   }
@@ -1342,7 +1249,7 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
   copy["spec"]["extendedResourceName"] = "example.com/legacy-gpu";
   Create(copy);
   EXPECT_TRUE(Eventually([&] { return ConditionIs("legacy-gpu-copy", "Conflict", "True"); }));
-  EXPECT_THAT(FindCondition(Get(Profile("legacy-gpu-copy")), "Conflict").value("message", ""),
+  EXPECT_THAT(ConditionOf(Get(Profile("legacy-gpu-copy")), "Conflict").value("message", ""),
               HasSubstr("extendedResourceName example.com/legacy-gpu is claimed by the older "
                         "GpuProfile legacy-gpu"));
   EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu-copy"))["spec"].value("extendedResourceName",
@@ -1371,7 +1278,7 @@ TEST_F(AdvancedProfilesTest, FieldsTheReleaseCannotExpressAreFeatureNotServed) {
   }
   // The operator names the server's version as /version reports it (1.34.0).
   const std::string message =
-      FindCondition(Get(Profile("legacy-gpu")), "Stalled").value("message", "");
+      ConditionOf(Get(Profile("legacy-gpu")), "Stalled").value("message", "");
   EXPECT_THAT(message, HasSubstr("spec.extendedResourceName: Kubernetes 1.34"));
   EXPECT_THAT(message, HasSubstr("does not serve extended resource names on DeviceClasses: "
                                  "feature gate DRAExtendedResource (alpha) is off by default"));
@@ -1813,7 +1720,7 @@ TEST_F(OperatorE2eTest, InvalidProfilesRejectedOrStalledOthersUndisturbed) {
     const std::string name = Name(s.object);
     EXPECT_TRUE(Eventually([&] { return ConditionIs(name, "Stalled", "True"); }))
         << name << ": " << Status(name).dump();
-    json c = FindCondition(Get(Profile(name)), "Stalled");
+    json c = ConditionOf(Get(Profile(name)), "Stalled");
     for (const std::string& w : s.words) {
       EXPECT_THAT(c.value("message", ""), HasSubstr(w)) << name;
     }
