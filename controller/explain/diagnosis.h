@@ -21,18 +21,14 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim.h"
 #include "controller/explain/pod.h"
-#include "controller/profile/allocatable.h"
-#include "controller/profile/claim_allocations.h"
 #include "controller/profile/engine.h"
 #include "nlohmann/json.hpp"
 
@@ -87,11 +83,18 @@ struct Diagnosis {
 // the evidence counts them all.
 inline constexpr size_t kMaxListedClaims = 10;
 
+namespace internal {
+class Diagnoser;
+}  // namespace internal
+
 class Explainer {
  public:
   // Computes the profiles' desired state and the devices' allocation once. Keeps a reference
   // to `view`, which must outlive the explainer.
   explicit Explainer(const ClusterView& view);
+  ~Explainer();
+  Explainer(const Explainer&) = delete;
+  Explainer& operator=(const Explainer&) = delete;
 
   // NotFound naming the object when the subject is not in the view.
   absl::StatusOr<Diagnosis> ExplainPod(const std::string& namespace_name,
@@ -100,42 +103,11 @@ class Explainer {
                                          const std::string& name) const;
   absl::StatusOr<Diagnosis> ExplainProfile(const std::string& name) const;
 
-  const profile::DesiredState& state() const { return state_; }
+  // The engine's outcome the diagnoses read (the same as `run` and `render` compute).
+  const profile::DesiredState& state() const;
 
  private:
-  struct ClassAnalysis;
-  // Devices the profile's selector matches without its capacity requests, and how many of
-  // them allow multiple allocations.
-  struct RelaxedMatch {
-    int64_t matched = 0;
-    int64_t shareable = 0;
-  };
-  RelaxedMatch MatchWithoutCapacity(size_t p) const;
-  // Findings for one claim (not found, allocated, or each blocked request's causes).
-  void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
-                     std::vector<Finding>* out) const;
-  // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
-  // class from being allocated; empty when the class could satisfy it now.
-  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
-  ClassAnalysis Analyse(size_t p) const;
-  Finding Stalled(size_t p) const;
-  const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;
-  bool TemplateExists(const std::string& ns, const std::string& name) const;
-  std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
-  void AddDraNotServed(std::vector<Finding>* out) const;
-
-  const ClusterView& view_;
-  profile::SpecPlan plan_;
-  profile::DesiredState state_;
-  std::vector<const dra::ResourceClaim*> claim_ptrs_;
-  profile::DeviceClaims held_;
-  profile::AllocationModel model_;
-  // Per inventory device, the claims ("namespace/name") holding it.
-  std::vector<std::vector<std::string>> holders_;
-  // Class name -> the profiles (indices into plan_.profiles) that name it; template name -> the
-  // profiles that name it.
-  std::map<std::string, std::vector<size_t>> class_profiles_;
-  std::map<std::string, std::vector<size_t>> template_profiles_;
+  std::unique_ptr<const internal::Diagnoser> diagnoser_;
 };
 
 // The stable JSON shape (docs/design.md "explain": apiVersion gpuprofile.io/v1alpha1, kind
