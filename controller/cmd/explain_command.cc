@@ -29,6 +29,7 @@
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/rest_client.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/node_codec.h"
 
 namespace gpuprofile::cmd {
 namespace {
@@ -187,6 +188,32 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
   for (const nlohmann::json& item : *items) {
     absl::StatusOr<api::Namespace> n = api::DecodeNamespace(item);
     if (n.ok()) view.engine.namespaces.push_back(*std::move(n));
+  }
+  // Nodes, for the migration view (who offers each node's GPUs). A user who may not list Nodes
+  // still gets the rest of the explanation.
+  kube::ListOptions node_options;
+  node_options.limit = 500;
+  absl::StatusOr<kube::ObjectList> nodes =
+      client->ListAll({"", "v1", "nodes", "", "", ""}, node_options);
+  if (!nodes.ok() && !kube::apierrors::IsForbidden(nodes.status())) {
+    return absl::Status(nodes.status().code(),
+                        absl::StrCat("cannot list nodes: ", nodes.status().message()));
+  }
+  if (!nodes.ok()) {
+    err << "explain: warning: cannot list Nodes, so who offers each node's GPUs (device plugin "
+           "or DRA) is left out: "
+        << nodes.status().message() << "\n";
+  } else {
+    view.nodes_known = true;
+    for (const nlohmann::json& item : nodes->items) {
+      absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(item);
+      if (n.ok()) {
+        view.nodes.push_back(*std::move(n));
+      } else {
+        err << "explain: warning: a Node does not decode and is left out: " << n.status().message()
+            << "\n";
+      }
+    }
   }
   if (!dra_version.empty()) {
     const std::string group = dra::kResourceApiGroup;

@@ -1,6 +1,7 @@
 // File: controller/explain/claim_diagnosis.cc
 // A ResourceClaim's diagnosis: allocated, being deleted, or each blocked request's causes
 // (diagnoser.h).
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -122,6 +123,9 @@ void Diagnoser::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
       }
       const ClassAnalysis a = Analyse(generator);
       free_by_class[cls] = a.free;
+      if (std::optional<Finding> twice = OfferedTwiceFinding(generator, a)) {
+        causes.push_back(*std::move(twice));
+      }
       std::vector<Finding> class_causes = ClassCauses(generator, r.count, r.all, a);
       if (class_causes.empty()) {
         feasible = true;
@@ -163,7 +167,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainClaim(const std::string& ns,
     return absl::NotFoundError(
         absl::StrCat("resourceclaim \"", name, "\" not found in namespace \"", ns, "\""));
   }
-  Diagnosis d{"ResourceClaim", ns, name, {}};
+  Diagnosis d{"ResourceClaim", ns, name, {}, std::nullopt};
   AddDraNotServed(&d.findings);
   DiagnoseClaim(*claim, claim->pod_claim_name, &d.findings);
   RankFindings(&d.findings);

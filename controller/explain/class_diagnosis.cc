@@ -61,7 +61,7 @@ Diagnoser::ClassAnalysis Diagnoser::Analyse(size_t p) const {
   }
   const profile::AllocatableCount count = model_.Count(matched, tolerations);
   const std::vector<dra::Device>& devices = view_.inventory.devices();
-  std::set<std::string> holders, taints;
+  std::set<std::string> holders, taints, nodes;
   std::string node;
   int64_t node_free = 0;
   auto close_node = [&] {
@@ -74,6 +74,7 @@ Diagnoser::ClassAnalysis Diagnoser::Analyse(size_t p) const {
     if (!matched[d]) continue;
     ++a.matched;
     const dra::Device& dev = devices[d];
+    if (!dev.node().empty()) nodes.emplace(dev.node());
     if (dev.node() != node) {
       close_node();
       node = std::string(dev.node());
@@ -116,6 +117,7 @@ Diagnoser::ClassAnalysis Diagnoser::Analyse(size_t p) const {
   close_node();
   a.holders.assign(holders.begin(), holders.end());
   a.taints.assign(taints.begin(), taints.end());
+  a.nodes.assign(nodes.begin(), nodes.end());
   return a;
 }
 

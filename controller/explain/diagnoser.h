@@ -10,15 +10,20 @@
 //   claim_diagnosis.cc    a ResourceClaim
 //   pod_diagnosis.cc      a Pod
 //   profile_diagnosis.cc  a GpuProfile
+//   node_offers.cc        the migration view: who offers each node's GPUs, and what that means
+//                         for a subject (NodesOfferedTwice, DevicePluginRequest)
 //   diagnosis_format.cc   the JSON and text encodings
 // Pure; thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "controller/dra/resource_claim.h"
 #include "controller/explain/diagnosis.h"
@@ -66,6 +71,7 @@ class Diagnoser {
     std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
     std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
     std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
+    std::vector<std::string> nodes;           // nodes with matched devices, sorted, distinct
   };
   // Devices the profile's selector matches without its capacity requests, and how many of
   // them allow multiple allocations.
@@ -95,6 +101,22 @@ class Diagnoser {
   // pod_diagnosis.cc
   std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
 
+  // node_offers.cc
+  // Whether `node`, which has DRA devices, also offers device-plugin GPUs: it is in a node
+  // group's offeredTwiceNodes as the engine wrote them; past the names a group's status keeps
+  // (api::kMaxNodeNamesInStatus), by the Node's allocatable, the engine's own rule.
+  bool OfferedTwice(const std::string& node) const;
+  // The per-node view of profile `p`, whose class finds `a`.
+  NodeOffers OffersOf(size_t p, const ClassAnalysis& a) const;
+  // NodesOfferedTwice (Info) when some of `a`'s nodes offer their GPUs through both.
+  std::optional<Finding> OfferedTwiceFinding(size_t p, const ClassAnalysis& a) const;
+  // For a pod that asks the device plugin for GPUs while DRA offers devices:
+  // DevicePluginNotOffered (Cause) when the pod is not scheduled and no node offers
+  // device-plugin GPUs, else DevicePluginRequest (Info). Empty when the pod asks for none, DRA
+  // offers no device, or a profile's class serves each resource it asks for
+  // (status.extendedResourceName).
+  std::vector<Finding> DevicePluginFindings(const Pod& pod) const;
+
   const ClusterView& view_;
   profile::SpecPlan plan_;
   profile::DesiredState state_;
@@ -107,6 +129,11 @@ class Diagnoser {
   // profiles that name it.
   std::map<std::string, std::vector<size_t>> class_profiles_;
   std::map<std::string, std::vector<size_t>> template_profiles_;
+  // The migration view (node_offers.cc): every node group's offeredTwiceNodes, whether none of
+  // those lists was cut short, and the Nodes offering device-plugin GPUs.
+  absl::flat_hash_set<std::string> offered_twice_;
+  bool offered_twice_complete_ = true;
+  std::set<std::string> plugin_nodes_;
 };
 
 }  // namespace gpuprofile::explain::internal

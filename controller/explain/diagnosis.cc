@@ -21,23 +21,25 @@ namespace {
 // cause sits in the chain pod -> template -> claim -> class -> devices, the more it explains).
 int Rank(const std::string& code) {
   static const std::map<std::string, int>* ranks = new std::map<std::string, int>{
-      {"DraNotServed", 0},
-      {"ProfileStalled", 1},
-      {"TemplateMissing", 2},
-      {"ClaimNotFound", 2},
-      {"ClaimNotCreated", 3},
-      {"ClassMissing", 3},
-      {"ClassNotGenerated", 3},
-      {"NoMatchingDevice", 4},
-      {"CapacityNotAdmitted", 5},
-      {"AllDevicesAllocated", 6},
-      {"DevicesTainted", 6},
-      {"DevicesUnavailable", 7},
-      {"NotEnoughDevicesOnOneNode", 8},
+      {"DraNotServed", 0},           {"ProfileStalled", 1},
+      {"TemplateMissing", 2},        {"ClaimNotFound", 2},
+      {"DevicePluginNotOffered", 2}, {"ClaimNotCreated", 3},
+      {"ClassMissing", 3},           {"ClassNotGenerated", 3},
+      {"NoMatchingDevice", 4},       {"CapacityNotAdmitted", 5},
+      {"AllDevicesAllocated", 6},    {"DevicesTainted", 6},
+      {"DevicesUnavailable", 7},     {"NotEnoughDevicesOnOneNode", 8},
       {"ClaimBeingDeleted", 9},
   };
   auto it = ranks->find(code);
   return it == ranks->end() ? 10 : it->second;
+}
+
+// Rank of each Info finding: what the pod asks the device plugin for comes first (it says why a
+// pod with nothing pending in DRA waits), the migration view's warning last; the rest as found.
+int InfoRank(const std::string& code) {
+  if (code == "DevicePluginRequest") return 0;
+  if (code == "NodesOfferedTwice") return 2;
+  return 1;
 }
 
 int SeverityRank(Severity s) {
@@ -59,14 +61,15 @@ std::string DeviceKey(absl::string_view driver, absl::string_view pool, absl::st
 }  // namespace
 
 // Ranks causes, then info, then OK; ties keep the order found. The same cause reached twice
-// (e.g. one profile Stalled behind two claims) is kept once.
+// (e.g. one profile Stalled behind two claims) is kept once, and so is a profile's
+// NodesOfferedTwice.
 void RankFindings(std::vector<Finding>* findings) {
   std::vector<Finding> unique;
   std::set<std::string> seen;
   for (Finding& f : *findings) {
     std::string key = absl::StrCat(f.code, "\x1f", f.pod_claim, "\x1f", f.resource_claim, "\x1f",
                                    f.device_class, "\x1f", f.profile);
-    if (f.code == "ProfileStalled" || f.code == "DraNotServed") {
+    if (f.code == "ProfileStalled" || f.code == "DraNotServed" || f.code == "NodesOfferedTwice") {
       key = absl::StrCat(f.code, "\x1f", f.profile);  // one per profile, whoever reached it
     }
     if (!seen.insert(key).second) continue;
@@ -75,7 +78,8 @@ void RankFindings(std::vector<Finding>* findings) {
   std::stable_sort(unique.begin(), unique.end(), [](const Finding& a, const Finding& b) {
     const int sa = SeverityRank(a.severity), sb = SeverityRank(b.severity);
     if (sa != sb) return sa < sb;
-    return a.severity == Severity::kCause && Rank(a.code) < Rank(b.code);
+    if (a.severity == Severity::kCause) return Rank(a.code) < Rank(b.code);
+    return a.severity == Severity::kInfo && InfoRank(a.code) < InfoRank(b.code);
   });
   *findings = std::move(unique);
 }
@@ -100,7 +104,19 @@ Diagnoser::Diagnoser(const ClusterView& view)
       }()),
       held_(profile::IndexAllocatedDevices(view.inventory, claim_ptrs_)),
       model_(view.inventory, held_.allocated) {
-  state_ = profile::AssembleDesiredState(plan_, view.inventory, nullptr, claim_ptrs_);
+  // With the Nodes, the node groups carry the migration view as `run` writes it.
+  state_ = profile::AssembleDesiredState(plan_, view.inventory, nullptr, claim_ptrs_, view.nodes);
+  for (const api::NodeGpus& node : view.nodes) {
+    if (node.device_plugin_devices > 0) plugin_nodes_.insert(node.name);
+  }
+  for (const api::GpuNodeGroup& group : state_.node_groups) {
+    const api::GpuNodeGroupStatus& status = group.status;
+    offered_twice_.insert(status.offered_twice.begin(), status.offered_twice.end());
+    if (status.offered_by == api::kOfferedByBoth &&
+        status.device_plugin_nodes > static_cast<int64_t>(status.offered_twice.size())) {
+      offered_twice_complete_ = false;
+    }
+  }
   const std::vector<dra::Device>& devices = view.inventory.devices();
   absl::flat_hash_map<std::string, size_t> index;
   for (size_t d = 0; d < devices.size(); ++d) {

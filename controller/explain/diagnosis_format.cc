@@ -6,9 +6,50 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/api/gpu_node_group.h"
 #include "controller/explain/diagnosis.h"
 
 namespace gpuprofile::explain {
+
+namespace {
+
+// {"count": N, "nodes": [...]}.
+nlohmann::ordered_json EncodeOffered(const OfferedNodes& nodes) {
+  nlohmann::ordered_json out;
+  out["count"] = nodes.count;
+  out["nodes"] = nodes.names;
+  return out;
+}
+
+// "nodeOffers": {"offeredBy": {"Both": ..., "DRA": ..., "DevicePlugin": ...}, "nodeGroups": [...]}
+// (the keys are GpuNodeGroup status.offeredBy's values).
+nlohmann::ordered_json EncodeNodeOffers(const NodeOffers& offers) {
+  nlohmann::ordered_json out;
+  out["nodeCount"] = offers.both.count + offers.dra.count + offers.device_plugin.count;
+  nlohmann::ordered_json by;
+  by[api::kOfferedByBoth] = EncodeOffered(offers.both);
+  by[api::kOfferedByDra] = EncodeOffered(offers.dra);
+  by[api::kOfferedByDevicePlugin] = EncodeOffered(offers.device_plugin);
+  out["offeredBy"] = by;
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const auto& [name, offered_by] : offers.node_groups) {
+    nlohmann::ordered_json g;
+    g["name"] = name;
+    g["offeredBy"] = offered_by;
+    groups.push_back(std::move(g));
+  }
+  out["nodeGroups"] = groups;
+  return out;
+}
+
+// "3 (a, b, c)", "12 (a, ..., j, ...)", "0".
+std::string OfferedText(const OfferedNodes& nodes) {
+  if (nodes.count == 0) return "0";
+  return absl::StrCat(nodes.count, " (", absl::StrJoin(nodes.names, ", "),
+                      nodes.count > static_cast<int64_t>(nodes.names.size()) ? ", ..." : "", ")");
+}
+
+}  // namespace
 
 nlohmann::ordered_json EncodeDiagnosis(const Diagnosis& d) {
   nlohmann::ordered_json out;
@@ -35,6 +76,7 @@ nlohmann::ordered_json EncodeDiagnosis(const Diagnosis& d) {
     findings.push_back(std::move(j));
   }
   out["findings"] = findings;
+  if (d.node_offers) out["nodeOffers"] = EncodeNodeOffers(*d.node_offers);
   return out;
 }
 
@@ -83,6 +125,20 @@ std::string FormatDiagnosis(const Diagnosis& d) {
     for (const auto& [k, v] : f.evidence.items()) {
       absl::StrAppend(&out, "     ", k, ": ", EvidenceValue(v), "\n");
     }
+  }
+  if (d.node_offers) {
+    const NodeOffers& o = *d.node_offers;
+    std::vector<std::string> groups;
+    for (const auto& [name, offered_by] : o.node_groups) {
+      groups.push_back(absl::StrCat(name, " (", offered_by, ")"));
+    }
+    absl::StrAppend(
+        &out, "\nWho offers the GPUs, per node (",
+        o.both.count + o.dra.count + o.device_plugin.count, " nodes):\n",
+        "   Both (device plugin and DRA): ", OfferedText(o.both), "\n",
+        "   DRA: ", OfferedText(o.dra), "\n",
+        "   DevicePlugin (same GPU product, not on DRA yet): ", OfferedText(o.device_plugin), "\n",
+        "   node groups: ", groups.empty() ? "(none)" : absl::StrJoin(groups, ", "), "\n");
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/node_codec.h"
 #include "controller/meta/resource_quota_codec.h"
 
 namespace gpuprofile::explain {
@@ -26,6 +27,13 @@ void AddProblems(const dra::ManifestObject& object, absl::string_view message,
     if (line.empty()) continue;
     problems->push_back(absl::StrCat(object.Location(), ": ", line));
   }
+}
+
+bool IsNode(const nlohmann::json& obj) {
+  if (!obj.is_object()) return false;
+  auto kind = obj.find("kind");
+  auto api_version = obj.find("apiVersion");
+  return kind != obj.end() && *kind == "Node" && api_version != obj.end() && *api_version == "v1";
 }
 
 }  // namespace
@@ -114,6 +122,14 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, cons
         view.pods.push_back(*std::move(p));
       } else {
         AddProblems(object, p.status().message(), &problems);
+      }
+    } else if (IsNode(json)) {
+      absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(json);
+      if (n.ok()) {
+        view.nodes.push_back(*std::move(n));
+        view.nodes_known = true;
+      } else {
+        AddProblems(object, n.status().message(), &problems);
       }
     } else if (!api::IsGpuNodeGroup(json)) {
       const nlohmann::json* kind =

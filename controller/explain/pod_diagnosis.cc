@@ -135,7 +135,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
     return absl::NotFoundError(
         absl::StrCat("pod \"", name, "\" not found in namespace \"", ns, "\""));
   }
-  Diagnosis d{"Pod", ns, name, {}};
+  Diagnosis d{"Pod", ns, name, {}, std::nullopt};
   std::vector<Finding>& out = d.findings;
   AddDraNotServed(&out);
   for (const PodClaimRef& ref : pod->claims) {
@@ -188,6 +188,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
     }
     DiagnoseClaim(*claim, ref.name, &out);
   }
+  for (Finding& f : DevicePluginFindings(*pod)) out.push_back(std::move(f));
   if (pod->claims.empty()) {
     Finding f;
     f.code = "NoResourceClaims";
@@ -210,6 +211,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
           "scheduled: it is Pending for a reason outside DRA.";
       f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
       out.insert(out.begin(), std::move(f));
+      RankFindings(&out);  // DevicePluginRequest, when there is one, says more: it goes first
     }
   }
   if (pod->scheduled && !out.empty()) {

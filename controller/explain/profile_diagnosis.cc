@@ -53,7 +53,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainProfile(const std::string& name) con
   if (p == plan_.profiles.size()) {
     return absl::NotFoundError(absl::StrCat("gpuprofile \"", name, "\" not found"));
   }
-  Diagnosis d{"GpuProfile", "", name, {}};
+  Diagnosis d{"GpuProfile", "", name, {}, std::nullopt};
   std::vector<Finding>& out = d.findings;
   AddDraNotServed(&out);
   const profile::ProfilePlan& w = plan_.profiles[p];
@@ -77,6 +77,8 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainProfile(const std::string& name) con
   for (Finding& f : ClassCauses(p, count.value_or(1), !count.has_value(), a)) {
     out.push_back(std::move(f));
   }
+  if (std::optional<Finding> twice = OfferedTwiceFinding(p, a)) out.push_back(*std::move(twice));
+  if (view_.nodes_known) d.node_offers = OffersOf(p, a);
   const std::string& template_name = w.profile.spec.claim_template.name;
   std::vector<std::string> missing;
   for (const std::string& ns : w.namespaces) {
