@@ -55,6 +55,7 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, cons
   std::vector<std::string> problems;
   std::vector<dra::ManifestObject> slices;
   std::map<std::string, nlohmann::json> profile_json;
+  std::map<std::string, nlohmann::json> node_json;
   for (dra::ManifestObject& object : loaded.objects) {
     const nlohmann::json& json = object.object;
     if (dra::IsResourceSlice(json)) {
@@ -125,12 +126,21 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, cons
       }
     } else if (IsNode(json)) {
       absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(json);
-      if (n.ok()) {
-        view.nodes.push_back(*std::move(n));
-        view.nodes_known = true;
-      } else {
+      if (!n.ok()) {
         AddProblems(object, n.status().message(), &problems);
+        continue;
       }
+      auto [it, inserted] = node_json.try_emplace(n->name, json);
+      if (!inserted) {
+        if (it->second != json) {
+          AddProblems(object,
+                      absl::StrCat(object.Describe(), ": another Node with this name was read"),
+                      &problems);
+        }
+        continue;
+      }
+      view.nodes.push_back(*std::move(n));
+      view.nodes_known = true;
     } else if (!api::IsGpuNodeGroup(json)) {
       const nlohmann::json* kind =
           json.is_object() && json.contains("kind") ? &json["kind"] : nullptr;
