@@ -43,7 +43,7 @@ std::string Usage(const std::string& program) {
       "~/.kube/config)\n"
       "         -f PATH [-f PATH]...                      offline: files as `render` reads "
       "them,\n"
-      "                                                   with Pods and ResourceClaims\n"
+      "                                                   with Pods, ResourceClaims and Nodes\n"
       "         [--kube-version 1.32|...|1.37] [--feature-gates NAME=true,...]\n"
       "Says why the subject's ResourceClaims are not allocated, most likely cause first.\n"
       "exit codes: 0 explained, no cause found; 3 explained, a cause found; 1 inputs unreadable "

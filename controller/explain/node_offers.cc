@@ -181,7 +181,7 @@ std::vector<Finding> Diagnoser::DevicePluginFindings(const Pod& pod) const {
   f.evidence["requests"] = requests;
   if (view_.nodes_known) {
     f.evidence["devicePluginNodes"] =
-        Capped(std::vector<std::string>(plugin_nodes_.begin(), plugin_nodes_.end()));
+        Listed(plugin_nodes_, static_cast<int64_t>(plugin_nodes_.size())).names;
     f.evidence["devicePluginNodeCount"] = plugin_nodes_.size();
   }
   f.evidence["draNodeCount"] = dra_nodes;
