@@ -29,6 +29,7 @@
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/rest_client.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/node_codec.h"
 
 namespace gpuprofile::cmd {
 namespace {
@@ -42,7 +43,7 @@ std::string Usage(const std::string& program) {
       "~/.kube/config)\n"
       "         -f PATH [-f PATH]...                      offline: files as `render` reads "
       "them,\n"
-      "                                                   with Pods and ResourceClaims\n"
+      "                                                   with Pods, ResourceClaims and Nodes\n"
       "         [--kube-version 1.32|...|1.37] [--feature-gates NAME=true,...]\n"
       "Says why the subject's ResourceClaims are not allocated, most likely cause first.\n"
       "exit codes: 0 explained, no cause found; 3 explained, a cause found; 1 inputs unreadable "
@@ -187,6 +188,32 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
   for (const nlohmann::json& item : *items) {
     absl::StatusOr<api::Namespace> n = api::DecodeNamespace(item);
     if (n.ok()) view.engine.namespaces.push_back(*std::move(n));
+  }
+  // Nodes, for the migration view (who offers each node's GPUs). A user who may not list Nodes
+  // still gets the rest of the explanation.
+  kube::ListOptions node_options;
+  node_options.limit = 500;
+  absl::StatusOr<kube::ObjectList> nodes =
+      client->ListAll({"", "v1", "nodes", "", "", ""}, node_options);
+  if (!nodes.ok() && !kube::apierrors::IsForbidden(nodes.status())) {
+    return absl::Status(nodes.status().code(),
+                        absl::StrCat("cannot list nodes: ", nodes.status().message()));
+  }
+  if (!nodes.ok()) {
+    err << "explain: warning: cannot list Nodes, so who offers each node's GPUs (device plugin "
+           "or DRA) is left out: "
+        << nodes.status().message() << "\n";
+  } else {
+    view.nodes_known = true;
+    for (const nlohmann::json& item : nodes->items) {
+      absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(item);
+      if (n.ok()) {
+        view.nodes.push_back(*std::move(n));
+      } else {
+        err << "explain: warning: a Node does not decode and is left out: " << n.status().message()
+            << "\n";
+      }
+    }
   }
   if (!dra_version.empty()) {
     const std::string group = dra::kResourceApiGroup;

@@ -7,10 +7,11 @@
 //   explain (pod|resourceclaim|gpuprofile)/NAME [-n NS] -f PATH [-f PATH]... [--kube-version V]
 //           [--feature-gates ...] [-o text|json]
 // Live (no -f): reads the subject, the claims, templates, GpuProfiles, ResourceSlices,
-// DeviceClasses and Namespaces over the API (kubeconfig as kubectl finds it: --kubeconfig,
+// DeviceClasses, Namespaces and Nodes over the API (kubeconfig as kubectl finds it: --kubeconfig,
 // KUBECONFIG, ~/.kube/config, in-cluster), the release from /version and whether
-// resource.k8s.io is served from discovery. Offline (-f): the files as `render` reads them, plus
-// Pods and ResourceClaims; the operator's desired state counts as existing.
+// resource.k8s.io is served from discovery; Nodes it may not list (Forbidden) leave the
+// migration view out, with a warning. Offline (-f): the files as `render` reads them, plus
+// Pods, ResourceClaims and Nodes; the operator's desired state counts as existing.
 // Exit codes (kExplain*): 0 explained, no cause found (claims allocated, profile serving, or
 // nothing in DRA's data keeps the subject waiting); 3 explained, at least one cause found;
 // 1 inputs unreadable, the cluster unreachable or the subject not found; 2 usage.

@@ -8,12 +8,16 @@
 // The profiles' outcome is the engine's own (profile/engine.h: the same desired state `run`
 // writes and `render` prints), and the devices' state the allocation model's
 // (profile/allocatable.h with the claims' allocations), so what `explain` says agrees with the
-// profiles' status. Causes, in the order they are ranked:
-//   DraNotServed, ProfileStalled, TemplateMissing, ClaimNotFound, ClaimNotCreated, ClassMissing,
-//   ClassNotGenerated, NoMatchingDevice, CapacityNotAdmitted, AllDevicesAllocated,
-//   DevicesTainted, DevicesUnavailable, NotEnoughDevicesOnOneNode, ClaimBeingDeleted.
-// Not causes: ClaimAllocated, ProfileServing, NoResourceClaims (OK); PodPendingNotDra,
-// NoDraCauseFound, ClassNotManaged, PendingClaims (Info).
+// profiles' status; who offers each node's GPUs (the migration view) is the engine's node
+// groups' offeredBy and offeredTwiceNodes, so `explain` agrees with `kubectl get gpunodegroups`.
+// Causes, in the order they are ranked:
+//   DraNotServed, ProfileStalled, TemplateMissing, ClaimNotFound, DevicePluginNotOffered,
+//   ClaimNotCreated, ClassMissing, ClassNotGenerated, NoMatchingDevice, CapacityNotAdmitted,
+//   AllDevicesAllocated, DevicesTainted, DevicesUnavailable, NotEnoughDevicesOnOneNode,
+//   ClaimBeingDeleted.
+// Not causes: ClaimAllocated, ProfileServing, NoResourceClaims (OK); in the order they are
+// ranked, DevicePluginRequest, then PodPendingNotDra, NoDraCauseFound, ClassNotManaged,
+// PendingClaims (as found), then NodesOfferedTwice (Info).
 // A request with several classes (firstAvailable) is blocked only when every class is; it then
 // reports the causes of each class. The count of a firstAvailable request is its first
 // subrequest's (the compact claim keeps no more).
@@ -21,18 +25,17 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim.h"
 #include "controller/explain/pod.h"
-#include "controller/profile/allocatable.h"
-#include "controller/profile/claim_allocations.h"
+#include "controller/meta/node.h"
 #include "controller/profile/engine.h"
 #include "nlohmann/json.hpp"
 
@@ -54,6 +57,11 @@ struct ClusterView {
   // template or class the operator would generate but that does not exist is missing. Offline
   // (files): the operator's desired state counts as existing (the preview after it reconciled).
   bool live = false;
+  // The Nodes' device-plugin GPUs (meta/node.h), for the migration view. nodes_known is false
+  // when the Nodes were not read (files without Node objects, or listing them was forbidden):
+  // explain then says nothing about who offers the GPUs.
+  std::vector<api::NodeGpus> nodes;
+  bool nodes_known = false;
 };
 
 enum class Severity { kCause, kInfo, kOk };
@@ -74,11 +82,35 @@ struct Finding {
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
 };
 
+// At most this many node names are listed per kind of offer; the counts count them all.
+inline constexpr size_t kMaxListedNodes = 10;
+
+// The nodes of some offer (NodeOffers).
+struct OfferedNodes {
+  int64_t count = 0;
+  std::vector<std::string> names;  // sorted; the first kMaxListedNodes
+};
+
+// Per node, who offers a profile's GPUs (explain gpuprofile/NAME when the Nodes were read): the
+// nodes with devices its class selects, offered by DRA alone or by Both (the device plugin too:
+// the same GPUs could be handed out twice), and the nodes with the same GPU product (the devices'
+// productName, GPU Feature Discovery's nvidia.com/gpu.product label, compared without case and
+// punctuation) that the device plugin alone offers, not yet moved to DRA.
+struct NodeOffers {
+  OfferedNodes both;
+  OfferedNodes dra;
+  OfferedNodes device_plugin;
+  // The node groups of those nodes, sorted by name, each with its status.offeredBy as the
+  // engine writes it (DRA, Both, DevicePlugin).
+  std::vector<std::pair<std::string, std::string>> node_groups;
+};
+
 struct Diagnosis {
   std::string kind;  // "Pod", "ResourceClaim", "GpuProfile"
   std::string namespace_name;
   std::string name;
   std::vector<Finding> findings;  // ranked: causes first (most likely first), then info, then OK
+  std::optional<NodeOffers> node_offers;  // GpuProfile subjects, when the Nodes were read
 
   bool HasCause() const;
 };
@@ -87,11 +119,18 @@ struct Diagnosis {
 // the evidence counts them all.
 inline constexpr size_t kMaxListedClaims = 10;
 
+namespace internal {
+class Diagnoser;
+}  // namespace internal
+
 class Explainer {
  public:
   // Computes the profiles' desired state and the devices' allocation once. Keeps a reference
   // to `view`, which must outlive the explainer.
   explicit Explainer(const ClusterView& view);
+  ~Explainer();
+  Explainer(const Explainer&) = delete;
+  Explainer& operator=(const Explainer&) = delete;
 
   // NotFound naming the object when the subject is not in the view.
   absl::StatusOr<Diagnosis> ExplainPod(const std::string& namespace_name,
@@ -100,42 +139,11 @@ class Explainer {
                                          const std::string& name) const;
   absl::StatusOr<Diagnosis> ExplainProfile(const std::string& name) const;
 
-  const profile::DesiredState& state() const { return state_; }
+  // The engine's outcome the diagnoses read (the same as `run` and `render` compute).
+  const profile::DesiredState& state() const;
 
  private:
-  struct ClassAnalysis;
-  // Devices the profile's selector matches without its capacity requests, and how many of
-  // them allow multiple allocations.
-  struct RelaxedMatch {
-    int64_t matched = 0;
-    int64_t shareable = 0;
-  };
-  RelaxedMatch MatchWithoutCapacity(size_t p) const;
-  // Findings for one claim (not found, allocated, or each blocked request's causes).
-  void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
-                     std::vector<Finding>* out) const;
-  // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
-  // class from being allocated; empty when the class could satisfy it now.
-  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
-  ClassAnalysis Analyse(size_t p) const;
-  Finding Stalled(size_t p) const;
-  const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;
-  bool TemplateExists(const std::string& ns, const std::string& name) const;
-  std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
-  void AddDraNotServed(std::vector<Finding>* out) const;
-
-  const ClusterView& view_;
-  profile::SpecPlan plan_;
-  profile::DesiredState state_;
-  std::vector<const dra::ResourceClaim*> claim_ptrs_;
-  profile::DeviceClaims held_;
-  profile::AllocationModel model_;
-  // Per inventory device, the claims ("namespace/name") holding it.
-  std::vector<std::vector<std::string>> holders_;
-  // Class name -> the profiles (indices into plan_.profiles) that name it; template name -> the
-  // profiles that name it.
-  std::map<std::string, std::vector<size_t>> class_profiles_;
-  std::map<std::string, std::vector<size_t>> template_profiles_;
+  std::unique_ptr<const internal::Diagnoser> diagnoser_;
 };
 
 // The stable JSON shape (docs/design.md "explain": apiVersion gpuprofile.io/v1alpha1, kind

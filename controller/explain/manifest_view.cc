@@ -15,6 +15,7 @@
 #include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/meta/namespace_codec.h"
+#include "controller/meta/node_codec.h"
 #include "controller/meta/resource_quota_codec.h"
 
 namespace gpuprofile::explain {
@@ -26,6 +27,13 @@ void AddProblems(const dra::ManifestObject& object, absl::string_view message,
     if (line.empty()) continue;
     problems->push_back(absl::StrCat(object.Location(), ": ", line));
   }
+}
+
+bool IsNode(const nlohmann::json& obj) {
+  if (!obj.is_object()) return false;
+  auto kind = obj.find("kind");
+  auto api_version = obj.find("apiVersion");
+  return kind != obj.end() && *kind == "Node" && api_version != obj.end() && *api_version == "v1";
 }
 
 }  // namespace
@@ -47,6 +55,7 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, cons
   std::vector<std::string> problems;
   std::vector<dra::ManifestObject> slices;
   std::map<std::string, nlohmann::json> profile_json;
+  std::map<std::string, nlohmann::json> node_json;
   for (dra::ManifestObject& object : loaded.objects) {
     const nlohmann::json& json = object.object;
     if (dra::IsResourceSlice(json)) {
@@ -115,6 +124,23 @@ absl::StatusOr<ManifestView> ViewFromManifests(dra::LoadedManifests loaded, cons
       } else {
         AddProblems(object, p.status().message(), &problems);
       }
+    } else if (IsNode(json)) {
+      absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(json);
+      if (!n.ok()) {
+        AddProblems(object, n.status().message(), &problems);
+        continue;
+      }
+      auto [it, inserted] = node_json.try_emplace(n->name, json);
+      if (!inserted) {
+        if (it->second != json) {
+          AddProblems(object,
+                      absl::StrCat(object.Describe(), ": another Node with this name was read"),
+                      &problems);
+        }
+        continue;
+      }
+      view.nodes.push_back(*std::move(n));
+      view.nodes_known = true;
     } else if (!api::IsGpuNodeGroup(json)) {
       const nlohmann::json* kind =
           json.is_object() && json.contains("kind") ? &json["kind"] : nullptr;

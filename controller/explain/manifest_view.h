@@ -1,8 +1,10 @@
 // File: controller/explain/manifest_view.h
 // A ClusterView (diagnosis.h) from manifests, as `render` reads them: GpuProfiles,
 // ResourceSlices (any version), Namespaces, DeviceClasses, ResourceClaimTemplates,
-// ResourceQuotas and ResourceClaims, plus Pods. Other kinds are counted and ignored. The view is
-// offline (ClusterView::live false): the operator's desired state counts as existing.
+// ResourceQuotas and ResourceClaims, plus Pods and Nodes (their device-plugin GPUs, for the
+// migration view: ClusterView::nodes_known when at least one Node is read). Other kinds are
+// counted and ignored. The view is offline (ClusterView::live false): the operator's desired
+// state counts as existing.
 // DRA is served when the release's DynamicResourceAllocation gate is on (`gates`).
 // Pure over the given objects; thread-compatible.
 #pragma once

@@ -1,11 +1,17 @@
 // File: controller/explain/pod.cc
 #include "controller/explain/pod.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/core/quantity.h"
+#include "controller/meta/field_codec.h"
+#include "controller/meta/node.h"
 
 namespace gpuprofile::explain {
 namespace {
@@ -56,6 +62,73 @@ class Reader {
   std::vector<std::string> errors_;
 };
 
+bool IsDevicePluginResource(const std::string& name) {
+  return name == api::kDevicePluginGpuResource ||
+         absl::StartsWith(name, api::kDevicePluginMigResourcePrefix);
+}
+
+// The device-plugin resources one container asks for: its limit, else its request.
+std::map<std::string, int64_t> ContainerDevicePluginRequests(Reader& r, const nlohmann::json& c,
+                                                             const std::string& path) {
+  std::map<std::string, int64_t> out;
+  const nlohmann::json* resources = r.Object(c, "resources", path + ".resources");
+  if (resources == nullptr) return out;
+  for (const char* kind : {"requests", "limits"}) {  // limits last: they win
+    const std::string at = absl::StrCat(path, ".resources.", kind);
+    const nlohmann::json* list = r.Object(*resources, kind, at);
+    if (list == nullptr) continue;
+    for (const auto& [name, value] : list->items()) {
+      if (!IsDevicePluginResource(name)) continue;
+      const std::string field = absl::StrCat(at, "[", name, "]");
+      std::optional<std::string> text = api::QuantityText(value);
+      absl::StatusOr<int64_t> n = absl::InvalidArgumentError("");
+      if (text) {
+        absl::StatusOr<Quantity> q = Quantity::Parse(*text);
+        if (q.ok()) n = q->AsInt64();
+      }
+      if (!n.ok() || *n < 0) {
+        r.Add(field, "must be a whole number of devices");
+        continue;
+      }
+      out[name] = *n;
+    }
+  }
+  return out;
+}
+
+// Pod.device_plugin_requests from spec.containers and spec.initContainers.
+std::map<std::string, int64_t> DevicePluginRequests(Reader& r, const nlohmann::json& spec) {
+  std::map<std::string, int64_t> sum, init_max;
+  for (const char* list_name : {"containers", "initContainers"}) {
+    const std::string list_path = absl::StrCat("spec.", list_name);
+    const nlohmann::json* list = r.Array(spec, list_name, list_path);
+    if (list == nullptr) continue;
+    const bool init = std::string(list_name) == "initContainers";
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string path = absl::StrCat(list_path, "[", i, "]");
+      const nlohmann::json& c = (*list)[i];
+      if (!c.is_object()) {
+        r.Add(path, "must be an object");
+        continue;
+      }
+      const bool sidecar =
+          init && r.String(c, "restartPolicy", path + ".restartPolicy") == "Always";
+      for (const auto& [name, n] : ContainerDevicePluginRequests(r, c, path)) {
+        if (init && !sidecar) {
+          init_max[name] = std::max(init_max[name], n);
+        } else {
+          sum[name] += n;
+        }
+      }
+    }
+  }
+  for (const auto& [name, n] : init_max) sum[name] = std::max(sum[name], n);
+  for (auto it = sum.begin(); it != sum.end();) {
+    it = it->second == 0 ? sum.erase(it) : std::next(it);
+  }
+  return sum;
+}
+
 }  // namespace
 
 const PodClaimStatus* Pod::StatusOf(const std::string& entry) const {
@@ -83,6 +156,7 @@ absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj) {
   if (pod.name.empty()) r.Add("metadata.name", "required");
   if (const nlohmann::json* spec = r.Object(obj, "spec", "spec")) {
     pod.node_name = r.String(*spec, "nodeName", "spec.nodeName");
+    pod.device_plugin_requests = DevicePluginRequests(r, *spec);
     if (const nlohmann::json* claims = r.Array(*spec, "resourceClaims", "spec.resourceClaims")) {
       for (size_t i = 0; i < claims->size(); ++i) {
         const std::string path = absl::StrCat("spec.resourceClaims[", i, "]");

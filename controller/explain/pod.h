@@ -4,10 +4,13 @@
 // claim from), the claims made for it (status.resourceClaimStatuses[]), its phase, node and
 // PodScheduled condition. Nothing else of the pod is kept.
 // Decoding is strict about what it reads (types, one of resourceClaimName /
-// resourceClaimTemplateName) and ignores every other field. Errors are InvalidArgument, one line
+// resourceClaimTemplateName, whole numbers of device-plugin devices) and ignores every other
+// field. Errors are InvalidArgument, one line
 // per problem, each naming the pod and the field path. Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +49,11 @@ struct Pod {
   std::vector<PodClaimRef> claims;
   std::vector<PodClaimStatus> claim_statuses;
   std::optional<PodScheduledCondition> scheduled;
+  // The device-plugin resources (meta/node.h: nvidia.com/gpu, nvidia.com/mig-*) the pod asks
+  // for, as the scheduler counts them: the sum over its containers and sidecars (init containers
+  // with restartPolicy Always), or more when one init container asks for more. Each container's
+  // limit, else its request. Resources asked for 0 are left out.
+  std::map<std::string, int64_t> device_plugin_requests;
 
   // The claim status of entry `name`, or nullptr.
   const PodClaimStatus* StatusOf(const std::string& name) const;

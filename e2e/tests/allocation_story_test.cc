@@ -25,8 +25,8 @@
 //     example fleet; test/cmd covers it in process).
 //   - The migration view: a device-plugin-only node (GFD labels, allocatable nvidia.com/gpu, no
 //     slices), the L40S on DRA only, one A100 node on both: OFFERED BY DevicePlugin / DRA / Both,
-//     the OfferedTwice condition and Warning event naming the node, cleared when the plugin's
-//     resource goes.
+//     the OfferedTwice condition and Warning event naming the node, and `explain gpuprofile`'s
+//     per-node view (Both for a100-node-1), cleared when the plugin's resource goes.
 // Parameterised on Kubernetes 1.34 (device taints behind DRADeviceTaints, switched on for the
 // emulator, the operator and explain) and 1.37. Every wait polls with a deadline.
 #include <algorithm>
@@ -575,6 +575,20 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
       },
       kConverge));
   EXPECT_THAT(event.value("note", ""), HasSubstr("a100-node-1")) << event.dump();
+  // explain, live: the same per node for a profile whose devices include a100-node-1's, agreeing
+  // with the node groups (the V100 node is another product: not listed).
+  ControllerResult offers =
+      Explain({"gpuprofile/large-memory", "--kubeconfig", kubeconfig_, "-o", "json"});
+  json offers_json = json::parse(offers.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(offers_json.is_discarded()) << offers.out << offers.err;
+  const json by = offers_json["nodeOffers"].value("offeredBy", json::object());
+  EXPECT_EQ(by.value("Both", json()), json({{"count", 1}, {"nodes", {"a100-node-1"}}}))
+      << offers.out;
+  EXPECT_EQ(by.value("DRA", json()).value("count", -1), 4) << offers.out;
+  EXPECT_EQ(by.value("DevicePlugin", json()).value("count", -1), 0) << offers.out;
+  EXPECT_THAT(offers_json["nodeOffers"].value("nodeGroups", json::array()),
+              ::testing::Contains(json({{"name", kA100Group}, {"offeredBy", "Both"}})))
+      << offers.out;
 
   // The device plugin leaves a100-node-1: only DRA offers its GPUs again.
   SetAllocatable("a100-node-1", {{"cpu", "64"}});

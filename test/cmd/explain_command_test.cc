@@ -142,6 +142,126 @@ TEST(ExplainCommandTest, ExitCodesForUnreadableInputsAndUsage) {
   EXPECT_THAT(help.out, HasSubstr("exit codes: 0 explained, no cause found; 3"));
 }
 
+// A fleet mid-migration: the example fleet's slices with its Nodes as the kubelet reports them
+// (a100-node-1 also runs the device plugin), an A100 node and a V100 node the device plugin alone
+// serves, and a pod that asks the device plugin for a GPU.
+constexpr char kMigrationNodes[] = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: a100-node-1}
+status: {allocatable: {cpu: "64", nvidia.com/gpu: "4"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: a100-node-2}
+status: {allocatable: {cpu: "64"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: a100-node-3}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: a100-node-9
+  labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB, nvidia.com/gpu.memory: "40960"}
+status: {allocatable: {nvidia.com/gpu: "8"}}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: v100-node-1
+  labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.memory: "16384"}
+status: {allocatable: {nvidia.com/gpu: "8"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: ml-train}
+spec:
+  containers:
+  - name: main
+    image: cuda
+    resources: {limits: {nvidia.com/gpu: 1}}
+status: {phase: Pending}
+)";
+
+std::vector<std::string> MigrationFiles(const e2e::testing::ScratchDir& scratch) {
+  scratch.Write("nodes.yaml", kMigrationNodes);
+  std::vector<std::string> files = {
+      "-f", Src("config/samples/profiles"),          "-f", Src("config/samples/namespaces.yaml"),
+      "-f", Src("test/testdata/explain/story.yaml"), "-f", scratch.File("nodes.yaml")};
+  for (const char* node :
+       {"a100-node-1", "a100-node-2", "a100-node-3", "l40s-node-1", "l40s-node-2"}) {
+    files = With(
+        files, {"-f", Src(absl::StrCat("config/samples/fleet/resourceslice-", node, ".v1.yaml"))});
+  }
+  return files;
+}
+
+TEST(ExplainCommandTest, OfflineMigrationViewOfAProfile) {
+  e2e::testing::ScratchDir scratch;
+  const std::vector<std::string> files = MigrationFiles(scratch);
+  Result r = Explain(With(With({"gpuprofile/large-memory"}, files), {"-o", "json"}));
+  EXPECT_EQ(r.code, kExitExplainedNoCause) << r.err;
+  EXPECT_THAT(r.err, IsEmpty());
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "NoCauseFound");
+  EXPECT_EQ(j["findings"][0]["code"], "NodesOfferedTwice");
+  EXPECT_EQ(j["findings"][0]["evidence"]["nodes"], nlohmann::json({"a100-node-1"}));
+  EXPECT_EQ(j["findings"][1]["code"], "ProfileServing");
+  const nlohmann::json& offers = j["nodeOffers"];
+  EXPECT_EQ(offers["nodeCount"], 6);
+  EXPECT_EQ(offers["offeredBy"]["Both"], nlohmann::json::parse(R"({"count": 1,
+            "nodes": ["a100-node-1"]})"));
+  // The L40S nodes have no Node object here: DRA alone offers their GPUs.
+  EXPECT_EQ(offers["offeredBy"]["DRA"], nlohmann::json::parse(R"({"count": 4,
+            "nodes": ["a100-node-2", "a100-node-3", "l40s-node-1", "l40s-node-2"]})"));
+  // The V100 node is another product: not listed.
+  EXPECT_EQ(offers["offeredBy"]["DevicePlugin"], nlohmann::json::parse(R"({"count": 1,
+            "nodes": ["a100-node-9"]})"));
+  ASSERT_EQ(offers["nodeGroups"].size(), 3u) << offers.dump();
+  EXPECT_EQ(offers["nodeGroups"][0]["offeredBy"], "Both");
+  EXPECT_EQ(offers["nodeGroups"][1], nlohmann::json::parse(R"({
+            "name": "nvidia-a100-sxm4-40gb-device-plugin", "offeredBy": "DevicePlugin"})"));
+  EXPECT_EQ(offers["nodeGroups"][2]["offeredBy"], "DRA");
+
+  Result text = Explain(With({"gpuprofile/large-memory"}, files));
+  EXPECT_EQ(text.code, kExitExplainedNoCause) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("1. NodesOfferedTwice (Info) [profile large-memory]\n"));
+  EXPECT_THAT(text.out, HasSubstr("\nWho offers the GPUs, per node (6 nodes):\n"
+                                  "   Both (device plugin and DRA): 1 (a100-node-1)\n"
+                                  "   DRA: 4 (a100-node-2, a100-node-3, l40s-node-1, "
+                                  "l40s-node-2)\n"
+                                  "   DevicePlugin (same GPU product, not on DRA yet): 1 "
+                                  "(a100-node-9)\n"));
+}
+
+TEST(ExplainCommandTest, OfflineMigrationViewOfPods) {
+  e2e::testing::ScratchDir scratch;
+  const std::vector<std::string> files = MigrationFiles(scratch);
+  // Asks the device plugin: told, not blamed (three nodes still run it).
+  Result legacy = Explain(With(With({"pod/legacy", "-n", "ml-train"}, files), {"-o", "json"}));
+  EXPECT_EQ(legacy.code, kExitExplainedNoCause) << legacy.err;
+  const nlohmann::json j = nlohmann::json::parse(legacy.out);
+  EXPECT_EQ(j["findings"][0]["code"], "DevicePluginRequest");
+  EXPECT_EQ(j["findings"][0]["evidence"]["devicePluginNodeCount"], 3);
+  // A pending claim's cause is unchanged; the nodes offered twice come after it.
+  Result pair = Explain(With(With({"pod/pair-job", "-n", "batch"}, files), {"-o", "json"}));
+  EXPECT_EQ(pair.code, kExitExplainedCause) << pair.err;
+  const nlohmann::json p = nlohmann::json::parse(pair.out);
+  ASSERT_EQ(p["findings"].size(), 2u) << pair.out;
+  EXPECT_EQ(p["findings"][0]["code"], "NotEnoughDevicesOnOneNode");
+  EXPECT_EQ(p["findings"][1]["code"], "NodesOfferedTwice");
+  EXPECT_FALSE(p.contains("nodeOffers"));
+
+  // Two different Nodes of one name in the files: an input error naming it.
+  scratch.Write("again.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a100-node-2}\n");
+  Result twice = Explain(
+      With(With({"pod/legacy", "-n", "ml-train"}, files), {"-f", scratch.File("again.yaml")}));
+  EXPECT_EQ(twice.code, kExitFailure);
+  EXPECT_THAT(twice.err, HasSubstr("another Node with this name was read"));
+}
+
 // The story in kube-emulator: the objects as a cluster holds them (claims' allocations written
 // to their status subresource, as the scheduler does; owner references to the pods' real uids).
 class ExplainLiveTest : public ::testing::Test {
@@ -255,6 +375,23 @@ TEST_F(ExplainLiveTest, SaysWhatTheClusterSays) {
   Result unnamespaced = Explain({"pod/trainer", "--kubeconfig", kubeconfig_});
   EXPECT_EQ(unnamespaced.code, kExitFailure);
   EXPECT_THAT(unnamespaced.err, HasSubstr("not found in namespace \"default\""));
+}
+
+// Live, the Nodes are listed: a100-node-1's kubelet reports the device plugin's GPUs.
+TEST_F(ExplainLiveTest, MigrationView) {
+  ApplyOperatorObjects();
+  const kube::ResourcePath nodes{"", "v1", "nodes", "", "", ""};
+  absl::StatusOr<nlohmann::json> node = emulator_->client()->Get(nodes.WithName("a100-node-1"));
+  ASSERT_TRUE(node.ok()) << node.status();
+  (*node)["status"]["allocatable"] = {{"cpu", "64"}, {"nvidia.com/gpu", "4"}};
+  ASSERT_TRUE(emulator_->client()->UpdateStatus(nodes.WithName("a100-node-1"), *node).ok());
+  Result r = Explain({"gpuprofile/large-memory", "--kubeconfig", kubeconfig_, "-o", "json"});
+  EXPECT_EQ(r.code, kExitExplainedNoCause) << r.err;
+  EXPECT_THAT(r.err, IsEmpty());
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["nodeOffers"]["offeredBy"]["Both"]["nodes"], nlohmann::json({"a100-node-1"}));
+  EXPECT_EQ(j["nodeOffers"]["offeredBy"]["DRA"]["count"], 4);
+  EXPECT_EQ(j["findings"][0]["code"], "NodesOfferedTwice");
 }
 
 // A cluster that does not serve resource.k8s.io (and has no GpuProfile CRD): DRA comes first.

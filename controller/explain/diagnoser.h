@@ -1,0 +1,139 @@
+// File: controller/explain/diagnoser.h
+// Internal to controller/explain; diagnosis.h is the interface. The Diagnoser computes once what
+// every subject's diagnosis reads (the profiles' plan and desired state, the devices' allocation,
+// the claims holding each device) and diagnoses each subject. Its definitions are split by
+// subject, one purpose per file:
+//   diagnosis.cc          the Explainer, the ranking of findings, the findings any subject may
+//                         report (DraNotServed, ProfileStalled) and the shared helpers
+//   class_diagnosis.cc    what a profile's class finds on the cluster and the causes that keep a
+//                         request of it from being allocated
+//   claim_diagnosis.cc    a ResourceClaim
+//   pod_diagnosis.cc      a Pod
+//   profile_diagnosis.cc  a GpuProfile
+//   node_offers.cc        the migration view: who offers each node's GPUs, and what that means
+//                         for a subject (NodesOfferedTwice, DevicePluginRequest)
+//   diagnosis_format.cc   the JSON and text encodings
+// Pure; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "controller/dra/resource_claim.h"
+#include "controller/explain/diagnosis.h"
+#include "controller/profile/allocatable.h"
+#include "controller/profile/claim_allocations.h"
+#include "controller/profile/engine.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::explain::internal {
+
+// Ranks causes (most likely first), then info, then OK; ties keep the order found. The same
+// finding reached twice is kept once (see diagnosis.cc).
+void RankFindings(std::vector<Finding>* findings);
+
+// "namespace/name".
+std::string Key(const std::string& ns, const std::string& name);
+// The first kMaxListedClaims of `names`.
+nlohmann::ordered_json Capped(const std::vector<std::string>& names);
+
+class Diagnoser {
+ public:
+  // Keeps a reference to `view`, which must outlive the diagnoser.
+  explicit Diagnoser(const ClusterView& view);
+
+  absl::StatusOr<Diagnosis> ExplainPod(const std::string& namespace_name,
+                                       const std::string& name) const;
+  absl::StatusOr<Diagnosis> ExplainClaim(const std::string& namespace_name,
+                                         const std::string& name) const;
+  absl::StatusOr<Diagnosis> ExplainProfile(const std::string& name) const;
+
+  const profile::DesiredState& state() const { return state_; }
+
+ private:
+  // What one profile's class finds on the cluster now.
+  struct ClassAnalysis {
+    int64_t matched = 0;
+    int64_t free = 0;
+    int64_t allocated = 0;
+    int64_t tainted = 0;
+    int64_t unavailable = 0;  // incomplete pool or counters used up
+    int64_t max_free_on_node = 0;
+    std::string max_free_node;
+    int64_t nodeless_free = 0;         // free devices not tied to one node (any node may get them)
+    bool shared_allocated = false;     // an allocated device allows multiple allocations
+    std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
+    std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
+    std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
+    std::vector<std::string> nodes;           // nodes with matched devices, sorted, distinct
+  };
+  // Devices the profile's selector matches without its capacity requests, and how many of
+  // them allow multiple allocations.
+  struct RelaxedMatch {
+    int64_t matched = 0;
+    int64_t shareable = 0;
+  };
+
+  // diagnosis.cc
+  const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;
+  bool TemplateExists(const std::string& ns, const std::string& name) const;
+  void AddDraNotServed(std::vector<Finding>* out) const;
+  Finding Stalled(size_t p) const;
+
+  // class_diagnosis.cc
+  ClassAnalysis Analyse(size_t p) const;
+  RelaxedMatch MatchWithoutCapacity(size_t p) const;
+  // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
+  // class from being allocated; empty when the class could satisfy it now.
+  std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
+
+  // claim_diagnosis.cc: findings for one claim (not found, allocated, or each blocked request's
+  // causes).
+  void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
+                     std::vector<Finding>* out) const;
+
+  // pod_diagnosis.cc
+  std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
+
+  // node_offers.cc
+  // Whether `node`, which has DRA devices, also offers device-plugin GPUs: it is in a node
+  // group's offeredTwiceNodes as the engine wrote them; past the names a group's status keeps
+  // (api::kMaxNodeNamesInStatus), by the Node's allocatable, the engine's own rule.
+  bool OfferedTwice(const std::string& node) const;
+  // The per-node view of profile `p`, whose class finds `a`.
+  NodeOffers OffersOf(size_t p, const ClassAnalysis& a) const;
+  // NodesOfferedTwice (Info) when some of `a`'s nodes offer their GPUs through both.
+  std::optional<Finding> OfferedTwiceFinding(size_t p, const ClassAnalysis& a) const;
+  // For a pod that asks the device plugin for GPUs while DRA offers devices:
+  // DevicePluginNotOffered (Cause) when the pod is not scheduled and no node offers
+  // device-plugin GPUs, else DevicePluginRequest (Info). Empty when the pod asks for none, DRA
+  // offers no device, or a profile's class serves each resource it asks for
+  // (status.extendedResourceName).
+  std::vector<Finding> DevicePluginFindings(const Pod& pod) const;
+
+  const ClusterView& view_;
+  profile::SpecPlan plan_;
+  profile::DesiredState state_;
+  std::vector<const dra::ResourceClaim*> claim_ptrs_;
+  profile::DeviceClaims held_;
+  profile::AllocationModel model_;
+  // Per inventory device, the claims ("namespace/name") holding it.
+  std::vector<std::vector<std::string>> holders_;
+  // Class name -> the profiles (indices into plan_.profiles) that name it; template name -> the
+  // profiles that name it.
+  std::map<std::string, std::vector<size_t>> class_profiles_;
+  std::map<std::string, std::vector<size_t>> template_profiles_;
+  // The migration view (node_offers.cc): every node group's offeredTwiceNodes, whether none of
+  // those lists was cut short, and the Nodes offering device-plugin GPUs.
+  absl::flat_hash_set<std::string> offered_twice_;
+  bool offered_twice_complete_ = true;
+  std::set<std::string> plugin_nodes_;
+};
+
+}  // namespace gpuprofile::explain::internal

@@ -1,0 +1,226 @@
+// File: controller/explain/pod_diagnosis.cc
+// A Pod's diagnosis: each of its spec.resourceClaims (a claim by name, or one made from a
+// template that may be missing), then what is not DRA's (diagnoser.h).
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "controller/explain/diagnoser.h"
+
+namespace gpuprofile::explain::internal {
+namespace {
+
+std::string OperatorName(api::LabelSelectorRequirement::Operator op) {
+  switch (op) {
+    case api::LabelSelectorRequirement::Operator::kIn:
+      return "In";
+    case api::LabelSelectorRequirement::Operator::kNotIn:
+      return "NotIn";
+    case api::LabelSelectorRequirement::Operator::kExists:
+      return "Exists";
+    case api::LabelSelectorRequirement::Operator::kDoesNotExist:
+      return "DoesNotExist";
+  }
+  return "?";
+}
+
+// "gpu-profiles=enabled, tier In (a, b)".
+std::string SelectorText(const api::LabelSelector& s) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : s.match_labels) parts.push_back(absl::StrCat(k, "=", v));
+  for (const api::LabelSelectorRequirement& r : s.match_expressions) {
+    std::string part = absl::StrCat(r.key, " ", OperatorName(r.op));
+    if (!r.values.empty()) absl::StrAppend(&part, " (", absl::StrJoin(r.values, ", "), ")");
+    parts.push_back(std::move(part));
+  }
+  return parts.empty() ? "{} (every namespace)" : absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
+std::vector<Finding> Diagnoser::TemplateMissing(const std::string& ns,
+                                                const std::string& name) const {
+  std::vector<Finding> out;
+  Finding f;
+  f.code = "TemplateMissing";
+  f.evidence["namespace"] = ns;
+  f.evidence["template"] = name;
+  auto owners = template_profiles_.find(name);
+  if (owners == template_profiles_.end()) {
+    f.message =
+        absl::StrCat("The ResourceClaimTemplate \"", name, "\" does not exist in namespace \"", ns,
+                     "\", and no GpuProfile generates a template of that name.");
+    f.remedy =
+        "Use the template name of an existing GpuProfile (kubectl get gpuprofiles shows "
+        "them), or create a profile whose spec.claimTemplate.name is this name.";
+    out.push_back(std::move(f));
+    return out;
+  }
+  std::vector<std::string> names, remedies;
+  bool targeted = false;
+  for (size_t p : owners->second) {
+    const profile::ProfilePlan& w = plan_.profiles[p];
+    const std::string& profile = w.profile.metadata.name;
+    names.push_back(profile);
+    if (!w.selectors) {
+      out.push_back(Stalled(p));
+      continue;
+    }
+    if (std::find(w.namespaces.begin(), w.namespaces.end(), ns) != w.namespaces.end()) {
+      targeted = true;
+      f.profile = profile;
+      if (std::find(w.template_namespaces.begin(), w.template_namespaces.end(), ns) ==
+          w.template_namespaces.end()) {
+        remedies.push_back(absl::StrCat("GpuProfile \"", profile,
+                                        "\" targets the namespace but another object holds the "
+                                        "name: ",
+                                        absl::StrJoin(w.conflicts, "; ")));
+      } else {
+        remedies.push_back(absl::StrCat(
+            "GpuProfile \"", profile,
+            "\" targets the namespace, but the template has not been "
+            "created yet: check that the operator is running (kubectl describe gpuprofile ",
+            profile, ")."));
+      }
+      continue;
+    }
+    if (f.profile.empty()) f.profile = profile;
+    const api::ClaimTemplateSpec& t = w.profile.spec.claim_template;
+    std::string how;
+    if (t.namespace_selector && !t.namespace_selector->match_labels.empty() &&
+        t.namespace_selector->match_expressions.empty()) {
+      std::vector<std::string> labels;
+      for (const auto& [k, v] : t.namespace_selector->match_labels) {
+        labels.push_back(absl::StrCat(k, "=", v));
+      }
+      how = absl::StrCat("label the namespace (kubectl label namespace ", ns, " ",
+                         absl::StrJoin(labels, " "), ") or ");
+    } else if (t.namespace_selector) {
+      how = absl::StrCat(
+          "give the namespace labels that match spec.claimTemplate."
+          "namespaceSelector (",
+          SelectorText(*t.namespace_selector), ") or ");
+    }
+    remedies.push_back(absl::StrCat("GpuProfile \"", profile, "\" would put it there: ", how,
+                                    "add \"", ns, "\" to its spec.claimTemplate.namespaces."));
+  }
+  f.evidence["profiles"] = names;
+  nlohmann::ordered_json targets = nlohmann::ordered_json::object();
+  for (size_t p : owners->second) {
+    const profile::ProfilePlan& w = plan_.profiles[p];
+    targets[w.profile.metadata.name] = w.namespaces;
+  }
+  f.evidence["profileNamespaces"] = targets;
+  if (!remedies.empty()) {
+    f.message = absl::StrCat("The ResourceClaimTemplate \"", name,
+                             "\" does not exist in namespace \"", ns, "\"",
+                             targeted ? "."
+                                      : ": no GpuProfile that generates it targets this "
+                                        "namespace.");
+    f.remedy = absl::StrJoin(remedies, " ");
+    out.insert(out.begin(), std::move(f));
+  }
+  return out;
+}
+
+absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
+                                                const std::string& name) const {
+  const Pod* pod = nullptr;
+  for (const Pod& p : view_.pods) {
+    if (p.namespace_name == ns && p.name == name) pod = &p;
+  }
+  if (pod == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("pod \"", name, "\" not found in namespace \"", ns, "\""));
+  }
+  Diagnosis d{"Pod", ns, name, {}, std::nullopt};
+  std::vector<Finding>& out = d.findings;
+  AddDraNotServed(&out);
+  for (const PodClaimRef& ref : pod->claims) {
+    const dra::ResourceClaim* claim = nullptr;
+    if (!ref.claim_name.empty()) {
+      claim = FindClaim(ns, ref.claim_name);
+      if (claim == nullptr) {
+        Finding f;
+        f.code = "ClaimNotFound";
+        f.pod_claim = ref.name;
+        f.resource_claim = Key(ns, ref.claim_name);
+        f.message = absl::StrCat("The pod names ResourceClaim \"", ref.claim_name,
+                                 "\", which does not exist in namespace \"", ns, "\".");
+        f.remedy = "Create the claim, or use a template (resourceClaimTemplateName).";
+        out.push_back(std::move(f));
+        continue;
+      }
+    } else {
+      const PodClaimStatus* status = pod->StatusOf(ref.name);
+      if (status != nullptr && !status->claim_name) continue;  // no claim needed
+      if (status != nullptr) claim = FindClaim(ns, *status->claim_name);
+      if (claim == nullptr) {
+        for (const dra::ResourceClaim& c : view_.claims) {
+          if (c.namespace_name == ns && c.owner_pod == name && c.pod_claim_name == ref.name) {
+            claim = &c;
+          }
+        }
+      }
+      if (claim == nullptr) {
+        if (!TemplateExists(ns, ref.template_name)) {
+          for (Finding& f : TemplateMissing(ns, ref.template_name)) {
+            f.pod_claim = ref.name;
+            out.push_back(std::move(f));
+          }
+        } else {
+          Finding f;
+          f.code = "ClaimNotCreated";
+          f.pod_claim = ref.name;
+          f.message =
+              absl::StrCat("The template \"", ref.template_name, "\" exists in namespace \"", ns,
+                           "\", but no ResourceClaim has been made from it for this pod yet.");
+          f.remedy =
+              "The resourceclaim controller (kube-controller-manager) makes it: check "
+              "the pod's events and that the controller runs with DRA enabled.";
+          f.evidence["template"] = ref.template_name;
+          out.push_back(std::move(f));
+        }
+        continue;
+      }
+    }
+    DiagnoseClaim(*claim, ref.name, &out);
+  }
+  for (Finding& f : DevicePluginFindings(*pod)) out.push_back(std::move(f));
+  if (pod->claims.empty()) {
+    Finding f;
+    f.code = "NoResourceClaims";
+    f.severity = Severity::kOk;
+    f.message = "The pod names no ResourceClaims: DRA is not what keeps it waiting.";
+    out.push_back(std::move(f));
+  }
+  RankFindings(&out);
+  const bool unscheduled =
+      pod->node_name.empty() && (!pod->scheduled || pod->scheduled->status != "True");
+  if (!d.HasCause() && unscheduled) {
+    bool any_pending = false;
+    for (const Finding& f : out) any_pending |= f.code == "NoDraCauseFound";
+    if (!any_pending) {
+      Finding f;
+      f.code = "PodPendingNotDra";
+      f.severity = Severity::kInfo;
+      f.message =
+          "Every claim of the pod is allocated or needs nothing, yet the pod is not "
+          "scheduled: it is Pending for a reason outside DRA.";
+      f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
+      out.insert(out.begin(), std::move(f));
+      RankFindings(&out);  // DevicePluginRequest, when there is one, says more: it goes first
+    }
+  }
+  if (pod->scheduled && !out.empty()) {
+    nlohmann::ordered_json& e = out.front().evidence;
+    e["podScheduled"] = pod->scheduled->status;
+    if (!pod->scheduled->reason.empty()) e["schedulerReason"] = pod->scheduled->reason;
+    if (!pod->scheduled->message.empty()) e["schedulerMessage"] = pod->scheduled->message;
+  }
+  return d;
+}
+
+}  // namespace gpuprofile::explain::internal
