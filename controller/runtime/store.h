@@ -69,6 +69,7 @@ class Store {
   // any more, in key order.
   std::vector<ObjectPtr> Replace(std::vector<ObjectPtr> objects) {
     Contents next;
+    next.items.reserve(objects.size());  // one table, not every smaller one on the way
     for (ObjectPtr& object : objects) {
       if (object == nullptr) continue;
       std::string key = key_(*object);
@@ -119,18 +120,19 @@ class Store {
     return it == contents_.items.end() ? nullptr : it->second;
   }
 
-  // Every object, in key order.
+  // Every object, in key order. Sorted under the reader lock by the stored keys, so no key is
+  // copied: at tens of thousands of objects (ResourceClaims) a copy of every key made each
+  // List() a few megabytes of garbage.
   std::vector<ObjectPtr> List() const {
-    std::vector<std::pair<std::string, ObjectPtr>> entries;
-    {
-      absl::ReaderMutexLock lock(&mu_);
-      entries.assign(contents_.items.begin(), contents_.items.end());
-    }
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<const std::string*, const ObjectPtr*>> entries;
     std::vector<ObjectPtr> out;
+    absl::ReaderMutexLock lock(&mu_);
+    entries.reserve(contents_.items.size());
+    for (const auto& [key, object] : contents_.items) entries.emplace_back(&key, &object);
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return *a.first < *b.first; });
     out.reserve(entries.size());
-    for (auto& entry : entries) out.push_back(std::move(entry.second));
+    for (const auto& entry : entries) out.push_back(*entry.second);
     return out;
   }
 
