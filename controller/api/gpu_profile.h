@@ -188,6 +188,10 @@ struct AllocationCounts {
   // Matched devices no claim holds that the scheduler could allocate now (schedulableDevices
   // less what claims hold, their counters included).
   int64_t free_devices = 0;
+  // With spec.capacityRequests (devices shared through consumable capacity): how many more
+  // such claims the schedulable matched devices could take now, after what the claims holding
+  // them consume. A device held by a claim and not shared takes none. Unset otherwise.
+  std::optional<int64_t> free_claims;
   // Claims not yet allocated that could use this class, and the creation time of the oldest
   // (RFC 3339; empty when none).
   int64_t pending_claims = 0;

@@ -887,6 +887,9 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
     out.allocation.allocated_devices = LenientInt(*allocation, "allocatedDevices");
     out.allocation.allocated_claims = LenientInt(*allocation, "allocatedClaims");
     out.allocation.free_devices = LenientInt(*allocation, "freeDevices");
+    if (JsonMember(*allocation, "freeClaims") != nullptr) {
+      out.allocation.free_claims = LenientInt(*allocation, "freeClaims");
+    }
     out.allocation.pending_claims = LenientInt(*allocation, "pendingClaims");
     out.allocation.oldest_pending_claim_time =
         LenientString(*allocation, "oldestPendingClaimTime");
@@ -1158,6 +1161,7 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   allocation["allocatedDevices"] = status.allocation.allocated_devices;
   allocation["allocatedClaims"] = status.allocation.allocated_claims;
   allocation["freeDevices"] = status.allocation.free_devices;
+  if (status.allocation.free_claims) allocation["freeClaims"] = *status.allocation.free_claims;
   allocation["pendingClaims"] = status.allocation.pending_claims;
   if (!status.allocation.oldest_pending_claim_time.empty()) {
     allocation["oldestPendingClaimTime"] = status.allocation.oldest_pending_claim_time;

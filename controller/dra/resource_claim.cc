@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -117,11 +118,13 @@ void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRe
 void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
   const json* meta = api::ObjectField(obj, "metadata", "", /*required=*/true, errors);
   if (meta == nullptr) return;
-  claim->name = api::StringField(*meta, "name", "metadata", true, errors).value_or("");
+  const std::string name =
+      api::StringField(*meta, "name", "metadata", true, errors).value_or("");
   claim->namespace_name =
       api::StringField(*meta, "namespace", "metadata", true, errors).value_or("");
-  claim->resource_version =
+  const std::string resource_version =
       api::StringField(*meta, "resourceVersion", "metadata", false, errors).value_or("");
+  std::string owner_pod;
   if (std::optional<std::string> created =
           api::StringField(*meta, "creationTimestamp", "metadata", false, errors)) {
     absl::Time t;
@@ -140,19 +143,31 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
     }
   }
   const json* owners = api::ArrayField(*meta, "ownerReferences", "metadata", false, errors);
-  if (owners == nullptr) return;
-  for (size_t i = 0; i < owners->size(); ++i) {
+  for (size_t i = 0; owners != nullptr && i < owners->size(); ++i) {
     const json& owner = (*owners)[i];
     std::string path = api::FieldIndex("metadata.ownerReferences", i);
     if (!api::CheckObject(owner, path, errors)) continue;
     if (!api::MemberEquals(owner, "kind", "Pod") || !api::MemberEquals(owner, "apiVersion", "v1"))
       continue;
     if (!api::BoolField(owner, "controller", path, errors).value_or(false)) continue;
-    claim->owner_pod = api::StringField(owner, "name", path, true, errors).value_or("");
+    owner_pod = api::StringField(owner, "name", path, true, errors).value_or("");
   }
+  // ClaimStrings keeps 16-bit sizes for these two; the API server's are far shorter.
+  bool fits = true;
+  const std::pair<const char*, const std::string*> sized[] = {
+      {"metadata.resourceVersion", &resource_version},
+      {"metadata.ownerReferences.name", &owner_pod}};
+  for (const auto& [field, value] : sized) {
+    if (value->size() > UINT16_MAX) {
+      errors->AddInvalid(field, value->substr(0, 16) + "...", "must be at most 65535 characters");
+      fits = false;
+    }
+  }
+  if (fits) claim->strings = ClaimStrings(name, resource_version, owner_pod);
 }
 
 void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
+  std::vector<ConsumedCapacity> consumed_capacity;
   if (const json* allocation = api::ObjectField(status, "allocation", "status", false, errors)) {
     claim->allocated = true;
     const json* devices =
@@ -171,9 +186,29 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
         result.pool = api::StringField(item, "pool", path, true, errors).value_or("");
         result.device = api::StringField(item, "device", path, true, errors).value_or("");
         (void)api::StringField(item, "shareID", path, false, errors);  // type-checked only
+        if (const json* consumed = api::ObjectField(item, "consumedCapacity", path, false, errors)) {
+          for (const auto& [name, value] : consumed->items()) {
+            const std::string field = api::FieldChild(api::FieldChild(path, "consumedCapacity"), name);
+            if (!value.is_string()) {
+              errors->AddInvalid(field, value.dump(), "must be a quantity");
+              continue;
+            }
+            absl::StatusOr<Quantity> amount = Quantity::Parse(value.get_ref<const std::string&>());
+            if (!amount.ok()) {
+              errors->AddInvalid(field, value.get_ref<const std::string&>(), "must be a quantity");
+              continue;
+            }
+            consumed_capacity.push_back(ConsumedCapacity{
+                static_cast<uint32_t>(claim->results.size()), ClaimSymbol(name), *std::move(amount)});
+          }
+        }
         claim->results.push_back(std::move(result));
       }
     }
+  }
+  if (!consumed_capacity.empty()) {
+    claim->consumed_capacity =
+        std::make_shared<const std::vector<ConsumedCapacity>>(std::move(consumed_capacity));
   }
   const json* reserved = api::ArrayField(status, "reservedFor", "status", false, errors);
   if (reserved == nullptr) return;
@@ -196,6 +231,29 @@ ClaimSymbol::ClaimSymbol() {
 }
 
 ClaimSymbol::ClaimSymbol(absl::string_view value) : value_(Intern(value)) {}
+
+ClaimStrings::ClaimStrings(absl::string_view name, absl::string_view resource_version,
+                           absl::string_view owner_pod)
+    : name_size_(static_cast<uint32_t>(name.size())),
+      version_size_(static_cast<uint16_t>(resource_version.size())),
+      owner_size_(static_cast<uint16_t>(owner_pod.size())) {
+  const size_t size = name.size() + resource_version.size() + owner_pod.size();
+  if (size == 0) return;
+  data_ = std::make_unique<char[]>(size);
+  char* out = data_.get();
+  for (absl::string_view part : {name, resource_version, owner_pod}) {
+    std::copy(part.begin(), part.end(), out);
+    out += part.size();
+  }
+}
+
+ClaimStrings::ClaimStrings(const ClaimStrings& other)
+    : ClaimStrings(other.name(), other.resource_version(), other.owner_pod()) {}
+
+ClaimStrings& ClaimStrings::operator=(const ClaimStrings& other) {
+  if (this != &other) *this = ClaimStrings(other);
+  return *this;
+}
 
 ClaimSymbol ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const {
   absl::string_view request_name = result.request.str();

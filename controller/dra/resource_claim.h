@@ -6,8 +6,8 @@
 // - per request: its name, the device classes it can be satisfied from (one for an exact
 //   request; each subrequest's, in priority order, for `firstAvailable`), the count or `All`,
 //   and whether it asks for capacity;
-// - the allocation results (request, driver, pool, device, shareID), each naming the device
-//   the claim holds;
+// - the allocation results (request, driver, pool, device), each naming the device the claim
+//   holds, and what each takes of a shared device (consumedCapacity);
 // - the owning pod (the controller ownerReference of kind Pod, as the resourceclaim controller
 //   sets for claims made from a template), the pod claim name annotation, reservedFor's pods,
 //   the creation time and whether the claim is being deleted.
@@ -25,6 +25,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -35,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "controller/core/quantity.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::dra {
@@ -110,25 +112,66 @@ struct ClaimDeviceResult {
   ClaimSymbol device;
 };
 
+// What one result takes of a device that allows multiple allocations: an entry of its
+// `consumedCapacity` (DRAConsumableCapacity; the scheduler records it for such devices).
+struct ConsumedCapacity {
+  uint32_t result = 0;  // index into ResourceClaim::results
+  ClaimSymbol name;     // the capacity's name, as the device publishes it
+  Quantity amount;
+};
+
+// The strings one claim has to itself (its name, resourceVersion and owning pod's name), in one
+// heap block of their exact size instead of three std::strings (96 bytes inline, and a block
+// each once longer than 15 characters). Copyable; thread-compatible.
+class ClaimStrings {
+ public:
+  ClaimStrings() = default;
+  ClaimStrings(absl::string_view name, absl::string_view resource_version,
+               absl::string_view owner_pod);
+  ClaimStrings(const ClaimStrings& other);
+  ClaimStrings& operator=(const ClaimStrings& other);
+  ClaimStrings(ClaimStrings&&) noexcept = default;
+  ClaimStrings& operator=(ClaimStrings&&) noexcept = default;
+
+  absl::string_view name() const { return {data_.get(), name_size_}; }
+  absl::string_view resource_version() const { return {data_.get() + name_size_, version_size_}; }
+  absl::string_view owner_pod() const {
+    return {data_.get() + name_size_ + version_size_, owner_size_};
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  uint32_t name_size_ = 0;
+  uint16_t version_size_ = 0;
+  uint16_t owner_size_ = 0;
+};
+
 struct ResourceClaim {
   // No creation time (metadata.creationTimestamp unset).
   static constexpr int64_t kNoTime = INT64_MIN;
 
   ClaimSymbol namespace_name;
   ClaimSymbol pod_claim_name;  // kPodClaimNameAnnotation
-  std::string name;
-  std::string resource_version;
+  // metadata.name, metadata.resourceVersion and the controller ownerReference of kind Pod
+  // (core/v1), empty when none.
+  ClaimStrings strings;
   // metadata.creationTimestamp in Unix seconds (the API server writes whole seconds), or
   // kNoTime: 8 bytes where std::optional<absl::Time> takes 24.
   int64_t created_unix_seconds = kNoTime;
   bool deleting = false;   // metadata.deletionTimestamp is set
   bool allocated = false;  // status.allocation is set
-  std::string owner_pod;   // controller ownerReference of kind Pod (core/v1)
   absl::InlinedVector<ClaimRequest, 1> requests;
   absl::InlinedVector<ClaimDeviceResult, 1> results;
   // status.reservedFor[] with resource "pods"; nearly always one pod, kept without a heap
   // block of its own.
   absl::InlinedVector<std::string, 1> reserved_for_pods;
+  // The results' consumedCapacity entries; null when none has one (a claim on a device that
+  // is not shared): a pointer keeps the common claim small.
+  std::shared_ptr<const std::vector<ConsumedCapacity>> consumed_capacity;
+
+  absl::string_view name() const { return strings.name(); }
+  absl::string_view resource_version() const { return strings.resource_version(); }
+  absl::string_view owner_pod() const { return strings.owner_pod(); }
 
   std::optional<absl::Time> created() const {
     if (created_unix_seconds == kNoTime) return std::nullopt;

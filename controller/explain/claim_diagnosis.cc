@@ -13,7 +13,7 @@ namespace gpuprofile::explain::internal {
 
 void Diagnoser::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
                               std::vector<Finding>* out) const {
-  const std::string key = Key(claim.namespace_name, claim.name);
+  const std::string key = Key(claim.namespace_name, std::string(claim.name()));
   auto tag = [&](Finding f) {
     f.pod_claim = pod_claim;
     f.resource_claim = key;
@@ -172,8 +172,8 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainClaim(const std::string& ns,
   AddDraNotServed(&d.findings);
   DiagnoseClaim(*claim, claim->pod_claim_name, &d.findings);
   RankFindings(&d.findings);
-  if (!claim->owner_pod.empty() && !d.findings.empty()) {
-    d.findings.front().evidence["ownerPod"] = claim->owner_pod;
+  if (!claim->owner_pod().empty() && !d.findings.empty()) {
+    d.findings.front().evidence["ownerPod"] = std::string(claim->owner_pod());
   }
   return d;
 }

@@ -130,7 +130,7 @@ Diagnoser::Diagnoser(const ClusterView& view)
       auto it = index.find(DeviceKey(r.driver.str(), r.pool.str(), r.device.str()));
       if (it == index.end()) continue;
       std::vector<std::string>& h = holders_[it->second];
-      const std::string key = Key(c.namespace_name, c.name);
+      const std::string key = Key(c.namespace_name, std::string(c.name()));
       if (std::find(h.begin(), h.end(), key) == h.end()) h.push_back(key);
     }
   }
@@ -144,7 +144,7 @@ Diagnoser::Diagnoser(const ClusterView& view)
 const dra::ResourceClaim* Diagnoser::FindClaim(const std::string& ns,
                                                const std::string& name) const {
   for (const dra::ResourceClaim& c : view_.claims) {
-    if (c.namespace_name == ns && c.name == name) return &c;
+    if (c.namespace_name == ns && c.name() == name) return &c;
   }
   return nullptr;
 }

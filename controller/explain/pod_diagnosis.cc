@@ -159,7 +159,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
       if (status != nullptr) claim = FindClaim(ns, *status->claim_name);
       if (claim == nullptr) {
         for (const dra::ResourceClaim& c : view_.claims) {
-          if (c.namespace_name == ns && c.owner_pod == name && c.pod_claim_name == ref.name) {
+          if (c.namespace_name == ns && c.owner_pod() == name && c.pod_claim_name == ref.name) {
             claim = &c;
           }
         }

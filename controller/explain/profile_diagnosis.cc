@@ -38,7 +38,7 @@ std::vector<std::string> PendingClaimsOf(const std::vector<dra::ResourceClaim>& 
       uses |= std::find(r.device_classes.begin(), r.device_classes.end(), cls) !=
               r.device_classes.end();
     }
-    if (uses) pending.push_back(Key(c.namespace_name, c.name));
+    if (uses) pending.push_back(Key(c.namespace_name, std::string(c.name())));
   }
   return pending;
 }

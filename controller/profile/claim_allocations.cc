@@ -26,8 +26,17 @@ void AddOnce(absl::InlinedVector<dra::ClaimSymbol, 2>* set, dra::ClaimSymbol val
 }  // namespace
 
 ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
+  // Consumed capacity, placed once held_ is sorted: (device, entry).
+  std::vector<std::pair<HeldDevice, const dra::ConsumedCapacity*>> consumed;
   for (const dra::ResourceClaim* claim : claims) {
     absl::InlinedVector<dra::ClaimSymbol, 2> classes;
+    if (claim->allocated && claim->consumed_capacity != nullptr) {
+      for (const dra::ConsumedCapacity& c : *claim->consumed_capacity) {
+        if (c.result >= claim->results.size()) continue;
+        const dra::ClaimDeviceResult& r = claim->results[c.result];
+        consumed.emplace_back(HeldDevice{r.driver, r.pool, r.device, 0}, &c);
+      }
+    }
     if (claim->allocated) {
       for (const dra::ClaimDeviceResult& result : claim->results) {
         held_.push_back(HeldDevice{result.driver, result.pool, result.device, 1});
@@ -79,6 +88,25 @@ ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
                    std::make_pair(i, j));
     i = j;
   }
+  for (const auto& [device, entry] : consumed) {
+    auto h = std::lower_bound(held_.begin(), held_.end(), device,
+                              [](const HeldDevice& a, const HeldDevice& b) {
+                                return Key(a.driver, a.pool, a.device) <
+                                       Key(b.driver, b.pool, b.device);
+                              });
+    if (h == held_.end() || h->driver != device.driver || h->pool != device.pool ||
+        h->device != device.device) {
+      continue;
+    }
+    CapacityTaken& taken = taken_[static_cast<uint32_t>(h - held_.begin())];
+    auto same = std::find_if(taken.begin(), taken.end(),
+                             [&](const auto& t) { return t.first == entry->name.str(); });
+    if (same == taken.end()) {
+      taken.emplace_back(entry->name.str(), entry->amount);
+    } else if (absl::StatusOr<Quantity> sum = same->second.Add(entry->amount); sum.ok()) {
+      same->second = *sum;
+    }
+  }
 }
 
 DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
@@ -128,6 +156,9 @@ DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
       const size_t h = static_cast<size_t>(it - held_.begin());
       if (matched[h]) continue;
       matched[h] = true;
+      if (auto t = taken_.find(static_cast<uint32_t>(h)); t != taken_.end()) {
+        out.taken.emplace(static_cast<uint32_t>(d), t->second);
+      }
       out.allocated[d] = true;
       ++out.allocated_devices;
       matched_results += it->results;

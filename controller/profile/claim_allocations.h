@@ -28,15 +28,21 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "controller/core/quantity.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim.h"
 
 namespace gpuprofile::profile {
 
+// What one device's claims take of it (their results' consumedCapacity, summed per name).
+using CapacityTaken = std::vector<std::pair<std::string, Quantity>>;
+
 struct DeviceClaims {
   std::vector<bool> allocated;  // indexed like inventory.devices()
   int64_t allocated_devices = 0;  // distinct inventory devices held
   int64_t results_outside_inventory = 0;
+  // Held devices whose claims recorded consumed capacity (shared devices), by inventory index.
+  absl::flat_hash_map<uint32_t, CapacityTaken> taken;
 };
 
 struct ClassClaims {
@@ -69,6 +75,8 @@ class ClaimLedger {
     uint32_t results;
   };
   std::vector<HeldDevice> held_;
+  // What the claims take of the shared ones among held_, by index in held_.
+  absl::flat_hash_map<uint32_t, CapacityTaken> taken_;
   // Each pool's range [first, last) in held_, keyed by (driver, pool).
   absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, std::pair<uint32_t, uint32_t>>
       pools_;

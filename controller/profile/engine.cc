@@ -299,24 +299,33 @@ dra::ExactDeviceRequest RequestFor(const api::GpuProfileSpec& spec, std::string 
 }
 
 // How many claims with `requests` the device could hold at once (it allows multiple
-// allocations): the smallest quotient over the requested capacities. Unqualified names are in
-// the driver's domain, as the device publishes them.
+// allocations): the smallest quotient over the requested capacities, of what `taken` (the
+// claims holding it now; null: none) leaves. Unqualified names are in the driver's domain, as
+// the device publishes them.
 int64_t ClaimsPerDevice(const dra::Device& device, const std::map<std::string, Quantity>& requests,
-                        const std::string& driver) {
+                        const std::string& driver, const CapacityTaken* taken = nullptr) {
   int64_t fits = std::numeric_limits<int64_t>::max();
+  const std::string prefix = absl::StrCat(driver, "/");
   for (const auto& [name, amount] : requests) {
     std::string id = name;
-    const std::string prefix = absl::StrCat(driver, "/");
     if (absl::StartsWith(id, prefix)) id = id.substr(prefix.size());
     const Quantity* capacity = device.FindCapacity(id);
     if (capacity == nullptr || amount.Sign() <= 0) return 0;
-    absl::StatusOr<int64_t> have = capacity->AsInt64();
+    Quantity left = *capacity;
+    if (taken != nullptr) {
+      for (const auto& [taken_name, taken_amount] : *taken) {
+        if (taken_name != id && taken_name != absl::StrCat(prefix, id)) continue;
+        absl::StatusOr<Quantity> rest = left.Sub(taken_amount);
+        left = rest.ok() && rest->Sign() > 0 ? *rest : Quantity();
+      }
+    }
+    absl::StatusOr<int64_t> have = left.AsInt64();
     absl::StatusOr<int64_t> want = amount.AsInt64();
     int64_t n = 0;
     if (have.ok() && want.ok() && *want > 0) {
       n = *have / *want;
     } else {
-      n = static_cast<int64_t>(capacity->AsApproximateDouble() / amount.AsApproximateDouble());
+      n = static_cast<int64_t>(left.AsApproximateDouble() / amount.AsApproximateDouble());
     }
     fits = std::min(fits, std::max<int64_t>(n, 0));
   }
@@ -454,6 +463,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
       const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(in.spec);
       const AllocatableCount allocatable = allocation.Count(m.matched, tolerations);
       int64_t schedulable_claims = 0;
+      int64_t free_claims = 0;
       std::vector<int64_t> group_schedulable(groups.groups.size(), 0);
       std::vector<int64_t> group_tainted(groups.groups.size(), 0);
       // Node numbers ascend with the devices (a node's devices are contiguous), so one pass
@@ -473,6 +483,18 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
           if (!in.spec.capacity_requests.empty()) {
             schedulable_claims +=
                 ClaimsPerDevice(devices[d], in.spec.capacity_requests, in.spec.driver);
+            // Room left now: a device a claim holds has only what its claims leave, and none
+            // when it is not shared (the claim holds it whole).
+            if (d < held.allocated.size() && held.allocated[d]) {
+              auto taken = held.taken.find(static_cast<uint32_t>(d));
+              if (devices[d].allow_multiple_allocations()) {
+                free_claims += ClaimsPerDevice(devices[d], in.spec.capacity_requests,
+                                               in.spec.driver,
+                                               taken == held.taken.end() ? nullptr : &taken->second);
+              }
+            } else {
+              free_claims += ClaimsPerDevice(devices[d], in.spec.capacity_requests, in.spec.driver);
+            }
           }
         }
         if (device_outcome == DeviceOutcome::kTainted) ++group_tainted[g];
@@ -526,7 +548,10 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
         status.quotas.desired = static_cast<int64_t>(w.namespaces.size());
         status.quotas.ready = static_cast<int64_t>(w.quota_namespaces.size());
       }
-      if (!in.spec.capacity_requests.empty()) status.schedulable_claims = schedulable_claims;
+      if (!in.spec.capacity_requests.empty()) {
+        status.schedulable_claims = schedulable_claims;
+        status.allocation.free_claims = free_claims;
+      }
       if (w.writes_extended_resource_name) {
         status.extended_resource_name = *in.spec.extended_resource_name;
       } else if (!in.spec.extended_resource_name && w.generates_class &&

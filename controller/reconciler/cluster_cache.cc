@@ -27,6 +27,19 @@ bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
       return false;
     }
   }
+  // What shared devices' claims consume changes the room left (status.allocation.freeClaims).
+  const bool a_consumes = a.consumed_capacity != nullptr, b_consumes = b.consumed_capacity != nullptr;
+  if (a_consumes != b_consumes) return false;
+  if (a_consumes) {
+    const std::vector<dra::ConsumedCapacity>& x = *a.consumed_capacity;
+    const std::vector<dra::ConsumedCapacity>& y = *b.consumed_capacity;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i].result != y[i].result || x[i].name != y[i].name || x[i].amount != y[i].amount) {
+        return false;
+      }
+    }
+  }
   for (size_t i = 0; i < a.results.size(); ++i) {
     const dra::ClaimDeviceResult& x = a.results[i];
     const dra::ClaimDeviceResult& y = b.results[i];
@@ -227,10 +240,10 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(
       options_.client, For(options_.watch, ResourceClaimsPath(version)),
       DecodeResourceClaimObject, [](const dra::ResourceClaim& c) {
-        return absl::StrCat(c.namespace_name.str(), "/", c.name);
+        return absl::StrCat(c.namespace_name.str(), "/", c.name());
       });
   claims_->SetVersionOf(
-      [](const dra::ResourceClaim& c) -> absl::string_view { return c.resource_version; });
+      [](const dra::ResourceClaim& c) -> absl::string_view { return c.resource_version(); });
   // Relists keep the cached objects that did not change (see kube/reflector.h).
   classes_->SetVersionOf(
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });

@@ -1304,10 +1304,13 @@ TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
   // Allocation always, its oldest pending time only when a claim is pending.
   EXPECT_EQ(bare["allocation"].dump(),
             R"({"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,"pendingClaims":0})");
-  status.allocation = {6, 3, 10, 2, "2026-11-30T10:00:00Z"};
+  status.allocation = {6, 3, 10, std::nullopt, 2, "2026-11-30T10:00:00Z"};
   EXPECT_EQ(EncodeGpuProfileStatus(status)["allocation"].dump(),
             R"({"allocatedDevices":6,"allocatedClaims":3,"freeDevices":10,"pendingClaims":2,)"
             R"("oldestPendingClaimTime":"2026-11-30T10:00:00Z"})");
+  // freeClaims only for a profile with capacity requests (set), zero included.
+  status.allocation.free_claims = 0;
+  EXPECT_EQ(EncodeGpuProfileStatus(status)["allocation"]["freeClaims"], 0);
 }
 
 TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
@@ -1319,7 +1322,7 @@ TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
   profile.status.extended_resource_name = "deviceclass.resource.kubernetes.io/large-memory";
   profile.status.schedulable_claims = 0;
   profile.status.quotas = {2, 2};
-  profile.status.allocation = {6, 3, 10, 2, "2026-11-30T10:00:00Z"};
+  profile.status.allocation = {6, 3, 10, 5, 2, "2026-11-30T10:00:00Z"};
   ASSERT_OK_AND_ASSIGN(GpuProfile back,
                        DecodeGpuProfile(json::parse(EncodeGpuProfile(profile, true).dump())));
   EXPECT_EQ(back.status.extended_resource_name, "deviceclass.resource.kubernetes.io/large-memory");
@@ -1328,6 +1331,7 @@ TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
   EXPECT_EQ(back.status.quotas.ready, 2);
   EXPECT_EQ(back.status.allocation.allocated_devices, 6);
   EXPECT_EQ(back.status.allocation.allocated_claims, 3);
+  EXPECT_EQ(back.status.allocation.free_claims, 5);
   EXPECT_EQ(back.status.allocation.free_devices, 10);
   EXPECT_EQ(back.status.allocation.pending_claims, 2);
   EXPECT_EQ(back.status.allocation.oldest_pending_claim_time, "2026-11-30T10:00:00Z");

@@ -60,12 +60,12 @@ constexpr char kAllocatedV1[] = R"({
 TEST(ResourceClaimTest, DecodesTheCompactFormOfAnAllocatedClaim) {
   ASSERT_OK_AND_ASSIGN(ResourceClaim claim, DecodeResourceClaim(Parse(kAllocatedV1)));
   EXPECT_EQ(claim.namespace_name, "ml");
-  EXPECT_EQ(claim.name, "trainer-0-gpu-x7k2p");
-  EXPECT_EQ(claim.resource_version, "42");
+  EXPECT_EQ(claim.name(), "trainer-0-gpu-x7k2p");
+  EXPECT_EQ(claim.resource_version(), "42");
   ASSERT_TRUE(claim.created().has_value());
   EXPECT_EQ(absl::ToUnixSeconds(*claim.created()), 1796032800);
   EXPECT_FALSE(claim.deleting);
-  EXPECT_EQ(claim.owner_pod, "trainer-0");
+  EXPECT_EQ(claim.owner_pod(), "trainer-0");
   EXPECT_EQ(claim.pod_claim_name, "gpu");
   ASSERT_EQ(claim.requests.size(), 2u);
   EXPECT_EQ(claim.requests[0].name, "gpu");
@@ -89,6 +89,11 @@ TEST(ResourceClaimTest, DecodesTheCompactFormOfAnAllocatedClaim) {
   EXPECT_EQ(claim.ClassOfResult({"missing", "d", "p", "x"}), "");
   EXPECT_EQ(claim.ClassOfResult({"fallback", "d", "p", "x"}), "");
   EXPECT_THAT(claim.reserved_for_pods, ElementsAre("trainer-0"));
+  ASSERT_NE(claim.consumed_capacity, nullptr);
+  ASSERT_EQ(claim.consumed_capacity->size(), 1u);
+  EXPECT_EQ((*claim.consumed_capacity)[0].result, 2u);
+  EXPECT_EQ((*claim.consumed_capacity)[0].name, "memory");
+  EXPECT_EQ((*claim.consumed_capacity)[0].amount, *Quantity::Parse("10Gi"));
 }
 
 TEST(ResourceClaimTest, DecodesV1beta1RequestsAndAPendingClaim) {
@@ -101,7 +106,7 @@ TEST(ResourceClaimTest, DecodesV1beta1RequestsAndAPendingClaim) {
   ASSERT_OK_AND_ASSIGN(ResourceClaim claim, DecodeResourceClaim(obj));
   EXPECT_TRUE(claim.deleting);
   EXPECT_FALSE(claim.created().has_value());
-  EXPECT_EQ(claim.owner_pod, "");
+  EXPECT_EQ(claim.owner_pod(), "");
   ASSERT_EQ(claim.requests.size(), 1u);
   EXPECT_TRUE(claim.requests[0].all);
   EXPECT_THAT(claim.requests[0].device_classes, ElementsAre("gpu-profile-any"));
@@ -116,7 +121,7 @@ TEST(ResourceClaimTest, OnlyAControllingPodOwnerIsTheOwningPod) {
     {"apiVersion": "apps/v1", "kind": "Pod", "name": "other-group", "uid": "b", "controller": true}
   ])");
   ASSERT_OK_AND_ASSIGN(ResourceClaim claim, DecodeResourceClaim(obj));
-  EXPECT_EQ(claim.owner_pod, "");
+  EXPECT_EQ(claim.owner_pod(), "");
 }
 
 struct BadClaimCase {
@@ -165,6 +170,12 @@ INSTANTIATE_TEST_SUITE_P(
                      R"({"status": {"allocation": {"devices": {"results": [
                          {"request": "gpu", "driver": "d", "pool": "p"}]}}}})",
                      "status.allocation.devices.results[0].device: required"},
+        BadClaimCase{"ConsumedCapacityNotAQuantity",
+                     R"({"status": {"allocation": {"devices": {"results": [
+                         {"request": "gpu", "driver": "d", "pool": "p", "device": "x",
+                          "consumedCapacity": {"memory": "lots"}}]}}}})",
+                     "status.allocation.devices.results[0].consumedCapacity.memory: invalid "
+                     "value \"lots\": must be a quantity"},
         BadClaimCase{"ReservedForNotObjects", R"({"status": {"reservedFor": ["pod"]}})",
                      "status.reservedFor[0]: must be"}),
     [](const ::testing::TestParamInfo<BadClaimCase>& param) { return param.param.name; });
@@ -223,7 +234,36 @@ TEST(ClaimSymbolTest, OneRequestAndOneResultLiveInTheClaim) {
   EXPECT_EQ(claim.reserved_for_pods.capacity(), 1u);
   // The operator holds one per claim of the cluster: a bigger claim costs the benchmark's
   // 30,000 claims its RSS budget (README, "Allocation truth at scale").
-  EXPECT_LE(sizeof(ResourceClaim), 280u);
+  EXPECT_LE(sizeof(ResourceClaim), 216u);
+}
+
+TEST(ResourceClaimTest, AnOverlongResourceVersionIsAnErrorNotATruncation) {
+  json obj = Parse(kAllocatedV1);
+  obj["metadata"]["resourceVersion"] = std::string(70000, '7');
+  absl::StatusOr<ResourceClaim> claim = DecodeResourceClaim(obj);
+  ASSERT_FALSE(claim.ok());
+  EXPECT_THAT(std::string(claim.status().message()),
+              HasSubstr("ResourceClaim \"ml/trainer-0-gpu-x7k2p\": metadata.resourceVersion: "
+                        "invalid value"));
+  EXPECT_THAT(std::string(claim.status().message()), HasSubstr("at most 65535 characters"));
+}
+
+TEST(ClaimStringsTest, KeepsThreeStringsInOneBlockAndCopies) {
+  const ClaimStrings empty;
+  EXPECT_EQ(empty.name(), "");
+  EXPECT_EQ(empty.owner_pod(), "");
+  ClaimStrings s("trainer-0-gpu-x7k2p", "12345", "trainer-0");
+  ClaimStrings copy = s;
+  EXPECT_EQ(copy.name(), "trainer-0-gpu-x7k2p");
+  EXPECT_EQ(copy.resource_version(), "12345");
+  EXPECT_EQ(copy.owner_pod(), "trainer-0");
+  EXPECT_NE(copy.name().data(), s.name().data());  // a copy, not a share
+  copy = ClaimStrings("c", "", "");
+  EXPECT_EQ(copy.name(), "c");
+  EXPECT_EQ(copy.resource_version(), "");
+  EXPECT_EQ(s.name(), "trainer-0-gpu-x7k2p");
+  copy = s;
+  EXPECT_EQ(copy.owner_pod(), "trainer-0");
 }
 
 }  // namespace

@@ -371,6 +371,51 @@ TEST_F(CapabilitiesTest, CapacityRequestsSelectSharableDevicesAndCountClaims) {
   }
 }
 
+// Shared devices report room left in claims: a claim consuming 25Gi of gpu-0 leaves 15Gi (one
+// more 10Gi claim); gpu-1, untouched, takes four. The held device is no longer a free device.
+TEST_F(CapabilitiesTest, ClaimsOnSharedDevicesLeaveRoomCountedInClaims) {
+  UseRelease("1.36");
+  api::GpuProfileSpec& quarter = Add("quarter");
+  quarter.capacity_requests = {{"memory", Q("10Gi")}};
+  Add("whole");
+  input_.namespaces = {Ns("ml-train"), Ns("ml-infer")};
+  const dra::Inventory inventory = LoadInventory({kConsumableShares136});
+
+  dra::ResourceClaim held;
+  held.namespace_name = "ml-train";
+  held.strings = dra::ClaimStrings("shared", "", "");
+  dra::ClaimRequest request;
+  request.name = "gpu";
+  request.device_classes = {"quarter"};
+  request.requests_capacity = true;
+  held.requests.push_back(request);
+  held.allocated = true;
+  held.results.push_back({"gpu", "gpu.nvidia.com", "a100-shared-node-2", "gpu-0"});
+  held.consumed_capacity = std::make_shared<const std::vector<dra::ConsumedCapacity>>(
+      std::vector<dra::ConsumedCapacity>{{0, "memory", Q("25Gi")}});
+  const std::vector<const dra::ResourceClaim*> claims = {&held};
+
+  const DesiredState without = ComputeDesiredState(input_, inventory);
+  const DesiredState with = ComputeDesiredState(input_, inventory, nullptr, claims);
+  const api::GpuProfileStatus& before = Outcome(without, "quarter").profile.status;
+  ASSERT_TRUE(before.allocation.free_claims.has_value());
+  EXPECT_EQ(*before.allocation.free_claims, 8);
+  const api::GpuProfileStatus& after = Outcome(with, "quarter").profile.status;
+  ASSERT_TRUE(after.allocation.free_claims.has_value());
+  EXPECT_EQ(*after.allocation.free_claims, 5);  // 15Gi / 10Gi on gpu-0, 40Gi / 10Gi on gpu-1
+  EXPECT_EQ(*after.schedulable_claims, 8);      // what the devices hold at once, unchanged
+  EXPECT_EQ(after.allocation.allocated_claims, 1);
+  EXPECT_EQ(after.allocation.free_devices, 1);
+  EXPECT_FALSE(Outcome(with, "whole").profile.status.allocation.free_claims.has_value());
+
+  // A claim that holds a device that is not shared leaves it no room: the same claim without
+  // consumed capacity on a device without allowMultipleAllocations is covered by freeDevices;
+  // here, the shared device's claims recorded nothing, so the whole device is still room.
+  held.consumed_capacity = nullptr;
+  const DesiredState unrecorded = ComputeDesiredState(input_, inventory, nullptr, claims);
+  EXPECT_EQ(*Outcome(unrecorded, "quarter").profile.status.allocation.free_claims, 8);
+}
+
 TEST_F(CapabilitiesTest, TolerationsReachTheRequestAndTheSchedulableCount) {
   UseRelease("1.36", kListTypes);
   api::GpuProfileSpec& plain = Add("plain");
