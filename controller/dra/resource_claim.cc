@@ -152,9 +152,12 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
     if (!api::BoolField(owner, "controller", path, errors).value_or(false)) continue;
     owner_pod = api::StringField(owner, "name", path, true, errors).value_or("");
   }
-  // ClaimStrings keeps 16-bit sizes for these two; the API server's are far shorter.
+  // ClaimStrings keeps 16-bit sizes; the API server's names are far shorter.
   bool fits = true;
+  const std::string namespace_name = claim->namespace_name;
   const std::pair<const char*, const std::string*> sized[] = {
+      {"metadata.name", &name},
+      {"metadata.namespace", &namespace_name},
       {"metadata.resourceVersion", &resource_version},
       {"metadata.ownerReferences.name", &owner_pod}};
   for (const auto& [field, value] : sized) {
@@ -163,7 +166,7 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
       fits = false;
     }
   }
-  if (fits) claim->strings = ClaimStrings(name, resource_version, owner_pod);
+  if (fits) claim->strings = ClaimStrings(namespace_name, name, resource_version, owner_pod);
 }
 
 void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
@@ -232,23 +235,35 @@ ClaimSymbol::ClaimSymbol() {
 
 ClaimSymbol::ClaimSymbol(absl::string_view value) : value_(Intern(value)) {}
 
-ClaimStrings::ClaimStrings(absl::string_view name, absl::string_view resource_version,
-                           absl::string_view owner_pod)
-    : name_size_(static_cast<uint32_t>(name.size())),
+ClaimStrings::ClaimStrings(absl::string_view namespace_name, absl::string_view name,
+                           absl::string_view resource_version, absl::string_view owner_pod)
+    : namespace_size_(static_cast<uint16_t>(namespace_name.size())),
+      name_size_(static_cast<uint16_t>(name.size())),
       version_size_(static_cast<uint16_t>(resource_version.size())),
       owner_size_(static_cast<uint16_t>(owner_pod.size())) {
-  const size_t size = name.size() + resource_version.size() + owner_pod.size();
+  const absl::string_view slash = namespace_name.empty() ? "" : "/";
+  const absl::string_view parts[] = {namespace_name, slash, name, resource_version, owner_pod};
+  size_t size = 0;
+  for (absl::string_view part : parts) size += part.size();
   if (size == 0) return;
   data_ = std::make_unique<char[]>(size);
   char* out = data_.get();
-  for (absl::string_view part : {name, resource_version, owner_pod}) {
+  for (absl::string_view part : parts) {
     std::copy(part.begin(), part.end(), out);
     out += part.size();
   }
 }
 
 ClaimStrings::ClaimStrings(const ClaimStrings& other)
-    : ClaimStrings(other.name(), other.resource_version(), other.owner_pod()) {}
+    : namespace_size_(other.namespace_size_),
+      name_size_(other.name_size_),
+      version_size_(other.version_size_),
+      owner_size_(other.owner_size_) {
+  const size_t size = other.key_size() + version_size_ + owner_size_;
+  if (size == 0) return;
+  data_ = std::make_unique<char[]>(size);
+  std::copy(other.data_.get(), other.data_.get() + size, data_.get());
+}
 
 ClaimStrings& ClaimStrings::operator=(const ClaimStrings& other) {
   if (this != &other) *this = ClaimStrings(other);

@@ -120,40 +120,54 @@ struct ConsumedCapacity {
   Quantity amount;
 };
 
-// The strings one claim has to itself (its name, resourceVersion and owning pod's name), in one
-// heap block of their exact size instead of three std::strings (96 bytes inline, and a block
-// each once longer than 15 characters). Copyable; thread-compatible.
+// The strings one claim has to itself (its "namespace/name" key, resourceVersion and owning
+// pod's name), in one heap block of their exact size instead of std::strings (32 bytes inline
+// each, and a block each once longer than 15 characters). The key is what the operator's cache
+// is keyed by (ResourceClaim::StoreKey), so the cache keeps no copy of it. Copyable;
+// thread-compatible.
 class ClaimStrings {
  public:
   ClaimStrings() = default;
-  ClaimStrings(absl::string_view name, absl::string_view resource_version,
-               absl::string_view owner_pod);
+  // Each part must be shorter than 65,536 characters (DecodeResourceClaim checks).
+  ClaimStrings(absl::string_view namespace_name, absl::string_view name,
+               absl::string_view resource_version, absl::string_view owner_pod);
   ClaimStrings(const ClaimStrings& other);
   ClaimStrings& operator=(const ClaimStrings& other);
   ClaimStrings(ClaimStrings&&) noexcept = default;
   ClaimStrings& operator=(ClaimStrings&&) noexcept = default;
 
-  absl::string_view name() const { return {data_.get(), name_size_}; }
-  absl::string_view resource_version() const { return {data_.get() + name_size_, version_size_}; }
+  // "namespace/name", or "name" without a namespace (client-go's key).
+  absl::string_view key() const { return {data_.get(), key_size()}; }
+  absl::string_view name() const {
+    return {data_.get() + key_size() - name_size_, name_size_};
+  }
+  absl::string_view resource_version() const { return {data_.get() + key_size(), version_size_}; }
   absl::string_view owner_pod() const {
-    return {data_.get() + name_size_ + version_size_, owner_size_};
+    return {data_.get() + key_size() + version_size_, owner_size_};
   }
 
  private:
+  size_t key_size() const {
+    return namespace_size_ == 0 ? name_size_ : size_t{namespace_size_} + 1 + name_size_;
+  }
+
   std::unique_ptr<char[]> data_;
-  uint32_t name_size_ = 0;
+  uint16_t namespace_size_ = 0;
+  uint16_t name_size_ = 0;
   uint16_t version_size_ = 0;
   uint16_t owner_size_ = 0;
 };
 
 struct ResourceClaim {
+  // The operator's cache keys claims by strings.key(), a view into the claim (runtime/store.h).
+  using StoreKey = absl::string_view;
   // No creation time (metadata.creationTimestamp unset).
   static constexpr int64_t kNoTime = INT64_MIN;
 
   ClaimSymbol namespace_name;
   ClaimSymbol pod_claim_name;  // kPodClaimNameAnnotation
-  // metadata.name, metadata.resourceVersion and the controller ownerReference of kind Pod
-  // (core/v1), empty when none.
+  // metadata.namespace/name, metadata.resourceVersion and the controller ownerReference of kind
+  // Pod (core/v1), empty when none.
   ClaimStrings strings;
   // metadata.creationTimestamp in Unix seconds (the API server writes whole seconds), or
   // kNoTime: 8 bytes where std::optional<absl::Time> takes 24.

@@ -61,6 +61,7 @@ TEST(ResourceClaimTest, DecodesTheCompactFormOfAnAllocatedClaim) {
   ASSERT_OK_AND_ASSIGN(ResourceClaim claim, DecodeResourceClaim(Parse(kAllocatedV1)));
   EXPECT_EQ(claim.namespace_name, "ml");
   EXPECT_EQ(claim.name(), "trainer-0-gpu-x7k2p");
+  EXPECT_EQ(claim.strings.key(), "ml/trainer-0-gpu-x7k2p");
   EXPECT_EQ(claim.resource_version(), "42");
   ASSERT_TRUE(claim.created().has_value());
   EXPECT_EQ(absl::ToUnixSeconds(*claim.created()), 1796032800);
@@ -248,17 +249,20 @@ TEST(ResourceClaimTest, AnOverlongResourceVersionIsAnErrorNotATruncation) {
   EXPECT_THAT(std::string(claim.status().message()), HasSubstr("at most 65535 characters"));
 }
 
-TEST(ClaimStringsTest, KeepsThreeStringsInOneBlockAndCopies) {
+TEST(ClaimStringsTest, KeepsTheClaimsStringsInOneBlockAndCopies) {
   const ClaimStrings empty;
+  EXPECT_EQ(empty.key(), "");
   EXPECT_EQ(empty.name(), "");
   EXPECT_EQ(empty.owner_pod(), "");
-  ClaimStrings s("trainer-0-gpu-x7k2p", "12345", "trainer-0");
+  ClaimStrings s("ml", "trainer-0-gpu-x7k2p", "12345", "trainer-0");
   ClaimStrings copy = s;
+  EXPECT_EQ(copy.key(), "ml/trainer-0-gpu-x7k2p");
   EXPECT_EQ(copy.name(), "trainer-0-gpu-x7k2p");
   EXPECT_EQ(copy.resource_version(), "12345");
   EXPECT_EQ(copy.owner_pod(), "trainer-0");
   EXPECT_NE(copy.name().data(), s.name().data());  // a copy, not a share
-  copy = ClaimStrings("c", "", "");
+  copy = ClaimStrings("", "c", "", "");
+  EXPECT_EQ(copy.key(), "c");  // no namespace: the name alone, as client-go keys it
   EXPECT_EQ(copy.name(), "c");
   EXPECT_EQ(copy.resource_version(), "");
   EXPECT_EQ(s.name(), "trainer-0-gpu-x7k2p");

@@ -83,7 +83,7 @@ ResourceClaim Claim(const std::string& name, std::vector<std::string> classes,
                     std::vector<ClaimDeviceResult> results = {}) {
   ResourceClaim claim;
   claim.namespace_name = "ml";
-  claim.strings = dra::ClaimStrings(name, "", "");
+  claim.strings = dra::ClaimStrings("ml", name, "", "");
   ClaimRequest request;
   request.name = "gpu";
   request.device_classes.assign(classes.begin(), classes.end());

@@ -251,18 +251,18 @@ TEST_F(EngineTest, ClaimsGiveAllocatedFreeAndPendingCounts) {
 
   dra::ResourceClaim two;  // allocated from the profile's class: two A100s
   two.namespace_name = "ml";
-  two.strings = dra::ClaimStrings("two", "", "");
+  two.strings = dra::ClaimStrings("ml", "two", "", "");
   two.requests.push_back({"gpu", {"large-memory"}, {}, 2, false, false});
   two.allocated = true;
   two.results = {{"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-0"},
                  {"gpu", "gpu.nvidia.com", "a100-node-1", "gpu-1"}};
   dra::ResourceClaim other = two;  // another class, holding one of the profile's L40S
-  other.strings = dra::ClaimStrings("other", "", "");
+  other.strings = dra::ClaimStrings("ml", "other", "", "");
   other.requests = {{"gpu", {"hand-written"}, {}, 1, false, false}};
   other.results = {{"gpu", "gpu.nvidia.com", "l40s-node-1", "gpu-0"}};
   dra::ResourceClaim pending;
   pending.namespace_name = "ml";
-  pending.strings = dra::ClaimStrings("pending", "", "");
+  pending.strings = dra::ClaimStrings("ml", "pending", "", "");
   pending.requests = {{"gpu", {"large-memory"}, {}, 1, false, false}};
   pending.set_created(absl::FromUnixSeconds(1796032800));
   const std::vector<const dra::ResourceClaim*> claims = {&two, &other, &pending};

@@ -383,7 +383,7 @@ TEST_F(CapabilitiesTest, ClaimsOnSharedDevicesLeaveRoomCountedInClaims) {
 
   dra::ResourceClaim held;
   held.namespace_name = "ml-train";
-  held.strings = dra::ClaimStrings("shared", "", "");
+  held.strings = dra::ClaimStrings("ml-train", "shared", "", "");
   dra::ClaimRequest request;
   request.name = "gpu";
   request.device_classes = {"quarter"};

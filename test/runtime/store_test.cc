@@ -1,7 +1,9 @@
 // File: test/runtime/store_test.cc
 #include "controller/runtime/store.h"
 
+#include <algorithm>
 #include <atomic>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +40,43 @@ std::vector<std::string> Names(const std::vector<ThingPtr>& things) {
   std::vector<std::string> out;
   for (const auto& t : things) out.push_back(t->metadata.name);
   return out;
+}
+
+// A kind whose store key is a view into the object, like the compact ResourceClaim. Its
+// destructor scribbles over the key, so a store still viewing a destroyed object's key fails
+// the lookups below instead of passing by luck.
+struct Viewed {
+  using StoreKey = absl::string_view;
+  explicit Viewed(std::string k, int v) : key(std::move(k)), value(v) {}
+  ~Viewed() { std::fill(key.begin(), key.end(), 'x'); }
+  std::string key;
+  int value;
+};
+
+TEST(ViewKeyStoreTest, KeysViewTheObjectTheEntryHolds) {
+  Store<Viewed> store([](const Viewed& v) { return absl::string_view(v.key); });
+  static_assert(std::is_same_v<Store<Viewed>::Key, absl::string_view>);
+  // Duplicate keys in a list: the last wins, and its own key is the entry's.
+  store.Replace({std::make_shared<const Viewed>("ns/a", 1), std::make_shared<const Viewed>("ns/b", 1),
+                 std::make_shared<const Viewed>("ns/a", 2)});
+  ASSERT_NE(store.Get("ns/a"), nullptr);
+  EXPECT_EQ(store.Get("ns/a")->value, 2);
+  // Modified: the old object is destroyed (scribbled); the entry must view the new one.
+  store.Apply({WatchEventType::kModified, std::make_shared<const Viewed>("ns/b", 3)});
+  ASSERT_NE(store.Get("ns/b"), nullptr);
+  EXPECT_EQ(store.Get("ns/b")->value, 3);
+  EXPECT_THAT(store.ListKeys(), ::testing::ElementsAre("ns/a", "ns/b"));
+  store.Apply({WatchEventType::kDeleted, std::make_shared<const Viewed>("ns/a", 0)});
+  EXPECT_EQ(store.Get("ns/a"), nullptr);
+  EXPECT_EQ(store.Size(), 1u);
+  // A relist that keeps b and adds c.
+  std::vector<std::shared_ptr<const Viewed>> removed =
+      store.Replace({std::make_shared<const Viewed>("ns/c", 4), store.Get("ns/b")});
+  EXPECT_TRUE(removed.empty());
+  std::vector<std::shared_ptr<const Viewed>> all = store.List();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0]->key, "ns/b");
+  EXPECT_EQ(all[1]->key, "ns/c");
 }
 
 class StoreTest : public ::testing::Test {
