@@ -26,42 +26,51 @@ void AddOnce(absl::InlinedVector<dra::ClaimSymbol, 2>* set, dra::ClaimSymbol val
 }  // namespace
 
 ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
-  // Consumed capacity, placed once held_ is sorted: (device, entry).
-  std::vector<std::pair<HeldDevice, const dra::ConsumedCapacity*>> consumed;
-  for (const dra::ResourceClaim* claim : claims) {
-    absl::InlinedVector<dra::ClaimSymbol, 2> classes;
-    if (claim->allocated && claim->consumed_capacity != nullptr) {
-      for (const dra::ConsumedCapacity& c : *claim->consumed_capacity) {
-        if (c.result >= claim->results.size()) continue;
-        const dra::ClaimDeviceResult& r = claim->results[c.result];
-        consumed.emplace_back(HeldDevice{r.driver, r.pool, r.device, 0}, &c);
-      }
-    }
-    if (claim->allocated) {
-      for (const dra::ClaimDeviceResult& result : claim->results) {
-        held_.push_back(HeldDevice{result.driver, result.pool, result.device, 1});
-        ++results_;
-        const dra::ClaimSymbol device_class = claim->ClassOfResult(result);
-        if (device_class.empty()) continue;
-        ++by_class_[device_class.str()].allocated_devices;
-        AddOnce(&classes, device_class);
-      }
-      for (dra::ClaimSymbol device_class : classes) ++by_class_[device_class.str()].allocated_claims;
-      continue;
-    }
-    if (claim->deleting) continue;
-    for (const dra::ClaimRequest& request : claim->requests) {
-      for (dra::ClaimSymbol device_class : request.device_classes) AddOnce(&classes, device_class);
-    }
-    const std::optional<absl::Time> created = claim->created();
-    for (dra::ClaimSymbol device_class : classes) {
-      ClassClaims& summary = by_class_[device_class.str()];
-      ++summary.pending_claims;
-      if (created && (!summary.oldest_pending || *created < *summary.oldest_pending)) {
-        summary.oldest_pending = created;
-      }
+  size_t results = 0;
+  for (const dra::ResourceClaim* claim : claims) results += claim->results.size();
+  Reserve(results);
+  for (const dra::ResourceClaim* claim : claims) Add(*claim);
+  Finish();
+}
+
+void ClaimLedger::Add(const dra::ResourceClaim& claim_ref) {
+  const dra::ResourceClaim* claim = &claim_ref;
+  absl::InlinedVector<dra::ClaimSymbol, 2> classes;
+  if (claim->allocated && claim->consumed_capacity != nullptr) {
+    for (size_t i = 0; i < claim->consumed_capacity->size(); ++i) {
+      const dra::ConsumedCapacity& c = (*claim->consumed_capacity)[i];
+      if (c.result >= claim->results.size()) continue;
+      const dra::ClaimDeviceResult& r = claim->results[c.result];
+      pending_taken_.push_back({HeldDevice{r.driver, r.pool, r.device, 0}, claim->consumed_capacity, i});
     }
   }
+  if (claim->allocated) {
+    for (const dra::ClaimDeviceResult& result : claim->results) {
+      held_.push_back(HeldDevice{result.driver, result.pool, result.device, 1});
+      ++results_;
+      const dra::ClaimSymbol device_class = claim->ClassOfResult(result);
+      if (device_class.empty()) continue;
+      ++by_class_[device_class.str()].allocated_devices;
+      AddOnce(&classes, device_class);
+    }
+    for (dra::ClaimSymbol device_class : classes) ++by_class_[device_class.str()].allocated_claims;
+    return;
+  }
+  if (claim->deleting) return;
+  for (const dra::ClaimRequest& request : claim->requests) {
+    for (dra::ClaimSymbol device_class : request.device_classes) AddOnce(&classes, device_class);
+  }
+  const std::optional<absl::Time> created = claim->created();
+  for (dra::ClaimSymbol device_class : classes) {
+    ClassClaims& summary = by_class_[device_class.str()];
+    ++summary.pending_claims;
+    if (created && (!summary.oldest_pending || *created < *summary.oldest_pending)) {
+      summary.oldest_pending = created;
+    }
+  }
+}
+
+void ClaimLedger::Finish() {
   // Sorted by value, equal devices merged: Held() walks the inventory and finds each pool's
   // range by binary search.
   std::sort(held_.begin(), held_.end(), [](const HeldDevice& a, const HeldDevice& b) {
@@ -76,8 +85,7 @@ ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
     }
     held_[out++] = held_[i];
   }
-  held_.resize(out);
-  held_.shrink_to_fit();
+  held_.resize(out);  // no shrink_to_fit: a second copy of the table, for a few entries
   for (uint32_t i = 0; i < held_.size();) {
     uint32_t j = i + 1;
     while (j < held_.size() && held_[j].driver == held_[i].driver && held_[j].pool == held_[i].pool) {
@@ -88,7 +96,9 @@ ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
                    std::make_pair(i, j));
     i = j;
   }
-  for (const auto& [device, entry] : consumed) {
+  for (const PendingTaken& pending : pending_taken_) {
+    const HeldDevice& device = pending.device;
+    const dra::ConsumedCapacity* entry = &(*pending.list)[pending.entry];
     auto h = std::lower_bound(held_.begin(), held_.end(), device,
                               [](const HeldDevice& a, const HeldDevice& b) {
                                 return Key(a.driver, a.pool, a.device) <
@@ -107,6 +117,8 @@ ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
       same->second = *sum;
     }
   }
+  pending_taken_.clear();
+  pending_taken_.shrink_to_fit();
 }
 
 DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -57,6 +58,12 @@ class ClaimLedger {
   ClaimLedger() = default;  // no claims
   explicit ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims);
 
+  // Building one claim at a time (a cache's ForEach): Reserve (optional) for about `results`
+  // allocation results, Add each claim, then Finish once before any query.
+  void Reserve(size_t results) { held_.reserve(results); }
+  void Add(const dra::ResourceClaim& claim);
+  void Finish();
+
   // The devices of `inventory` the claims hold.
   DeviceClaims Held(const dra::Inventory& inventory) const;
   // The class's summary; null when no claim asks for or holds a device of it.
@@ -82,6 +89,14 @@ class ClaimLedger {
       pools_;
   absl::flat_hash_map<absl::string_view, ClassClaims> by_class_;
   int64_t results_ = 0;
+  // Consumed capacity until Finish places it in taken_: the device, and the claim's list with
+  // the entry's index (the shared list outlives the claim, which may go before Finish).
+  struct PendingTaken {
+    HeldDevice device;
+    std::shared_ptr<const std::vector<dra::ConsumedCapacity>> list;
+    size_t entry;
+  };
+  std::vector<PendingTaken> pending_taken_;
 };
 
 // Shorthands for one-off callers (tests, explain): a ledger of `claims`, then its answer.

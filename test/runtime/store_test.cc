@@ -73,6 +73,13 @@ TEST(ViewKeyStoreTest, KeysViewTheObjectTheEntryHolds) {
   std::vector<std::shared_ptr<const Viewed>> removed =
       store.Replace({std::make_shared<const Viewed>("ns/c", 4), store.Get("ns/b")});
   EXPECT_TRUE(removed.empty());
+  int visited = 0, sum = 0;
+  store.ForEach([&](const Viewed& v) {
+    ++visited;
+    sum += v.value;
+  });
+  EXPECT_EQ(visited, 2);
+  EXPECT_EQ(sum, 7);
   std::vector<std::shared_ptr<const Viewed>> all = store.List();
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0]->key, "ns/b");
