@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "e2e/tests/emulator_process.h"
+#include "e2e/tests/release_emulators.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -484,24 +485,10 @@ using testing::EmulatorProcess;
 using testing::RawHttpClient;
 using testing::RawResponse;
 
-// One emulator per (release, gates), started on first use and kept for the test program.
 EmulatorProcess& Emulator(const std::string& kube, const std::string& gates) {
-  static auto* running = new std::map<std::string, std::unique_ptr<EmulatorProcess>>();
-  std::unique_ptr<EmulatorProcess>& e = (*running)[kube + "|" + gates];
-  if (!e) {
-    std::vector<std::string> args = {"--kube-version", kube};
-    if (!gates.empty()) args.insert(args.end(), {"--feature-gates", gates});
-    e = std::make_unique<EmulatorProcess>(args);
-  }
-  return *e;
+  return testing::SharedEmulator(kube, gates);
 }
-
-// The resource.k8s.io version the tests write in on each release (the newest served).
-std::string DraVersion(const std::string& kube) {
-  if (kube == "1.32") return "v1beta1";
-  if (kube == "1.33") return "v1beta2";
-  return "v1";
-}
+std::string DraVersion(const std::string& kube) { return testing::NewestDraVersion(kube); }
 
 struct HttpCase {
   std::string name;
@@ -586,10 +573,7 @@ json Tolerations(json list) { return {{"tolerations", list}}; }
 const char kReq[] = "spec.devices.requests[0]";
 const std::string kSub0 = std::string(kReq) + ".firstAvailable[0]";
 const std::string kExact = std::string(kReq) + ".exactly";
-const char kDnsLabelMessage[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+using testing::kDnsLabelMessage;
 const char kQualifiedNameMessage[] =
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
     "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
@@ -780,10 +764,7 @@ json ClaimConfig(json parameters) {
       {{"opaque", {{"driver", "gpu.example.com"}, {"parameters", std::move(parameters)}}}}};
   return spec;
 }
-const char kDnsSubdomainMessage[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+using testing::kDnsSubdomainMessage;
 
 INSTANTIATE_TEST_SUITE_P(
     OpaqueConfig, DraFieldsOverHttpTest,

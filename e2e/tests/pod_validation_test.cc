@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "e2e/tests/emulator_process.h"
+#include "e2e/tests/release_emulators.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,21 +25,10 @@ using testing::EmulatorProcess;
 using testing::RawHttpClient;
 using testing::RawResponse;
 
-EmulatorProcess& Emulator(const std::string& kube) {
-  static auto* running = new std::map<std::string, std::unique_ptr<EmulatorProcess>>();
-  std::unique_ptr<EmulatorProcess>& e = (*running)[kube];
-  if (!e) e = std::make_unique<EmulatorProcess>(std::vector<std::string>{"--kube-version", kube});
-  return *e;
-}
+EmulatorProcess& Emulator(const std::string& kube) { return testing::SharedEmulator(kube); }
 
-constexpr char kDnsLabelMessage[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-constexpr char kDnsSubdomainMessage[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+using testing::kDnsLabelMessage;
+using testing::kDnsSubdomainMessage;
 
 json Container(const std::string& name, json claims) {
   json c = {{"name", name}, {"image", "registry.example.com/train:1"}};
