@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The operator-at-scale benchmark (issue 6, "Figures"; README "Operator at scale"):
+# The operator-at-scale benchmark (issue 6, "Figures"; docs/performance.md, "Operator at scale"):
 #   bash bench/operator/run.sh [BUILD_DIR] [ROUNDS] [run_benchmark.py options...]
-# e.g. the README's figures:
+# e.g. the figures of docs/performance.md:
 #   bash bench/operator/run.sh build-bench 3 --namespaces 2 --churn-rate 5
 # Needs gpu-profile-controller and kube-emulator in BUILD_DIR (default build):
 #   GPO_BUILD_DIR=$PWD/build-bench bash scripts/build.sh gpu-profile-controller kube-emulator

@@ -7,8 +7,8 @@
           [--claims 30000 [--pending-claims M] [--claim-churn-rate 100] [--claim-churn-seconds 20]]
 
 --kube-version and --feature-gates go to kube-emulator, the operator and render alike (default
-1.34, no gates: the README's figures). --advanced generates the profiles with issue 14's fields
-on part of them (generate.py --advanced: quotas, sharing, tolerations, fallback,
+1.34, no gates: the figures of docs/performance.md). --advanced generates the profiles with
+issue 14's fields on part of them (generate.py --advanced: quotas, sharing, tolerations, fallback,
 extendedResourceName, capacityRequests) into BUILD/bench-operator-NODES-NAMESPACES-advanced; those
 fields need 1.36+ (or 1.34/1.35 with the DRADeviceTaints, DRAConsumableCapacity and
 DRAExtendedResource gates), else the profiles are Stalled (FeatureNotServed) and never Ready.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The client's list + watch benchmark of issue 5 (figures in the README):
+# The client's list + watch benchmark of issue 5 (figures in docs/performance.md):
 #   bash bench/watch/run.sh [BUILD_DIR] [RUNS] [SECONDS]
 # Builds nothing: run `scripts/build.sh watch_bench kube-emulator` first. Each run starts a fresh
 # kube-emulator seeded with 5,000 ResourceSlices of 8 devices (e2e/bench/gen_slices.py), runs

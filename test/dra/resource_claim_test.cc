@@ -234,7 +234,7 @@ TEST(ClaimSymbolTest, OneRequestAndOneResultLiveInTheClaim) {
   claim.reserved_for_pods.push_back("pod-0");
   EXPECT_EQ(claim.reserved_for_pods.capacity(), 1u);
   // The operator holds one per claim of the cluster: a bigger claim costs the benchmark's
-  // 30,000 claims its RSS budget (README, "Allocation truth at scale").
+  // 30,000 claims its RSS budget (docs/performance.md, "With ResourceClaims (issue 17)").
   EXPECT_LE(sizeof(ResourceClaim), 216u);
 }
 
