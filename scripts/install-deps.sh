@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
+  lld                            # the linker: about 3x faster than BFD on this project's links
   libabsl-dev libre2-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcpprest-dev libssl-dev
   libsimdjson-dev                # the fast path for large ResourceSlice lists
