@@ -4,13 +4,9 @@
 #include <utility>
 
 #include "absl/time/time.h"
-#include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile.h"
-#include "controller/core/rfc3339.h"
 #include "controller/core/status_macros.h"
 #include "controller/kube/api_error.h"
-#include "controller/kube/merge_patch.h"
-#include "controller/profile/engine.h"
 
 namespace gpuprofile::reconciler {
 
@@ -54,96 +50,79 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   // After reading the version: HasSynced then covers the DRA informers.
   if (!cache.HasSynced()) return runtime::ReconcileResult{false, absl::Seconds(1)};
   const DesiredSnapshot snapshot = options_.desired->Get();
-  const Computed* computed = snapshot.computed.get();
+  NodeGroupObservation seen;
+  seen.desired = &snapshot.computed->desired.node_groups;
+  seen.stored = cache.node_groups().List();
+  seen.now = options_.clock->Now();
+  const NodeGroupPlan plan = DecideNodeGroups(seen);
+  for (const NodeGroupEvent& warning : plan.warnings) Warn(warning);
   absl::Status first_error;
-  const auto fail = [&](absl::Status status) {
-    if (first_error.ok()) first_error = std::move(status);
-  };
-
-  std::set<std::string> desired_names;
-  for (const api::GpuNodeGroup& desired : computed->desired.node_groups) {
-    const std::string& name = desired.metadata.name;
-    desired_names.insert(name);
-    std::shared_ptr<const NodeGroupObject> actual = cache.node_groups().Get(name);
-    // A condition keeps the time it last changed status (the engine has no clock); a new one,
-    // an OfferedTwice, is also a Warning event on the group.
-    api::GpuNodeGroup group = desired;
-    for (api::Condition& c : group.status.conditions) {
-      const api::Condition* before =
-          actual != nullptr ? api::FindCondition(actual->group.status.conditions, c.type) : nullptr;
-      if (before != nullptr && before->status == c.status) {
-        c.last_transition_time = before->last_transition_time;
-        continue;
-      }
-      c.last_transition_time = FormatRfc3339Seconds(options_.clock->Now());
-      if (c.type == api::kConditionOfferedTwice && c.status == api::ConditionStatus::kTrue &&
-          options_.events != nullptr) {
-        runtime::ObjectReference regarding;
-        regarding.api_version = api::kApiVersion;
-        regarding.kind = api::kGpuNodeGroupKind;
-        regarding.name = name;
-        if (actual != nullptr) regarding.uid = actual->group.metadata.uid;
-        // Best effort: an event that cannot be written must not fail the reconcile.
-        options_.events
-            ->Record(regarding, runtime::EventType::kWarning, c.reason, "Observe", c.message)
-            .IgnoreError();
-      }
-    }
-    const nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
-    if (actual == nullptr) {
-      api::GpuNodeGroup labelled = group;
-      labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
-      nlohmann::json object = api::EncodeGpuNodeGroup(labelled, false);
-      object.erase("status");
-      absl::Status created = options_.writer->CreateNodeGroup(object);
-      if (!created.ok() && !kube::apierrors::IsAlreadyExists(created)) {
-        fail(created);
-        continue;
-      }
-      fail(options_.writer->PatchNodeGroupStatus(name, status));
-    } else if (actual->status != status) {
-      fail(options_.writer->PatchNodeGroupStatus(name,
-                                                 kube::CreateMergePatch(actual->status, status)));
-    }
+  for (const NodeGroupWrite& write : plan.writes) {
+    absl::Status written = Write(write);
+    if (first_error.ok()) first_error = std::move(written);
   }
-  for (const auto& actual : cache.node_groups().List()) {
-    const api::ObjectMeta& meta = actual->group.metadata;
-    if (desired_names.count(meta.name) > 0) continue;
-    fail(options_.writer->DeleteNodeGroup(meta.name, meta.uid));
-  }
-
-  if (options_.metrics != nullptr) {
-    absl::MutexLock lock(&mu_);
-    for (const std::string& gone : exported_) {
-      if (desired_names.count(gone) > 0) continue;
-      options_.metrics->devices->WithLabels({gone})->Set(0);
-      options_.metrics->nodes->WithLabels({gone})->Set(0);
-      options_.metrics->schedulable->WithLabels({gone})->Set(0);
-      options_.metrics->tainted->WithLabels({gone})->Set(0);
-      options_.metrics->allocated->WithLabels({gone})->Set(0);
-      options_.metrics->free->WithLabels({gone})->Set(0);
-    }
-    for (const api::GpuNodeGroup& group : computed->desired.node_groups) {
-      options_.metrics->devices->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.devices));
-      options_.metrics->nodes->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.node_count));
-      options_.metrics->schedulable->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.schedulable_devices));
-      options_.metrics->tainted->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.tainted_devices));
-      options_.metrics->allocated->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.allocated_devices));
-      options_.metrics->free->WithLabels({group.metadata.name})
-          ->Set(static_cast<double>(group.status.free_devices));
-    }
-    options_.metrics->undecodable_slices->WithLabels({})->Set(
-        static_cast<double>(computed->undecodable_slices));
-    exported_ = desired_names;
-  }
+  ExportGauges(*snapshot.computed);
   if (!first_error.ok()) return first_error;
   // A stale snapshot: come back once a fresh one covers every change.
   return runtime::ReconcileResult{false, snapshot.retry_after};
+}
+
+absl::Status NodeGroupReconciler::Write(const NodeGroupWrite& write) {
+  ClusterWriter& writer = *options_.writer;
+  switch (write.verb) {
+    case NodeGroupWrite::Verb::kCreate: {
+      absl::Status created = writer.CreateNodeGroup(write.object);
+      if (!created.ok() && !kube::apierrors::IsAlreadyExists(created)) return created;
+      return writer.PatchNodeGroupStatus(write.name, write.status);
+    }
+    case NodeGroupWrite::Verb::kPatchStatus:
+      return writer.PatchNodeGroupStatus(write.name, write.status);
+    case NodeGroupWrite::Verb::kDelete:
+      return writer.DeleteNodeGroup(write.name, write.uid);
+  }
+  return absl::InternalError("unknown node group write");
+}
+
+void NodeGroupReconciler::Warn(const NodeGroupEvent& warning) {
+  if (options_.events == nullptr) return;
+  runtime::ObjectReference regarding;
+  regarding.api_version = api::kApiVersion;
+  regarding.kind = api::kGpuNodeGroupKind;
+  regarding.name = warning.name;
+  regarding.uid = warning.uid;
+  // Best effort: an event that cannot be written must not fail the reconcile.
+  options_.events
+      ->Record(regarding, runtime::EventType::kWarning, warning.reason, "Observe", warning.message)
+      .IgnoreError();
+}
+
+void NodeGroupReconciler::ExportGauges(const Computed& computed) {
+  if (options_.metrics == nullptr) return;
+  const NodeGroupMetrics& m = *options_.metrics;
+  const auto set = [&m](const std::string& group, const api::GpuNodeGroupStatus* status) {
+    const auto value = [status](int64_t api::GpuNodeGroupStatus::*field) {
+      return status == nullptr ? 0.0 : static_cast<double>(status->*field);
+    };
+    m.devices->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::devices));
+    m.nodes->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::node_count));
+    m.schedulable->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::schedulable_devices));
+    m.tainted->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::tainted_devices));
+    m.allocated->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::allocated_devices));
+    m.free->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::free_devices));
+  };
+  std::set<std::string> desired_names;
+  for (const api::GpuNodeGroup& group : computed.desired.node_groups) {
+    desired_names.insert(group.metadata.name);
+  }
+  absl::MutexLock lock(&mu_);
+  for (const std::string& gone : exported_) {
+    if (desired_names.count(gone) == 0) set(gone, nullptr);
+  }
+  for (const api::GpuNodeGroup& group : computed.desired.node_groups) {
+    set(group.metadata.name, &group.status);
+  }
+  m.undecodable_slices->WithLabels({})->Set(static_cast<double>(computed.undecodable_slices));
+  exported_ = std::move(desired_names);
 }
 
 }  // namespace gpuprofile::reconciler

@@ -1,13 +1,11 @@
 // File: controller/reconciler/node_group_reconciler.h
 // Keeps the GpuNodeGroups equal to the fleet (docs/design.md §3): one per device signature in
-// the desired state; created (then their status written through the status subresource, which
-// a create ignores), status patched when it changed, removed when their last device goes.
-// GpuNodeGroups are written only by the operator, so every one not desired is deleted. They
-// have a controller of their own (gpu_profile_operator.h) whose queue holds one key, kFleetKey:
-// all groups come from one computation, and a slice change can move devices between groups, so
-// they are reconciled together.
-// Also exports gpunodegroup_devices{node_group} and gpunodegroup_nodes{node_group}.
-// Thread-safety: thread-safe.
+// the desired state. A pass observes (the desired groups, the stored ones, the time), decides
+// (node_group_decision.h: pure, the writes and warnings) and acts (every write tried, the first
+// error returned). They have a controller of their own (gpu_profile_operator.h) whose queue holds
+// one key, kFleetKey: all groups come from one computation, and a slice change can move devices
+// between groups, so they are reconciled together. Also exports gpunodegroup_devices{node_group}
+// and gpunodegroup_nodes{node_group}. Thread-safety: thread-safe.
 #pragma once
 
 #include <set>
@@ -18,6 +16,7 @@
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
+#include "controller/reconciler/node_group_decision.h"
 #include "controller/runtime/clock.h"
 #include "controller/runtime/controller.h"
 #include "controller/runtime/event_recorder.h"
@@ -55,6 +54,10 @@ class NodeGroupReconciler {
   absl::StatusOr<runtime::ReconcileResult> Reconcile();
 
  private:
+  absl::Status Write(const NodeGroupWrite& write);
+  void Warn(const NodeGroupEvent& warning);
+  void ExportGauges(const Computed& computed) ABSL_LOCKS_EXCLUDED(mu_);
+
   const NodeGroupReconcilerOptions options_;
   absl::Mutex mu_;
   std::set<std::string> exported_ ABSL_GUARDED_BY(mu_);  // groups with gauges

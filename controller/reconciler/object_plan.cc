@@ -96,118 +96,155 @@ void PlanClass(const std::string& profile_uid, const dra::DeviceClass* desired,
   }
 }
 
-int64_t PlanTemplates(const std::string& profile_uid, const profile::TemplateSet* desired_set,
-                      const ObservedObjects& observed, std::vector<Action>* actions) {
-  int64_t in_place = 0;
-  std::set<std::string> wanted;
-  if (desired_set != nullptr) {
-    const dra::ResourceClaimTemplate& prototype = desired_set->prototype;  // no namespace
-    const std::string& name = prototype.metadata.name;
-    for (const std::string& namespace_name : desired_set->namespaces) {
-      wanted.insert(TemplateKey(namespace_name, name));
-      std::shared_ptr<const TemplateObject> stored =
-          observed.template_at ? observed.template_at(namespace_name, name) : nullptr;
-      // In place: the shape (no namespace either) stores what the prototype asks for; the
-      // namespace is the one looked up.
-      if (stored != nullptr && dra::SameDesiredState(prototype, *stored->shape)) {
-        ++in_place;
-        continue;
-      }
-      // Materialised one at a time: the desired state keeps one object per profile.
-      auto desired =
-          std::make_shared<const dra::ResourceClaimTemplate>(desired_set->In(namespace_name));
-      if (stored == nullptr) {
-        Action create;
-        create.verb = ActionVerb::kCreate;
-        create.kind = ObjectKind::kClaimTemplate;
-        create.namespace_name = namespace_name;
-        create.name = name;
-        create.claim_template = std::move(desired);
-        actions->push_back(std::move(create));
-        continue;
-      }
-      const std::shared_ptr<const dra::ResourceClaimTemplate> actual = stored->Full();
-      // Same spec, other metadata (adoption, labels): patch; spec changed: re-create, since
-      // ResourceClaimTemplate.spec is immutable and pods name templates.
-      dra::ResourceClaimTemplate relabelled = *actual;
-      relabelled.metadata = MergedMeta(actual->metadata, desired->metadata);
-      if (dra::SameDesiredState(*desired, relabelled)) {
-        Action adopt = TemplateAction(ActionVerb::kAdopt, *stored);
-        adopt.meta = std::move(relabelled.metadata);
-        actions->push_back(std::move(adopt));
-        continue;
-      }
-      Action recreate = TemplateAction(ActionVerb::kRecreate, *stored);
-      recreate.claim_template = std::move(desired);
-      actions->push_back(std::move(recreate));
-    }
-  }
-  for (const auto& t : observed.labelled_templates) {
-    if (wanted.count(TemplateKey(t->namespace_name, t->name())) > 0) continue;
-    if (!OwnedByOrOrphan(t->shared_meta(), profile_uid)) continue;
-    actions->push_back(TemplateAction(ActionVerb::kDelete, *t));
-  }
-  return in_place;
-}
+// How the generic planner below treats one namespaced kind: where the stored object is, when it
+// is in place, and what brings it in place. Templates and quotas differ in two ways only: a
+// template's spec is immutable (a changed one is re-created; pods name it), a quota's is not (it
+// is replaced); and templates are cached compact (TemplateObject), materialised only to adopt.
+struct TemplateKind {
+  using Set = profile::TemplateSet;
+  using Stored = TemplateObject;
+  static constexpr ObjectKind kKind = ObjectKind::kClaimTemplate;
 
-int64_t PlanQuotas(const std::string& profile_uid, const profile::QuotaSet* desired_set,
-                   const ObservedObjects& observed, std::vector<Action>* actions) {
+  static const std::string& Name(const Set& set) { return set.prototype.metadata.name; }
+  static std::shared_ptr<const Stored> StoredAt(const ObservedObjects& observed,
+                                                const std::string& ns, const std::string& name) {
+    return observed.template_at ? observed.template_at(ns, name) : nullptr;
+  }
+  // The shape (no namespace either) stores what the prototype asks for; the namespace is the one
+  // looked up.
+  static bool InPlace(const Set& set, const std::string& ns, const Stored& stored) {
+    return dra::SameDesiredState(set.prototype, *stored.shape);
+  }
+  static Action Create(const Set& set, const std::string& ns) {
+    Action create;
+    create.verb = ActionVerb::kCreate;
+    create.kind = kKind;
+    create.namespace_name = ns;
+    create.name = Name(set);
+    // Materialised one at a time: the desired state keeps one object per profile.
+    create.claim_template = std::make_shared<const dra::ResourceClaimTemplate>(set.In(ns));
+    return create;
+  }
+  // Same spec, other metadata (adoption, labels): patch; spec changed: re-create.
+  static Action Update(const Set& set, const std::string& ns, const Stored& stored) {
+    auto desired = std::make_shared<const dra::ResourceClaimTemplate>(set.In(ns));
+    const std::shared_ptr<const dra::ResourceClaimTemplate> actual = stored.Full();
+    dra::ResourceClaimTemplate relabelled = *actual;
+    relabelled.metadata = MergedMeta(actual->metadata, desired->metadata);
+    if (dra::SameDesiredState(*desired, relabelled)) {
+      Action adopt = TemplateAction(ActionVerb::kAdopt, stored);
+      adopt.meta = std::move(relabelled.metadata);
+      return adopt;
+    }
+    Action recreate = TemplateAction(ActionVerb::kRecreate, stored);
+    recreate.claim_template = std::move(desired);
+    return recreate;
+  }
+  static const std::vector<std::shared_ptr<const Stored>>& Labelled(const ObservedObjects& o) {
+    return o.labelled_templates;
+  }
+  static const api::ObjectMeta& Meta(const Stored& stored) { return stored.shared_meta(); }
+  static std::string KeyOf(const Stored& stored) {
+    return TemplateKey(stored.namespace_name, stored.name());
+  }
+  static Action Delete(const Stored& stored) { return TemplateAction(ActionVerb::kDelete, stored); }
+};
+
+struct QuotaKind {
+  using Set = profile::QuotaSet;
+  using Stored = api::ResourceQuota;
+  static constexpr ObjectKind kKind = ObjectKind::kResourceQuota;
+
+  static const std::string& Name(const Set& set) { return set.prototype.metadata.name; }
+  static std::shared_ptr<const Stored> StoredAt(const ObservedObjects& observed,
+                                                const std::string& ns, const std::string& name) {
+    return observed.quota_at ? observed.quota_at(ns, name) : nullptr;
+  }
+  static bool InPlace(const Set& set, const std::string& ns, const Stored& stored) {
+    return api::SameDesiredState(set.In(ns), stored);
+  }
+  static Action Create(const Set& set, const std::string& ns) {
+    Action create;
+    create.verb = ActionVerb::kCreate;
+    create.kind = kKind;
+    create.namespace_name = ns;
+    create.name = Name(set);
+    create.quota = std::make_shared<const api::ResourceQuota>(set.In(ns));
+    return create;
+  }
+  // Same limits, other metadata (adoption, labels): patch; limits changed: replace in place,
+  // since a quota's spec is mutable and nothing names a quota.
+  static Action Update(const Set& set, const std::string& ns, const Stored& stored) {
+    const api::ResourceQuota desired = set.In(ns);
+    api::ResourceQuota next = desired;
+    next.metadata = MergedMeta(stored.metadata, desired.metadata);
+    api::ResourceQuota relabelled = stored;
+    relabelled.metadata = next.metadata;
+    if (api::SameDesiredState(desired, relabelled)) {
+      Action adopt = QuotaAction(ActionVerb::kAdopt, stored);
+      adopt.meta = std::move(relabelled.metadata);
+      return adopt;
+    }
+    Action replace = QuotaAction(ActionVerb::kReplace, stored);
+    replace.quota = std::make_shared<const api::ResourceQuota>(std::move(next));
+    return replace;
+  }
+  static const std::vector<std::shared_ptr<const Stored>>& Labelled(const ObservedObjects& o) {
+    return o.labelled_quotas;
+  }
+  static const api::ObjectMeta& Meta(const Stored& stored) { return stored.metadata; }
+  static std::string KeyOf(const Stored& stored) {
+    return TemplateKey(stored.metadata.namespace_name, stored.metadata.name);
+  }
+  static Action Delete(const Stored& stored) { return QuotaAction(ActionVerb::kDelete, stored); }
+};
+
+// One object per wanted namespace, named after the set's prototype: created where missing,
+// brought in place where it differs; objects labelled for the profile in other namespaces (or
+// under another name) deleted when the profile may. Returns how many were already in place.
+template <typename Kind>
+int64_t PlanNamespaced(const std::string& profile_uid, const typename Kind::Set* desired_set,
+                       const ObservedObjects& observed, std::vector<Action>* actions) {
   int64_t in_place = 0;
   std::set<std::string> wanted;
   if (desired_set != nullptr) {
-    const std::string& name = desired_set->prototype.metadata.name;
-    for (const std::string& namespace_name : desired_set->namespaces) {
-      wanted.insert(TemplateKey(namespace_name, name));
-      auto desired = std::make_shared<const api::ResourceQuota>(desired_set->In(namespace_name));
-      std::shared_ptr<const api::ResourceQuota> stored =
-          observed.quota_at ? observed.quota_at(namespace_name, name) : nullptr;
+    const std::string& name = Kind::Name(*desired_set);
+    for (const std::string& ns : desired_set->namespaces) {
+      wanted.insert(TemplateKey(ns, name));
+      const auto stored = Kind::StoredAt(observed, ns, name);
       if (stored == nullptr) {
-        Action create;
-        create.verb = ActionVerb::kCreate;
-        create.kind = ObjectKind::kResourceQuota;
-        create.namespace_name = namespace_name;
-        create.name = name;
-        create.quota = std::move(desired);
-        actions->push_back(std::move(create));
-        continue;
-      }
-      if (api::SameDesiredState(*desired, *stored)) {
+        actions->push_back(Kind::Create(*desired_set, ns));
+      } else if (Kind::InPlace(*desired_set, ns, *stored)) {
         ++in_place;
-        continue;
+      } else {
+        actions->push_back(Kind::Update(*desired_set, ns, *stored));
       }
-      // Same limits, other metadata (adoption, labels): patch; limits changed: replace in place,
-      // since a quota's spec is mutable and nothing names a quota.
-      api::ResourceQuota next = *desired;
-      next.metadata = MergedMeta(stored->metadata, desired->metadata);
-      api::ResourceQuota relabelled = *stored;
-      relabelled.metadata = next.metadata;
-      if (api::SameDesiredState(*desired, relabelled)) {
-        Action adopt = QuotaAction(ActionVerb::kAdopt, *stored);
-        adopt.meta = std::move(relabelled.metadata);
-        actions->push_back(std::move(adopt));
-        continue;
-      }
-      Action replace = QuotaAction(ActionVerb::kReplace, *stored);
-      replace.quota = std::make_shared<const api::ResourceQuota>(std::move(next));
-      actions->push_back(std::move(replace));
     }
   }
-  for (const auto& q : observed.labelled_quotas) {
-    if (wanted.count(TemplateKey(q->metadata.namespace_name, q->metadata.name)) > 0) continue;
-    if (!OwnedByOrOrphan(q->metadata, profile_uid)) continue;
-    actions->push_back(QuotaAction(ActionVerb::kDelete, *q));
+  for (const auto& stored : Kind::Labelled(observed)) {
+    if (wanted.count(Kind::KeyOf(*stored)) > 0) continue;
+    if (!OwnedByOrOrphan(Kind::Meta(*stored), profile_uid)) continue;
+    actions->push_back(Kind::Delete(*stored));
   }
   return in_place;
 }
 
 }  // namespace
 
-std::string Action::Describe() const {
-  if (kind == ObjectKind::kDeviceClass) return absl::StrCat("DeviceClass ", name);
-  if (kind == ObjectKind::kResourceQuota) {
-    return absl::StrCat("ResourceQuota ", TemplateKey(namespace_name, name));
+std::string ObjectRef::Key() const {
+  return kind == ObjectKind::kDeviceClass ? name : TemplateKey(namespace_name, name);
+}
+
+std::string ObjectRef::Describe() const {
+  switch (kind) {
+    case ObjectKind::kDeviceClass:
+      return absl::StrCat("DeviceClass ", name);
+    case ObjectKind::kResourceQuota:
+      return absl::StrCat("ResourceQuota ", Key());
+    case ObjectKind::kClaimTemplate:
+      break;
   }
-  return TemplateKey(namespace_name, name);
+  return Key();
 }
 
 bool Action::operator==(const Action& other) const {
@@ -238,8 +275,10 @@ ObjectPlan PlanProfileObjects(const std::string& profile_uid, const dra::DeviceC
                               const ObservedObjects& observed) {
   ObjectPlan plan;
   PlanClass(profile_uid, desired_class, observed, &plan.actions);
-  plan.templates_in_place = PlanTemplates(profile_uid, desired_templates, observed, &plan.actions);
-  plan.quotas_in_place = PlanQuotas(profile_uid, desired_quotas, observed, &plan.actions);
+  plan.templates_in_place =
+      PlanNamespaced<TemplateKind>(profile_uid, desired_templates, observed, &plan.actions);
+  plan.quotas_in_place =
+      PlanNamespaced<QuotaKind>(profile_uid, desired_quotas, observed, &plan.actions);
   return plan;
 }
 

@@ -48,6 +48,23 @@ enum class ActionVerb {
 
 enum class ObjectKind { kDeviceClass, kClaimTemplate, kResourceQuota };
 
+// Which object an action or an applied change concerns: typed, so that what was done is
+// summarised (events, the templates a profile wrote) without parsing a description back.
+struct ObjectRef {
+  ObjectKind kind = ObjectKind::kDeviceClass;
+  std::string namespace_name;  // templates and quotas only
+  std::string name;
+
+  // "DeviceClass <name>", "<namespace>/<name>" (templates) or "ResourceQuota <namespace>/<name>",
+  // as logs and tests name objects.
+  std::string Describe() const;
+  // "<namespace>/<name>" (classes: "<name>").
+  std::string Key() const;
+  bool operator==(const ObjectRef& other) const {
+    return kind == other.kind && namespace_name == other.namespace_name && name == other.name;
+  }
+};
+
 struct Action {
   ActionVerb verb = ActionVerb::kCreate;
   ObjectKind kind = ObjectKind::kDeviceClass;
@@ -61,9 +78,8 @@ struct Action {
   std::shared_ptr<const api::ResourceQuota> quota;
   api::ObjectMeta meta;  // kAdopt, kRelease: the metadata to write
 
-  // "DeviceClass <name>", "<namespace>/<name>" (templates) or "ResourceQuota <namespace>/<name>",
-  // as events and logs name objects.
-  std::string Describe() const;
+  ObjectRef ref() const { return ObjectRef{kind, namespace_name, name}; }
+  std::string Describe() const { return ref().Describe(); }
   bool operator==(const Action& other) const;
 };
 

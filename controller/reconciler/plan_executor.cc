@@ -19,7 +19,7 @@ bool IsManaged(const api::ObjectMeta& meta) {
 // A template create met an existing object the cache does not hold: find out whose it is.
 void NoteExistingTemplate(const Action& action, dra::DraApiVersion version, ClusterWriter* writer,
                           ForeignObjects* foreign, AppliedChanges* changes) {
-  changes->conflicts.push_back(action.Describe());
+  changes->conflicts.push_back(action.ref());
   absl::StatusOr<nlohmann::json> existing =
       writer->GetTemplate(version, action.namespace_name, action.name);
   if (!existing.ok()) return changes->Fail(existing.status());
@@ -39,7 +39,7 @@ void NoteExistingTemplate(const Action& action, dra::DraApiVersion version, Clus
 // Likewise for a quota (only the operator's quotas are cached).
 void NoteExistingQuota(const Action& action, ClusterWriter* writer, ForeignObjects* foreign,
                        AppliedChanges* changes) {
-  changes->conflicts.push_back(action.Describe());
+  changes->conflicts.push_back(action.ref());
   absl::StatusOr<nlohmann::json> existing = writer->GetQuota(action.namespace_name, action.name);
   if (!existing.ok()) return changes->Fail(existing.status());
   if (foreign == nullptr) return;
@@ -75,13 +75,13 @@ void Create(const Action& action, dra::DraApiVersion version, ClusterWriter* wri
       break;
   }
   if (created.ok()) {
-    changes->created.push_back(action.Describe());
+    changes->created.push_back(action.ref());
     Placed(action, changes);
   } else if (!kube::apierrors::IsAlreadyExists(created)) {
     changes->Fail(std::move(created));
   } else if (action.kind == ObjectKind::kDeviceClass) {
     // Every class is cached: the informer brings it, and the engine then decides.
-    changes->conflicts.push_back(action.Describe());
+    changes->conflicts.push_back(action.ref());
   } else if (action.kind == ObjectKind::kClaimTemplate) {
     NoteExistingTemplate(action, version, writer, foreign, changes);
   } else {
@@ -137,7 +137,7 @@ AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersio
       case ActionVerb::kReplace: {
         absl::Status replaced = Replace(action, version, writer);
         if (replaced.ok()) {
-          changes.updated.push_back(action.Describe());
+          changes.updated.push_back(action.ref());
           Placed(action, &changes);
         } else {
           changes.Fail(std::move(replaced));
@@ -152,7 +152,7 @@ AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersio
         }
         absl::Status created = writer->CreateTemplate(version, *action.claim_template);
         if (created.ok()) {
-          changes.recreated.push_back(action.Describe());
+          changes.recreated.push_back(action.ref());
           ++changes.templates_placed;
         } else {
           // Deleted but not re-created (e.g. the delete has not finished): the next pass creates.
@@ -166,17 +166,17 @@ AppliedChanges ExecutePlan(const std::vector<Action>& actions, dra::DraApiVersio
         if (!patched.ok()) {
           changes.Fail(std::move(patched));
         } else if (action.verb == ActionVerb::kAdopt) {
-          changes.adopted.push_back(action.Describe());
+          changes.adopted.push_back(action.ref());
           Placed(action, &changes);
         } else {
-          changes.released.push_back(action.Describe());
+          changes.released.push_back(action.ref());
         }
         break;
       }
       case ActionVerb::kDelete: {
         absl::Status deleted = Delete(action, version, writer);
         if (deleted.ok()) {
-          changes.deleted.push_back(action.Describe());
+          changes.deleted.push_back(action.ref());
         } else {
           changes.Fail(std::move(deleted));
         }

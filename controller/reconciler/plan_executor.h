@@ -25,9 +25,9 @@
 namespace gpuprofile::reconciler {
 
 struct AppliedChanges {
-  // Objects as Action::Describe() names them, by what was done to them.
-  std::vector<std::string> created, updated, recreated, adopted, released, deleted;
-  std::vector<std::string> conflicts;  // creates that met an object the cache did not have
+  // The objects, by what was done to them.
+  std::vector<ObjectRef> created, updated, recreated, adopted, released, deleted;
+  std::vector<ObjectRef> conflicts;  // creates that met an object the cache did not have
   // Desired templates put in place by this plan (created, re-created or adopted).
   int64_t templates_placed = 0;
   // Desired quotas put in place by this plan (created, replaced or adopted).

@@ -24,6 +24,13 @@ using ::testing::IsEmpty;
 
 constexpr dra::DraApiVersion kV1 = dra::DraApiVersion::kV1;
 
+// The objects as logs name them ("DeviceClass c", "batch/t", "ResourceQuota ns/q").
+std::vector<std::string> Described(const std::vector<ObjectRef>& objects) {
+  std::vector<std::string> out;
+  for (const ObjectRef& object : objects) out.push_back(object.Describe());
+  return out;
+}
+
 absl::Status ApiStatus(int code, const std::string& reason) {
   kube::ApiError error;
   error.code = code;
@@ -133,12 +140,12 @@ TEST_F(PlanExecutorTest, WritesEachActionAndSaysWhatWasDone) {
               ElementsAre("create DeviceClass c", "replace DeviceClass d rv=7", "create batch/t",
                           "delete ml/t uid=u-1", "create ml/t", "patch team/t owners=[]",
                           "patch DeviceClass e owners=[]", "delete old/t uid=u-3"));
-  EXPECT_THAT(changes.created, ElementsAre("DeviceClass c", "batch/t"));
-  EXPECT_THAT(changes.updated, ElementsAre("DeviceClass d"));
-  EXPECT_THAT(changes.recreated, ElementsAre("ml/t"));
-  EXPECT_THAT(changes.adopted, ElementsAre("team/t"));
-  EXPECT_THAT(changes.released, ElementsAre("DeviceClass e"));
-  EXPECT_THAT(changes.deleted, ElementsAre("old/t"));
+  EXPECT_THAT(Described(changes.created), ElementsAre("DeviceClass c", "batch/t"));
+  EXPECT_THAT(Described(changes.updated), ElementsAre("DeviceClass d"));
+  EXPECT_THAT(Described(changes.recreated), ElementsAre("ml/t"));
+  EXPECT_THAT(Described(changes.adopted), ElementsAre("team/t"));
+  EXPECT_THAT(Described(changes.released), ElementsAre("DeviceClass e"));
+  EXPECT_THAT(Described(changes.deleted), ElementsAre("old/t"));
   EXPECT_EQ(changes.templates_placed, 3);
   EXPECT_TRUE(changes.first_error.ok());
   EXPECT_FALSE(changes.Quiet());
@@ -162,7 +169,7 @@ TEST_F(PlanExecutorTest, ACreateMeetingAnUnmanagedTemplateRecordsItAsForeign) {
   const AppliedChanges changes =
       ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
   EXPECT_THAT(writer_.calls(), ElementsAre("create batch/t", "get batch/t"));
-  EXPECT_THAT(changes.conflicts, ElementsAre("batch/t"));
+  EXPECT_THAT(Described(changes.conflicts), ElementsAre("batch/t"));
   EXPECT_TRUE(changes.first_error.ok());
   EXPECT_EQ(changes.templates_placed, 0);
   EXPECT_THAT(ForeignKeys(), ElementsAre("batch/t"));
@@ -182,7 +189,8 @@ TEST_F(PlanExecutorTest, ACreateMeetingTheOperatorsOwnTemplateRecordsNothing) {
        {"spec", {{"spec", {{"devices", {{"requests", nlohmann::json::array()}}}}}}}});
   const AppliedChanges changes =
       ExecutePlan({CreateTemplate("batch", "t")}, kV1, &writer_, &foreign_);
-  EXPECT_THAT(changes.conflicts, ElementsAre("batch/t"));  // come back once the cache has it
+  EXPECT_THAT(Described(changes.conflicts),
+              ElementsAre("batch/t"));  // come back once the cache has it
   EXPECT_THAT(ForeignKeys(), IsEmpty());
 }
 
@@ -206,7 +214,7 @@ TEST_F(PlanExecutorTest, AClassCreateMeetingAnExistingClassIsAConflictWithoutARe
   const AppliedChanges changes =
       ExecutePlan({Other(ActionVerb::kCreate, ObjectKind::kDeviceClass, "", "c", "")}, kV1,
                   &writer_, &foreign_);
-  EXPECT_THAT(changes.conflicts, ElementsAre("DeviceClass c"));
+  EXPECT_THAT(Described(changes.conflicts), ElementsAre("DeviceClass c"));
   EXPECT_THAT(writer_.calls(), ElementsAre("create DeviceClass c"));
 }
 
@@ -218,7 +226,7 @@ TEST_F(PlanExecutorTest, AFailureKeepsTheFirstErrorAndGoesOn) {
       &writer_, &foreign_);
   EXPECT_THAT(writer_.calls(), ElementsAre("create batch/t", "create ml/t", "create team/t"));
   EXPECT_TRUE(kube::apierrors::IsInternalError(changes.first_error)) << changes.first_error;
-  EXPECT_THAT(changes.created, ElementsAre("team/t"));
+  EXPECT_THAT(Described(changes.created), ElementsAre("team/t"));
   EXPECT_EQ(changes.templates_placed, 1);
   EXPECT_FALSE(changes.Quiet());
 }
@@ -255,11 +263,11 @@ TEST_F(PlanExecutorTest, QuotaActionsUseTheQuotaCallsAndCountWhatIsPlaced) {
                                            "patch ResourceQuota team/gpu-profile-p owners=[]",
                                            "patch ResourceQuota other/gpu-profile-p owners=[]",
                                            "delete ResourceQuota old/gpu-profile-p uid=u-4"));
-  EXPECT_THAT(changes.created, ElementsAre("ResourceQuota batch/gpu-profile-p"));
-  EXPECT_THAT(changes.updated, ElementsAre("ResourceQuota ml/gpu-profile-p"));
-  EXPECT_THAT(changes.adopted, ElementsAre("ResourceQuota team/gpu-profile-p"));
-  EXPECT_THAT(changes.released, ElementsAre("ResourceQuota other/gpu-profile-p"));
-  EXPECT_THAT(changes.deleted, ElementsAre("ResourceQuota old/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.created), ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.updated), ElementsAre("ResourceQuota ml/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.adopted), ElementsAre("ResourceQuota team/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.released), ElementsAre("ResourceQuota other/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.deleted), ElementsAre("ResourceQuota old/gpu-profile-p"));
   EXPECT_EQ(changes.quotas_placed, 3);
   EXPECT_EQ(changes.templates_placed, 0);
   EXPECT_TRUE(changes.first_error.ok());
@@ -273,7 +281,7 @@ TEST_F(PlanExecutorTest, ACreateMeetingAnUnmanagedQuotaRecordsItAsForeign) {
       ExecutePlan({QuotaAction(ActionVerb::kCreate, "batch")}, kV1, &writer_, &foreign_);
   EXPECT_THAT(writer_.calls(), ElementsAre("create ResourceQuota batch/gpu-profile-p",
                                            "get ResourceQuota batch/gpu-profile-p"));
-  EXPECT_THAT(changes.conflicts, ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.conflicts), ElementsAre("ResourceQuota batch/gpu-profile-p"));
   EXPECT_TRUE(changes.first_error.ok());
   EXPECT_EQ(changes.quotas_placed, 0);
   EXPECT_THAT(ForeignQuotaKeys(), ElementsAre("batch/gpu-profile-p"));
@@ -288,7 +296,7 @@ TEST_F(PlanExecutorTest, ACreateMeetingTheOperatorsOwnQuotaRecordsNothing) {
   writer_.SetStoredQuota("batch", "gpu-profile-p", QuotaJson("batch", /*managed=*/true));
   const AppliedChanges changes =
       ExecutePlan({QuotaAction(ActionVerb::kCreate, "batch")}, kV1, &writer_, &foreign_);
-  EXPECT_THAT(changes.conflicts, ElementsAre("ResourceQuota batch/gpu-profile-p"));
+  EXPECT_THAT(Described(changes.conflicts), ElementsAre("ResourceQuota batch/gpu-profile-p"));
   EXPECT_THAT(ForeignQuotaKeys(), IsEmpty());
 }
 

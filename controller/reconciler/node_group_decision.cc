@@ -1,0 +1,87 @@
+// File: controller/reconciler/node_group_decision.cc
+#include "controller/reconciler/node_group_decision.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "controller/api/gpu_node_group_codec.h"
+#include "controller/api/gpu_profile.h"
+#include "controller/core/rfc3339.h"
+#include "controller/kube/merge_patch.h"
+#include "controller/profile/engine.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+// `group`'s conditions with the transition times they had in `stored` when their status did not
+// change, else `now`; a new OfferedTwice=True is a warning.
+void StampConditions(const NodeGroupObject* stored, absl::Time now, api::GpuNodeGroup* group,
+                     std::vector<NodeGroupEvent>* warnings) {
+  for (api::Condition& c : group->status.conditions) {
+    const api::Condition* before =
+        stored != nullptr ? api::FindCondition(stored->group.status.conditions, c.type) : nullptr;
+    if (before != nullptr && before->status == c.status) {
+      c.last_transition_time = before->last_transition_time;
+      continue;
+    }
+    c.last_transition_time = FormatRfc3339Seconds(now);
+    if (c.type == api::kConditionOfferedTwice && c.status == api::ConditionStatus::kTrue) {
+      warnings->push_back(NodeGroupEvent{group->metadata.name,
+                                         stored != nullptr ? stored->group.metadata.uid : "",
+                                         c.reason, c.message});
+    }
+  }
+}
+
+// The writes that make `stored` (null: none) equal to `group`.
+void PlanGroup(const NodeGroupObject* stored, const api::GpuNodeGroup& group,
+               std::vector<NodeGroupWrite>* writes) {
+  nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
+  NodeGroupWrite write;
+  write.name = group.metadata.name;
+  if (stored == nullptr) {
+    api::GpuNodeGroup labelled = group;
+    labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
+    write.verb = NodeGroupWrite::Verb::kCreate;
+    write.object = api::EncodeGpuNodeGroup(labelled, false);
+    write.object.erase("status");
+    write.status = std::move(status);
+  } else if (stored->status != status) {
+    write.verb = NodeGroupWrite::Verb::kPatchStatus;
+    write.status = kube::CreateMergePatch(stored->status, status);
+  } else {
+    return;
+  }
+  writes->push_back(std::move(write));
+}
+
+}  // namespace
+
+NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen) {
+  NodeGroupPlan plan;
+  std::map<std::string, const NodeGroupObject*> stored_by_name;
+  for (const auto& stored : seen.stored) stored_by_name[stored->group.metadata.name] = stored.get();
+  std::set<std::string> desired_names;
+  for (const api::GpuNodeGroup& desired : *seen.desired) {
+    const std::string& name = desired.metadata.name;
+    desired_names.insert(name);
+    const auto it = stored_by_name.find(name);
+    const NodeGroupObject* stored = it == stored_by_name.end() ? nullptr : it->second;
+    api::GpuNodeGroup group = desired;
+    StampConditions(stored, seen.now, &group, &plan.warnings);
+    PlanGroup(stored, group, &plan.writes);
+  }
+  for (const auto& stored : seen.stored) {
+    const api::ObjectMeta& meta = stored->group.metadata;
+    if (desired_names.count(meta.name) > 0) continue;
+    NodeGroupWrite remove;
+    remove.verb = NodeGroupWrite::Verb::kDelete;
+    remove.name = meta.name;
+    remove.uid = meta.uid;
+    plan.writes.push_back(std::move(remove));
+  }
+  return plan;
+}
+
+}  // namespace gpuprofile::reconciler

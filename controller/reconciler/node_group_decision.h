@@ -1,0 +1,70 @@
+// File: controller/reconciler/node_group_decision.h
+// The node-group reconciler's decisions as data (docs/design.md §3): from one observation of the
+// desired node groups and the stored ones, the writes that make the stored ones equal, and the
+// events that go with them. Pure: the reconciler (node_group_reconciler.h) observes and acts.
+//
+// The decisions:
+//  - a desired group not stored: create it, then write its status (a create ignores status);
+//  - stored with another status: merge-patch the status subresource with what changed;
+//  - stored and not desired: delete (uid precondition); GpuNodeGroups are written only by the
+//    operator, so every one not desired is the operator's to remove;
+//  - a condition keeps the time it last changed status (the engine has no clock), and one that
+//    turns OfferedTwice True is a Warning event on the group.
+// Thread-safety: pure functions over immutable inputs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "controller/api/gpu_node_group.h"
+#include "controller/reconciler/cluster_objects.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuprofile::reconciler {
+
+struct NodeGroupObservation {
+  // The groups the desired state wants (engine output, conditions without times).
+  const std::vector<api::GpuNodeGroup>* desired = nullptr;
+  // Every stored group (the cache), and the one stored under a name (null: none).
+  std::vector<std::shared_ptr<const NodeGroupObject>> stored;
+  absl::Time now;
+};
+
+struct NodeGroupWrite {
+  enum class Verb {
+    kCreate,       // create `object`, then write `status` whole
+    kPatchStatus,  // merge-patch the status subresource with `status`
+    kDelete,       // delete `name` with the `uid` precondition
+  };
+  Verb verb = Verb::kCreate;
+  std::string name;
+  std::string uid;
+  nlohmann::json object;
+  nlohmann::json status;
+  bool operator==(const NodeGroupWrite& other) const {
+    return verb == other.verb && name == other.name && uid == other.uid && object == other.object &&
+           status == other.status;
+  }
+};
+
+struct NodeGroupEvent {
+  std::string name;
+  std::string uid;  // empty: the group is not stored yet
+  std::string reason;
+  std::string message;
+  bool operator==(const NodeGroupEvent& other) const {
+    return name == other.name && uid == other.uid && reason == other.reason &&
+           message == other.message;
+  }
+};
+
+struct NodeGroupPlan {
+  std::vector<NodeGroupEvent> warnings;  // recorded first
+  std::vector<NodeGroupWrite> writes;    // every one tried, in this order
+};
+
+NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen);
+
+}  // namespace gpuprofile::reconciler

@@ -1,0 +1,131 @@
+// The node-group reconciler's decide step (node_group_decision.h) as data: which groups are
+// created, patched or deleted, how condition times carry over, and when OfferedTwice warns.
+#include "controller/reconciler/node_group_decision.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "controller/api/gpu_node_group_codec.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gpuprofile::reconciler {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using Verb = NodeGroupWrite::Verb;
+
+const absl::Time kNow = absl::FromUnixSeconds(1796457600);  // 2026-12-05T08:00:00Z
+constexpr char kNowText[] = "2026-12-05T08:00:00Z";
+
+api::GpuNodeGroup Group(const std::string& name, int64_t devices) {
+  api::GpuNodeGroup group;
+  group.metadata.name = name;
+  group.status.devices = devices;
+  group.status.node_count = 1;
+  return group;
+}
+
+api::Condition Condition(const char* type, api::ConditionStatus status,
+                         const std::string& time = "") {
+  api::Condition c;
+  c.type = type;
+  c.status = status;
+  c.reason = "Both";
+  c.message = "offered by DRA and the device plugin";
+  c.last_transition_time = time;
+  return c;
+}
+
+// `group` as the cache holds it, with its status as stored.
+std::shared_ptr<const NodeGroupObject> Stored(api::GpuNodeGroup group, const std::string& uid) {
+  group.metadata.uid = uid;
+  auto object = std::make_shared<NodeGroupObject>();
+  object->group = group;
+  object->status = api::EncodeGpuNodeGroupStatus(group.status);
+  return object;
+}
+
+std::vector<std::string> Lines(const NodeGroupPlan& plan) {
+  std::vector<std::string> lines;
+  for (const NodeGroupWrite& w : plan.writes) {
+    const char* verb = w.verb == Verb::kCreate        ? "create"
+                       : w.verb == Verb::kPatchStatus ? "patch"
+                                                      : "delete";
+    lines.push_back(std::string(verb) + " " + w.name + (w.uid.empty() ? "" : " uid=" + w.uid));
+  }
+  return lines;
+}
+
+TEST(DecideNodeGroupsTest, CreatesPatchesKeepsAndDeletes) {
+  const std::vector<api::GpuNodeGroup> desired = {Group("a100", 8), Group("h100", 8),
+                                                  Group("l40s", 2)};
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.now = kNow;
+  seen.stored = {Stored(Group("h100", 4), "u-h100"), Stored(Group("l40s", 2), "u-l40s"),
+                 Stored(Group("t4", 1), "u-t4")};
+  const NodeGroupPlan plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), ElementsAre("create a100", "patch h100", "delete t4 uid=u-t4"));
+  EXPECT_THAT(plan.warnings, IsEmpty());
+
+  const NodeGroupWrite& create = plan.writes[0];
+  EXPECT_FALSE(create.object.contains("status"));  // a create ignores status: written after
+  EXPECT_EQ(create.object["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+            "gpu-profile-operator");
+  EXPECT_EQ(create.status["devices"], 8);
+  // Only what changed.
+  EXPECT_EQ(plan.writes[1].status, (nlohmann::json{{"devices", 8}}));
+}
+
+TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
+  api::GpuNodeGroup stored = Group("a100", 8);
+  stored.status.conditions = {
+      Condition(api::kConditionOfferedTwice, api::ConditionStatus::kFalse, "2026-01-01T00:00:00Z")};
+
+  api::GpuNodeGroup same = Group("a100", 8);
+  same.status.conditions = {Condition(api::kConditionOfferedTwice, api::ConditionStatus::kFalse)};
+  std::vector<api::GpuNodeGroup> desired = {same};
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.now = kNow;
+  seen.stored = {Stored(stored, "u-a100")};
+  EXPECT_THAT(DecideNodeGroups(seen).writes, IsEmpty());  // time kept: nothing differs
+
+  desired[0].status.conditions[0].status = api::ConditionStatus::kTrue;
+  const NodeGroupPlan plan = DecideNodeGroups(seen);
+  ASSERT_THAT(Lines(plan), ElementsAre("patch a100"));
+  EXPECT_EQ(plan.writes[0].status["conditions"][0]["lastTransitionTime"], kNowText);
+  EXPECT_THAT(plan.warnings, ElementsAre(NodeGroupEvent{"a100", "u-a100", "Both",
+                                                        "offered by DRA and the device plugin"}));
+}
+
+TEST(DecideNodeGroupsTest, ANewGroupOfferedTwiceWarnsWithoutAUid) {
+  api::GpuNodeGroup group = Group("a100", 8);
+  group.status.conditions = {Condition(api::kConditionOfferedTwice, api::ConditionStatus::kTrue)};
+  const std::vector<api::GpuNodeGroup> desired = {group};
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.now = kNow;
+  const NodeGroupPlan plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), ElementsAre("create a100"));
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_EQ(plan.warnings[0].uid, "");
+  EXPECT_EQ(plan.writes[0].status["conditions"][0]["lastTransitionTime"], kNowText);
+}
+
+TEST(DecideNodeGroupsTest, NothingDesiredDeletesEveryStoredGroup) {
+  const std::vector<api::GpuNodeGroup> desired;
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.now = kNow;
+  seen.stored = {Stored(Group("a100", 8), "u1"), Stored(Group("h100", 8), "u2")};
+  EXPECT_THAT(Lines(DecideNodeGroups(seen)),
+              ElementsAre("delete a100 uid=u1", "delete h100 uid=u2"));
+}
+
+}  // namespace
+}  // namespace gpuprofile::reconciler
