@@ -104,26 +104,14 @@ class JournalingLeases final : public LeaseClient {
   Journal* const journal_;
 };
 
-// Keeps the manager's log as "message key=value ...".
-class Log {
- public:
-  std::function<void(const std::string&, const LogFields&)> Sink() {
-    return [this](const std::string& message, const LogFields& fields) {
-      std::string line = message;
-      for (const auto& [key, value] : fields) absl::StrAppend(&line, " ", key, "=", value);
-      absl::MutexLock lock(&mu_);
-      lines_.push_back(std::move(line));
-    };
-  }
-  std::vector<std::string> lines() const {
-    absl::MutexLock lock(&mu_);
-    return lines_;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
-};
+// Keeps the manager's log in a journal, as "message key=value ...".
+std::function<void(const std::string&, const LogFields&)> LogTo(Journal* log) {
+  return [log](const std::string& message, const LogFields& fields) {
+    std::string line = message;
+    for (const auto& [key, value] : fields) absl::StrAppend(&line, " ", key, "=", value);
+    log->Add(std::move(line));
+  };
+}
 
 constexpr char kLeaseNamespace[] = "gpu-profile-system";
 constexpr char kLeaseName[] = "gpu-profile-operator";
@@ -230,40 +218,51 @@ TEST(ManagerTest, AStartErrorNamesTheRunnable) {
   EXPECT_THAT(journal.lines(), ElementsAre("start probes"));  // nothing after the failure
 }
 
+// A replica "replica-a" whose caches have synced, on a fake clock and lease store.
+class ManagerLeaderElectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { gate_.Open(); }
+  ManagerOptions ElectionOptions() {
+    ManagerOptions options = Options(&gate_);
+    options.leader_election = Election(&leases_, &clock_, "replica-a");
+    options.log = LogTo(&log_);
+    return options;
+  }
+  std::string Holder() { return store_.Get(kLeaseNamespace, kLeaseName)->spec.holder_identity; }
+
+  Journal journal_;  // runnables and Lease releases
+  Journal log_;
+  Gate gate_;
+  FakeClock clock_;
+  FakeLeaseClient store_;
+  JournalingLeases leases_{&store_, &journal_};
+};
+
 // The elector runs on the manager's injected clock: its first attempt takes the free Lease at once,
 // the workers start once the caches have synced, and Stop() releases the Lease after every
 // runnable has stopped, without reporting that as lost leadership.
-TEST(ManagerLeaderElectionTest, LeadsWhenItTakesTheLeaseAndReleasesItLast) {
-  Journal journal;
-  Gate gate;
-  gate.Open();
-  FakeClock clock;
-  FakeLeaseClient store;
-  JournalingLeases leases(&store, &journal);
-  Log log;
+TEST_F(ManagerLeaderElectionTest, LeadsWhenItTakesTheLeaseAndReleasesItLast) {
   std::atomic<int> lost{0};
-  ManagerOptions options = Options(&gate);
-  options.leader_election = Election(&leases, &clock, "replica-a");
-  options.log = log.Sink();
+  ManagerOptions options = ElectionOptions();
   options.on_lost_leadership = [&lost] { ++lost; };
   std::unique_ptr<Manager> manager = NewManager(std::move(options));
-  Recorded metrics("metrics", &journal), informers("informers", &journal),
-      controllers("controllers", &journal);
+  Recorded metrics("metrics", &journal_), informers("informers", &journal_),
+      controllers("controllers", &journal_);
   manager->AddServer("metrics", &metrics);
   manager->AddCache("informers", &informers);
   manager->AddLeaderOnly("controllers", &controllers);
   ASSERT_OK(manager->Start());
   controllers.started().WaitForNotification();
   EXPECT_TRUE(manager->IsLeader());
-  EXPECT_EQ(store.Get(kLeaseNamespace, kLeaseName)->spec.holder_identity, "replica-a");
+  EXPECT_EQ(Holder(), "replica-a");
   manager->Stop();
-  EXPECT_THAT(journal.lines(), ElementsAre("start metrics", "start informers", "start controllers",
-                                           "stop controllers", "stop informers", "stop metrics",
-                                           "release the lease"));
-  EXPECT_EQ(store.Get(kLeaseNamespace, kLeaseName)->spec.holder_identity, "");
+  EXPECT_THAT(journal_.lines(), ElementsAre("start metrics", "start informers", "start controllers",
+                                            "stop controllers", "stop informers", "stop metrics",
+                                            "release the lease"));
+  EXPECT_EQ(Holder(), "");
   EXPECT_FALSE(manager->IsLeader());
   EXPECT_EQ(lost.load(), 0);
-  const std::vector<std::string> lines = log.lines();
+  const std::vector<std::string> lines = log_.lines();
   EXPECT_THAT(lines, Contains("campaigning for leadership lease=gpu-profile-system/"
                               "gpu-profile-operator identity=replica-a"));
   EXPECT_THAT(lines, Contains("became the leader: starting workers once the caches have synced"));
@@ -272,82 +271,61 @@ TEST(ManagerLeaderElectionTest, LeadsWhenItTakesTheLeaseAndReleasesItLast) {
 
 // While another replica holds the Lease, this one keeps its caches warm and starts no workers;
 // stopping it leaves the other's Lease alone.
-TEST(ManagerLeaderElectionTest, AStandbyStartsNoWorkers) {
-  Journal journal;
-  Gate gate;
-  gate.Open();
-  FakeClock clock;
-  FakeLeaseClient store;
-  store.Put(HeldBy("replica-b", clock.Now()));
-  JournalingLeases leases(&store, &journal);
-  Log log;
-  ManagerOptions options = Options(&gate);
-  options.leader_election = Election(&leases, &clock, "replica-a");
-  options.log = log.Sink();
-  std::unique_ptr<Manager> manager = NewManager(std::move(options));
-  Recorded informers("informers", &journal), controllers("controllers", &journal);
+TEST_F(ManagerLeaderElectionTest, AStandbyStartsNoWorkers) {
+  store_.Put(HeldBy("replica-b", clock_.Now()));
+  std::unique_ptr<Manager> manager = NewManager(ElectionOptions());
+  Recorded informers("informers", &journal_), controllers("controllers", &journal_);
   manager->AddCache("informers", &informers);
   manager->AddLeaderOnly("controllers", &controllers);
   ASSERT_OK(manager->Start());
-  clock.BlockUntilWaiters(1);  // the elector tried once and waits for its retry period
+  clock_.BlockUntilWaiters(1);  // the elector tried once and waits for its retry period
   EXPECT_FALSE(manager->IsLeader());
   EXPECT_FALSE(manager->leading());
-  EXPECT_THAT(log.lines(), Contains("another replica leads leader=replica-b"));
+  EXPECT_THAT(log_.lines(), Contains("another replica leads leader=replica-b"));
   manager->Stop();
   // Stop() stops every runnable, started or not (Runnable::Stop is idempotent).
-  EXPECT_THAT(journal.lines(),
+  EXPECT_THAT(journal_.lines(),
               ElementsAre("start informers", "stop controllers", "stop informers"));
-  EXPECT_EQ(store.Get(kLeaseNamespace, kLeaseName)->spec.holder_identity, "replica-b");
+  EXPECT_EQ(Holder(), "replica-b");
 }
 
 // Another replica takes the Lease (as after this replica stalled for a lease duration): the next
 // attempt on the fake clock sees it, and the manager reports the loss once; Stop() does not report
 // it again.
-TEST(ManagerLeaderElectionTest, LostLeadershipIsReportedOnce) {
-  Journal journal;
-  Gate gate;
-  gate.Open();
-  FakeClock clock;
-  FakeLeaseClient store;
-  JournalingLeases leases(&store, &journal);
+TEST_F(ManagerLeaderElectionTest, LostLeadershipIsReportedOnce) {
   std::atomic<int> lost{0};
   absl::Notification lost_once;
-  ManagerOptions options = Options(&gate);
-  options.leader_election = Election(&leases, &clock, "replica-a");
+  ManagerOptions options = ElectionOptions();
   options.on_lost_leadership = [&] {
     ++lost;
     lost_once.Notify();
   };
   std::unique_ptr<Manager> manager = NewManager(std::move(options));
-  Recorded controllers("controllers", &journal);
+  Recorded controllers("controllers", &journal_);
   manager->AddLeaderOnly("controllers", &controllers);
   ASSERT_OK(manager->Start());
   controllers.started().WaitForNotification();
-  clock.BlockUntilWaiters(1);  // the elector waits for its next renewal
-  store.Put(HeldBy("replica-b", clock.Now()));
-  clock.Advance(absl::Seconds(2));
+  clock_.BlockUntilWaiters(1);  // the elector waits for its next renewal
+  store_.Put(HeldBy("replica-b", clock_.Now()));
+  clock_.Advance(absl::Seconds(2));
   lost_once.WaitForNotification();
   EXPECT_FALSE(manager->IsLeader());
   manager->Stop();
   EXPECT_EQ(lost.load(), 1);
   // The workers ran until Stop(); the Lease is replica-b's, so there was nothing to release.
-  EXPECT_THAT(journal.lines(), ElementsAre("start controllers", "stop controllers"));
-  EXPECT_EQ(store.Get(kLeaseNamespace, kLeaseName)->spec.holder_identity, "replica-b");
+  EXPECT_THAT(journal_.lines(), ElementsAre("start controllers", "stop controllers"));
+  EXPECT_EQ(Holder(), "replica-b");
 }
 
-TEST(ManagerLeaderElectionTest, InvalidSettingsAreRejectedByCreate) {
-  Gate gate;
-  FakeClock clock;
-  FakeLeaseClient store;
-  ManagerOptions options = Options(&gate);
-  options.leader_election = Election(&store, &clock, "replica-a");
+TEST_F(ManagerLeaderElectionTest, InvalidSettingsAreRejectedByCreate) {
+  ManagerOptions options = ElectionOptions();
   options.leader_election->config.renew_deadline = absl::Seconds(15);  // not below the duration
   absl::StatusOr<std::unique_ptr<Manager>> manager = Manager::Create(std::move(options));
   EXPECT_TRUE(absl::IsInvalidArgument(manager.status()));
   EXPECT_THAT(manager.status().message(), HasSubstr("leader election: the lease duration"));
 
-  options = Options(&gate);
-  options.leader_election = Election(nullptr, &clock, "replica-a");
+  options = ElectionOptions();
+  options.leader_election->client = nullptr;
   EXPECT_TRUE(absl::IsInvalidArgument(Manager::Create(std::move(options)).status()));
 }
 
