@@ -8,12 +8,13 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <thread>
-#include <tuple>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/random/random.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -178,11 +179,126 @@ std::string Identity() {
   return absl::StrCat(base, "_", absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
 }
 
+// The connection to the API server, and the registry its requests (and the rest) are counted in.
+struct Cluster {
+  kube::ClientConfig config;
+  std::unique_ptr<kube::HttpTransport> transport;
+  runtime::MetricsRegistry metrics;
+  std::unique_ptr<kube::RestClient> client;
+};
+
+// Loads the cluster configuration and sets up the client; logs what failed and returns null.
+std::unique_ptr<Cluster> Connect(const RunFlags& flags, const Logger& log) {
+  auto cluster = std::make_unique<Cluster>();
+  absl::StatusOr<kube::ClientConfig> config = kube::LoadClientConfig(flags.config, kube::HostEnv{});
+  if (!config.ok()) {
+    log.Error("cannot load the cluster configuration", {{"error", config.status().ToString()}});
+    return nullptr;
+  }
+  cluster->config = *std::move(config);
+  absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
+      kube::NewCpprestTransport(cluster->config);
+  if (!transport.ok()) {
+    log.Error("cannot set up the connection to the API server",
+              {{"server", cluster->config.server}, {"error", transport.status().ToString()}});
+    return nullptr;
+  }
+  cluster->transport = *std::move(transport);
+  kube::RestClientOptions client_options;
+  client_options.qps = flags.qps;
+  client_options.burst = flags.burst;
+  client_options.credentials = cluster->config.credentials;
+  client_options.metrics = &cluster->metrics;
+  cluster->client = std::make_unique<kube::RestClient>(cluster->transport.get(), client_options);
+  log.Info("connecting", {{"server", cluster->config.server},
+                          {"source", cluster->config.source},
+                          {"version", kVersion}});
+  return cluster;
+}
+
+// Events as the operator records them: aggregated (EventRecorder), then written through the
+// events.k8s.io API off the reconcile path (AsyncEventSink).
+class EventPipeline {
+ public:
+  EventPipeline(kube::RestClient* client, const std::string& identity, const Logger* log)
+      : writer_(client, kube::WriteOptions{"gpu-profile-operator", false, ""}),
+        sink_(&writer_, SinkOptions(log)),
+        recorder_(RecorderOptions(identity, &sink_)) {}
+  runtime::EventRecorder* recorder() { return &recorder_; }
+  // Writes the events still queued, for at most 2 s, and stops.
+  void Flush() { sink_.Stop(absl::Seconds(2)).IgnoreError(); }
+
+ private:
+  static runtime::AsyncEventSinkOptions SinkOptions(const Logger* log) {
+    runtime::AsyncEventSinkOptions options;
+    options.on_error = [log](const absl::Status& status, const runtime::Event& event) {
+      log->Debug("event not written", {{"reason", event.reason}, {"error", status.ToString()}});
+    };
+    return options;
+  }
+  static runtime::EventRecorderOptions RecorderOptions(const std::string& identity,
+                                                       runtime::EventSink* sink) {
+    runtime::EventRecorderOptions options;
+    options.reporting_controller = "gpuprofile.io/gpu-profile-operator";
+    options.reporting_instance = identity;
+    options.clock = runtime::RealClock::Default();
+    options.sink = sink;
+    return options;
+  }
+
+  kube::RestEventSink writer_;
+  runtime::AsyncEventSink sink_;
+  runtime::EventRecorder recorder_;
+};
+
+// The writers' check under leader election (ClusterWriter's may_write): the manager's, once it
+// exists. It is built after the operator, but before any worker runs.
+class LeaderCheck {
+ public:
+  void Set(const runtime::Manager* manager) { manager_.store(manager); }
+  bool IsLeader() const {
+    const runtime::Manager* manager = manager_.load();
+    return manager != nullptr && manager->IsLeader();
+  }
+
+ private:
+  std::atomic<const runtime::Manager*> manager_{nullptr};
+};
+
+reconciler::OperatorOptions OperatorOptionsFor(const RunFlags& flags, Cluster* cluster,
+                                               runtime::EventRecorder* events, const Logger* log,
+                                               const LeaderCheck* leader) {
+  reconciler::OperatorOptions options;
+  options.client = cluster->client.get();
+  options.clock = runtime::RealClock::Default();
+  options.metrics = &cluster->metrics;
+  options.events = events;
+  options.workers = flags.workers;
+  options.status_interval = flags.status_interval;
+  options.dra_poll_interval = flags.dra_poll;
+  options.kube_version = flags.kube_version;
+  options.feature_gates = flags.feature_gates;
+  options.log = [log](const std::string& line) { log->Info(line); };
+  if (flags.leader_elect) options.may_write = [leader] { return leader->IsLeader(); };
+  return options;
+}
+
+// The exit code for a failed GpuProfileOperator::Create, after saying why.
+int OperatorCreateFailed(const absl::Status& status, const Logger& log, std::ostream& err) {
+  // --feature-gates is checked against the server's release, known only now.
+  if (absl::StartsWith(status.message(), "--feature-gates")) {
+    err << "run: " << status.message() << "\n" << kUsage << kFeatureGatesHelp;
+    return kExitUsage;
+  }
+  log.Error("cannot start the operator", {{"error", status.ToString()}});
+  return kExitFailure;
+}
+
 // An endpoint server (metrics, probes) as the manager runs it; "0" disables it.
 class ServerRunnable final : public runtime::Runnable {
  public:
   ServerRunnable(std::string what, std::string address, kube::EndpointHandlers handlers,
-                 Logger* log)
+                 const Logger* log)
       : what_(std::move(what)),
         address_(std::move(address)),
         server_(kube::NewCpprestEndpointServer(std::move(handlers))),
@@ -205,8 +321,124 @@ class ServerRunnable final : public runtime::Runnable {
   const std::string what_;
   const std::string address_;
   std::unique_ptr<kube::EndpointServer> server_;
-  Logger* const log_;
+  const Logger* const log_;
 };
+
+// /metrics, /healthz and /readyz (kubebuilder's flags; "0" disables either server).
+struct Endpoints {
+  Endpoints(const RunFlags& flags, reconciler::GpuProfileOperator* op,
+            const runtime::MetricsRegistry* metrics, const Logger* log)
+      : metrics_server("metrics", flags.metrics_address, kube::MetricsHandlers(metrics), log),
+        probe_server("health probes", flags.probe_address, kube::ProbeHandlers(&healthz, &readyz),
+                     log) {
+    readyz.Add("informers-synced", [op] { return op->CachesReady(); }).IgnoreError();
+    readyz.Add("dra-served", [op] { return op->DraServed(); }).IgnoreError();
+  }
+
+  runtime::HealthChecks healthz{"healthz"};
+  runtime::HealthChecks readyz{"readyz"};
+  ServerRunnable metrics_server;
+  ServerRunnable probe_server;
+};
+
+// The Lease this replica campaigns for (--leader-elect*; none without): the namespace defaults to
+// the pod's, else the kubeconfig context's.
+std::optional<runtime::ManagerLeaderElection> LeaderElectionFor(const RunFlags& flags,
+                                                                Cluster* cluster,
+                                                                const std::string& identity,
+                                                                runtime::LeaseClient* leases) {
+  if (!flags.leader_elect) return std::nullopt;
+  runtime::ManagerLeaderElection election;
+  election.client = leases;
+  election.clock = runtime::RealClock::Default();
+  runtime::LeaderElectionConfig& config = election.config;
+  config.lease_namespace = flags.lease_namespace;
+  if (config.lease_namespace.empty()) {
+    const char* pod_ns = std::getenv("POD_NAMESPACE");
+    config.lease_namespace =
+        pod_ns != nullptr && *pod_ns != '\0' ? pod_ns : cluster->config.namespace_name;
+  }
+  config.lease_name = flags.lease_name;
+  config.identity = identity;
+  config.lease_duration = flags.lease_duration;
+  config.renew_deadline = flags.renew_deadline;
+  config.retry_period = flags.retry_period;
+  absl::StatusOr<runtime::ControllerRuntimeMetrics> crm =
+      runtime::ControllerRuntimeMetrics::Register(&cluster->metrics);
+  if (crm.ok()) {
+    config.master_status = crm->leader_election_master_status->WithLabels({config.lease_name});
+  }
+  return election;
+}
+
+// How the process ends: a signal, or lost leadership (exit 1: the process restarts and
+// campaigns again, as controller-runtime's does).
+struct Lifecycle {
+  runtime::ShutdownSignal* signal;
+  const Logger* log;
+  std::atomic<bool> lost_leadership{false};
+  // Set once shutdown starts: releasing the Lease then ends leadership on purpose.
+  std::atomic<bool> shutting_down{false};
+
+  void OnLostLeadership() {
+    if (shutting_down.load() || lost_leadership.exchange(true)) return;
+    log->Warn("leadership lost: stopping (the process restarts and campaigns again)");
+    signal->Notify();
+  }
+};
+
+// Servers and caches on every replica; the workers once this replica leads and the caches have
+// synced.
+absl::StatusOr<std::unique_ptr<runtime::Manager>> AssembleManager(
+    reconciler::GpuProfileOperator* op, Endpoints* endpoints,
+    std::optional<runtime::ManagerLeaderElection> election, Lifecycle* lifecycle) {
+  runtime::ManagerOptions options;
+  options.wait_for_sync = [op](absl::Time deadline) { return op->WaitForCacheSync(deadline); };
+  const Logger* log = lifecycle->log;
+  options.log = [log](const std::string& message, const runtime::LogFields& fields) {
+    log->Info(message, fields);
+  };
+  options.leader_election = std::move(election);
+  options.on_lost_leadership = [lifecycle] { lifecycle->OnLostLeadership(); };
+  absl::StatusOr<std::unique_ptr<runtime::Manager>> manager =
+      runtime::Manager::Create(std::move(options));
+  if (!manager.ok()) return manager.status();
+  (*manager)->AddServer("the metrics server", &endpoints->metrics_server);
+  (*manager)->AddServer("the health probe server", &endpoints->probe_server);
+  (*manager)->AddCache("the informer caches", op->caches_runnable());
+  (*manager)->AddCache("the DRA discovery", op->discovery_runnable());
+  (*manager)->AddLeaderOnly("the controllers", op->workers_runnable());
+  return manager;
+}
+
+// Waits for a signal (or lost leadership), then stops gracefully: the manager (running
+// reconciles finish, then the caches and servers stop, then the Lease is released), then the
+// queued events. A second signal ends the process at once (ShutdownSignal); so does the end of
+// the grace period. Returns the exit code.
+int AwaitShutdown(Lifecycle* lifecycle, runtime::Manager* manager, EventPipeline* events,
+                  absl::Duration grace_period) {
+  runtime::ShutdownSignal* signal = lifecycle->signal;
+  const Logger& log = *lifecycle->log;
+  signal->Wait();
+  lifecycle->shutting_down.store(true);
+  const bool lost = lifecycle->lost_leadership.load();
+  const int signal_number = signal->signal_number();
+  log.Info(lost ? "shutting down after losing leadership" : "shutting down",
+           {{"signal", signal_number > 0 ? strsignal(signal_number) : "none"},
+            {"gracePeriod", absl::FormatDuration(grace_period)}});
+  runtime::GracePeriod grace(grace_period);
+  absl::Status stopped = grace.Run([&] {
+    manager->Stop();
+    events->Flush();
+  });
+  if (!stopped.ok()) {
+    log.Error("graceful shutdown did not finish in time: exiting now",
+              {{"error", stopped.ToString()}});
+    std::_Exit(kExitFailure);
+  }
+  log.Info("stopped");
+  return lost ? kExitFailure : kExitOk;
+}
 
 }  // namespace
 
@@ -224,190 +456,44 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   }
   const RunFlags& flags = *parsed;
   Logger log(flags.log_format, flags.log_level);
-
   absl::StatusOr<runtime::ShutdownSignal*> shutdown = runtime::ShutdownSignal::Install();
   if (!shutdown.ok()) {
     log.Error("cannot install the SIGTERM handler", {{"error", shutdown.status().ToString()}});
     return kExitFailure;
   }
-
-  absl::StatusOr<kube::ClientConfig> config = kube::LoadClientConfig(flags.config, kube::HostEnv{});
-  if (!config.ok()) {
-    log.Error("cannot load the cluster configuration", {{"error", config.status().ToString()}});
-    return kExitFailure;
-  }
-  absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
-      kube::NewCpprestTransport(*config);
-  if (!transport.ok()) {
-    log.Error("cannot set up the connection to the API server",
-              {{"server", config->server}, {"error", transport.status().ToString()}});
-    return kExitFailure;
-  }
-  runtime::MetricsRegistry metrics;
-  kube::RestClientOptions client_options;
-  client_options.qps = flags.qps;
-  client_options.burst = flags.burst;
-  client_options.credentials = config->credentials;
-  client_options.metrics = &metrics;
-  kube::RestClient client(transport->get(), client_options);
-  log.Info("connecting",
-           {{"server", config->server}, {"source", config->source}, {"version", kVersion}});
+  std::unique_ptr<Cluster> cluster = Connect(flags, log);
+  if (cluster == nullptr) return kExitFailure;
 
   const std::string identity = Identity();
-  kube::RestEventSink event_writer(&client, kube::WriteOptions{"gpu-profile-operator", false, ""});
-  runtime::AsyncEventSinkOptions async_options;
-  async_options.on_error = [&log](const absl::Status& status, const runtime::Event& event) {
-    log.Debug("event not written", {{"reason", event.reason}, {"error", status.ToString()}});
-  };
-  runtime::AsyncEventSink event_sink(&event_writer, async_options);
-  runtime::EventRecorderOptions recorder_options;
-  recorder_options.reporting_controller = "gpuprofile.io/gpu-profile-operator";
-  recorder_options.reporting_instance = identity;
-  recorder_options.clock = runtime::RealClock::Default();
-  recorder_options.sink = &event_sink;
-  runtime::EventRecorder recorder(recorder_options);
-
-  std::unique_ptr<runtime::LeaderElector> elector;
-  kube::RestLeaseClient lease_client(&client);
-  // Set by the leader elector's callback when leadership is lost: the process exits 1.
-  std::atomic<bool> lost_leadership{false};
-  // Set once shutdown starts: releasing the Lease then ends leadership on purpose.
-  std::atomic<bool> shutting_down{false};
-
-  reconciler::OperatorOptions options;
-  options.client = &client;
-  options.clock = runtime::RealClock::Default();
-  options.metrics = &metrics;
-  options.events = &recorder;
-  options.workers = flags.workers;
-  options.status_interval = flags.status_interval;
-  options.dra_poll_interval = flags.dra_poll;
-  options.kube_version = flags.kube_version;
-  options.feature_gates = flags.feature_gates;
-  options.log = [&log](const std::string& line) { log.Info(line); };
-  if (flags.leader_elect) {
-    options.may_write = [&elector] { return elector != nullptr && elector->IsLeader(); };
-  }
-  absl::StatusOr<std::unique_ptr<reconciler::GpuProfileOperator>> created =
-      reconciler::GpuProfileOperator::Create(options);
-  if (!created.ok()) {
-    // --feature-gates is checked against the server's release, known only now.
-    if (absl::StartsWith(created.status().message(), "--feature-gates")) {
-      err << "run: " << created.status().message() << "\n" << kUsage << kFeatureGatesHelp;
-      return kExitUsage;
-    }
-    log.Error("cannot start the operator", {{"error", created.status().ToString()}});
-    return kExitFailure;
-  }
-  std::unique_ptr<reconciler::GpuProfileOperator> op = *std::move(created);
+  EventPipeline events(cluster->client.get(), identity, &log);
+  LeaderCheck leader;
+  absl::StatusOr<std::unique_ptr<reconciler::GpuProfileOperator>> op =
+      reconciler::GpuProfileOperator::Create(
+          OperatorOptionsFor(flags, cluster.get(), events.recorder(), &log, &leader));
+  if (!op.ok()) return OperatorCreateFailed(op.status(), log, err);
   MallocTrimmer trimmer(flags.malloc_trim_interval);
   // The gates the selectors are compiled with: the release defaults plus these overrides.
-  const FeatureGates* gates = &op->feature_gates();
-  log.Info("generating for Kubernetes", {{"kubeVersion", op->kube_version().ToString()},
-                                         {"featureGates", gates->OverridesString()}});
+  log.Info("generating for Kubernetes",
+           {{"kubeVersion", (*op)->kube_version().ToString()},
+            {"featureGates", (*op)->feature_gates().OverridesString()}});
 
-  // /metrics, /healthz, /readyz (kubebuilder's flags; "0" disables either server).
-  runtime::HealthChecks healthz("healthz");
-  runtime::HealthChecks readyz("readyz");
-  reconciler::GpuProfileOperator* op_ptr = op.get();
-  readyz.Add("informers-synced", [op_ptr] { return op_ptr->CachesReady(); }).IgnoreError();
-  readyz.Add("dra-served", [op_ptr] { return op_ptr->DraServed(); }).IgnoreError();
-  ServerRunnable metrics_server("metrics", flags.metrics_address, kube::MetricsHandlers(&metrics),
-                                &log);
-  ServerRunnable probe_server("health probes", flags.probe_address,
-                              kube::ProbeHandlers(&healthz, &readyz), &log);
-
-  // Servers and caches now; the workers once this replica leads and the caches have synced.
-  runtime::ManagerOptions manager_options;
-  manager_options.wait_for_sync = [op_ptr](absl::Time deadline) {
-    return op_ptr->WaitForCacheSync(deadline);
-  };
-  manager_options.log = [&log](const std::string& line) { log.Info(line); };
-  runtime::Manager manager(std::move(manager_options));
-  manager.AddServer("the metrics server", &metrics_server);
-  manager.AddServer("the health probe server", &probe_server);
-  manager.AddCache("the informer caches", op->caches_runnable());
-  manager.AddLeaderOnly("the controllers", op->workers_runnable());
-  if (absl::Status started = manager.Start(); !started.ok()) {
+  Endpoints endpoints(flags, op->get(), &cluster->metrics, &log);
+  kube::RestLeaseClient lease_client(cluster->client.get());
+  Lifecycle lifecycle{*shutdown, &log};
+  absl::StatusOr<std::unique_ptr<runtime::Manager>> manager =
+      AssembleManager(op->get(), &endpoints,
+                      LeaderElectionFor(flags, cluster.get(), identity, &lease_client), &lifecycle);
+  if (!manager.ok()) {
+    log.Error("invalid leader election settings", {{"error", manager.status().ToString()}});
+    return kExitUsage;
+  }
+  leader.Set(manager->get());
+  if (absl::Status started = (*manager)->Start(); !started.ok()) {
     log.Error("cannot start", {{"error", started.ToString()}});
-    manager.Stop();
+    (*manager)->Stop();
     return kExitFailure;
   }
-
-  std::thread elector_thread;
-  runtime::ShutdownSignal* signal = *shutdown;
-  if (flags.leader_elect) {
-    runtime::LeaderElectionConfig lec;
-    lec.lease_namespace = flags.lease_namespace;
-    if (lec.lease_namespace.empty()) {
-      const char* pod_ns = std::getenv("POD_NAMESPACE");
-      lec.lease_namespace = pod_ns != nullptr && *pod_ns != '\0' ? pod_ns : config->namespace_name;
-    }
-    lec.lease_name = flags.lease_name;
-    lec.identity = identity;
-    lec.lease_duration = flags.lease_duration;
-    lec.renew_deadline = flags.renew_deadline;
-    lec.retry_period = flags.retry_period;
-    lec.master_status = nullptr;
-    lec.callbacks.on_started_leading = [&log, &manager] {
-      log.Info("became the leader: starting workers once the caches have synced");
-      manager.StartLeading();
-    };
-    lec.callbacks.on_stopped_leading = [&log, &shutting_down, &lost_leadership, signal] {
-      if (shutting_down.load() || lost_leadership.exchange(true)) return;
-      log.Warn("leadership lost: stopping (the process restarts and campaigns again)");
-      signal->Notify();
-    };
-    lec.callbacks.on_new_leader = [&log, identity](const std::string& leader) {
-      if (leader != identity) log.Info("another replica leads", {{"leader", leader}});
-    };
-    absl::StatusOr<runtime::ControllerRuntimeMetrics> crm =
-        runtime::ControllerRuntimeMetrics::Register(&metrics);
-    if (crm.ok())
-      lec.master_status = crm->leader_election_master_status->WithLabels({lec.lease_name});
-    absl::StatusOr<std::unique_ptr<runtime::LeaderElector>> le =
-        runtime::LeaderElector::Create(lec, &lease_client, runtime::RealClock::Default());
-    if (!le.ok()) {
-      log.Error("invalid leader election settings", {{"error", le.status().ToString()}});
-      manager.Stop();
-      return kExitUsage;
-    }
-    elector = *std::move(le);
-    log.Info("campaigning for leadership",
-             {{"lease", absl::StrCat(lec.lease_namespace, "/", lec.lease_name)},
-              {"identity", identity}});
-    elector_thread = std::thread([&elector] { elector->Run(); });
-  } else {
-    manager.StartLeading();
-  }
-
-  signal->Wait();
-  shutting_down.store(true);
-  const bool lost = lost_leadership.load();
-  const int signal_number = signal->signal_number();
-  log.Info(lost ? "shutting down after losing leadership" : "shutting down",
-           {{"signal", signal_number > 0 ? strsignal(signal_number) : "none"},
-            {"gracePeriod", absl::FormatDuration(flags.grace)}});
-
-  // Graceful shutdown: finish running reconciles, stop the caches and servers, release the
-  // lease, flush events. A second signal ends the process at once (ShutdownSignal); so does the
-  // end of the grace period.
-  runtime::GracePeriod grace(flags.grace);
-  absl::Status stopped = grace.Run([&] {
-    manager.Stop();
-    if (elector != nullptr) {
-      elector->Stop();
-      if (elector_thread.joinable()) elector_thread.join();
-    }
-    event_sink.Stop(absl::Seconds(2)).IgnoreError();
-  });
-  if (!stopped.ok()) {
-    log.Error("graceful shutdown did not finish in time: exiting now",
-              {{"error", stopped.ToString()}});
-    std::_Exit(kExitFailure);
-  }
-  log.Info("stopped");
-  return lost ? kExitFailure : kExitOk;
+  return AwaitShutdown(&lifecycle, manager->get(), &events, flags.grace);
 }
 
 }  // namespace gpuprofile::cmd

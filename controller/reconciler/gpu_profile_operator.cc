@@ -59,7 +59,29 @@ GpuProfileOperator::GpuProfileOperator(OperatorOptions options, KubeVersion kube
 
 GpuProfileOperator::~GpuProfileOperator() { Stop(); }
 
+namespace {
+
+// Every change to the fleet's inputs enqueues its one key.
+constexpr auto kToFleet = [](const auto&) { return std::vector<std::string>{kFleetKey}; };
+
+}  // namespace
+
 void GpuProfileOperator::Wire() {
+  WireCacheAndWriter();
+  WireReconcilers();
+  WireControllers();
+  // What each change enqueues (see the header).
+  MapProfileEvents();
+  MapFleetEvents();
+  cache_->SetDraWiring([this](kube::Informer<dra::ResourceSlice>& slices,
+                              kube::Informer<dra::DeviceClass>& classes,
+                              kube::Informer<TemplateObject>& templates,
+                              kube::Informer<dra::ResourceClaim>& claims) {
+    MapDraEvents(slices, classes, templates, claims);
+  });
+}
+
+void GpuProfileOperator::WireCacheAndWriter() {
   ClusterCacheOptions cache_options;
   cache_options.client = options_.client;
   cache_options.watch = options_.watch;
@@ -81,7 +103,9 @@ void GpuProfileOperator::Wire() {
     if (writes.ok()) writer_options.writes_total = *writes;
   }
   writer_ = std::make_unique<RestClusterWriter>(std::move(writer_options));
+}
 
+void GpuProfileOperator::WireReconcilers() {
   ProfileReconcilerOptions profile_options;
   profile_options.cache = cache_.get();
   profile_options.desired = desired_.get();
@@ -105,7 +129,9 @@ void GpuProfileOperator::Wire() {
   group_options.clock = options_.clock;
   group_options.events = options_.events;
   node_groups_ = std::make_unique<NodeGroupReconciler>(std::move(group_options));
+}
 
+void GpuProfileOperator::WireControllers() {
   runtime::ControllerOptions controller_options;
   controller_options.name = "gpuprofile";
   controller_options.workers = options_.workers;
@@ -128,9 +154,16 @@ void GpuProfileOperator::Wire() {
       [this](const std::string& key) { return profiles_->Reconcile(key); });
   node_group_controller_ = std::make_unique<runtime::Controller>(
       std::move(fleet_options), [this](const std::string&) { return node_groups_->Reconcile(); });
+}
 
-  // What each change enqueues (see the header).
-  const auto fleet = [](const auto&) { return std::vector<std::string>{kFleetKey}; };
+std::vector<std::string> GpuProfileOperator::ProfilesOfLabelled(const api::ObjectMeta& meta) const {
+  auto label = meta.labels.find(profile::kProfileLabel);
+  if (label != meta.labels.end()) return std::vector<std::string>{label->second};
+  // Unmanaged: it may now conflict with, or free, a name some profile wants.
+  return cache_->profiles().ListKeys();
+}
+
+void GpuProfileOperator::MapProfileEvents() {
   kube::ControllerBuilder(controller_.get())
       .For<ProfileObject>(
           &cache_->profile_informer(),
@@ -138,53 +171,50 @@ void GpuProfileOperator::Wire() {
       .Watches<api::Namespace>(
           &cache_->namespace_informer(),
           [this](const api::Namespace&) { return cache_->profiles().ListKeys(); },
-          /*urgent=*/true);
-  kube::ControllerBuilder(node_group_controller_.get())
-      .Watches<ProfileObject>(&cache_->profile_informer(), fleet)
-      .Watches<NodeGroupObject>(&cache_->node_group_informer(), fleet)
-      .Watches<api::NodeGpus>(&cache_->node_informer(), fleet);
-  const auto by_label = [this](const api::ObjectMeta& meta) {
-    auto label = meta.labels.find(profile::kProfileLabel);
-    if (label != meta.labels.end()) return std::vector<std::string>{label->second};
-    // Unmanaged: it may now conflict with, or free, a name some profile wants.
-    return cache_->profiles().ListKeys();
-  };
-  // ResourceQuotas are core/v1: wired with the always-on informers, not with DRA's.
-  kube::ControllerBuilder(controller_.get())
+          /*urgent=*/true)
+      // ResourceQuotas are core/v1: wired with the always-on informers, not with DRA's.
       .Owns<api::ResourceQuota>(
           &cache_->quota_informer(),
           [](const api::ResourceQuota& q) -> const api::ObjectMeta& { return q.metadata; },
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
-      .Watches<api::ResourceQuota>(
-          &cache_->quota_informer(),
-          [by_label](const api::ResourceQuota& q) { return by_label(q.metadata); });
-  cache_->SetDraWiring([this, fleet, by_label](kube::Informer<dra::ResourceSlice>& slices,
-                                               kube::Informer<dra::DeviceClass>& classes,
-                                               kube::Informer<TemplateObject>& templates,
-                                               kube::Informer<dra::ResourceClaim>& claims) {
-    kube::ControllerBuilder(controller_.get())
-        .Watches<dra::ResourceSlice>(
-            &slices,
-            [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
-        .Owns<dra::DeviceClass>(
-            &classes,
-            [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
-            api::kGpuProfileKind, kube::OwnerScope::kCluster)
-        .Watches<dra::DeviceClass>(
-            &classes, [by_label](const dra::DeviceClass& c) { return by_label(c.metadata); })
-        // A template's shared metadata has no namespace: the owner is cluster-scoped.
-        .Owns<TemplateObject>(
-            &templates,
-            [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); },
-            api::kGpuProfileKind, kube::OwnerScope::kCluster)
-        .Watches<TemplateObject>(
-            &templates, [by_label](const TemplateObject& t) { return by_label(t.shared_meta()); })
-        .Watches<dra::ResourceClaim>(
-            &claims, [this](const dra::ResourceClaim& claim) { return ProfilesOfClaim(claim); });
-    kube::ControllerBuilder(node_group_controller_.get())
-        .Watches<dra::ResourceSlice>(&slices, fleet)
-        .Watches<dra::ResourceClaim>(&claims, fleet);
-  });
+      .Watches<api::ResourceQuota>(&cache_->quota_informer(), [this](const api::ResourceQuota& q) {
+        return ProfilesOfLabelled(q.metadata);
+      });
+}
+
+void GpuProfileOperator::MapFleetEvents() {
+  kube::ControllerBuilder(node_group_controller_.get())
+      .Watches<ProfileObject>(&cache_->profile_informer(), kToFleet)
+      .Watches<NodeGroupObject>(&cache_->node_group_informer(), kToFleet)
+      .Watches<api::NodeGpus>(&cache_->node_informer(), kToFleet);
+}
+
+void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices,
+                                      kube::Informer<dra::DeviceClass>& classes,
+                                      kube::Informer<TemplateObject>& templates,
+                                      kube::Informer<dra::ResourceClaim>& claims) {
+  kube::ControllerBuilder(controller_.get())
+      .Watches<dra::ResourceSlice>(
+          &slices,
+          [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
+      .Owns<dra::DeviceClass>(
+          &classes, [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
+          api::kGpuProfileKind, kube::OwnerScope::kCluster)
+      .Watches<dra::DeviceClass>(
+          &classes, [this](const dra::DeviceClass& c) { return ProfilesOfLabelled(c.metadata); })
+      // A template's shared metadata has no namespace: the owner is cluster-scoped.
+      .Owns<TemplateObject>(
+          &templates,
+          [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); },
+          api::kGpuProfileKind, kube::OwnerScope::kCluster)
+      .Watches<TemplateObject>(
+          &templates,
+          [this](const TemplateObject& t) { return ProfilesOfLabelled(t.shared_meta()); })
+      .Watches<dra::ResourceClaim>(
+          &claims, [this](const dra::ResourceClaim& claim) { return ProfilesOfClaim(claim); });
+  kube::ControllerBuilder(node_group_controller_.get())
+      .Watches<dra::ResourceSlice>(&slices, kToFleet)
+      .Watches<dra::ResourceClaim>(&claims, kToFleet);
 }
 
 void GpuProfileOperator::EnqueueAllProfiles() {
@@ -223,7 +253,7 @@ std::vector<std::string> GpuProfileOperator::ProfilesOfClaim(
 
 void GpuProfileOperator::StartCaches() {
   cache_->Start();
-  poller_ = std::thread([this] { PollDiscovery(); });
+  StartDiscovery();
 }
 
 void GpuProfileOperator::StartWorkers() {
@@ -233,49 +263,69 @@ void GpuProfileOperator::StartWorkers() {
   node_group_controller_->queue()->Add(kFleetKey);
 }
 
+void GpuProfileOperator::StartDiscovery() {
+  absl::MutexLock lock(&mu_);
+  if (discovery_stopped_ || poller_.joinable()) return;
+  poller_ = std::thread([this] { PollDiscovery(); });
+}
+
 void GpuProfileOperator::PollDiscovery() {
-  absl::Mutex wait_mu;
-  bool first = true;
-  while (true) {
+  for (bool first = true;; first = false) {
     {
       absl::MutexLock lock(&mu_);
-      if (stopping_) return;
+      if (discovery_stopped_) return;
     }
-    if (!cache_->dra_version().has_value()) {
-      if (!first) discovery_.Refresh();
-      first = false;
-      absl::StatusOr<dra::DraApiVersion> version = DiscoverDraApiVersion(&discovery_);
-      absl::Status status = version.status();
-      bool changed;
-      {
-        absl::MutexLock lock(&mu_);
-        changed = dra_status_.ToString() != status.ToString();
-        dra_status_ = status;
-      }
-      // NotFound: discovery answered that no version the operator reads is served (DRANotServed
-      // is then true, with dra_status_'s message); other errors say nothing either way.
-      if (!version.ok() && absl::IsNotFound(version.status())) cache_->MarkDraChecked();
-      if (version.ok() && cache_->EnableDra(*version)) {
-        if (options_.log) {
-          options_.log(absl::StrCat("resource.k8s.io/", dra::VersionName(*version),
-                                    " is served: watching ResourceSlices, DeviceClasses and "
-                                    "ResourceClaimTemplates in that version"));
-        }
-        EnqueueAllProfiles();
-        node_group_controller_->queue()->Add(kFleetKey);
-      }
-      if (changed && !status.ok() && options_.log) {
-        options_.log(absl::StrCat(
-            "Dynamic Resource Allocation is not available: ", status.message(),
-            "; checking again every ", absl::FormatDuration(options_.dra_poll_interval)));
-      }
-      // The DRANotServed message names what discovery found: rewrite it when that changes.
-      if (changed && absl::IsNotFound(status)) EnqueueAllProfiles();
-    }
+    const absl::Time next_poll = PollDiscoveryOnce(/*refresh=*/!first);
     absl::MutexLock lock(&mu_);
-    auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-    mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.dra_poll_interval);
+    while (!discovery_stopped_ && options_.clock->Now() < next_poll) {
+      options_.clock->AwaitWithDeadline(&mu_, absl::Condition(&discovery_stopped_), next_poll);
+    }
   }
+}
+
+absl::Time GpuProfileOperator::PollDiscoveryOnce(bool refresh) {
+  if (cache_->dra_version().has_value()) return options_.clock->Now() + options_.dra_poll_interval;
+  if (refresh) discovery_.Refresh();
+  absl::StatusOr<dra::DraApiVersion> version = DiscoverDraApiVersion(&discovery_);
+  // Set before anything is logged, so that a test seeing the log may move a fake clock on.
+  const absl::Time next_poll = options_.clock->Now() + options_.dra_poll_interval;
+  absl::Status status = version.status();
+  bool changed;
+  {
+    absl::MutexLock lock(&mu_);
+    changed = dra_status_.ToString() != status.ToString();
+    dra_status_ = status;
+  }
+  // NotFound: discovery answered that no version the operator reads is served (DRANotServed
+  // is then true, with dra_status_'s message); other errors say nothing either way.
+  if (!version.ok() && absl::IsNotFound(version.status())) cache_->MarkDraChecked();
+  if (version.ok() && cache_->EnableDra(*version)) {
+    if (options_.log) {
+      options_.log(absl::StrCat("resource.k8s.io/", dra::VersionName(*version),
+                                " is served: watching ResourceSlices, DeviceClasses and "
+                                "ResourceClaimTemplates in that version"));
+    }
+    EnqueueAllProfiles();
+    node_group_controller_->queue()->Add(kFleetKey);
+  }
+  if (changed && !status.ok() && options_.log) {
+    options_.log(absl::StrCat("Dynamic Resource Allocation is not available: ", status.message(),
+                              "; checking again every ",
+                              absl::FormatDuration(options_.dra_poll_interval)));
+  }
+  // The DRANotServed message names what discovery found: rewrite it when that changes.
+  if (changed && absl::IsNotFound(status)) EnqueueAllProfiles();
+  return next_poll;
+}
+
+void GpuProfileOperator::StopDiscovery() {
+  std::thread poller;
+  {
+    absl::MutexLock lock(&mu_);
+    discovery_stopped_ = true;
+    poller = std::move(poller_);
+  }
+  if (poller.joinable()) poller.join();
 }
 
 void GpuProfileOperator::StopWorkers() {
@@ -289,7 +339,7 @@ void GpuProfileOperator::Stop() {
     if (stopping_) return;
     stopping_ = true;
   }
-  if (poller_.joinable()) poller_.join();
+  StopDiscovery();
   StopWorkers();
   cache_->Stop();
 }

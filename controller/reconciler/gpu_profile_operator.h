@@ -1,9 +1,10 @@
 // File: controller/reconciler/gpu_profile_operator.h
 // The operator assembled: the cluster cache, the desired-state memo, two controllers — profiles
 // (keys: profile names) and node groups (one key, kFleetKey) — with their reconcilers, and a
-// discovery poller that
-// notices when resource.k8s.io becomes served (DRA switched on after the operator started) and
-// then starts the DRA informers, with no restart.
+// discovery poller that notices when resource.k8s.io becomes served (DRA switched on after the
+// operator started) and then starts the DRA informers, with no restart. The poller asks discovery
+// at once, then every dra_poll_interval as measured on the injected clock (tests drive it with a
+// FakeClock), until a version it reads is served.
 //
 // Event mapping (what each change enqueues):
 //   GpuProfile                  the profile; the fleet (node groups list their profiles)
@@ -16,9 +17,11 @@
 //   ResourceQuota               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
 //   GpuNodeGroup, Node          the fleet
-// StartCaches() may run on every replica (warm caches for a fast hand-over); StartWorkers()
-// only on the leader, once WaitForCacheSync says the caches have synced (runtime::Manager does
-// both, through caches_runnable() and workers_runnable()). Errors name what failed.
+// The informers and the poller may run on every replica (warm caches for a fast hand-over), the
+// workers only on the leader, once WaitForCacheSync says the caches have synced. runtime::Manager
+// runs the three parts through caches_runnable(), discovery_runnable() and workers_runnable();
+// StartCaches() starts the first two at once, for callers without a manager. Errors name what
+// failed.
 // Thread-safety: thread-safe.
 #pragma once
 
@@ -76,16 +79,21 @@ class GpuProfileOperator {
   static absl::StatusOr<std::unique_ptr<GpuProfileOperator>> Create(OperatorOptions options);
   ~GpuProfileOperator();
 
+  // Starts the informers and the discovery poller.
   void StartCaches();
   void StartWorkers();
   // Stops the workers (running reconciles finish); idempotent.
   void StopWorkers();
+  // Stops the discovery poller (an ongoing poll finishes); idempotent, final.
+  void StopDiscovery();
   // Stops workers, the poller and the informers; idempotent.
   void Stop();
   bool WaitForCacheSync(absl::Time deadline) { return cache_->WaitForSync(deadline); }
 
-  // The operator's two parts as runtime::Manager runs them.
+  // The operator's parts as runtime::Manager runs them: the informers (stopping them stops the
+  // whole operator), the discovery poller, and the workers.
   runtime::Runnable* caches_runnable() { return &caches_runnable_; }
+  runtime::Runnable* discovery_runnable() { return &discovery_runnable_; }
   runtime::Runnable* workers_runnable() { return &workers_runnable_; }
 
   // For /readyz: OK when the caches have synced and resource.k8s.io is served; otherwise the
@@ -102,9 +110,27 @@ class GpuProfileOperator {
 
  private:
   GpuProfileOperator(OperatorOptions options, KubeVersion kube, FeatureGates gates);
+  // Wire() builds the parts in this order; each step uses what the ones before built.
   void Wire();
+  void WireCacheAndWriter();
+  void WireReconcilers();
+  void WireControllers();
+  void MapProfileEvents();
+  void MapFleetEvents();
+  // SetDraWiring's function: the DRA informers' events, once discovery has found the version.
+  void MapDraEvents(kube::Informer<dra::ResourceSlice>& slices,
+                    kube::Informer<dra::DeviceClass>& classes,
+                    kube::Informer<TemplateObject>& templates,
+                    kube::Informer<dra::ResourceClaim>& claims);
+
+  void StartDiscovery();
+  // Polls until StopDiscovery(), on options_.clock.
   void PollDiscovery();
+  // One discovery round (skipped once DRA is enabled); returns when the next one is due.
+  absl::Time PollDiscoveryOnce(bool refresh);
   void EnqueueAllProfiles();
+  // The profile named by a managed object's label; every profile for an unmanaged object.
+  std::vector<std::string> ProfilesOfLabelled(const api::ObjectMeta& meta) const;
   // The names of the cached (decodable) profiles whose spec `keep` accepts, in cache order.
   std::vector<std::string> ProfilesWhere(
       absl::FunctionRef<bool(const api::GpuProfileSpec&)> keep) const;
@@ -128,10 +154,15 @@ class GpuProfileOperator {
   std::unique_ptr<runtime::Controller> node_group_controller_;  // kFleetKey
 
   runtime::FunctionRunnable caches_runnable_{[this] {
-                                               StartCaches();
+                                               cache_->Start();
                                                return absl::OkStatus();
                                              },
                                              [this] { Stop(); }};
+  runtime::FunctionRunnable discovery_runnable_{[this] {
+                                                  StartDiscovery();
+                                                  return absl::OkStatus();
+                                                },
+                                                [this] { StopDiscovery(); }};
   runtime::FunctionRunnable workers_runnable_{[this] {
                                                 StartWorkers();
                                                 return absl::OkStatus();
@@ -140,8 +171,9 @@ class GpuProfileOperator {
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool discovery_stopped_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status dra_status_ ABSL_GUARDED_BY(mu_) = absl::UnavailableError("discovery not run yet");
-  std::thread poller_;
+  std::thread poller_ ABSL_GUARDED_BY(mu_);  // joined outside mu_, which the poller waits under
 };
 
 }  // namespace gpuprofile::reconciler

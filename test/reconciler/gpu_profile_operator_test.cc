@@ -18,8 +18,10 @@
 #include "absl/time/clock.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/kube/api_error.h"
+#include "controller/kube/http_transport.h"
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
+#include "controller/runtime/testing/fake_clock.h"
 #include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -818,6 +820,75 @@ TEST_F(OperatorTest, FieldsTheServerDropsAreReportedNotRewrittenForever) {
       client_->Get(kTemplates.WithNamespace("ml-train").WithName("tolerant"));
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)["metadata"]["uid"].get<std::string>(), uid);
+}
+
+// The operator's log lines, and a bounded wait (on a condition, not a sleep) for one.
+class LogLines {
+ public:
+  std::function<void(const std::string&)> Sink() {
+    return [this](const std::string& line) {
+      absl::MutexLock lock(&mu_);
+      lines_.push_back(line);
+    };
+  }
+  bool WaitFor(const std::string& text) {
+    absl::MutexLock lock(&mu_);
+    auto logged = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const std::string& line : lines_) {
+        if (absl::StrContains(line, text)) return true;
+      }
+      return false;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&logged), absl::Seconds(20));
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+// The discovery poller waits on the injected clock: it asks at once, then not again until the
+// clock has moved a full dra_poll_interval (an hour here, which would stall a poller on real time),
+// and then notices that the API server now serves resource.k8s.io/v1.
+TEST(DraDiscoveryTest, PollsOnTheInjectedClock) {
+  KubeEmulator emulator({"--kube-version", "1.37", "--runtime-config",
+                         "resource.k8s.io/v1=false,resource.k8s.io/v1alpha3=true", "-f",
+                         Src("crds")});
+  ASSERT_TRUE(emulator.ok()) << emulator.error();
+  std::unique_ptr<kube::RestClient> client = emulator.NewClient();
+  runtime::FakeClock clock;
+  LogLines log;
+  OperatorOptions options;
+  options.client = client.get();
+  options.clock = &clock;
+  options.dra_poll_interval = absl::Hours(1);
+  options.log = log.Sink();
+  absl::StatusOr<std::unique_ptr<GpuProfileOperator>> created = GpuProfileOperator::Create(options);
+  ASSERT_TRUE(created.ok()) << created.status();
+  GpuProfileOperator& op = **created;
+  ASSERT_TRUE(op.caches_runnable()->Start().ok());
+  ASSERT_TRUE(op.discovery_runnable()->Start().ok());
+  ASSERT_TRUE(
+      log.WaitFor("Dynamic Resource Allocation is not available: the API server serves "
+                  "resource.k8s.io only in version v1alpha3"));
+  EXPECT_TRUE(absl::IsNotFound(op.DraServed()));
+
+  kube::HttpRequest request;
+  request.method = "POST";
+  request.path = "/emulator/runtime-config";
+  request.body = "resource.k8s.io/v1=true";
+  request.headers = {{"Content-Type", "text/plain"}};
+  absl::StatusOr<kube::HttpResponse> switched = emulator.transport()->Send(request);
+  ASSERT_TRUE(switched.ok()) << switched.status();
+  ASSERT_EQ(switched->status, 200) << switched->body;
+  // The clock stands still: no second poll yet.
+  EXPECT_TRUE(absl::IsNotFound(op.DraServed()));
+
+  clock.Advance(absl::Hours(1));
+  ASSERT_TRUE(log.WaitFor("resource.k8s.io/v1 is served"));
+  EXPECT_TRUE(op.DraServed().ok()) << op.DraServed();
+  op.discovery_runnable()->Stop();
+  op.caches_runnable()->Stop();
 }
 
 }  // namespace
