@@ -114,6 +114,13 @@ class Diagnoser {
 
   // pod_diagnosis.cc
   std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
+  // Findings for the pod's spec.resourceClaims entry `ref`: its claim's, or why it has none.
+  void DiagnosePodClaim(const Pod& pod, const PodClaimRef& ref, std::vector<Finding>* out) const;
+  // The claim made from template entry `ref` for `pod`: the one its claim status (`status`, may
+  // be null) names, else one the pod owns for the entry (made, but not yet in the pod's
+  // status); nullptr when none is found.
+  const dra::ResourceClaim* ClaimMadeFor(const Pod& pod, const PodClaimRef& ref,
+                                         const PodClaimStatus* status) const;
 
   // node_offers.cc
   // Whether `node`, which has DRA devices, also offers device-plugin GPUs: it is in a node
