@@ -32,11 +32,15 @@ std::vector<dra::DeviceToleration> TolerationsOf(const api::GpuProfile& p) {
   return tolerations;
 }
 
-// Adds to *taints ("key=value:effect") each taint of `dev` that keeps a request with
-// `tolerations` off it: the ones a remedy has to remove or tolerate.
-void AddUntoleratedTaints(const dra::Device& dev,
-                          const std::vector<dra::DeviceToleration>& tolerations,
-                          std::set<std::string>* taints) {
+// Counts matched device `dev`, which the request may not use for its taints: a sample of such
+// devices, and in *taints ("key=value:effect") each taint no toleration of `tolerations`
+// tolerates, the ones a remedy has to remove or tolerate.
+void CountTainted(const dra::Device& dev, const std::vector<dra::DeviceToleration>& tolerations,
+                  ClassAnalysis* a, std::set<std::string>* taints) {
+  ++a->tainted;
+  if (a->sample_tainted.size() < kMaxListedClaims) {
+    a->sample_tainted.push_back(absl::StrCat(dev.node(), "/", dev.name()));
+  }
   for (const dra::DeviceTaint& t : dev.taints()) {
     if (!t.PreventsScheduling()) continue;
     bool tolerated = false;
@@ -222,11 +226,7 @@ ClassAnalysis Diagnoser::Analyse(size_t p) const {
         for (const std::string& h : holders_[d]) holders.insert(h);
         break;
       case DeviceOutcome::kTainted:
-        ++a.tainted;
-        if (a.sample_tainted.size() < kMaxListedClaims) {
-          a.sample_tainted.push_back(absl::StrCat(dev.node(), "/", dev.name()));
-        }
-        AddUntoleratedTaints(dev, tolerations, &taints);
+        CountTainted(dev, tolerations, &a, &taints);
         break;
       case DeviceOutcome::kIncompletePool:
       case DeviceOutcome::kCounterLimited:
