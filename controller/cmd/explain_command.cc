@@ -14,6 +14,7 @@
 #include "controller/cmd/exit_codes.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
+#include "controller/core/status_macros.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/dra/inventory.h"
@@ -111,90 +112,104 @@ absl::StatusOr<std::vector<nlohmann::json>> ListItems(kube::RestClient* client,
   return std::move(list->items);
 }
 
-// What the live cluster says, for `subject` in `ns`.
-absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Subject& subject,
-                                              const std::string& ns, const ParsedArgs& parsed,
-                                              std::ostream& err, int* usage_error) {
-  explain::ClusterView view;
-  view.live = true;
-  view.engine.namespaces_complete = true;
-  kube::Discovery discovery(client);
-  KubeVersion kube = KubeVersion::Newest();
+// Decodes each of `items` and hands it to `keep`; one that does not decode is left out with a
+// warning naming its `kind`, so that one malformed object does not hide the rest of the cluster.
+template <typename Decode, typename Keep>
+void DecodeEach(const std::vector<nlohmann::json>& items, const char* kind, Decode decode,
+                Keep keep, std::ostream& err) {
+  for (const nlohmann::json& item : items) {
+    auto decoded = decode(item);
+    if (decoded.ok()) {
+      keep(*std::move(decoded));
+    } else {
+      err << "explain: warning: a " << kind
+          << " does not decode and is left out: " << decoded.status().message() << "\n";
+    }
+  }
+}
+
+// The release to model: --kube-version, else the server's own. Sets *usage_error when the flag
+// is malformed, so that the caller prints the usage.
+absl::StatusOr<KubeVersion> LiveKubeVersion(kube::Discovery* discovery, const ParsedArgs& parsed,
+                                            int* usage_error) {
   if (parsed.Has("--kube-version")) {
     absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed.Get("--kube-version"));
     if (!v.ok()) {
       *usage_error = 1;
       return absl::InvalidArgumentError(absl::StrCat("--kube-version: ", v.status().message()));
     }
-    kube = *v;
-  } else {
-    absl::StatusOr<kube::ServerVersion> server = discovery.GetServerVersion();
-    if (!server.ok()) return server.status();
-    if (server->kube) {
-      kube = *server->kube;
-    } else if (server->major == 1 && server->minor < KubeVersion::kOldestMinor) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the server is Kubernetes ", server->git_version,
-                       ", older than any release this "
-                       "command models (pass --kube-version to read it as one)"));
-    }
+    return *v;
   }
-  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(parsed, kube);
-  if (!gates.ok()) {
-    *usage_error = 1;
-    return gates.status();
+  absl::StatusOr<kube::ServerVersion> server = discovery->GetServerVersion();
+  if (!server.ok()) return server.status();
+  if (server->kube) return *server->kube;
+  if (server->major == 1 && server->minor < KubeVersion::kOldestMinor) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the server is Kubernetes ", server->git_version,
+                     ", older than any release this "
+                     "command models (pass --kube-version to read it as one)"));
   }
-  view.engine.kube_version = kube;
-  view.engine.feature_gates = *gates;
+  // A release newer than those modelled, or a version that does not read as 1.x: the newest.
+  return KubeVersion::Newest();
+}
 
+// The resource.k8s.io version to read; "" when the cluster serves none that `version` can read,
+// and then the view records why (explain reports it as DraNotServed).
+absl::StatusOr<std::string> LiveDraVersion(kube::Discovery* discovery, const KubeVersion& version,
+                                           explain::ClusterView* view) {
   absl::StatusOr<std::vector<std::string>> served =
-      discovery.ServedVersions(dra::kResourceApiGroup);
+      discovery->ServedVersions(dra::kResourceApiGroup);
   if (!served.ok()) return served.status();
-  absl::StatusOr<dra::DraApiVersion> chosen = dra::ChooseDraApiVersion(*served, kube);
+  absl::StatusOr<dra::DraApiVersion> chosen = dra::ChooseDraApiVersion(*served, version);
   if (!chosen.ok()) {
-    view.dra_served = false;
-    view.dra_not_served_reason = std::string(chosen.status().message());
+    view->dra_served = false;
+    view->dra_not_served_reason = std::string(chosen.status().message());
+    return std::string();
   }
-  const std::string dra_version =
-      chosen.ok() ? std::string(dra::VersionName(*chosen)) : std::string();
-  // Templates: the subject's namespace, every namespace for a profile. Claims: every namespace,
-  // since any claim may hold the devices the subject's claims could use.
-  const std::string scope = subject.kind == Kind::kProfile ? "" : ns;
+  return std::string(dra::VersionName(*chosen));
+}
 
-  if (subject.kind == Kind::kPod) {
-    absl::StatusOr<nlohmann::json> pod =
-        client->Get(kube::ResourcePath{"", "v1", "pods", ns, subject.name, ""});
-    if (!pod.ok() && !kube::apierrors::IsNotFound(pod.status())) return pod.status();
-    if (pod.ok()) {
-      absl::StatusOr<explain::Pod> decoded = explain::DecodePod(*pod);
-      if (!decoded.ok()) return decoded.status();
-      view.pods.push_back(*std::move(decoded));
-    }
+// The subject pod, when it exists. A pod that does not is not an error here: the Explainer
+// reports it as not found, live and offline alike.
+absl::Status ReadPod(kube::RestClient* client, const std::string& ns, const std::string& name,
+                     explain::ClusterView* view) {
+  absl::StatusOr<nlohmann::json> pod =
+      client->Get(kube::ResourcePath{"", "v1", "pods", ns, name, ""});
+  if (!pod.ok()) {
+    return kube::apierrors::IsNotFound(pod.status()) ? absl::OkStatus() : pod.status();
   }
+  absl::StatusOr<explain::Pod> decoded = explain::DecodePod(*pod);
+  if (!decoded.ok()) return decoded.status();
+  view->pods.push_back(*std::move(decoded));
+  return absl::OkStatus();
+}
+
+// The GpuProfiles (none when the CRD is not installed) and the Namespaces, whose labels decide
+// where the profiles' templates go.
+absl::Status ReadProfilesAndNamespaces(kube::RestClient* client, explain::ClusterView* view,
+                                       std::ostream& err) {
   absl::StatusOr<std::vector<nlohmann::json>> items =
       ListItems(client, {api::kGroup, api::kVersion, "gpuprofiles", "", "", ""}, true);
   if (!items.ok()) return items.status();
-  for (const nlohmann::json& item : *items) {
-    absl::StatusOr<api::GpuProfile> p = api::DecodeGpuProfile(item);
-    if (!p.ok()) {
-      err << "explain: warning: a GpuProfile does not decode and is left out: "
-          << p.status().message() << "\n";
-      continue;
-    }
-    view.engine.profiles.push_back(*std::move(p));
-  }
+  DecodeEach(
+      *items, "GpuProfile", api::DecodeGpuProfile,
+      [&](api::GpuProfile p) { view->engine.profiles.push_back(std::move(p)); }, err);
   items = ListItems(client, {"", "v1", "namespaces", "", "", ""}, false);
   if (!items.ok()) return items.status();
   for (const nlohmann::json& item : *items) {
     absl::StatusOr<api::Namespace> n = api::DecodeNamespace(item);
-    if (n.ok()) view.engine.namespaces.push_back(*std::move(n));
+    if (n.ok()) view->engine.namespaces.push_back(*std::move(n));
   }
-  // Nodes, for the migration view (who offers each node's GPUs). A user who may not list Nodes
-  // still gets the rest of the explanation.
-  kube::ListOptions node_options;
-  node_options.limit = 500;
+  return absl::OkStatus();
+}
+
+// The Nodes, for the migration view (who offers each node's GPUs). A user who may not list Nodes
+// still gets the rest of the explanation.
+absl::Status ReadNodes(kube::RestClient* client, explain::ClusterView* view, std::ostream& err) {
+  kube::ListOptions options;
+  options.limit = 500;
   absl::StatusOr<kube::ObjectList> nodes =
-      client->ListAll({"", "v1", "nodes", "", "", ""}, node_options);
+      client->ListAll({"", "v1", "nodes", "", "", ""}, options);
   if (!nodes.ok() && !kube::apierrors::IsForbidden(nodes.status())) {
     return absl::Status(nodes.status().code(),
                         absl::StrCat("cannot list nodes: ", nodes.status().message()));
@@ -203,83 +218,131 @@ absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Su
     err << "explain: warning: cannot list Nodes, so who offers each node's GPUs (device plugin "
            "or DRA) is left out: "
         << nodes.status().message() << "\n";
-  } else {
-    view.nodes_known = true;
-    for (const nlohmann::json& item : nodes->items) {
-      absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(item);
-      if (n.ok()) {
-        view.nodes.push_back(*std::move(n));
-      } else {
-        err << "explain: warning: a Node does not decode and is left out: " << n.status().message()
-            << "\n";
-      }
+    return absl::OkStatus();
+  }
+  view->nodes_known = true;
+  DecodeEach(
+      nodes->items, "Node", api::DecodeNodeGpus,
+      [&](api::NodeGpus n) { view->nodes.push_back(std::move(n)); }, err);
+  return absl::OkStatus();
+}
+
+// metadata.name of a ResourceSlice that does not decode, as far as it can be read.
+std::string SliceName(const nlohmann::json& item) {
+  const nlohmann::json* name =
+      item.contains("metadata") && item["metadata"].is_object() && item["metadata"].contains("name")
+          ? &item["metadata"]["name"]
+          : nullptr;
+  return name != nullptr && name->is_string() ? name->get<std::string>() : "<unnamed>";
+}
+
+// The devices of the ResourceSlices of `version`. A slice that does not decode is kept by name
+// in the inventory rather than dropped unseen.
+absl::StatusOr<dra::Inventory> ReadInventory(kube::RestClient* client, const std::string& version) {
+  absl::StatusOr<std::vector<nlohmann::json>> items =
+      ListItems(client, {dra::kResourceApiGroup, version, "resourceslices", "", "", ""}, false);
+  if (!items.ok()) return items.status();
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
+  std::vector<dra::UndecodableSlice> undecodable;
+  for (const nlohmann::json& item : *items) {
+    absl::StatusOr<dra::ResourceSlice> s = dra::DecodeSlice(item);
+    if (s.ok()) {
+      slices.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(s)));
+    } else {
+      undecodable.push_back({SliceName(item), std::string(s.status().message())});
     }
   }
-  if (!dra_version.empty()) {
-    const std::string group = dra::kResourceApiGroup;
-    items = ListItems(client, {group, dra_version, "resourceslices", "", "", ""}, false);
-    if (!items.ok()) return items.status();
-    std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
-    std::vector<dra::UndecodableSlice> undecodable;
-    for (const nlohmann::json& item : *items) {
-      absl::StatusOr<dra::ResourceSlice> s = dra::DecodeSlice(item);
-      if (s.ok()) {
-        slices.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(s)));
-      } else {
-        const nlohmann::json* name = item.contains("metadata") && item["metadata"].is_object() &&
-                                             item["metadata"].contains("name")
-                                         ? &item["metadata"]["name"]
-                                         : nullptr;
-        undecodable.push_back(
-            {name != nullptr && name->is_string() ? name->get<std::string>() : "<unnamed>",
-             std::string(s.status().message())});
-      }
-    }
-    view.inventory = dra::Inventory::FromSlices(std::move(slices), std::move(undecodable));
-    items = ListItems(client, {group, dra_version, "deviceclasses", "", "", ""}, false);
-    if (!items.ok()) return items.status();
-    for (const nlohmann::json& item : *items) {
-      absl::StatusOr<dra::DeviceClass> c = dra::DecodeDeviceClass(item);
-      if (c.ok()) {
-        view.engine.existing_classes.push_back(
-            std::make_shared<const dra::DeviceClass>(*std::move(c)));
-      } else {
-        err << "explain: warning: a DeviceClass does not decode and is left out: "
-            << c.status().message() << "\n";
-      }
-    }
-    items = ListItems(client, {group, dra_version, "resourceclaimtemplates", scope, "", ""}, false);
-    if (!items.ok()) return items.status();
-    for (const nlohmann::json& item : *items) {
-      absl::StatusOr<dra::ResourceClaimTemplate> t = dra::DecodeResourceClaimTemplate(item);
-      if (t.ok()) {
-        view.engine.existing_templates.push_back(profile::ExistingTemplate::Of(
-            std::make_shared<const dra::ResourceClaimTemplate>(*std::move(t))));
-      } else {
-        err << "explain: warning: a ResourceClaimTemplate does not decode and is left out: "
-            << t.status().message() << "\n";
-      }
-    }
-    items = ListItems(client, {group, dra_version, "resourceclaims", "", "", ""}, false);
-    if (!items.ok()) return items.status();
-    for (const nlohmann::json& item : *items) {
-      absl::StatusOr<dra::ResourceClaim> c = dra::DecodeResourceClaim(item);
-      if (c.ok()) {
-        view.claims.push_back(*std::move(c));
-      } else {
-        err << "explain: warning: a ResourceClaim does not decode and is left out: "
-            << c.status().message() << "\n";
-      }
-    }
+  return dra::Inventory::FromSlices(std::move(slices), std::move(undecodable));
+}
+
+// The resource.k8s.io objects of `version`: the devices, the DeviceClasses and the
+// ResourceClaimTemplates that exist (templates in `scope`, "" for every namespace) and every
+// ResourceClaim.
+absl::Status ReadDraObjects(kube::RestClient* client, const std::string& version,
+                            const std::string& scope, explain::ClusterView* view,
+                            std::ostream& err) {
+  const std::string group = dra::kResourceApiGroup;
+  absl::StatusOr<dra::Inventory> inventory = ReadInventory(client, version);
+  if (!inventory.ok()) return inventory.status();
+  view->inventory = *std::move(inventory);
+  absl::StatusOr<std::vector<nlohmann::json>> items =
+      ListItems(client, {group, version, "deviceclasses", "", "", ""}, false);
+  if (!items.ok()) return items.status();
+  DecodeEach(
+      *items, "DeviceClass", dra::DecodeDeviceClass,
+      [&](dra::DeviceClass c) {
+        view->engine.existing_classes.push_back(
+            std::make_shared<const dra::DeviceClass>(std::move(c)));
+      },
+      err);
+  items = ListItems(client, {group, version, "resourceclaimtemplates", scope, "", ""}, false);
+  if (!items.ok()) return items.status();
+  DecodeEach(
+      *items, "ResourceClaimTemplate", dra::DecodeResourceClaimTemplate,
+      [&](dra::ResourceClaimTemplate t) {
+        view->engine.existing_templates.push_back(profile::ExistingTemplate::Of(
+            std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
+      },
+      err);
+  items = ListItems(client, {group, version, "resourceclaims", "", "", ""}, false);
+  if (!items.ok()) return items.status();
+  DecodeEach(
+      *items, "ResourceClaim", dra::DecodeResourceClaim,
+      [&](dra::ResourceClaim c) { view->claims.push_back(std::move(c)); }, err);
+  return absl::OkStatus();
+}
+
+// What the live cluster says, for `subject` in `ns`. Sets *usage_error when the error is the
+// user's flags (--kube-version, --feature-gates).
+absl::StatusOr<explain::ClusterView> ReadLive(kube::RestClient* client, const Subject& subject,
+                                              const std::string& ns, const ParsedArgs& parsed,
+                                              std::ostream& err, int* usage_error) {
+  explain::ClusterView view;
+  view.live = true;
+  view.engine.namespaces_complete = true;
+  kube::Discovery discovery(client);
+  absl::StatusOr<KubeVersion> version = LiveKubeVersion(&discovery, parsed, usage_error);
+  if (!version.ok()) return version.status();
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(parsed, *version);
+  if (!gates.ok()) {
+    *usage_error = 1;
+    return gates.status();
   }
+  view.engine.kube_version = *version;
+  view.engine.feature_gates = *gates;
+  absl::StatusOr<std::string> dra_version = LiveDraVersion(&discovery, *version, &view);
+  if (!dra_version.ok()) return dra_version.status();
+  if (subject.kind == Kind::kPod) RETURN_IF_ERROR(ReadPod(client, ns, subject.name, &view));
+  RETURN_IF_ERROR(ReadProfilesAndNamespaces(client, &view, err));
+  RETURN_IF_ERROR(ReadNodes(client, &view, err));
+  if (dra_version->empty()) return view;
+  // Templates: the subject's namespace, every namespace for a profile. Claims: every namespace,
+  // since any claim may hold the devices the subject's claims could use.
+  const std::string scope = subject.kind == Kind::kProfile ? "" : ns;
+  RETURN_IF_ERROR(ReadDraObjects(client, *dra_version, scope, &view, err));
   return view;
 }
 
-}  // namespace
+// Where explain writes, and how its messages name it.
+struct Console {
+  std::ostream& out;
+  std::ostream& err;
+  const std::string& program;
+  const std::string& usage;
+};
 
-int RunExplain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-               const std::string& program) {
-  const std::string usage = Usage(program);
+// The command line of one explain run, checked.
+struct Request {
+  ParsedArgs parsed;
+  Subject subject;
+  std::string output;              // "text" or "json"
+  std::vector<std::string> paths;  // -f PATH...: offline when not empty, else live
+};
+
+// Parses and checks `args` into *request. Returns the exit code when the run ends here (-h, or a
+// usage error, already printed).
+std::optional<int> ParseRequest(const std::vector<std::string>& args, const Console& io,
+                                Request* request) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, {{{"-n", "--namespace"}, true, false},
                                                        {{"--kubeconfig"}, true, false},
                                                        {{"--context"}, true, false},
@@ -289,112 +352,146 @@ int RunExplain(const std::vector<std::string>& args, std::ostream& out, std::ost
                                                        {{"-h", "--help"}, false, false},
                                                        kFeatureGatesFlag});
   if (!parsed.ok()) {
-    err << program << ": " << parsed.status().message() << "\n" << usage << kFeatureGatesHelp;
+    io.err << io.program << ": " << parsed.status().message() << "\n"
+           << io.usage << kFeatureGatesHelp;
     return kExitUsage;
   }
   if (parsed->Has("-h")) {
-    out << usage << kFeatureGatesHelp;
+    io.out << io.usage << kFeatureGatesHelp;
     return kExitOk;
   }
   absl::StatusOr<Subject> subject = ParseSubject(parsed->positional);
   if (!subject.ok()) {
-    err << program << ": " << subject.status().message() << "\n" << usage;
+    io.err << io.program << ": " << subject.status().message() << "\n" << io.usage;
     return kExitUsage;
   }
   const std::string output = parsed->Get("-o", "text");
   if (output != "text" && output != "json") {
-    err << program << ": -o must be text or json, got \"" << output << "\"\n" << usage;
+    io.err << io.program << ": -o must be text or json, got \"" << output << "\"\n" << io.usage;
     return kExitUsage;
   }
-  const std::vector<std::string> paths = parsed->GetAll("-f");
+  std::vector<std::string> paths = parsed->GetAll("-f");
   if (!paths.empty() && (parsed->Has("--kubeconfig") || parsed->Has("--context"))) {
-    err << program << ": -f (offline) and --kubeconfig/--context (live) exclude each other\n"
-        << usage;
+    io.err << io.program << ": -f (offline) and --kubeconfig/--context (live) exclude each other\n"
+           << io.usage;
     return kExitUsage;
   }
+  *request = Request{*std::move(parsed), *std::move(subject), output, std::move(paths)};
+  return std::nullopt;
+}
 
-  std::string ns = parsed->Get("-n");
-  explain::ClusterView view;
-  if (!paths.empty()) {
-    KubeVersion kube = KubeVersion::Newest();
-    if (parsed->Has("--kube-version")) {
-      absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed->Get("--kube-version"));
-      if (!v.ok()) {
-        err << program << ": --kube-version: " << v.status().message() << "\n" << usage;
-        return kExitUsage;
-      }
-      kube = *v;
-    }
-    absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(*parsed, kube);
-    if (!gates.ok()) {
-      err << program << ": " << gates.status().message() << "\n" << usage << kFeatureGatesHelp;
+// Offline: the view from the -f files, read as --kube-version (the newest by default) with its
+// gates. *ns defaults to "default". Returns the exit code when the files cannot be read.
+std::optional<int> ReadFiles(const Console& io, const Request& request, std::string* ns,
+                             explain::ClusterView* view) {
+  KubeVersion version = KubeVersion::Newest();
+  if (request.parsed.Has("--kube-version")) {
+    absl::StatusOr<KubeVersion> v = KubeVersion::Parse(request.parsed.Get("--kube-version"));
+    if (!v.ok()) {
+      io.err << io.program << ": --kube-version: " << v.status().message() << "\n" << io.usage;
       return kExitUsage;
     }
-    absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(paths);
-    if (!loaded.ok()) {
-      err << loaded.status().message() << "\n";
-      return kExitFailure;
-    }
-    absl::StatusOr<explain::ManifestView> read =
-        explain::ViewFromManifests(*std::move(loaded), kube, *gates);
-    if (!read.ok()) {
-      err << read.status().message() << "\n";
-      return kExitFailure;
-    }
-    view = std::move(read->view);
-    if (ns.empty()) ns = "default";
-  } else {
-    kube::ConfigFlags flags;
-    flags.kubeconfig = parsed->Get("--kubeconfig");
-    flags.context = parsed->Get("--context");
-    absl::StatusOr<kube::ClientConfig> config = kube::LoadClientConfig(flags, kube::HostEnv{});
-    if (!config.ok()) {
-      err << program << ": cannot load the cluster configuration: " << config.status().message()
-          << "\n";
-      return kExitFailure;
-    }
-    if (ns.empty()) ns = config->namespace_name.empty() ? "default" : config->namespace_name;
-    absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
-        kube::NewCpprestTransport(*config);
-    if (!transport.ok()) {
-      err << program << ": cannot connect to " << config->server << ": "
-          << transport.status().message() << "\n";
-      return kExitFailure;
-    }
-    kube::RestClientOptions options;
-    options.credentials = config->credentials;
-    options.max_retries = 2;
-    options.user_agent = "gpu-profile-controller-explain";
-    kube::RestClient client(transport->get(), options);
-    int usage_error = 0;
-    absl::StatusOr<explain::ClusterView> live =
-        ReadLive(&client, *subject, ns, *parsed, err, &usage_error);
-    if (!live.ok()) {
-      err << program << ": " << live.status().message() << "\n";
-      if (usage_error != 0) {
-        err << usage << kFeatureGatesHelp;
-        return kExitUsage;
-      }
-      return kExitFailure;
-    }
-    view = *std::move(live);
+    version = *v;
   }
-
-  explain::Explainer explainer(view);
-  absl::StatusOr<explain::Diagnosis> diagnosis =
-      subject->kind == Kind::kPod     ? explainer.ExplainPod(ns, subject->name)
-      : subject->kind == Kind::kClaim ? explainer.ExplainClaim(ns, subject->name)
-                                      : explainer.ExplainProfile(subject->name);
-  if (!diagnosis.ok()) {
-    err << program << ": " << diagnosis.status().message() << "\n";
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(request.parsed, version);
+  if (!gates.ok()) {
+    io.err << io.program << ": " << gates.status().message() << "\n"
+           << io.usage << kFeatureGatesHelp;
+    return kExitUsage;
+  }
+  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(request.paths);
+  if (!loaded.ok()) {
+    io.err << loaded.status().message() << "\n";
     return kExitFailure;
   }
-  if (output == "json") {
-    out << explain::EncodeDiagnosis(*diagnosis).dump(2) << "\n";
+  absl::StatusOr<explain::ManifestView> read =
+      explain::ViewFromManifests(*std::move(loaded), version, *gates);
+  if (!read.ok()) {
+    io.err << read.status().message() << "\n";
+    return kExitFailure;
+  }
+  *view = std::move(read->view);
+  if (ns->empty()) *ns = "default";
+  return std::nullopt;
+}
+
+// Live: the view of the kubeconfig's cluster (--kubeconfig, --context). *ns defaults to the
+// context's namespace, else "default". Returns the exit code when the cluster cannot be read.
+std::optional<int> ReadCluster(const Console& io, const Request& request, std::string* ns,
+                               explain::ClusterView* view) {
+  kube::ConfigFlags flags;
+  flags.kubeconfig = request.parsed.Get("--kubeconfig");
+  flags.context = request.parsed.Get("--context");
+  absl::StatusOr<kube::ClientConfig> config = kube::LoadClientConfig(flags, kube::HostEnv{});
+  if (!config.ok()) {
+    io.err << io.program << ": cannot load the cluster configuration: " << config.status().message()
+           << "\n";
+    return kExitFailure;
+  }
+  if (ns->empty()) *ns = config->namespace_name.empty() ? "default" : config->namespace_name;
+  absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
+      kube::NewCpprestTransport(*config);
+  if (!transport.ok()) {
+    io.err << io.program << ": cannot connect to " << config->server << ": "
+           << transport.status().message() << "\n";
+    return kExitFailure;
+  }
+  kube::RestClientOptions options;
+  options.credentials = config->credentials;
+  options.max_retries = 2;
+  options.user_agent = "gpu-profile-controller-explain";
+  kube::RestClient client(transport->get(), options);
+  int usage_error = 0;
+  absl::StatusOr<explain::ClusterView> live =
+      ReadLive(&client, request.subject, *ns, request.parsed, io.err, &usage_error);
+  if (!live.ok()) {
+    io.err << io.program << ": " << live.status().message() << "\n";
+    if (usage_error != 0) {
+      io.err << io.usage << kFeatureGatesHelp;
+      return kExitUsage;
+    }
+    return kExitFailure;
+  }
+  *view = *std::move(live);
+  return std::nullopt;
+}
+
+// Explains the subject and prints the diagnosis as -o asks. The exit code says whether a cause
+// was found.
+int PrintDiagnosis(const Console& io, const Request& request, const std::string& ns,
+                   const explain::ClusterView& view) {
+  explain::Explainer explainer(view);
+  const Subject& subject = request.subject;
+  absl::StatusOr<explain::Diagnosis> diagnosis =
+      subject.kind == Kind::kPod     ? explainer.ExplainPod(ns, subject.name)
+      : subject.kind == Kind::kClaim ? explainer.ExplainClaim(ns, subject.name)
+                                     : explainer.ExplainProfile(subject.name);
+  if (!diagnosis.ok()) {
+    io.err << io.program << ": " << diagnosis.status().message() << "\n";
+    return kExitFailure;
+  }
+  if (request.output == "json") {
+    io.out << explain::EncodeDiagnosis(*diagnosis).dump(2) << "\n";
   } else {
-    out << explain::FormatDiagnosis(*diagnosis);
+    io.out << explain::FormatDiagnosis(*diagnosis);
   }
   return diagnosis->HasCause() ? kExitExplainedCause : kExitExplainedNoCause;
+}
+
+}  // namespace
+
+int RunExplain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+               const std::string& program) {
+  const std::string usage = Usage(program);
+  const Console io{out, err, program, usage};
+  Request request;
+  if (std::optional<int> exit = ParseRequest(args, io, &request)) return *exit;
+  std::string ns = request.parsed.Get("-n");
+  explain::ClusterView view;
+  const std::optional<int> exit = request.paths.empty() ? ReadCluster(io, request, &ns, &view)
+                                                        : ReadFiles(io, request, &ns, &view);
+  if (exit) return *exit;
+  return PrintDiagnosis(io, request, ns, view);
 }
 
 }  // namespace gpuprofile::cmd

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -11,8 +12,6 @@
 #include "absl/strings/str_split.h"
 #include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile_codec.h"
-#include "controller/meta/namespace_codec.h"
-#include "controller/meta/resource_quota_codec.h"
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/manifest_writer.h"
@@ -26,6 +25,8 @@
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
+#include "controller/meta/namespace_codec.h"
+#include "controller/meta/resource_quota_codec.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/profile_conditions.h"
 
@@ -57,6 +58,29 @@ struct Inputs {
   std::map<std::string, int> ignored_kinds;
 };
 
+// Adds the GpuProfile `object` to `in`, once per name: the same object read again (a file named
+// twice) is skipped, another profile with the name is a problem, since the engine takes one.
+void AddProfile(const dra::ManifestObject& object,
+                std::map<std::string, const dra::ManifestObject*>* profile_names, Inputs* in,
+                std::vector<std::string>* problems) {
+  absl::StatusOr<api::GpuProfile> profile = api::DecodeGpuProfile(object.object);
+  if (!profile.ok()) {
+    AddProblems(object, profile.status().message(), problems);
+    return;
+  }
+  auto [it, inserted] = profile_names->try_emplace(profile->metadata.name, &object);
+  if (!inserted && it->second->object == object.object) return;  // the same file named twice
+  if (!inserted) {
+    AddProblems(object,
+                absl::StrCat("metadata.name: another GpuProfile with this name was read from ",
+                             it->second->Location()),
+                problems);
+    return;
+  }
+  in->profiles.emplace_back(&object, *std::move(profile));
+}
+
+// Sorts the objects read by kind, decoding each; every object that does not decode is a problem.
 Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::string>* problems) {
   Inputs in;
   std::map<std::string, const dra::ManifestObject*> profile_names;
@@ -65,21 +89,7 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
     if (dra::IsResourceSlice(json)) {
       in.slices.push_back(std::move(object));
     } else if (api::IsGpuProfile(json)) {
-      absl::StatusOr<api::GpuProfile> profile = api::DecodeGpuProfile(json);
-      if (!profile.ok()) {
-        AddProblems(object, profile.status().message(), problems);
-        continue;
-      }
-      auto [it, inserted] = profile_names.try_emplace(profile->metadata.name, &object);
-      if (!inserted && it->second->object == json) continue;  // the same file named twice
-      if (!inserted) {
-        AddProblems(object,
-                    absl::StrCat("metadata.name: another GpuProfile with this name was read from ",
-                                 it->second->Location()),
-                    problems);
-        continue;
-      }
-      in.profiles.emplace_back(&object, *std::move(profile));
+      AddProfile(object, &profile_names, &in, problems);
     } else if (api::IsNamespace(json)) {
       absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(json);
       if (ns.ok()) {
@@ -130,9 +140,51 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
   return in;
 }
 
-}  // namespace
+// The checked command line of one render run.
+struct RenderFlags {
+  std::vector<std::string> paths;  // -f
+  std::string output;              // "yaml" or "json"
+  KubeVersion kube;
+  FeatureGates gates;
+  dra::DraApiVersion api_version = dra::DraApiVersion::kV1;
+};
 
-int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+// --kube-version, --feature-gates and --api-version: the release to render for, its gates and
+// the resource.k8s.io version to write (by default the release's). Returns the exit code when
+// one is wrong (a usage error, already printed).
+std::optional<int> ParseRelease(const ParsedArgs& parsed, std::ostream& err, RenderFlags* flags) {
+  flags->kube = KubeVersion::Newest();
+  if (parsed.Has("--kube-version")) {
+    absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed.Get("--kube-version"));
+    if (!v.ok()) {
+      err << "render: --kube-version: " << v.status().message() << "\n" << kUsage;
+      return kExitUsage;
+    }
+    flags->kube = *v;
+  }
+  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(parsed, flags->kube);
+  if (!gates.ok()) {
+    err << "render: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+    return kExitUsage;
+  }
+  flags->gates = *gates;
+  flags->api_version = dra::DefaultDraApiVersion(flags->kube);
+  if (parsed.Has("--api-version")) {
+    absl::StatusOr<dra::DraApiVersion> v = dra::ParseDraApiVersion(parsed.Get("--api-version"));
+    absl::Status served = v.ok() ? dra::CheckServedVersion(flags->kube, *v) : v.status();
+    if (!served.ok()) {
+      err << "render: --api-version: " << served.message() << "\n" << kUsage;
+      return kExitUsage;
+    }
+    flags->api_version = *v;
+  }
+  return std::nullopt;
+}
+
+// Parses and checks `args` into *flags. Returns the exit code when the run ends here (a usage
+// error, already printed).
+std::optional<int> ParseRenderFlags(const std::vector<std::string>& args, std::ostream& err,
+                                    RenderFlags* flags) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, {{{"-f", "--filename"}, true, true},
                                                        {{"--kube-version"}, true, false},
                                                        {{"--api-version"}, true, false},
@@ -146,43 +198,107 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "render: unexpected argument \"" << parsed->positional[0] << "\"\n" << kUsage;
     return kExitUsage;
   }
-  const std::vector<std::string> paths = parsed->GetAll("-f");
-  if (paths.empty()) {
+  flags->paths = parsed->GetAll("-f");
+  if (flags->paths.empty()) {
     err << "render: at least one -f PATH is required\n" << kUsage;
     return kExitUsage;
   }
-  const std::string output = parsed->Get("-o", "yaml");
-  if (output != "yaml" && output != "json") {
-    err << "render: -o must be yaml or json, got \"" << output << "\"\n" << kUsage;
+  flags->output = parsed->Get("-o", "yaml");
+  if (flags->output != "yaml" && flags->output != "json") {
+    err << "render: -o must be yaml or json, got \"" << flags->output << "\"\n" << kUsage;
     return kExitUsage;
   }
-  KubeVersion kube = KubeVersion::Newest();
-  if (parsed->Has("--kube-version")) {
-    absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed->Get("--kube-version"));
-    if (!v.ok()) {
-      err << "render: --kube-version: " << v.status().message() << "\n" << kUsage;
-      return kExitUsage;
-    }
-    kube = *v;
-  }
-  absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(*parsed, kube);
-  if (!gates.ok()) {
-    err << "render: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
-    return kExitUsage;
-  }
-  dra::DraApiVersion api_version = dra::DefaultDraApiVersion(kube);
-  if (parsed->Has("--api-version")) {
-    absl::StatusOr<dra::DraApiVersion> v = dra::ParseDraApiVersion(parsed->Get("--api-version"));
-    absl::Status served = v.ok() ? dra::CheckServedVersion(kube, *v) : v.status();
-    if (!served.ok()) {
-      err << "render: --api-version: " << served.message() << "\n" << kUsage;
-      return kExitUsage;
-    }
-    api_version = *v;
-  }
+  return ParseRelease(*parsed, err, flags);
+}
 
+// The engine's input: the objects read, moved out of `in`. *source_of maps each profile's name
+// to the object it was read from, so that its problems name the file.
+profile::EngineInput EngineInputOf(const RenderFlags& flags, Inputs* in,
+                                   std::map<std::string, const dra::ManifestObject*>* source_of) {
+  profile::EngineInput input;
+  input.kube_version = flags.kube;
+  input.feature_gates = flags.gates;
+  input.namespaces = std::move(in->namespaces);
+  for (dra::DeviceClass& c : in->classes) {
+    input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(std::move(c)));
+  }
+  for (dra::ResourceClaimTemplate& t : in->templates) {
+    input.existing_templates.push_back(profile::ExistingTemplate::Of(
+        std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
+  }
+  for (api::ResourceQuota& q : in->quotas) {
+    input.existing_quotas.push_back(std::make_shared<const api::ResourceQuota>(std::move(q)));
+  }
+  for (auto& [source, profile] : in->profiles) {
+    (*source_of)[profile.metadata.name] = source;
+    input.profiles.push_back(std::move(profile));
+  }
+  return input;
+}
+
+// An invalid spec fails the render (a problem); a profile this cluster cannot realise
+// (FeatureNotServed, InvalidFallback) is what the preview is for: it is printed Stalled, with a
+// warning.
+void SortInvalidOutcomes(const profile::DesiredState& state,
+                         const std::map<std::string, const dra::ManifestObject*>& source_of,
+                         std::vector<std::string>* problems, std::vector<std::string>* warnings) {
+  for (const profile::ProfileOutcome& outcome : state.profiles) {
+    if (outcome.valid) continue;
+    // Every outcome is one of the profiles given above (engine.h).
+    auto source = source_of.find(outcome.profile.metadata.name);
+    GPO_CHECK(source != source_of.end(), "the engine returned profile ",
+              outcome.profile.metadata.name, ", which it was not given");
+    if (outcome.stalled_reason == profile::kReasonInvalidSpec) {
+      AddProblems(*source->second, outcome.problems, problems);
+    } else {
+      AddProblems(*source->second,
+                  absl::StrCat("Stalled (", outcome.stalled_reason,
+                               "), nothing generated for it: ", outcome.problems),
+                  warnings);
+    }
+  }
+}
+
+// The objects of `state` as `run` would write them, without server fields, in render's order:
+// node groups, classes, templates, quotas, then the profiles with their status.
+std::vector<nlohmann::ordered_json> EncodeDesiredState(const profile::DesiredState& state,
+                                                       const RenderFlags& flags) {
+  std::vector<nlohmann::ordered_json> docs;
+  for (const api::GpuNodeGroup& g : state.node_groups) {
+    docs.push_back(api::EncodeGpuNodeGroup(g, /*include_server_fields=*/false));
+  }
+  for (const dra::DeviceClass& c : state.device_classes) {
+    docs.push_back(dra::EncodeDeviceClass(c, flags.api_version, flags.kube,
+                                          /*include_server_fields=*/false));
+  }
+  for (const dra::ResourceClaimTemplate& t : state.ClaimTemplates()) {
+    docs.push_back(dra::EncodeResourceClaimTemplate(t, flags.api_version, flags.kube,
+                                                    /*include_server_fields=*/false));
+  }
+  for (const api::ResourceQuota& q : state.Quotas()) {
+    docs.push_back(api::EncodeResourceQuota(q, /*include_server_fields=*/false));
+  }
+  for (const profile::ProfileOutcome& p : state.profiles) {
+    docs.push_back(api::EncodeGpuProfile(p.profile, /*include_server_fields=*/false));
+  }
+  return docs;
+}
+
+void WarnIgnoredKinds(const std::map<std::string, int>& ignored_kinds, std::ostream& err) {
+  if (ignored_kinds.empty()) return;
+  std::vector<std::string> kinds;
+  for (const auto& [kind, count] : ignored_kinds) kinds.push_back(absl::StrCat(count, " ", kind));
+  err << "render: ignored objects of kinds it does not read: " << absl::StrJoin(kinds, ", ")
+      << "\n";
+}
+
+}  // namespace
+
+int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  RenderFlags flags;
+  if (std::optional<int> exit = ParseRenderFlags(args, err, &flags)) return *exit;
   // JSON files of ResourceSlices are decoded as they are read (no JSON document per slice).
-  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(paths);
+  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(flags.paths);
   if (!loaded.ok()) {
     err << loaded.status().message() << "\n";
     return kExitFailure;
@@ -193,78 +309,23 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
       dra::BuildInventory(std::move(loaded->slices), in.slices);
   if (!inventory.ok()) problems.push_back(std::string(inventory.status().message()));
 
-  profile::EngineInput input;
-  input.kube_version = kube;
-  input.feature_gates = *gates;
-  input.namespaces = std::move(in.namespaces);
-  for (dra::DeviceClass& c : in.classes) {
-    input.existing_classes.push_back(std::make_shared<const dra::DeviceClass>(std::move(c)));
-  }
-  for (dra::ResourceClaimTemplate& t : in.templates) {
-    input.existing_templates.push_back(profile::ExistingTemplate::Of(
-        std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
-  }
-  for (api::ResourceQuota& q : in.quotas) {
-    input.existing_quotas.push_back(std::make_shared<const api::ResourceQuota>(std::move(q)));
-  }
   std::map<std::string, const dra::ManifestObject*> source_of;
-  for (auto& [source, profile] : in.profiles) {
-    source_of[profile.metadata.name] = source;
-    input.profiles.push_back(std::move(profile));
-  }
+  const profile::EngineInput input = EngineInputOf(flags, &in, &source_of);
   std::vector<const dra::ResourceClaim*> claims;
   for (const dra::ResourceClaim& c : in.claims) claims.push_back(&c);
   const profile::DesiredState state = profile::ComputeDesiredState(
       input, inventory.ok() ? *inventory : dra::Inventory{}, nullptr, claims);
-  // An invalid spec fails the render; a profile this cluster cannot realise (FeatureNotServed,
-  // InvalidFallback) is what the preview is for: it is printed Stalled, with a warning.
   std::vector<std::string> warnings;
-  for (const profile::ProfileOutcome& outcome : state.profiles) {
-    if (outcome.valid) continue;
-    // Every outcome is one of the profiles given above (engine.h).
-    auto source = source_of.find(outcome.profile.metadata.name);
-    GPO_CHECK(source != source_of.end(), "the engine returned profile ",
-              outcome.profile.metadata.name, ", which it was not given");
-    if (outcome.stalled_reason == profile::kReasonInvalidSpec) {
-      AddProblems(*source->second, outcome.problems, &problems);
-    } else {
-      AddProblems(*source->second,
-                  absl::StrCat("Stalled (", outcome.stalled_reason,
-                               "), nothing generated for it: ", outcome.problems),
-                  &warnings);
-    }
-  }
+  SortInvalidOutcomes(state, source_of, &problems, &warnings);
   if (!problems.empty()) {
     err << absl::StrJoin(problems, "\n") << "\n";
     return kExitFailure;
   }
 
-  std::vector<nlohmann::ordered_json> docs;
-  for (const api::GpuNodeGroup& g : state.node_groups) {
-    docs.push_back(api::EncodeGpuNodeGroup(g, /*include_server_fields=*/false));
-  }
-  for (const dra::DeviceClass& c : state.device_classes) {
-    docs.push_back(dra::EncodeDeviceClass(c, api_version, kube, /*include_server_fields=*/false));
-  }
-  for (const dra::ResourceClaimTemplate& t : state.ClaimTemplates()) {
-    docs.push_back(
-        dra::EncodeResourceClaimTemplate(t, api_version, kube, /*include_server_fields=*/false));
-  }
-  for (const api::ResourceQuota& q : state.Quotas()) {
-    docs.push_back(api::EncodeResourceQuota(q, /*include_server_fields=*/false));
-  }
-  for (const profile::ProfileOutcome& p : state.profiles) {
-    docs.push_back(api::EncodeGpuProfile(p.profile, /*include_server_fields=*/false));
-  }
+  const std::vector<nlohmann::ordered_json> docs = EncodeDesiredState(state, flags);
   for (const std::string& w : warnings) err << "render: warning: " << w << "\n";
-  out << (output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
-  if (!in.ignored_kinds.empty()) {
-    std::vector<std::string> kinds;
-    for (const auto& [kind, count] : in.ignored_kinds)
-      kinds.push_back(absl::StrCat(count, " ", kind));
-    err << "render: ignored objects of kinds it does not read: " << absl::StrJoin(kinds, ", ")
-        << "\n";
-  }
+  out << (flags.output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
+  WarnIgnoredKinds(in.ignored_kinds, err);
   return kExitOk;
 }
 

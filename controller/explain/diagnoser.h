@@ -43,6 +43,30 @@ std::string Key(const std::string& ns, const std::string& name);
 // The first kMaxListedClaims of `names`.
 nlohmann::ordered_json Capped(const std::vector<std::string>& names);
 
+// What one profile's class finds on the cluster now. (The structs are outside the Diagnoser so
+// that the files' local helpers can take them.)
+struct ClassAnalysis {
+  int64_t matched = 0;
+  int64_t free = 0;
+  int64_t allocated = 0;
+  int64_t tainted = 0;
+  int64_t unavailable = 0;  // incomplete pool or counters used up
+  int64_t max_free_on_node = 0;
+  std::string max_free_node;
+  int64_t nodeless_free = 0;         // free devices not tied to one node (any node may get them)
+  bool shared_allocated = false;     // an allocated device allows multiple allocations
+  std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
+  std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
+  std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
+  std::vector<std::string> nodes;           // nodes with matched devices, sorted, distinct
+};
+// Devices the profile's selector matches without its capacity requests, and how many of
+// them allow multiple allocations.
+struct RelaxedMatch {
+  int64_t matched = 0;
+  int64_t shareable = 0;
+};
+
 class Diagnoser {
  public:
   // Keeps a reference to `view`, which must outlive the diagnoser.
@@ -57,29 +81,6 @@ class Diagnoser {
   const profile::DesiredState& state() const { return state_; }
 
  private:
-  // What one profile's class finds on the cluster now.
-  struct ClassAnalysis {
-    int64_t matched = 0;
-    int64_t free = 0;
-    int64_t allocated = 0;
-    int64_t tainted = 0;
-    int64_t unavailable = 0;  // incomplete pool or counters used up
-    int64_t max_free_on_node = 0;
-    std::string max_free_node;
-    int64_t nodeless_free = 0;         // free devices not tied to one node (any node may get them)
-    bool shared_allocated = false;     // an allocated device allows multiple allocations
-    std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
-    std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
-    std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
-    std::vector<std::string> nodes;           // nodes with matched devices, sorted, distinct
-  };
-  // Devices the profile's selector matches without its capacity requests, and how many of
-  // them allow multiple allocations.
-  struct RelaxedMatch {
-    int64_t matched = 0;
-    int64_t shareable = 0;
-  };
-
   // diagnosis.cc
   const dra::ResourceClaim* FindClaim(const std::string& ns, const std::string& name) const;
   bool TemplateExists(const std::string& ns, const std::string& name) const;
@@ -92,14 +93,34 @@ class Diagnoser {
   // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
   // class from being allocated; empty when the class could satisfy it now.
   std::vector<Finding> ClassCauses(size_t p, int64_t count, bool all, const ClassAnalysis& a) const;
+  // NoMatchingDevice: profile `p`'s class, which finds `a`, selects no device.
+  Finding NoMatchingDevice(size_t p, const ClassAnalysis& a) const;
 
   // claim_diagnosis.cc: findings for one claim (not found, allocated, or each blocked request's
   // causes).
   void DiagnoseClaim(const dra::ResourceClaim& claim, const std::string& pod_claim,
                      std::vector<Finding>* out) const;
+  // Appends to *causes what the classes of request `r` find, and the free devices of each class
+  // to *free_by_class. Returns whether the request could be allocated now (or explain cannot
+  // tell: a class it does not manage).
+  bool RequestCauses(const dra::ClaimRequest& r, std::vector<Finding>* causes,
+                     nlohmann::ordered_json* free_by_class) const;
+  // The profile (index into plan_.profiles) that generates DeviceClass `cls`;
+  // plan_.profiles.size() when none does.
+  size_t GeneratorOf(const std::string& cls) const;
+  // Appends to *causes why no profile generates `cls`. Returns true when explain cannot judge
+  // the class (ClassNotManaged).
+  bool UngeneratedClassCauses(const std::string& cls, std::vector<Finding>* causes) const;
 
   // pod_diagnosis.cc
   std::vector<Finding> TemplateMissing(const std::string& ns, const std::string& name) const;
+  // Findings for the pod's spec.resourceClaims entry `ref`: its claim's, or why it has none.
+  void DiagnosePodClaim(const Pod& pod, const PodClaimRef& ref, std::vector<Finding>* out) const;
+  // The claim made from template entry `ref` for `pod`: the one its claim status (`status`, may
+  // be null) names, else one the pod owns for the entry (made, but not yet in the pod's
+  // status); nullptr when none is found.
+  const dra::ResourceClaim* ClaimMadeFor(const Pod& pod, const PodClaimRef& ref,
+                                         const PodClaimStatus* status) const;
 
   // node_offers.cc
   // Whether `node`, which has DRA devices, also offers device-plugin GPUs: it is in a node

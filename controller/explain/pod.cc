@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -62,6 +63,24 @@ class Reader {
   std::vector<std::string> errors_;
 };
 
+// Calls f(item, path) for each item of the list parent[key] (at `path`; absent is empty). An
+// item that is not an object is an error and skipped.
+template <typename F>
+void ForEachObject(Reader& r, const nlohmann::json& parent, const char* key,
+                   const std::string& path, F f) {
+  const nlohmann::json* list = r.Array(parent, key, path);
+  if (list == nullptr) return;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string at = absl::StrCat(path, "[", i, "]");
+    const nlohmann::json& item = (*list)[i];
+    if (!item.is_object()) {
+      r.Add(at, "must be an object");
+      continue;
+    }
+    f(item, at);
+  }
+}
+
 bool IsDevicePluginResource(const std::string& name) {
   return name == api::kDevicePluginGpuResource ||
          absl::StartsWith(name, api::kDevicePluginMigResourcePrefix);
@@ -100,33 +119,78 @@ std::map<std::string, int64_t> ContainerDevicePluginRequests(Reader& r, const nl
 std::map<std::string, int64_t> DevicePluginRequests(Reader& r, const nlohmann::json& spec) {
   std::map<std::string, int64_t> sum, init_max;
   for (const char* list_name : {"containers", "initContainers"}) {
-    const std::string list_path = absl::StrCat("spec.", list_name);
-    const nlohmann::json* list = r.Array(spec, list_name, list_path);
-    if (list == nullptr) continue;
     const bool init = std::string(list_name) == "initContainers";
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string path = absl::StrCat(list_path, "[", i, "]");
-      const nlohmann::json& c = (*list)[i];
-      if (!c.is_object()) {
-        r.Add(path, "must be an object");
-        continue;
-      }
-      const bool sidecar =
-          init && r.String(c, "restartPolicy", path + ".restartPolicy") == "Always";
-      for (const auto& [name, n] : ContainerDevicePluginRequests(r, c, path)) {
-        if (init && !sidecar) {
-          init_max[name] = std::max(init_max[name], n);
-        } else {
-          sum[name] += n;
-        }
-      }
-    }
+    ForEachObject(r, spec, list_name, absl::StrCat("spec.", list_name),
+                  [&](const nlohmann::json& c, const std::string& path) {
+                    const bool sidecar =
+                        init && r.String(c, "restartPolicy", path + ".restartPolicy") == "Always";
+                    for (const auto& [name, n] : ContainerDevicePluginRequests(r, c, path)) {
+                      if (init && !sidecar) {
+                        init_max[name] = std::max(init_max[name], n);
+                      } else {
+                        sum[name] += n;
+                      }
+                    }
+                  });
   }
   for (const auto& [name, n] : init_max) sum[name] = std::max(sum[name], n);
   for (auto it = sum.begin(); it != sum.end();) {
     it = it->second == 0 ? sum.erase(it) : std::next(it);
   }
   return sum;
+}
+
+// spec.resourceClaims: each entry names a claim or a template, exactly one of them.
+std::vector<PodClaimRef> ClaimRefs(Reader& r, const nlohmann::json& spec) {
+  std::vector<PodClaimRef> refs;
+  ForEachObject(r, spec, "resourceClaims", "spec.resourceClaims",
+                [&](const nlohmann::json& c, const std::string& path) {
+                  PodClaimRef ref;
+                  ref.name = r.String(c, "name", path + ".name");
+                  ref.claim_name = r.String(c, "resourceClaimName", path + ".resourceClaimName");
+                  ref.template_name =
+                      r.String(c, "resourceClaimTemplateName", path + ".resourceClaimTemplateName");
+                  if (ref.name.empty()) r.Add(path + ".name", "required");
+                  if (ref.claim_name.empty() == ref.template_name.empty()) {
+                    r.Add(path,
+                          "exactly one of resourceClaimName and resourceClaimTemplateName is "
+                          "required");
+                  }
+                  refs.push_back(std::move(ref));
+                });
+  return refs;
+}
+
+// status.resourceClaimStatuses. An entry without resourceClaimName keeps claim_name empty
+// (nullopt): no claim was needed.
+std::vector<PodClaimStatus> ClaimStatuses(Reader& r, const nlohmann::json& status) {
+  std::vector<PodClaimStatus> out;
+  ForEachObject(r, status, "resourceClaimStatuses", "status.resourceClaimStatuses",
+                [&](const nlohmann::json& s, const std::string& path) {
+                  PodClaimStatus cs;
+                  cs.name = r.String(s, "name", path + ".name");
+                  if (r.Member(s, "resourceClaimName") != nullptr) {
+                    cs.claim_name = r.String(s, "resourceClaimName", path + ".resourceClaimName");
+                  }
+                  out.push_back(std::move(cs));
+                });
+  return out;
+}
+
+// The PodScheduled condition of status.conditions (the last, should there be several); every
+// condition is checked for shape.
+std::optional<PodScheduledCondition> ScheduledCondition(Reader& r, const nlohmann::json& status) {
+  std::optional<PodScheduledCondition> scheduled;
+  ForEachObject(r, status, "conditions", "status.conditions",
+                [&](const nlohmann::json& c, const std::string& path) {
+                  if (r.String(c, "type", path + ".type") != "PodScheduled") return;
+                  PodScheduledCondition cond;
+                  cond.status = r.String(c, "status", path + ".status");
+                  cond.reason = r.String(c, "reason", path + ".reason");
+                  cond.message = r.String(c, "message", path + ".message");
+                  scheduled = std::move(cond);
+                });
+  return scheduled;
 }
 
 }  // namespace
@@ -157,62 +221,12 @@ absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj) {
   if (const nlohmann::json* spec = r.Object(obj, "spec", "spec")) {
     pod.node_name = r.String(*spec, "nodeName", "spec.nodeName");
     pod.device_plugin_requests = DevicePluginRequests(r, *spec);
-    if (const nlohmann::json* claims = r.Array(*spec, "resourceClaims", "spec.resourceClaims")) {
-      for (size_t i = 0; i < claims->size(); ++i) {
-        const std::string path = absl::StrCat("spec.resourceClaims[", i, "]");
-        const nlohmann::json& c = (*claims)[i];
-        if (!c.is_object()) {
-          r.Add(path, "must be an object");
-          continue;
-        }
-        PodClaimRef ref;
-        ref.name = r.String(c, "name", path + ".name");
-        ref.claim_name = r.String(c, "resourceClaimName", path + ".resourceClaimName");
-        ref.template_name =
-            r.String(c, "resourceClaimTemplateName", path + ".resourceClaimTemplateName");
-        if (ref.name.empty()) r.Add(path + ".name", "required");
-        if (ref.claim_name.empty() == ref.template_name.empty()) {
-          r.Add(path, "exactly one of resourceClaimName and resourceClaimTemplateName is required");
-        }
-        pod.claims.push_back(std::move(ref));
-      }
-    }
+    pod.claims = ClaimRefs(r, *spec);
   }
   if (const nlohmann::json* status = r.Object(obj, "status", "status")) {
     pod.phase = r.String(*status, "phase", "status.phase");
-    if (const nlohmann::json* statuses =
-            r.Array(*status, "resourceClaimStatuses", "status.resourceClaimStatuses")) {
-      for (size_t i = 0; i < statuses->size(); ++i) {
-        const std::string path = absl::StrCat("status.resourceClaimStatuses[", i, "]");
-        const nlohmann::json& s = (*statuses)[i];
-        if (!s.is_object()) {
-          r.Add(path, "must be an object");
-          continue;
-        }
-        PodClaimStatus cs;
-        cs.name = r.String(s, "name", path + ".name");
-        if (r.Member(s, "resourceClaimName") != nullptr) {
-          cs.claim_name = r.String(s, "resourceClaimName", path + ".resourceClaimName");
-        }
-        pod.claim_statuses.push_back(std::move(cs));
-      }
-    }
-    if (const nlohmann::json* conditions = r.Array(*status, "conditions", "status.conditions")) {
-      for (size_t i = 0; i < conditions->size(); ++i) {
-        const std::string path = absl::StrCat("status.conditions[", i, "]");
-        const nlohmann::json& c = (*conditions)[i];
-        if (!c.is_object()) {
-          r.Add(path, "must be an object");
-          continue;
-        }
-        if (r.String(c, "type", path + ".type") != "PodScheduled") continue;
-        PodScheduledCondition cond;
-        cond.status = r.String(c, "status", path + ".status");
-        cond.reason = r.String(c, "reason", path + ".reason");
-        cond.message = r.String(c, "message", path + ".message");
-        pod.scheduled = std::move(cond);
-      }
-    }
+    pod.claim_statuses = ClaimStatuses(r, *status);
+    pod.scheduled = ScheduledCondition(r, *status);
   }
   if (!r.errors().empty()) {
     const std::string who = absl::StrCat("Pod \"", pod.namespace_name,

@@ -38,6 +38,109 @@ std::string SelectorText(const api::LabelSelector& s) {
   return parts.empty() ? "{} (every namespace)" : absl::StrJoin(parts, ", ");
 }
 
+// Profile `w` targets namespace `ns`, yet its template is not there: why, and what to do.
+std::string TargetedRemedy(const profile::ProfilePlan& w, const std::string& ns) {
+  const std::string& profile = w.profile.metadata.name;
+  if (std::find(w.template_namespaces.begin(), w.template_namespaces.end(), ns) ==
+      w.template_namespaces.end()) {
+    return absl::StrCat("GpuProfile \"", profile,
+                        "\" targets the namespace but another object holds the "
+                        "name: ",
+                        absl::StrJoin(w.conflicts, "; "));
+  }
+  return absl::StrCat(
+      "GpuProfile \"", profile,
+      "\" targets the namespace, but the template has not been "
+      "created yet: check that the operator is running (kubectl describe gpuprofile ",
+      profile, ").");
+}
+
+// Profile `p` does not target namespace `ns`: how to make it (labels its namespaceSelector
+// matches, or the namespace in its list).
+std::string UntargetedRemedy(const api::GpuProfile& p, const std::string& ns) {
+  const api::ClaimTemplateSpec& t = p.spec.claim_template;
+  std::string how;
+  if (t.namespace_selector && !t.namespace_selector->match_labels.empty() &&
+      t.namespace_selector->match_expressions.empty()) {
+    // Labels alone: the one command that makes the namespace match.
+    std::vector<std::string> labels;
+    for (const auto& [k, v] : t.namespace_selector->match_labels) {
+      labels.push_back(absl::StrCat(k, "=", v));
+    }
+    how = absl::StrCat("label the namespace (kubectl label namespace ", ns, " ",
+                       absl::StrJoin(labels, " "), ") or ");
+  } else if (t.namespace_selector) {
+    how = absl::StrCat(
+        "give the namespace labels that match spec.claimTemplate."
+        "namespaceSelector (",
+        SelectorText(*t.namespace_selector), ") or ");
+  }
+  return absl::StrCat("GpuProfile \"", p.metadata.name, "\" would put it there: ", how, "add \"",
+                      ns, "\" to its spec.claimTemplate.namespaces.");
+}
+
+Finding ClaimNotFound(const std::string& ns, const PodClaimRef& ref) {
+  Finding f;
+  f.code = "ClaimNotFound";
+  f.pod_claim = ref.name;
+  f.resource_claim = Key(ns, ref.claim_name);
+  f.message = absl::StrCat("The pod names ResourceClaim \"", ref.claim_name,
+                           "\", which does not exist in namespace \"", ns, "\".");
+  f.remedy = "Create the claim, or use a template (resourceClaimTemplateName).";
+  return f;
+}
+
+Finding ClaimNotCreated(const std::string& ns, const PodClaimRef& ref) {
+  Finding f;
+  f.code = "ClaimNotCreated";
+  f.pod_claim = ref.name;
+  f.message = absl::StrCat("The template \"", ref.template_name, "\" exists in namespace \"", ns,
+                           "\", but no ResourceClaim has been made from it for this pod yet.");
+  f.remedy =
+      "The resourceclaim controller (kube-controller-manager) makes it: check "
+      "the pod's events and that the controller runs with DRA enabled.";
+  f.evidence["template"] = ref.template_name;
+  return f;
+}
+
+Finding NoResourceClaims() {
+  Finding f;
+  f.code = "NoResourceClaims";
+  f.severity = Severity::kOk;
+  f.message = "The pod names no ResourceClaims: DRA is not what keeps it waiting.";
+  return f;
+}
+
+// A pod that is not scheduled, though nothing DRA's blocks it and no claim waits for the
+// scheduler (NoDraCauseFound says so already): PodPendingNotDra points outside DRA.
+void AddPendingNotDra(const Pod& pod, Diagnosis* d) {
+  const bool unscheduled =
+      pod.node_name.empty() && (!pod.scheduled || pod.scheduled->status != "True");
+  if (d->HasCause() || !unscheduled) return;
+  std::vector<Finding>& out = d->findings;
+  bool any_pending = false;
+  for (const Finding& f : out) any_pending |= f.code == "NoDraCauseFound";
+  if (any_pending) return;
+  Finding f;
+  f.code = "PodPendingNotDra";
+  f.severity = Severity::kInfo;
+  f.message =
+      "Every claim of the pod is allocated or needs nothing, yet the pod is not "
+      "scheduled: it is Pending for a reason outside DRA.";
+  f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
+  out.insert(out.begin(), std::move(f));
+  RankFindings(&out);  // DevicePluginRequest, when there is one, says more: it goes first
+}
+
+// The scheduler's own word (the PodScheduled condition), on the first finding.
+void AddSchedulerEvidence(const Pod& pod, std::vector<Finding>* out) {
+  if (!pod.scheduled || out->empty()) return;
+  nlohmann::ordered_json& e = out->front().evidence;
+  e["podScheduled"] = pod.scheduled->status;
+  if (!pod.scheduled->reason.empty()) e["schedulerReason"] = pod.scheduled->reason;
+  if (!pod.scheduled->message.empty()) e["schedulerMessage"] = pod.scheduled->message;
+}
+
 }  // namespace
 
 std::vector<Finding> Diagnoser::TemplateMissing(const std::string& ns,
@@ -71,40 +174,11 @@ std::vector<Finding> Diagnoser::TemplateMissing(const std::string& ns,
     if (std::find(w.namespaces.begin(), w.namespaces.end(), ns) != w.namespaces.end()) {
       targeted = true;
       f.profile = profile;
-      if (std::find(w.template_namespaces.begin(), w.template_namespaces.end(), ns) ==
-          w.template_namespaces.end()) {
-        remedies.push_back(absl::StrCat("GpuProfile \"", profile,
-                                        "\" targets the namespace but another object holds the "
-                                        "name: ",
-                                        absl::StrJoin(w.conflicts, "; ")));
-      } else {
-        remedies.push_back(absl::StrCat(
-            "GpuProfile \"", profile,
-            "\" targets the namespace, but the template has not been "
-            "created yet: check that the operator is running (kubectl describe gpuprofile ",
-            profile, ")."));
-      }
+      remedies.push_back(TargetedRemedy(w, ns));
       continue;
     }
     if (f.profile.empty()) f.profile = profile;
-    const api::ClaimTemplateSpec& t = w.profile.spec.claim_template;
-    std::string how;
-    if (t.namespace_selector && !t.namespace_selector->match_labels.empty() &&
-        t.namespace_selector->match_expressions.empty()) {
-      std::vector<std::string> labels;
-      for (const auto& [k, v] : t.namespace_selector->match_labels) {
-        labels.push_back(absl::StrCat(k, "=", v));
-      }
-      how = absl::StrCat("label the namespace (kubectl label namespace ", ns, " ",
-                         absl::StrJoin(labels, " "), ") or ");
-    } else if (t.namespace_selector) {
-      how = absl::StrCat(
-          "give the namespace labels that match spec.claimTemplate."
-          "namespaceSelector (",
-          SelectorText(*t.namespace_selector), ") or ");
-    }
-    remedies.push_back(absl::StrCat("GpuProfile \"", profile, "\" would put it there: ", how,
-                                    "add \"", ns, "\" to its spec.claimTemplate.namespaces."));
+    remedies.push_back(UntargetedRemedy(w.profile, ns));
   }
   f.evidence["profiles"] = names;
   nlohmann::ordered_json targets = nlohmann::ordered_json::object();
@@ -125,6 +199,46 @@ std::vector<Finding> Diagnoser::TemplateMissing(const std::string& ns,
   return out;
 }
 
+const dra::ResourceClaim* Diagnoser::ClaimMadeFor(const Pod& pod, const PodClaimRef& ref,
+                                                  const PodClaimStatus* status) const {
+  const dra::ResourceClaim* claim =
+      status != nullptr ? FindClaim(pod.namespace_name, *status->claim_name) : nullptr;
+  if (claim != nullptr) return claim;
+  for (const dra::ResourceClaim& c : view_.claims) {
+    if (c.namespace_name == pod.namespace_name && c.owner_pod() == pod.name &&
+        c.pod_claim_name == ref.name) {
+      claim = &c;
+    }
+  }
+  return claim;
+}
+
+void Diagnoser::DiagnosePodClaim(const Pod& pod, const PodClaimRef& ref,
+                                 std::vector<Finding>* out) const {
+  const std::string& ns = pod.namespace_name;
+  if (!ref.claim_name.empty()) {
+    const dra::ResourceClaim* claim = FindClaim(ns, ref.claim_name);
+    if (claim == nullptr) {
+      out->push_back(ClaimNotFound(ns, ref));
+    } else {
+      DiagnoseClaim(*claim, ref.name, out);
+    }
+    return;
+  }
+  const PodClaimStatus* status = pod.StatusOf(ref.name);
+  if (status != nullptr && !status->claim_name) return;  // no claim needed
+  if (const dra::ResourceClaim* claim = ClaimMadeFor(pod, ref, status)) {
+    DiagnoseClaim(*claim, ref.name, out);
+  } else if (!TemplateExists(ns, ref.template_name)) {
+    for (Finding& f : TemplateMissing(ns, ref.template_name)) {
+      f.pod_claim = ref.name;
+      out->push_back(std::move(f));
+    }
+  } else {
+    out->push_back(ClaimNotCreated(ns, ref));
+  }
+}
+
 absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
                                                 const std::string& name) const {
   const Pod* pod = nullptr;
@@ -138,88 +252,12 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
   Diagnosis d{"Pod", ns, name, {}, std::nullopt};
   std::vector<Finding>& out = d.findings;
   AddDraNotServed(&out);
-  for (const PodClaimRef& ref : pod->claims) {
-    const dra::ResourceClaim* claim = nullptr;
-    if (!ref.claim_name.empty()) {
-      claim = FindClaim(ns, ref.claim_name);
-      if (claim == nullptr) {
-        Finding f;
-        f.code = "ClaimNotFound";
-        f.pod_claim = ref.name;
-        f.resource_claim = Key(ns, ref.claim_name);
-        f.message = absl::StrCat("The pod names ResourceClaim \"", ref.claim_name,
-                                 "\", which does not exist in namespace \"", ns, "\".");
-        f.remedy = "Create the claim, or use a template (resourceClaimTemplateName).";
-        out.push_back(std::move(f));
-        continue;
-      }
-    } else {
-      const PodClaimStatus* status = pod->StatusOf(ref.name);
-      if (status != nullptr && !status->claim_name) continue;  // no claim needed
-      if (status != nullptr) claim = FindClaim(ns, *status->claim_name);
-      if (claim == nullptr) {
-        for (const dra::ResourceClaim& c : view_.claims) {
-          if (c.namespace_name == ns && c.owner_pod() == name && c.pod_claim_name == ref.name) {
-            claim = &c;
-          }
-        }
-      }
-      if (claim == nullptr) {
-        if (!TemplateExists(ns, ref.template_name)) {
-          for (Finding& f : TemplateMissing(ns, ref.template_name)) {
-            f.pod_claim = ref.name;
-            out.push_back(std::move(f));
-          }
-        } else {
-          Finding f;
-          f.code = "ClaimNotCreated";
-          f.pod_claim = ref.name;
-          f.message =
-              absl::StrCat("The template \"", ref.template_name, "\" exists in namespace \"", ns,
-                           "\", but no ResourceClaim has been made from it for this pod yet.");
-          f.remedy =
-              "The resourceclaim controller (kube-controller-manager) makes it: check "
-              "the pod's events and that the controller runs with DRA enabled.";
-          f.evidence["template"] = ref.template_name;
-          out.push_back(std::move(f));
-        }
-        continue;
-      }
-    }
-    DiagnoseClaim(*claim, ref.name, &out);
-  }
+  for (const PodClaimRef& ref : pod->claims) DiagnosePodClaim(*pod, ref, &out);
   for (Finding& f : DevicePluginFindings(*pod)) out.push_back(std::move(f));
-  if (pod->claims.empty()) {
-    Finding f;
-    f.code = "NoResourceClaims";
-    f.severity = Severity::kOk;
-    f.message = "The pod names no ResourceClaims: DRA is not what keeps it waiting.";
-    out.push_back(std::move(f));
-  }
+  if (pod->claims.empty()) out.push_back(NoResourceClaims());
   RankFindings(&out);
-  const bool unscheduled =
-      pod->node_name.empty() && (!pod->scheduled || pod->scheduled->status != "True");
-  if (!d.HasCause() && unscheduled) {
-    bool any_pending = false;
-    for (const Finding& f : out) any_pending |= f.code == "NoDraCauseFound";
-    if (!any_pending) {
-      Finding f;
-      f.code = "PodPendingNotDra";
-      f.severity = Severity::kInfo;
-      f.message =
-          "Every claim of the pod is allocated or needs nothing, yet the pod is not "
-          "scheduled: it is Pending for a reason outside DRA.";
-      f.remedy = "Read the pod's events (kubectl describe pod) for the scheduler's reason.";
-      out.insert(out.begin(), std::move(f));
-      RankFindings(&out);  // DevicePluginRequest, when there is one, says more: it goes first
-    }
-  }
-  if (pod->scheduled && !out.empty()) {
-    nlohmann::ordered_json& e = out.front().evidence;
-    e["podScheduled"] = pod->scheduled->status;
-    if (!pod->scheduled->reason.empty()) e["schedulerReason"] = pod->scheduled->reason;
-    if (!pod->scheduled->message.empty()) e["schedulerMessage"] = pod->scheduled->message;
-  }
+  AddPendingNotDra(*pod, &d);
+  AddSchedulerEvidence(*pod, &out);
   return d;
 }
 

@@ -43,6 +43,51 @@ std::vector<std::string> PendingClaimsOf(const std::vector<dra::ResourceClaim>& 
   return pending;
 }
 
+// The profile's template is missing in namespaces it targets (`missing`, of `targeted`).
+Finding TemplatesMissing(const std::string& name, const std::string& template_name,
+                         const std::vector<std::string>& missing, size_t targeted) {
+  Finding f = ProfileFinding("TemplateMissing", Severity::kCause, name, "");
+  f.message = absl::StrCat("The profile's template \"", template_name, "\" is missing in ",
+                           missing.size(), " of the ", targeted, " namespaces it targets.");
+  f.remedy = absl::StrCat(
+      "Check that the operator runs and the profile's Conflict "
+      "condition (kubectl describe gpuprofile ",
+      name, ").");
+  f.evidence["namespaces"] = missing;
+  return f;
+}
+
+// Claims not allocated yet that may use the profile's class: each explained on its own.
+Finding PendingClaims(const std::string& name, const std::string& cls,
+                      const std::vector<std::string>& pending) {
+  Finding f = ProfileFinding("PendingClaims", Severity::kInfo, name, cls);
+  f.message =
+      absl::StrCat(pending.size(), pending.size() == 1 ? " claim" : " claims",
+                   " that may use DeviceClass \"", cls, "\" ", pending.size() == 1 ? "is" : "are",
+                   " not allocated (explain resourceclaim/NAME -n NS says why "
+                   "for each).");
+  f.evidence["claims"] = Capped(pending);
+  f.evidence["claimCount"] = pending.size();
+  return f;
+}
+
+// No cause: the profile `w` serves, and its class finds `a`.
+Finding ProfileServing(const profile::ProfilePlan& w, const ClassAnalysis& a) {
+  const std::string& name = w.profile.metadata.name;
+  Finding f =
+      ProfileFinding("ProfileServing", Severity::kOk, name, w.profile.spec.device_class_name);
+  f.message = absl::StrCat("GpuProfile \"", name, "\" is serving: ", a.free, " of the ", a.matched,
+                           " devices its class selects are free (", a.allocated, " allocated, ",
+                           a.tainted, " tainted).");
+  f.evidence["matchedDevices"] = a.matched;
+  f.evidence["freeDevices"] = a.free;
+  f.evidence["allocatedDevices"] = a.allocated;
+  f.evidence["taintedDevices"] = a.tainted;
+  f.evidence["maxFreeOnOneNode"] = a.max_free_on_node;
+  f.evidence["templateNamespaces"] = w.template_namespaces;
+  return f;
+}
+
 }  // namespace
 
 absl::StatusOr<Diagnosis> Diagnoser::ExplainProfile(const std::string& name) const {
@@ -85,42 +130,11 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainProfile(const std::string& name) con
     if (!TemplateExists(ns, template_name)) missing.push_back(ns);
   }
   if (!missing.empty()) {
-    Finding f = ProfileFinding("TemplateMissing", Severity::kCause, name, "");
-    f.message =
-        absl::StrCat("The profile's template \"", template_name, "\" is missing in ",
-                     missing.size(), " of the ", w.namespaces.size(), " namespaces it targets.");
-    f.remedy = absl::StrCat(
-        "Check that the operator runs and the profile's Conflict "
-        "condition (kubectl describe gpuprofile ",
-        name, ").");
-    f.evidence["namespaces"] = missing;
-    out.push_back(std::move(f));
+    out.push_back(TemplatesMissing(name, template_name, missing, w.namespaces.size()));
   }
   const std::vector<std::string> pending = PendingClaimsOf(view_.claims, cls);
-  if (!pending.empty()) {
-    Finding f = ProfileFinding("PendingClaims", Severity::kInfo, name, cls);
-    f.message =
-        absl::StrCat(pending.size(), pending.size() == 1 ? " claim" : " claims",
-                     " that may use DeviceClass \"", cls, "\" ", pending.size() == 1 ? "is" : "are",
-                     " not allocated (explain resourceclaim/NAME -n NS says why "
-                     "for each).");
-    f.evidence["claims"] = Capped(pending);
-    f.evidence["claimCount"] = pending.size();
-    out.push_back(std::move(f));
-  }
-  if (!d.HasCause()) {
-    Finding f = ProfileFinding("ProfileServing", Severity::kOk, name, cls);
-    f.message = absl::StrCat("GpuProfile \"", name, "\" is serving: ", a.free, " of the ",
-                             a.matched, " devices its class selects are free (", a.allocated,
-                             " allocated, ", a.tainted, " tainted).");
-    f.evidence["matchedDevices"] = a.matched;
-    f.evidence["freeDevices"] = a.free;
-    f.evidence["allocatedDevices"] = a.allocated;
-    f.evidence["taintedDevices"] = a.tainted;
-    f.evidence["maxFreeOnOneNode"] = a.max_free_on_node;
-    f.evidence["templateNamespaces"] = w.template_namespaces;
-    out.push_back(std::move(f));
-  }
+  if (!pending.empty()) out.push_back(PendingClaims(name, cls, pending));
+  if (!d.HasCause()) out.push_back(ProfileServing(w, a));
   RankFindings(&out);
   return d;
 }

@@ -104,9 +104,10 @@ class Reader {
     std::string text = String(parent, key, where);
     if (text.empty()) return "";
     std::string decoded;
-    text.erase(std::remove_if(text.begin(), text.end(),
-                              [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }),
-               text.end());
+    text.erase(
+        std::remove_if(text.begin(), text.end(),
+                       [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }),
+        text.end());
     if (!absl::Base64Unescape(text, &decoded)) {
       Error(where, key, "is not valid base64 (it must hold the base64 of the PEM file)");
       return "";
@@ -202,6 +203,37 @@ std::optional<ExecConfig> ReadExec(Reader* r, const YAML::Node& exec, const std:
   return c;
 }
 
+// One users[] entry's user: the file's relative paths resolved against the file. Basic auth and
+// auth providers are only noted here; ClientConfigFromKubeconfig refuses them if used.
+KubeconfigUser ReadUser(Reader* r, const std::string& name, const YAML::Node& n,
+                        const std::string& where) {
+  const std::string& path = r->file();
+  KubeconfigUser u;
+  u.name = name;
+  u.file = path;
+  u.token = r->String(n, "token", where);
+  u.token_file = Resolve(path, r->String(n, "tokenFile", where));
+  u.client_certificate = Resolve(path, r->String(n, "client-certificate", where));
+  u.client_certificate_data = r->Base64(n, "client-certificate-data", where);
+  u.client_key = Resolve(path, r->String(n, "client-key", where));
+  u.client_key_data = r->Base64(n, "client-key-data", where);
+  u.basic_auth =
+      !r->String(n, "username", where).empty() || !r->String(n, "password", where).empty();
+  if (const YAML::Node ap = n["auth-provider"]; ap.IsDefined() && !ap.IsNull()) {
+    u.auth_provider =
+        ap.IsMap() ? r->String(ap, "name", where + ".auth-provider") : std::string("(malformed)");
+    if (u.auth_provider.empty()) u.auth_provider = "(unnamed)";
+  }
+  if (const YAML::Node exec = n["exec"]; exec.IsDefined() && !exec.IsNull()) {
+    if (!exec.IsMap()) {
+      r->Error(where, "exec", "must be a mapping");
+    } else {
+      u.exec = ReadExec(r, exec, where + ".exec");
+    }
+  }
+  return u;
+}
+
 absl::StatusOr<Kubeconfig> ParseTree(const YAML::Node& root, const std::string& path) {
   Kubeconfig config;
   config.files.push_back(path);
@@ -229,30 +261,7 @@ absl::StatusOr<Kubeconfig> ParseTree(const YAML::Node& root, const std::string& 
                });
   ForEachNamed(&r, root, "users", "user",
                [&](const std::string& name, const YAML::Node& n, const std::string& where) {
-                 KubeconfigUser u;
-                 u.name = name;
-                 u.file = path;
-                 u.token = r.String(n, "token", where);
-                 u.token_file = Resolve(path, r.String(n, "tokenFile", where));
-                 u.client_certificate = Resolve(path, r.String(n, "client-certificate", where));
-                 u.client_certificate_data = r.Base64(n, "client-certificate-data", where);
-                 u.client_key = Resolve(path, r.String(n, "client-key", where));
-                 u.client_key_data = r.Base64(n, "client-key-data", where);
-                 u.basic_auth = !r.String(n, "username", where).empty() ||
-                                !r.String(n, "password", where).empty();
-                 if (const YAML::Node ap = n["auth-provider"]; ap.IsDefined() && !ap.IsNull()) {
-                   u.auth_provider = ap.IsMap() ? r.String(ap, "name", where + ".auth-provider")
-                                                : std::string("(malformed)");
-                   if (u.auth_provider.empty()) u.auth_provider = "(unnamed)";
-                 }
-                 if (const YAML::Node exec = n["exec"]; exec.IsDefined() && !exec.IsNull()) {
-                   if (!exec.IsMap()) {
-                     r.Error(where, "exec", "must be a mapping");
-                   } else {
-                     u.exec = ReadExec(&r, exec, where + ".exec");
-                   }
-                 }
-                 config.users.emplace(name, std::move(u));
+                 config.users.emplace(name, ReadUser(&r, name, n, where));
                });
   ForEachNamed(&r, root, "contexts", "context",
                [&](const std::string& name, const YAML::Node& n, const std::string& where) {
@@ -290,11 +299,171 @@ absl::StatusOr<std::string> ReadPem(const HostEnv& host, const std::string& path
   absl::StatusOr<std::string> text = host.fs->ReadFile(path);
   if (!text.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(where, ": ", field, " ", path,
-                                                      " cannot be read: ",
-                                                      text.status().message(),
+                                                      " cannot be read: ", text.status().message(),
                                                       "; fix the path or use ", field, "-data"));
   }
   return *std::move(text);
+}
+
+// The context to use: --context, else current-context. Errors say where the name came from and
+// which contexts are defined.
+absl::StatusOr<const KubeconfigContext*> ChooseContext(const Kubeconfig& config,
+                                                       const std::string& context_flag,
+                                                       const std::string& files) {
+  std::string context_name = context_flag;
+  std::string chosen_by = "--context";
+  if (context_name.empty()) {
+    if (config.current_context.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("kubeconfig ", files,
+                       " sets no current-context; pass --context NAME or run "
+                       "`kubectl config use-context NAME`"));
+    }
+    context_name = config.current_context;
+    chosen_by = absl::StrCat("current-context in ", config.current_context_file);
+  }
+  auto ctx_it = config.contexts.find(context_name);
+  if (ctx_it == config.contexts.end()) {
+    std::vector<std::string> known;
+    for (const auto& [name, c] : config.contexts) known.push_back(name);
+    return absl::NotFoundError(absl::StrCat(
+        "context \"", context_name, "\" (from ", chosen_by, ") is not defined in kubeconfig ",
+        files, "; defined contexts: ", known.empty() ? "none" : absl::StrJoin(known, ", ")));
+  }
+  return &ctx_it->second;
+}
+
+// The cluster context `ctx` names.
+absl::StatusOr<const KubeconfigCluster*> ClusterOf(const Kubeconfig& config,
+                                                   const KubeconfigContext& ctx,
+                                                   const std::string& ctx_where,
+                                                   const std::string& files) {
+  auto cl_it = config.clusters.find(ctx.cluster);
+  if (ctx.cluster.empty() || cl_it == config.clusters.end()) {
+    return absl::NotFoundError(absl::StrCat(ctx_where, ": context.cluster \"", ctx.cluster,
+                                            "\" is not defined in any kubeconfig file (", files,
+                                            "); add it under clusters: or choose another context"));
+  }
+  return &cl_it->second;
+}
+
+// cluster.server must be an http(s) URL this client reaches directly, and verified against its
+// own host: the cpprest transport can use neither a proxy nor another TLS server name.
+absl::Status CheckServer(const KubeconfigCluster& cluster, const std::string& cl_where) {
+  const std::string& server = cluster.server;
+  if (server.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(cl_where, ": cluster.server is missing; set it to https://HOST:PORT"));
+  }
+  if (!absl::StartsWith(server, "https://") && !absl::StartsWith(server, "http://")) {
+    return absl::InvalidArgumentError(absl::StrCat(cl_where, ": cluster.server \"", server,
+                                                   "\" must start with https:// or http://"));
+  }
+  if (!cluster.proxy_url.empty()) {
+    return absl::UnimplementedError(
+        absl::StrCat(cl_where,
+                     ": cluster.proxy-url is not supported by this client; reach the API server "
+                     "directly (or through a tunnel whose address goes into cluster.server)"));
+  }
+  if (!cluster.tls_server_name.empty() && cluster.tls_server_name != UrlHost(server)) {
+    return absl::UnimplementedError(absl::StrCat(
+        cl_where, ": cluster.tls-server-name \"", cluster.tls_server_name,
+        "\" differs from the server host \"", UrlHost(server),
+        "\", and this client verifies the certificate against the server host only; put a "
+        "host name the certificate covers into cluster.server (e.g. via /etc/hosts) and remove "
+        "tls-server-name"));
+  }
+  return absl::OkStatus();
+}
+
+// How to trust the server: its CA (data, else file), or insecure-skip-tls-verify; not both.
+absl::Status ReadServerTrust(const KubeconfigCluster& cluster, const std::string& cl_where,
+                             const HostEnv& host, TlsConfig* tls) {
+  tls->server_name = cluster.tls_server_name;
+  tls->insecure_skip_verify = cluster.insecure_skip_tls_verify;
+  if (!cluster.certificate_authority_data.empty()) {
+    tls->ca_pem = cluster.certificate_authority_data;
+  } else if (!cluster.certificate_authority.empty()) {
+    ASSIGN_OR_RETURN(tls->ca_pem, ReadPem(host, cluster.certificate_authority, cl_where,
+                                          "cluster.certificate-authority"));
+  }
+  if (tls->insecure_skip_verify && !tls->ca_pem.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(cl_where,
+                     ": cluster.insecure-skip-tls-verify and a certificate authority are both set; "
+                     "remove one of them (as kubectl requires)"));
+  }
+  return absl::OkStatus();
+}
+
+// Refuses the ways of authenticating that Kubernetes removed, naming what to use instead.
+absl::Status CheckUserSupported(const KubeconfigUser& user, const std::string& u_where) {
+  if (user.basic_auth) {
+    return absl::UnimplementedError(
+        absl::StrCat(u_where,
+                     ": user.username/password (basic authentication) was removed from Kubernetes "
+                     "in 1.19; use a token, a client certificate or an exec plugin"));
+  }
+  if (!user.auth_provider.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        u_where, ": user.auth-provider \"", user.auth_provider,
+        "\" is not supported (the in-tree providers were removed in Kubernetes 1.26); use the "
+        "provider's exec plugin (e.g. gke-gcloud-auth-plugin, kubelogin)"));
+  }
+  return absl::OkStatus();
+}
+
+// The static client certificate and its key (each from data, else a file): both or neither.
+absl::Status ReadClientCertificate(const KubeconfigUser& user, const std::string& u_where,
+                                   const HostEnv& host, TlsConfig* tls) {
+  if (!user.client_certificate_data.empty()) {
+    tls->client_certificate_pem = user.client_certificate_data;
+  } else if (!user.client_certificate.empty()) {
+    ASSIGN_OR_RETURN(tls->client_certificate_pem,
+                     ReadPem(host, user.client_certificate, u_where, "user.client-certificate"));
+  }
+  if (!user.client_key_data.empty()) {
+    tls->client_key_pem = user.client_key_data;
+  } else if (!user.client_key.empty()) {
+    ASSIGN_OR_RETURN(tls->client_key_pem,
+                     ReadPem(host, user.client_key, u_where, "user.client-key"));
+  }
+  if (tls->client_certificate_pem.empty() != tls->client_key_pem.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        u_where, ": ",
+        tls->client_key_pem.empty() ? "user.client-certificate is set without user.client-key"
+                                    : "user.client-key is set without user.client-certificate",
+        "; set both (or both -data forms)"));
+  }
+  return absl::OkStatus();
+}
+
+// The user's bearer-token provider: a token, a token file (re-read as it rotates) or an exec
+// plugin, in that order of precedence; null when the user has none (a client certificate
+// alone, or anonymous). The plugin gets the cluster's details, with the CA already read
+// (`ca_pem`).
+std::shared_ptr<CredentialProvider> CredentialsOf(const KubeconfigUser& user,
+                                                  const KubeconfigCluster& cluster,
+                                                  const std::string& ca_pem,
+                                                  const std::string& u_where, const HostEnv& host) {
+  if (!user.token.empty()) {
+    Credentials c;
+    c.bearer_token = user.token;
+    return std::make_shared<StaticCredentialProvider>(c);
+  }
+  if (!user.token_file.empty()) {
+    return std::make_shared<TokenFileCredentialProvider>(user.token_file, host.fs, host.clock);
+  }
+  if (user.exec) {
+    ExecClusterInfo info;
+    info.server = cluster.server;
+    info.tls_server_name = cluster.tls_server_name;
+    info.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
+    info.certificate_authority_data_pem = ca_pem;
+    return std::make_shared<ExecCredentialProvider>(*user.exec, info, u_where, host.runner,
+                                                    host.clock);
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -325,8 +494,8 @@ absl::StatusOr<Kubeconfig> ParseKubeconfig(absl::string_view text, const std::st
     return ParseTree(root, path);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not valid YAML at line ",
-                                                   e.mark.line + 1, ", column ",
-                                                   e.mark.column + 1, ": ", e.msg));
+                                                   e.mark.line + 1, ", column ", e.mark.column + 1,
+                                                   ": ", e.msg));
   } catch (const std::exception& e) {  // std::bad_alloc
     return absl::ResourceExhaustedError(absl::StrCat(what, ": ", e.what()));
   }
@@ -351,8 +520,7 @@ absl::StatusOr<Kubeconfig> LoadKubeconfig(const ConfigFlags& flags, const HostEn
     paths.push_back(flags.kubeconfig);
     must_exist = true;
     origin = "--kubeconfig";
-  } else if (std::optional<std::string> env = host.env->Get("KUBECONFIG");
-             env && !env->empty()) {
+  } else if (std::optional<std::string> env = host.env->Get("KUBECONFIG"); env && !env->empty()) {
     for (absl::string_view p : absl::StrSplit(*env, ':', absl::SkipEmpty())) {
       std::string path(p);
       if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
@@ -374,17 +542,16 @@ absl::StatusOr<Kubeconfig> LoadKubeconfig(const ConfigFlags& flags, const HostEn
     absl::StatusOr<std::string> text = host.fs->ReadFile(path);
     if (!text.ok()) {
       if (absl::IsNotFound(text.status()) && !must_exist) continue;  // kubectl skips these
-      return absl::FailedPreconditionError(absl::StrCat("kubeconfig ", path, " (from ", origin,
-                                                        ") cannot be read: ",
-                                                        text.status().message()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "kubeconfig ", path, " (from ", origin, ") cannot be read: ", text.status().message()));
     }
     ASSIGN_OR_RETURN(Kubeconfig one, ParseKubeconfig(*text, path));
     MergeKubeconfig(one, &merged);
   }
   if (merged.files.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "none of the kubeconfig files in KUBECONFIG exists (", absl::StrJoin(paths, ":"),
-        "); fix KUBECONFIG or pass --kubeconfig FILE"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("none of the kubeconfig files in KUBECONFIG exists (",
+                     absl::StrJoin(paths, ":"), "); fix KUBECONFIG or pass --kubeconfig FILE"));
   }
   return merged;
 }
@@ -393,135 +560,32 @@ absl::StatusOr<ClientConfig> ClientConfigFromKubeconfig(const Kubeconfig& config
                                                         const std::string& context_flag,
                                                         const HostEnv& host) {
   const std::string files = absl::StrJoin(config.files, ":");
-  std::string context_name = context_flag;
-  std::string chosen_by = "--context";
-  if (context_name.empty()) {
-    if (config.current_context.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "kubeconfig ", files, " sets no current-context; pass --context NAME or run "
-                                "`kubectl config use-context NAME`"));
-    }
-    context_name = config.current_context;
-    chosen_by = absl::StrCat("current-context in ", config.current_context_file);
-  }
-  auto ctx_it = config.contexts.find(context_name);
-  if (ctx_it == config.contexts.end()) {
-    std::vector<std::string> known;
-    for (const auto& [name, c] : config.contexts) known.push_back(name);
-    return absl::NotFoundError(absl::StrCat(
-        "context \"", context_name, "\" (from ", chosen_by, ") is not defined in kubeconfig ",
-        files, "; defined contexts: ", known.empty() ? "none" : absl::StrJoin(known, ", ")));
-  }
-  const KubeconfigContext& ctx = ctx_it->second;
+  ASSIGN_OR_RETURN(const KubeconfigContext* ctx, ChooseContext(config, context_flag, files));
   const std::string ctx_where =
-      absl::StrCat("context \"", ctx.name, "\" in kubeconfig ", ctx.file);
-  auto cl_it = config.clusters.find(ctx.cluster);
-  if (ctx.cluster.empty() || cl_it == config.clusters.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        ctx_where, ": context.cluster \"", ctx.cluster,
-        "\" is not defined in any kubeconfig file (", files,
-        "); add it under clusters: or choose another context"));
-  }
-  const KubeconfigCluster& cluster = cl_it->second;
-  const std::string cl_where = absl::StrCat("cluster \"", cluster.name, "\" in kubeconfig ",
-                                            cluster.file, " (", ctx_where, ")");
+      absl::StrCat("context \"", ctx->name, "\" in kubeconfig ", ctx->file);
+  ASSIGN_OR_RETURN(const KubeconfigCluster* cluster, ClusterOf(config, *ctx, ctx_where, files));
+  const std::string cl_where = absl::StrCat("cluster \"", cluster->name, "\" in kubeconfig ",
+                                            cluster->file, " (", ctx_where, ")");
   ClientConfig out;
   out.source = ctx_where;
-  out.namespace_name = ctx.namespace_name.empty() ? "default" : ctx.namespace_name;
-  out.server = cluster.server;
-  if (out.server.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(cl_where, ": cluster.server is missing; set it to https://HOST:PORT"));
-  }
-  if (!absl::StartsWith(out.server, "https://") && !absl::StartsWith(out.server, "http://")) {
-    return absl::InvalidArgumentError(absl::StrCat(cl_where, ": cluster.server \"", out.server,
-                                                   "\" must start with https:// or http://"));
-  }
-  if (!cluster.proxy_url.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        cl_where, ": cluster.proxy-url is not supported by this client; reach the API server "
-                  "directly (or through a tunnel whose address goes into cluster.server)"));
-  }
-  if (!cluster.tls_server_name.empty() && cluster.tls_server_name != UrlHost(out.server)) {
-    return absl::UnimplementedError(absl::StrCat(
-        cl_where, ": cluster.tls-server-name \"", cluster.tls_server_name,
-        "\" differs from the server host \"", UrlHost(out.server),
-        "\", and this client verifies the certificate against the server host only; put a "
-        "host name the certificate covers into cluster.server (e.g. via /etc/hosts) and remove "
-        "tls-server-name"));
-  }
-  out.tls.server_name = cluster.tls_server_name;
-  out.tls.insecure_skip_verify = cluster.insecure_skip_tls_verify;
-  if (!cluster.certificate_authority_data.empty()) {
-    out.tls.ca_pem = cluster.certificate_authority_data;
-  } else if (!cluster.certificate_authority.empty()) {
-    ASSIGN_OR_RETURN(out.tls.ca_pem,
-                     ReadPem(host, cluster.certificate_authority, cl_where,
-                             "cluster.certificate-authority"));
-  }
-  if (out.tls.insecure_skip_verify && !out.tls.ca_pem.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        cl_where, ": cluster.insecure-skip-tls-verify and a certificate authority are both set; "
-                  "remove one of them (as kubectl requires)"));
-  }
+  out.namespace_name = ctx->namespace_name.empty() ? "default" : ctx->namespace_name;
+  out.server = cluster->server;
+  RETURN_IF_ERROR(CheckServer(*cluster, cl_where));
+  RETURN_IF_ERROR(ReadServerTrust(*cluster, cl_where, host, &out.tls));
 
-  if (ctx.user.empty()) return out;  // anonymous
-  auto u_it = config.users.find(ctx.user);
+  if (ctx->user.empty()) return out;  // anonymous
+  auto u_it = config.users.find(ctx->user);
   if (u_it == config.users.end()) {
-    return absl::NotFoundError(absl::StrCat(ctx_where, ": context.user \"", ctx.user,
+    return absl::NotFoundError(absl::StrCat(ctx_where, ": context.user \"", ctx->user,
                                             "\" is not defined in any kubeconfig file (", files,
                                             "); add it under users: or choose another context"));
   }
   const KubeconfigUser& user = u_it->second;
-  const std::string u_where = absl::StrCat("user \"", user.name, "\" in kubeconfig ", user.file,
-                                           " (", ctx_where, ")");
-  if (user.basic_auth) {
-    return absl::UnimplementedError(absl::StrCat(
-        u_where, ": user.username/password (basic authentication) was removed from Kubernetes "
-                 "in 1.19; use a token, a client certificate or an exec plugin"));
-  }
-  if (!user.auth_provider.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        u_where, ": user.auth-provider \"", user.auth_provider,
-        "\" is not supported (the in-tree providers were removed in Kubernetes 1.26); use the "
-        "provider's exec plugin (e.g. gke-gcloud-auth-plugin, kubelogin)"));
-  }
-  // Client certificate (static).
-  if (!user.client_certificate_data.empty()) {
-    out.tls.client_certificate_pem = user.client_certificate_data;
-  } else if (!user.client_certificate.empty()) {
-    ASSIGN_OR_RETURN(out.tls.client_certificate_pem,
-                     ReadPem(host, user.client_certificate, u_where, "user.client-certificate"));
-  }
-  if (!user.client_key_data.empty()) {
-    out.tls.client_key_pem = user.client_key_data;
-  } else if (!user.client_key.empty()) {
-    ASSIGN_OR_RETURN(out.tls.client_key_pem,
-                     ReadPem(host, user.client_key, u_where, "user.client-key"));
-  }
-  if (out.tls.client_certificate_pem.empty() != out.tls.client_key_pem.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        u_where, ": ",
-        out.tls.client_key_pem.empty() ? "user.client-certificate is set without user.client-key"
-                                       : "user.client-key is set without user.client-certificate",
-        "; set both (or both -data forms)"));
-  }
-  if (!user.token.empty()) {
-    Credentials c;
-    c.bearer_token = user.token;
-    out.credentials = std::make_shared<StaticCredentialProvider>(c);
-  } else if (!user.token_file.empty()) {
-    out.credentials =
-        std::make_shared<TokenFileCredentialProvider>(user.token_file, host.fs, host.clock);
-  } else if (user.exec) {
-    ExecClusterInfo info;
-    info.server = cluster.server;
-    info.tls_server_name = cluster.tls_server_name;
-    info.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
-    info.certificate_authority_data_pem = out.tls.ca_pem;
-    out.credentials = std::make_shared<ExecCredentialProvider>(*user.exec, info, u_where,
-                                                               host.runner, host.clock);
-  }
+  const std::string u_where =
+      absl::StrCat("user \"", user.name, "\" in kubeconfig ", user.file, " (", ctx_where, ")");
+  RETURN_IF_ERROR(CheckUserSupported(user, u_where));
+  RETURN_IF_ERROR(ReadClientCertificate(user, u_where, host, &out.tls));
+  out.credentials = CredentialsOf(user, *cluster, out.tls.ca_pem, u_where, host);
   return out;
 }
 
@@ -541,10 +605,10 @@ absl::StatusOr<ClientConfig> InClusterClientConfig(const HostEnv& host) {
   const std::string token_path = dir + "/token";
   absl::StatusOr<std::string> token = host.fs->ReadFile(token_path);
   if (!token.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "in-cluster: the service-account token ", token_path, " cannot be read: ",
-        token.status().message(),
-        "; mount it (automountServiceAccountToken: true) or pass --kubeconfig"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("in-cluster: the service-account token ", token_path,
+                     " cannot be read: ", token.status().message(),
+                     "; mount it (automountServiceAccountToken: true) or pass --kubeconfig"));
   }
   const std::string ca_path = dir + "/ca.crt";
   absl::StatusOr<std::string> ca = host.fs->ReadFile(ca_path);
