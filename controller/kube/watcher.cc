@@ -1,6 +1,7 @@
 // File: controller/kube/watcher.cc
 #include "controller/kube/watcher.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -92,6 +93,35 @@ bool ReadEnvelope(od::parser* parser, std::string* buffer, absl::string_view lin
   // Nothing may follow the event.
   if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return false;
   return has_type && has_object;
+}
+
+// The API error an ERROR event's Status object reports; its code is read from `code` when the
+// Status has no reason the error parser knows.
+ApiError WatchErrorOf(std::string_view object) {
+  HttpResponse as_response;
+  as_response.body = std::string(object);
+  ApiError error = ParseApiError(as_response);
+  if (error.code == 0) {
+    nlohmann::json status = nlohmann::json::parse(object.begin(), object.end(),
+                                                  /*cb=*/nullptr, /*allow_exceptions=*/false);
+    if (status.is_object() && status.contains("code") && status["code"].is_number_integer()) {
+      error.code = status["code"].get<int>();
+    }
+  }
+  return error;
+}
+
+// The resource version the watch started from is too old: list again.
+bool Expired(const ApiError& error) {
+  return error.code == 410 || error.reason == "Expired" || error.reason == "Gone";
+}
+
+// ADDED, MODIFIED, DELETED; nullopt for a type from the future (skipped).
+std::optional<runtime::WatchEventType> ObjectEventType(std::string_view type) {
+  if (type == "ADDED") return runtime::WatchEventType::kAdded;
+  if (type == "MODIFIED") return runtime::WatchEventType::kModified;
+  if (type == "DELETED") return runtime::WatchEventType::kDeleted;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -215,6 +245,67 @@ absl::Status Watcher::List() {
   return absl::OkStatus();
 }
 
+// One watch request's reading state: the parser and buffers reused line after line, and what the
+// lines said.
+struct Watcher::WatchPass {
+  od::parser parser;
+  std::string buffer;
+  Envelope event;
+  bool progressed = false;
+  bool gone = false;  // the server said the resource version is too old
+  absl::Status stream_error;
+  int64_t undecodable = 0;
+};
+
+bool Watcher::ReadLine(WatchPass* pass, absl::string_view line) {
+  // Size and nesting first (input_limits.h), before any parser or decoder sees the event.
+  if (absl::Status s =
+          limits::CheckJsonText(line, absl::StrCat("watch event of ", options_.collection.Path()),
+                                limits::kMaxWatchEventBytes);
+      !s.ok()) {
+    ++pass->undecodable;
+    pass->stream_error = absl::DataLossError(s.message());
+    return false;
+  }
+  Envelope& event = pass->event;
+  if (!ReadEnvelope(&pass->parser, &pass->buffer, line, &event)) {
+    ++pass->undecodable;
+    pass->stream_error = absl::DataLossError(
+        absl::StrCat("watch event is not {type, object}: ", line.substr(0, 200)));
+    return false;  // a corrupt stream cannot be trusted further: resume from the last version
+  }
+  if (event.type == "ERROR") {
+    const ApiError error = WatchErrorOf(event.object);
+    if (Expired(error)) {
+      pass->gone = true;
+    } else {
+      pass->stream_error = ApiErrorStatus(error, "watch", options_.collection.Path());
+    }
+    return false;
+  }
+  const bool bookmark = event.type == "BOOKMARK";
+  if (!bookmark) {
+    const std::optional<runtime::WatchEventType> type = ObjectEventType(event.type);
+    if (!type.has_value()) {
+      ++pass->undecodable;
+      return true;  // an event type from the future: skip it
+    }
+    absl::Status applied =
+        sink_->ApplyRaw(*type, absl::string_view(event.object.data(), event.object.size()));
+    if (!applied.ok()) {
+      ++pass->undecodable;
+      pass->stream_error = std::move(applied);
+      return false;  // as a corrupt line
+    }
+  }
+  pass->progressed = true;
+  if (!event.resource_version.empty()) resource_version_ = event.resource_version;
+  absl::MutexLock lock(&mu_);
+  ++(bookmark ? stats_.bookmarks : stats_.events);
+  rv_ = resource_version_;
+  return true;
+}
+
 Watcher::WatchEnd Watcher::WatchOnce(bool* progressed) {
   auto cancel = std::make_shared<Cancellation>();
   {
@@ -231,84 +322,20 @@ Watcher::WatchEnd Watcher::WatchOnce(bool* progressed) {
   watch.timeout_seconds = options_.timeout_seconds;
   watch.idle_timeout = options_.idle_timeout;
 
-  bool gone = false;
-  absl::Status stream_error;
-  int64_t undecodable = 0;
-  od::parser parser;
-  std::string buffer;
-  Envelope event;
-  auto on_line = [&](absl::string_view line) -> bool {
-    // Size and nesting first (input_limits.h), before any parser or decoder sees the event.
-    if (absl::Status s = limits::CheckJsonText(
-            line, absl::StrCat("watch event of ", options_.collection.Path()),
-            limits::kMaxWatchEventBytes);
-        !s.ok()) {
-      ++undecodable;
-      stream_error = absl::DataLossError(s.message());
-      return false;
-    }
-    if (!ReadEnvelope(&parser, &buffer, line, &event)) {
-      ++undecodable;
-      stream_error = absl::DataLossError(
-          absl::StrCat("watch event is not {type, object}: ", line.substr(0, 200)));
-      return false;  // a corrupt stream cannot be trusted further: resume from the last version
-    }
-    if (event.type == "ERROR") {
-      HttpResponse as_response;
-      as_response.body = std::string(event.object);
-      ApiError error = ParseApiError(as_response);
-      if (error.code == 0) {
-        nlohmann::json object = nlohmann::json::parse(event.object.begin(), event.object.end(),
-                                                      /*cb=*/nullptr, /*allow_exceptions=*/false);
-        if (object.is_object() && object.contains("code") && object["code"].is_number_integer()) {
-          error.code = object["code"].get<int>();
-        }
-      }
-      if (error.code == 410 || error.reason == "Expired" || error.reason == "Gone") {
-        gone = true;
-      } else {
-        stream_error = ApiErrorStatus(error, "watch", options_.collection.Path());
-      }
-      return false;
-    }
-    const bool bookmark = event.type == "BOOKMARK";
-    if (!bookmark) {
-      runtime::WatchEventType t;
-      if (event.type == "ADDED") {
-        t = runtime::WatchEventType::kAdded;
-      } else if (event.type == "MODIFIED") {
-        t = runtime::WatchEventType::kModified;
-      } else if (event.type == "DELETED") {
-        t = runtime::WatchEventType::kDeleted;
-      } else {
-        ++undecodable;
-        return true;  // an event type from the future: skip it
-      }
-      absl::Status applied =
-          sink_->ApplyRaw(t, absl::string_view(event.object.data(), event.object.size()));
-      if (!applied.ok()) {
-        ++undecodable;
-        stream_error = std::move(applied);
-        return false;  // as a corrupt line
-      }
-    }
-    *progressed = true;
-    if (!event.resource_version.empty()) resource_version_ = event.resource_version;
-    absl::MutexLock lock(&mu_);
-    ++(bookmark ? stats_.bookmarks : stats_.events);
-    rv_ = resource_version_;
-    return true;
-  };
-  absl::Status status = client_->Watch(options_.collection, watch, on_line, cancel.get());
+  WatchPass pass;
+  absl::Status status = client_->Watch(
+      options_.collection, watch,
+      [this, &pass](absl::string_view line) { return ReadLine(&pass, line); }, cancel.get());
+  if (pass.progressed) *progressed = true;
   {
     absl::MutexLock lock(&mu_);
     current_.reset();
-    stats_.undecodable += undecodable;
+    stats_.undecodable += pass.undecodable;
     if (stop_) return WatchEnd::kStopped;
   }
-  if (gone || apierrors::IsGone(status)) return WatchEnd::kGone;
-  if (!stream_error.ok()) {
-    RecordFailure(stream_error);
+  if (pass.gone || apierrors::IsGone(status)) return WatchEnd::kGone;
+  if (!pass.stream_error.ok()) {
+    RecordFailure(pass.stream_error);
     return WatchEnd::kFailed;
   }
   if (!status.ok()) {

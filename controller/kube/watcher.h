@@ -129,6 +129,9 @@ class Watcher {
 
   absl::Status List();
   WatchEnd WatchOnce(bool* progressed);
+  struct WatchPass;
+  // One line of the watch stream; false ends the request (watcher.cc says when).
+  bool ReadLine(WatchPass* pass, absl::string_view line);
   // Waits `d` or until Stop(); false when stopping.
   bool Wait(absl::Duration d);
   bool stopping() const;

@@ -15,8 +15,9 @@ namespace {
 // claim_allocations.h): a pod reserving an allocated claim, or a new resourceVersion alone,
 // changes nothing there.
 bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
-  if (a.allocated != b.allocated || a.deleting != b.deleting || a.created_unix_seconds != b.created_unix_seconds ||
-      a.requests.size() != b.requests.size() || a.results.size() != b.results.size()) {
+  if (a.allocated != b.allocated || a.deleting != b.deleting ||
+      a.created_unix_seconds != b.created_unix_seconds || a.requests.size() != b.requests.size() ||
+      a.results.size() != b.results.size()) {
     return false;
   }
   for (size_t i = 0; i < a.requests.size(); ++i) {
@@ -28,7 +29,8 @@ bool SameAccounting(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
     }
   }
   // What shared devices' claims consume changes the room left (status.allocation.freeClaims).
-  const bool a_consumes = a.consumed_capacity != nullptr, b_consumes = b.consumed_capacity != nullptr;
+  const bool a_consumes = a.consumed_capacity != nullptr,
+             b_consumes = b.consumed_capacity != nullptr;
   if (a_consumes != b_consumes) return false;
   if (a_consumes) {
     const std::vector<dra::ConsumedCapacity>& x = *a.consumed_capacity;
@@ -219,6 +221,18 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
   if (dra_version_.has_value() || stopped_) return false;
   dra_version_ = version;
   dra_checked_ = true;
+  CreateDraInformers(version);
+  CountDraChanges();
+  if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_, *claims_);
+  slices_->Start();
+  classes_->Start();
+  templates_->Start();
+  claims_->Start();
+  BumpSpecVersion();
+  return true;
+}
+
+void ClusterCache::CreateDraInformers(dra::DraApiVersion version) {
   slices_ = NewResourceSliceInformer(options_.client, options_.watch, version);
   classes_ = std::make_unique<kube::Informer<dra::DeviceClass>>(
       options_.client, For(options_.watch, DeviceClassesPath(version)), DecodeDeviceClassObject,
@@ -238,8 +252,7 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
                  return t.shared_meta();
                })}});
   claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(
-      options_.client, For(options_.watch, ResourceClaimsPath(version)),
-      DecodeResourceClaimObject,
+      options_.client, For(options_.watch, ResourceClaimsPath(version)), DecodeResourceClaimObject,
       // A view into the claim: the cache keeps no copy of 32,500 keys (dra/resource_claim.h).
       [](const dra::ResourceClaim& c) { return c.strings.key(); });
   claims_->SetVersionOf(
@@ -249,6 +262,11 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
       [](const dra::DeviceClass& c) -> absl::string_view { return c.metadata.resource_version; });
   templates_->SetVersionOf(
       [](const TemplateObject& t) -> absl::string_view { return t.resource_version; });
+}
+
+// The change counters the DRA kinds move (version(), slices_version(), owned_version(),
+// claims_version()) and the undecodable slices they report.
+void ClusterCache::CountDraChanges() {
   // A slice version that does not decode has replaced the cached one (NewResourceSliceInformer)
   // and is remembered until a version that decodes, or its deletion, arrives.
   slices_->AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
@@ -296,13 +314,6 @@ bool ClusterCache::EnableDra(dra::DraApiVersion version) {
     claims_version_.fetch_add(1);
     version_.fetch_add(1);
   });
-  if (dra_wiring_) dra_wiring_(*slices_, *classes_, *templates_, *claims_);
-  slices_->Start();
-  classes_->Start();
-  templates_->Start();
-  claims_->Start();
-  BumpSpecVersion();
-  return true;
 }
 
 void ClusterCache::Stop() {

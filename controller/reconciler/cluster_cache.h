@@ -39,10 +39,9 @@ namespace gpuprofile::reconciler {
 inline constexpr char kByProfileLabel[] = "by-profile-label";
 
 // Adds handlers to the DRA informers (called once, before they start).
-using DraWiring = std::function<void(kube::Informer<dra::ResourceSlice>& slices,
-                                     kube::Informer<dra::DeviceClass>& classes,
-                                     kube::Informer<TemplateObject>& templates,
-                                     kube::Informer<dra::ResourceClaim>& claims)>;
+using DraWiring = std::function<void(
+    kube::Informer<dra::ResourceSlice>& slices, kube::Informer<dra::DeviceClass>& classes,
+    kube::Informer<TemplateObject>& templates, kube::Informer<dra::ResourceClaim>& claims)>;
 
 struct ClusterCacheOptions {
   kube::RestClient* client = nullptr;  // must outlive the cache
@@ -136,6 +135,9 @@ class ClusterCache {
   static constexpr size_t kMaxUndecodableSlices = 1000;
 
  private:
+  // The DRA informers in `version`, not started.
+  void CreateDraInformers(dra::DraApiVersion version) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CountDraChanges() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename T>
   void Count(kube::Informer<T>* informer, std::function<bool(const T*, const T*)> relevant);
 
