@@ -2,6 +2,7 @@
 #include "controller/profile/allocatable.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,18 +20,71 @@ constexpr uint8_t kCounters = 2;        // draws from counters
 constexpr uint8_t kIncompletePool = 4;  // its pool is incomplete
 constexpr uint8_t kAllocatedFlag = 8;   // a claim holds it
 
+// A matched device's outcome when its flags settle it; none when it is schedulable but for the
+// counters it draws from (the greedy pass decides).
+std::optional<DeviceOutcome> OutcomeBeforeCounters(
+    uint8_t f, const dra::Device& device, absl::Span<const dra::DeviceToleration> tolerations) {
+  if ((f & kAllocatedFlag) != 0) return DeviceOutcome::kAllocated;
+  if (f == 0) return DeviceOutcome::kSchedulable;
+  if ((f & kTainted) != 0 && !dra::ToleratesDevice(device, tolerations)) {
+    return DeviceOutcome::kTainted;
+  }
+  if ((f & kIncompletePool) != 0) return DeviceOutcome::kIncompletePool;
+  if ((f & kCounters) == 0) return DeviceOutcome::kSchedulable;
+  return std::nullopt;
+}
+
+// Sets device `d`'s outcome and counts it.
+void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
+  out->outcome[d] = outcome;
+  switch (outcome) {
+    case DeviceOutcome::kSchedulable:
+      ++out->schedulable_count;
+      break;
+    case DeviceOutcome::kTainted:
+      ++out->tainted_count;
+      break;
+    case DeviceOutcome::kIncompletePool:
+      ++out->incomplete_pool_count;
+      break;
+    case DeviceOutcome::kCounterLimited:
+      ++out->counter_limited_count;
+      break;
+    case DeviceOutcome::kAllocated:
+      ++out->allocated_count;
+      break;
+    case DeviceOutcome::kNotMatched:
+      break;
+  }
+}
+
+}  // namespace
+
 // One device that draws from counters, for the greedy pass.
-struct Candidate {
+struct AllocationModel::Candidate {
   absl::string_view driver;
   absl::string_view pool;
   double share = 0;  // sum over its counters of amount / the set's total
   uint32_t index = 0;
 };
 
-// Counter key within one pool: (set, counter).
-using CounterKey = std::pair<absl::string_view, absl::string_view>;
-
-}  // namespace
+// What one device draws, summed per counter (a device may draw one counter twice, from two
+// consumption entries). False when a sum cannot be made: the device does not fit.
+bool AllocationModel::CounterNeeds(const dra::Device& device,
+                                   absl::flat_hash_map<CounterKey, Quantity>* need) {
+  bool ok = true;
+  for (const dra::CounterUse& use : device.counters_consumed()) {
+    auto [it, inserted] = need->try_emplace(CounterKey{use.counter_set, use.counter}, *use.value);
+    if (inserted) continue;
+    absl::StatusOr<Quantity> sum = it->second.Add(*use.value);
+    if (sum.ok()) {
+      it->second = *sum;
+    } else {
+      ok = false;
+    }
+  }
+  return ok;
+}
 
 AllocationModel::AllocationModel(const dra::Inventory& inventory) : inventory_(&inventory) {
   const std::vector<dra::Device>& devices = inventory.devices();
@@ -44,7 +98,8 @@ AllocationModel::AllocationModel(const dra::Inventory& inventory) : inventory_(&
     uint8_t f = 0;
     if (device.has_taints() && device.HasSchedulingTaint()) f |= kTainted;
     if (device.consumes_counters()) f |= kCounters;
-    if (!incomplete.empty() && incomplete.contains(std::make_pair(device.driver(), device.pool()))) {
+    if (!incomplete.empty() &&
+        incomplete.contains(std::make_pair(device.driver(), device.pool()))) {
       f |= kIncompletePool;
     }
     flags_[d] = f;
@@ -93,33 +148,25 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
     return out;
   }
   out.outcome.assign(devices.size(), DeviceOutcome::kNotMatched);
+  std::vector<Candidate> candidates = Classify(matched, tolerations, &out);
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.driver, a.pool, a.share, a.index) <
+           std::tie(b.driver, b.pool, b.share, b.index);
+  });
+  TakeCounters(candidates, &out);
+  return out;
+}
+
+std::vector<AllocationModel::Candidate> AllocationModel::Classify(
+    const std::vector<bool>& matched, absl::Span<const dra::DeviceToleration> tolerations,
+    AllocatableCount* out) const {
+  const std::vector<dra::Device>& devices = inventory_->devices();
   std::vector<Candidate> candidates;
   for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
     if (!matched[d]) continue;
-    const uint8_t f = flags_[d];
-    if ((f & kAllocatedFlag) != 0) {
-      out.outcome[d] = DeviceOutcome::kAllocated;
-      ++out.allocated_count;
-      continue;
-    }
-    if (f == 0) {
-      out.outcome[d] = DeviceOutcome::kSchedulable;
-      ++out.schedulable_count;
-      continue;
-    }
-    if ((f & kTainted) != 0 && !dra::ToleratesDevice(devices[d], tolerations)) {
-      out.outcome[d] = DeviceOutcome::kTainted;
-      ++out.tainted_count;
-      continue;
-    }
-    if ((f & kIncompletePool) != 0) {
-      out.outcome[d] = DeviceOutcome::kIncompletePool;
-      ++out.incomplete_pool_count;
-      continue;
-    }
-    if ((f & kCounters) == 0) {
-      out.outcome[d] = DeviceOutcome::kSchedulable;
-      ++out.schedulable_count;
+    if (std::optional<DeviceOutcome> outcome =
+            OutcomeBeforeCounters(flags_[d], devices[d], tolerations)) {
+      Record(*outcome, d, out);
       continue;
     }
     const dra::Device& device = devices[d];
@@ -136,11 +183,12 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
     }
     candidates.push_back(c);
   }
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.driver, a.pool, a.share, a.index) <
-           std::tie(b.driver, b.pool, b.share, b.index);
-  });
+  return candidates;
+}
 
+void AllocationModel::TakeCounters(const std::vector<Candidate>& candidates,
+                                   AllocatableCount* out) const {
+  const std::vector<dra::Device>& devices = inventory_->devices();
   // What is left of each counter of the current pool; filled from the inventory on first use.
   absl::flat_hash_map<CounterKey, Quantity> left;
   absl::string_view pool_driver, pool_name;
@@ -150,62 +198,57 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
       pool_driver = c.driver;
       pool_name = c.pool;
     }
-    const std::vector<dra::CounterUse> uses = devices[c.index].counters_consumed();
-    // Fits when every counter it draws exists and has enough left (a device may draw one counter
-    // twice, from two consumption entries: sum per counter first).
+    // Fits when every counter it draws exists and has enough left.
     absl::flat_hash_map<CounterKey, Quantity> need;
-    bool fits = true;
-    for (const dra::CounterUse& use : uses) {
-      const CounterKey key{use.counter_set, use.counter};
-      auto [it, inserted] = need.try_emplace(key, *use.value);
-      if (!inserted) {
-        absl::StatusOr<Quantity> sum = it->second.Add(*use.value);
-        if (!sum.ok()) fits = false;
-        else it->second = *sum;
-      }
-    }
-    for (const auto& [key, amount] : need) {
-      if (!fits) break;
-      auto it = left.find(key);
-      if (it == left.end()) {
-        const dra::PoolCounterSet* set = inventory_->FindCounterSet(c.driver, c.pool, key.first);
-        const Quantity* total = nullptr;
-        if (set != nullptr) {
-          for (const auto& [name, q] : set->set.counters) {
-            if (name == key.second) total = &q;
-          }
-        }
-        if (total == nullptr) {
-          fits = false;  // the scheduler cannot allocate a device whose counter is unknown
-          break;
-        }
-        Quantity free = *total;
-        if (!allocated_use_.empty()) {
-          auto used =
-              allocated_use_.find(CounterOfPool{c.driver, c.pool, key.first, key.second});
-          if (used != allocated_use_.end()) {
-            absl::StatusOr<Quantity> rest = free.Sub(used->second);
-            // More allocated than the set holds (a stale slice): nothing is left.
-            free = rest.ok() && !(*rest < Quantity()) ? *rest : Quantity();
-          }
-        }
-        it = left.emplace(key, free).first;
-      }
-      if (it->second < amount) fits = false;
-    }
-    if (!fits) {
-      out.outcome[c.index] = DeviceOutcome::kCounterLimited;
-      ++out.counter_limited_count;
+    if (!CounterNeeds(devices[c.index], &need) || !Fits(c, need, &left)) {
+      Record(DeviceOutcome::kCounterLimited, c.index, out);
       continue;
     }
     for (const auto& [key, amount] : need) {
       absl::StatusOr<Quantity> rest = left.at(key).Sub(amount);
       if (rest.ok()) left.at(key) = *rest;
     }
-    out.outcome[c.index] = DeviceOutcome::kSchedulable;
-    ++out.schedulable_count;
+    Record(DeviceOutcome::kSchedulable, c.index, out);
   }
-  return out;
+}
+
+bool AllocationModel::Fits(const Candidate& c,
+                           const absl::flat_hash_map<CounterKey, Quantity>& need,
+                           absl::flat_hash_map<CounterKey, Quantity>* left) const {
+  for (const auto& [key, amount] : need) {
+    auto it = left->find(key);
+    if (it == left->end()) {
+      std::optional<Quantity> free = CounterFree(c.driver, c.pool, key);
+      // The scheduler cannot allocate a device whose counter is unknown.
+      if (!free.has_value()) return false;
+      it = left->emplace(key, *free).first;
+    }
+    if (it->second < amount) return false;
+  }
+  return true;
+}
+
+std::optional<Quantity> AllocationModel::CounterFree(absl::string_view driver,
+                                                     absl::string_view pool,
+                                                     const CounterKey& key) const {
+  const dra::PoolCounterSet* set = inventory_->FindCounterSet(driver, pool, key.first);
+  const Quantity* total = nullptr;
+  if (set != nullptr) {
+    for (const auto& [name, q] : set->set.counters) {
+      if (name == key.second) total = &q;
+    }
+  }
+  if (total == nullptr) return std::nullopt;
+  Quantity free = *total;
+  if (!allocated_use_.empty()) {
+    auto used = allocated_use_.find(CounterOfPool{driver, pool, key.first, key.second});
+    if (used != allocated_use_.end()) {
+      absl::StatusOr<Quantity> rest = free.Sub(used->second);
+      // More allocated than the set holds (a stale slice): nothing is left.
+      free = rest.ok() && !(*rest < Quantity()) ? *rest : Quantity();
+    }
+  }
+  return free;
 }
 
 }  // namespace gpuprofile::profile

@@ -22,8 +22,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -85,6 +87,27 @@ class AllocationModel {
                            absl::Span<const dra::DeviceToleration> tolerations = {}) const;
 
  private:
+  struct Candidate;  // a matched device that draws from counters (allocatable.cc)
+  // Counter key within one pool: (set, counter).
+  using CounterKey = std::pair<absl::string_view, absl::string_view>;
+
+  // Count's stages. Classify settles each matched device its flags decide (setting its outcome
+  // in `out`) and returns those that draw from counters; TakeCounters then walks these, smallest
+  // first within each pool, and counts each only if every counter it draws has enough left.
+  std::vector<Candidate> Classify(const std::vector<bool>& matched,
+                                  absl::Span<const dra::DeviceToleration> tolerations,
+                                  AllocatableCount* out) const;
+  void TakeCounters(const std::vector<Candidate>& candidates, AllocatableCount* out) const;
+  static bool CounterNeeds(const dra::Device& device,
+                           absl::flat_hash_map<CounterKey, Quantity>* need);
+  // Whether `left` (what is left of the pool's counters, filled on first use) covers `need`.
+  bool Fits(const Candidate& c, const absl::flat_hash_map<CounterKey, Quantity>& need,
+            absl::flat_hash_map<CounterKey, Quantity>* left) const;
+  // What allocated devices leave of one counter of a pool; none when the pool has no such
+  // counter.
+  std::optional<Quantity> CounterFree(absl::string_view driver, absl::string_view pool,
+                                      const CounterKey& key) const;
+
   const dra::Inventory* inventory_;
   std::vector<uint8_t> flags_;  // per device: kTainted | kCounters | kIncompletePool | kAllocated
   // Per (driver, pool, counter set, counter): what allocated devices draw. The names point into

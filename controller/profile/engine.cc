@@ -140,8 +140,8 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
     api::GpuNodeGroupStatus& status = groups->groups[g].status;
     status.schedulable_devices = count.schedulable_count;
     status.tainted_devices = count.tainted_count;
-    status.free_devices = with_claims != nullptr ? with_claims->SchedulableCount(in_group)
-                                                 : count.schedulable_count;
+    status.free_devices =
+        with_claims != nullptr ? with_claims->SchedulableCount(in_group) : count.schedulable_count;
   }
 }
 
@@ -332,47 +332,36 @@ int64_t ClaimsPerDevice(const dra::Device& device, const std::map<std::string, Q
   return fits == std::numeric_limits<int64_t>::max() ? 0 : fits;
 }
 
-}  // namespace
+// The stages of PlanProfiles, in the order it runs them (SettleQuotas and
+// SettleExtendedResourceNames above come last).
 
-std::string QuotaName(const std::string& profile) { return absl::StrCat("gpu-profile-", profile); }
-
-ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
-  std::string namespace_name = t->metadata.namespace_name;
-  const api::ObjectMeta* meta = &t->metadata;
-  return {std::move(namespace_name), std::shared_ptr<const api::ObjectMeta>(std::move(t), meta)};
-}
-
-SpecPlan PlanProfiles(const EngineInput& input) {
-  SpecPlan plan;
-  plan.device_values = cel::DeviceValueOptions::For(
-      input.feature_gates ? *input.feature_gates : FeatureGates(input.kube_version));
-  std::vector<ProfilePlan>& work = plan.profiles;
-
-  // Profiles in name order; compile each.
-  work.resize(input.profiles.size());
+// The profiles in name order, each compiled, its fallback chain resolved and, when valid, its
+// namespaces targeted.
+std::vector<ProfilePlan> CompileProfiles(const EngineInput& input, const FeatureGates& gates) {
+  std::vector<ProfilePlan> work(input.profiles.size());
   for (size_t i = 0; i < input.profiles.size(); ++i) work[i].profile = input.profiles[i];
   std::sort(work.begin(), work.end(), [](const ProfilePlan& a, const ProfilePlan& b) {
     return a.profile.metadata.name < b.profile.metadata.name;
   });
-  plan.gates = input.feature_gates ? *input.feature_gates : FeatureGates(input.kube_version);
-  std::set<std::string> existing_profiles;
-  for (ProfilePlan& w : work) {
-    existing_profiles.insert(w.profile.metadata.name);
-    CompileProfile(plan.gates, &w);
-  }
+  for (ProfilePlan& w : work) CompileProfile(gates, &w);
   ResolveFallbacks(&work);
   for (ProfilePlan& w : work) {
     if (!w.selectors) continue;
     w.namespaces = TargetNamespaces(w.profile.spec.claim_template, input.namespaces,
                                     input.namespaces_complete);
   }
+  return work;
+}
 
-  // Names: the oldest valid profile claiming a class name / template (namespace, name) wins.
+// Names: the oldest valid profile claiming a class name / template (namespace, name) wins.
+void SettleClassesAndTemplates(const EngineInput& input,
+                               const std::set<std::string>& existing_profiles,
+                               std::vector<ProfilePlan>* work) {
   std::map<std::string, std::vector<ProfilePlan*>> class_claims;
   // Keys view the plan's strings (work does not change size from here on).
   std::map<std::pair<absl::string_view, absl::string_view>, std::vector<ProfilePlan*>>
       template_claims;
-  for (ProfilePlan& w : work) {
+  for (ProfilePlan& w : *work) {
     if (!w.selectors) continue;
     class_claims[w.profile.spec.device_class_name].push_back(&w);
     for (const std::string& ns : w.namespaces) {
@@ -386,7 +375,6 @@ SpecPlan PlanProfiles(const EngineInput& input) {
   for (const ExistingTemplate& t : input.existing_templates) {
     existing_tmpl[{t.namespace_name, t.metadata->name}] = t.metadata.get();
   }
-
   for (const auto& [name, claimants] : class_claims) {
     auto existing = existing_class.find(name);
     ProfilePlan* writer =
@@ -402,9 +390,362 @@ SpecPlan PlanProfiles(const EngineInput& input) {
         existing == existing_tmpl.end() ? nullptr : existing->second, existing_profiles);
     if (writer != nullptr) writer->template_namespaces.emplace_back(key.first);
   }
-  SettleQuotas(input, existing_profiles, &work);
-  SettleExtendedResourceNames(input, existing_profiles, &work);
+}
 
+// The stages of AssembleDesiredState, in the order it runs them.
+
+// The plan's profiles by name (a fallback chain names the profiles whose requests it tries).
+std::map<std::string, const ProfilePlan*> IndexByName(const std::vector<ProfilePlan>& work) {
+  std::map<std::string, const ProfilePlan*> by_name;
+  for (const ProfilePlan& w : work) by_name[w.profile.metadata.name] = &w;
+  return by_name;
+}
+
+// The devices each profile's selectors match, in the plan's order (none for a stalled profile).
+// The memo then drops what it kept for slices that are gone.
+std::vector<ProfileMatches> MatchProfiles(const std::vector<ProfilePlan>& work,
+                                          const dra::Inventory& inventory, FleetMemo* memo) {
+  std::vector<const CompiledSelectors*> compiled;
+  for (const ProfilePlan& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
+  std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled, {}, memo);
+  memo->Sweep();
+  return matches;
+}
+
+// What the scheduler could allocate (allocatable.h), and what the cluster's claims hold.
+struct Allocations {
+  Allocations(const dra::Inventory& inventory, const ClaimLedger& claims)
+      : model(inventory), held(claims.Held(inventory)) {
+    // Only when a claim holds a device of the inventory: otherwise free is schedulable.
+    if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
+  }
+  // The model with the claims' devices taken; null when no claim holds a device.
+  const AllocationModel* WithClaims() const { return with_claims ? &*with_claims : nullptr; }
+
+  AllocationModel model;
+  DeviceClaims held;
+  std::optional<AllocationModel> with_claims;
+};
+
+// What every profile's outcome is worked out against, once the fleet is known.
+struct Fleet {
+  const SpecPlan& plan;
+  const std::map<std::string, const ProfilePlan*>& by_name;
+  const dra::Inventory& inventory;
+  const NodeGroups& groups;
+  const std::vector<ProfileMatches>& matches;  // indexed like plan.profiles
+  const Allocations& allocations;
+  const ClaimLedger& claims;
+};
+
+// A profile's outcome before its devices are counted: what the plan says of it, and the facts its
+// conditions read (all of them for a stalled profile).
+ProfileOutcome OutcomeOfPlan(const ProfilePlan& w, ProfileFacts* facts) {
+  const api::GpuProfile& in = w.profile;
+  ProfileOutcome outcome;
+  outcome.profile.metadata = in.metadata;
+  outcome.profile.spec = in.spec;
+  outcome.valid = w.selectors.has_value();
+  outcome.stalled_reason = w.stalled_reason;
+  outcome.problems = w.problems;
+  outcome.desired_namespaces = w.namespaces;
+  api::GpuProfileStatus& status = outcome.profile.status;
+  status.observed_generation = in.metadata.generation;
+  status.device_class_name = in.spec.device_class_name;
+  facts->generation = in.metadata.generation;
+  facts->valid = outcome.valid;
+  facts->stalled_reason = w.stalled_reason;
+  facts->problems = w.problems;
+  facts->conflicts = w.conflicts;
+  return outcome;
+}
+
+// One valid profile's matched devices, counted per node group and overall in one pass.
+struct MatchTally {
+  explicit MatchTally(size_t groups)
+      : group_devices(groups, 0),
+        group_nodes(groups, 0),
+        group_schedulable(groups, 0),
+        group_tainted(groups, 0),
+        group_last_node(groups, dra::Inventory::kNoNode) {}
+
+  std::vector<int64_t> group_devices;
+  std::vector<int64_t> group_nodes;
+  std::vector<int64_t> group_schedulable;
+  std::vector<int64_t> group_tainted;
+  std::vector<uint32_t> group_last_node;
+  int64_t nodes = 0;
+  // With spec.capacityRequests: the claims the schedulable devices could hold, and have room for
+  // now.
+  int64_t schedulable_claims = 0;
+  int64_t free_claims = 0;
+};
+
+// Adds schedulable device `d`'s claims (spec.capacityRequests) to the tally: as many as its
+// capacity holds, and as many as there is room for now. A device a claim holds has only what its
+// claims leave, and none when it is not shared (the claim holds it whole).
+void AddClaimRoom(const dra::Device& device, size_t d, const DeviceClaims& held,
+                  const api::GpuProfileSpec& spec, MatchTally* tally) {
+  tally->schedulable_claims += ClaimsPerDevice(device, spec.capacity_requests, spec.driver);
+  if (d < held.allocated.size() && held.allocated[d]) {
+    auto taken = held.taken.find(static_cast<uint32_t>(d));
+    if (device.allow_multiple_allocations()) {
+      tally->free_claims += ClaimsPerDevice(device, spec.capacity_requests, spec.driver,
+                                            taken == held.taken.end() ? nullptr : &taken->second);
+    }
+  } else {
+    tally->free_claims += ClaimsPerDevice(device, spec.capacity_requests, spec.driver);
+  }
+}
+
+// Node numbers ascend with the devices (a node's devices are contiguous), so one pass counts
+// distinct nodes overall and per group.
+MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
+                        const AllocatableCount& allocatable, const api::GpuProfileSpec& spec) {
+  const std::vector<dra::Device>& devices = fleet.inventory.devices();
+  const std::vector<uint32_t>& node_index = fleet.inventory.node_index();
+  MatchTally tally(fleet.groups.groups.size());
+  uint32_t last_node = dra::Inventory::kNoNode;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (!m.matched[d]) continue;
+    const uint32_t g = fleet.groups.group_of_device[d];
+    ++tally.group_devices[g];
+    const DeviceOutcome device_outcome = allocatable.Of(d, m.matched);
+    if (device_outcome == DeviceOutcome::kSchedulable) {
+      ++tally.group_schedulable[g];
+      if (!spec.capacity_requests.empty()) {
+        AddClaimRoom(devices[d], d, fleet.allocations.held, spec, &tally);
+      }
+    }
+    if (device_outcome == DeviceOutcome::kTainted) ++tally.group_tainted[g];
+    const uint32_t node = node_index[d];
+    if (node == dra::Inventory::kNoNode) continue;
+    if (node != last_node) {
+      last_node = node;
+      ++tally.nodes;
+    }
+    if (tally.group_last_node[g] != node) {
+      tally.group_last_node[g] = node;
+      ++tally.group_nodes[g];
+    }
+  }
+  return tally;
+}
+
+// status.nodeGroups: the groups the profile matches devices in, each of which notes the profile
+// in `group_profiles`.
+void ReportNodeGroups(const NodeGroups& groups, const MatchTally& tally, const std::string& profile,
+                      api::GpuProfileStatus* status,
+                      std::vector<std::set<std::string>>* group_profiles) {
+  for (size_t g = 0; g < groups.groups.size(); ++g) {
+    if (tally.group_devices[g] == 0) continue;
+    status->node_groups.push_back({groups.groups[g].metadata.name, tally.group_devices[g],
+                                   tally.group_nodes[g], tally.group_schedulable[g],
+                                   tally.group_tainted[g]});
+    (*group_profiles)[g].insert(profile);
+  }
+}
+
+// The matched, schedulable and free devices, status.allocation from the claims on the
+// profile's class, and the claims the devices could hold.
+void ReportAllocation(const Fleet& fleet, const ProfilePlan& w, const ProfileMatches& m,
+                      const AllocatableCount& allocatable,
+                      absl::Span<const dra::DeviceToleration> tolerations, const MatchTally& tally,
+                      api::GpuProfileStatus* status) {
+  const api::GpuProfileSpec& spec = w.profile.spec;
+  status->matched_devices = m.matched_count;
+  status->matched_nodes = tally.nodes;
+  status->schedulable_devices = allocatable.schedulable_count;
+  status->tainted_devices = allocatable.tainted_count;
+  const AllocationModel* with_claims = fleet.allocations.WithClaims();
+  status->allocation.free_devices = with_claims != nullptr
+                                        ? with_claims->SchedulableCount(m.matched, tolerations)
+                                        : allocatable.schedulable_count;
+  if (w.generates_class) {
+    if (const ClassClaims* c = fleet.claims.ForClass(spec.device_class_name)) {
+      status->allocation.allocated_devices = c->allocated_devices;
+      status->allocation.allocated_claims = c->allocated_claims;
+      status->allocation.pending_claims = c->pending_claims;
+      if (c->oldest_pending) {
+        status->allocation.oldest_pending_claim_time = FormatRfc3339Seconds(*c->oldest_pending);
+      }
+    }
+  }
+  if (!spec.capacity_requests.empty()) {
+    status->schedulable_claims = tally.schedulable_claims;
+    status->allocation.free_claims = tally.free_claims;
+  }
+}
+
+// What the profile generates, as its status counts it: templates and quotas ready of those
+// desired, and the extended resource name its class carries (its own, or the implicit one).
+void ReportObjects(const ProfilePlan& w, const FeatureGates& gates, api::GpuProfileStatus* status) {
+  const api::GpuProfileSpec& spec = w.profile.spec;
+  status->claim_templates.desired = static_cast<int64_t>(w.namespaces.size());
+  status->claim_templates.ready = static_cast<int64_t>(w.template_namespaces.size());
+  if (spec.quota) {
+    status->quotas.desired = static_cast<int64_t>(w.namespaces.size());
+    status->quotas.ready = static_cast<int64_t>(w.quota_namespaces.size());
+  }
+  if (w.writes_extended_resource_name) {
+    status->extended_resource_name = *spec.extended_resource_name;
+  } else if (!spec.extended_resource_name && w.generates_class && ServesExtendedResources(gates)) {
+    status->extended_resource_name =
+        absl::StrCat(kImplicitExtendedResourcePrefix, spec.device_class_name);
+  }
+}
+
+// The facts the Satisfiable condition reads of a valid profile.
+void MatchFacts(const dra::Inventory& inventory, const ProfileMatches& m,
+                const AllocatableCount& allocatable, const api::GpuProfileStatus& status,
+                ProfileFacts* facts) {
+  facts->schedulable_devices = allocatable.schedulable_count;
+  facts->tainted_devices = allocatable.tainted_count;
+  facts->incomplete_pool_devices = allocatable.incomplete_pool_count;
+  facts->counter_limited_devices = allocatable.counter_limited_count;
+  facts->undecodable_slices = static_cast<int64_t>(inventory.undecodable_slices().size());
+  if (!inventory.undecodable_slices().empty()) {
+    const dra::UndecodableSlice& first = inventory.undecodable_slices().front();
+    facts->first_undecodable_slice = absl::StrCat(first.name, ": ", first.error);
+  }
+  facts->matched_devices = m.matched_count;
+  facts->matched_nodes = status.matched_nodes;
+  facts->matched_node_groups = static_cast<int64_t>(status.node_groups.size());
+  facts->error_devices = m.error_count;
+  facts->first_error = m.first_error;
+}
+
+// Profile `p`'s outcome: its status (the selectors written to its class, its devices counted
+// against the fleet) and conditions. The node groups it matches devices in note it in
+// `group_profiles`.
+ProfileOutcome OutcomeOf(const Fleet& fleet, size_t p,
+                         std::vector<std::set<std::string>>* group_profiles) {
+  const ProfilePlan& w = fleet.plan.profiles[p];
+  ProfileFacts facts;
+  ProfileOutcome outcome = OutcomeOfPlan(w, &facts);
+  api::GpuProfileStatus& status = outcome.profile.status;
+  if (w.selectors) {
+    status.selectors = w.selectors->Expressions();
+    const ProfileMatches& m = fleet.matches[p];
+    const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(w.profile.spec);
+    const AllocatableCount allocatable = fleet.allocations.model.Count(m.matched, tolerations);
+    const MatchTally tally = TallyMatches(fleet, m, allocatable, w.profile.spec);
+    ReportNodeGroups(fleet.groups, tally, w.profile.metadata.name, &status, group_profiles);
+    ReportAllocation(fleet, w, m, allocatable, tolerations, tally, &status);
+    ReportObjects(w, fleet.plan.gates, &status);
+    MatchFacts(fleet.inventory, m, allocatable, status, &facts);
+  }
+  status.conditions = ProfileConditions(facts);
+  return outcome;
+}
+
+// The DeviceClass a profile writes: its status's selectors, the sharing configuration, then
+// spec.config.
+dra::DeviceClass ClassOf(const ProfilePlan& w, const std::vector<std::string>& selectors) {
+  const api::GpuProfile& in = w.profile;
+  dra::DeviceClass cls;
+  cls.metadata.name = in.spec.device_class_name;
+  cls.metadata.labels = OwnedLabels(in.metadata.name);
+  cls.metadata.owner_references.push_back(OwnerOf(in));
+  cls.selectors = selectors;
+  if (w.sharing_config) cls.config.push_back(*w.sharing_config);
+  for (const api::OpaqueConfig& c : in.spec.config)
+    cls.config.push_back({c.driver, c.parameters, {}});
+  if (w.writes_extended_resource_name) cls.extended_resource_name = in.spec.extended_resource_name;
+  return cls;
+}
+
+// The ResourceClaimTemplates a profile writes: one exact request, or with a fallback chain a
+// firstAvailable request with one subrequest per profile of the chain, named after it.
+TemplateSet TemplatesOf(const ProfilePlan& w,
+                        const std::map<std::string, const ProfilePlan*>& by_name) {
+  const api::GpuProfile& in = w.profile;
+  TemplateSet set;
+  dra::ResourceClaimTemplate& tmpl = set.prototype;
+  tmpl.metadata.name = in.spec.claim_template.name;
+  tmpl.metadata.labels = OwnedLabels(in.metadata.name);
+  tmpl.metadata.owner_references.push_back(OwnerOf(in));
+  if (w.request_chain.size() <= 1) {
+    tmpl.requests.push_back(RequestFor(in.spec, in.spec.claim_template.request_name));
+  } else {
+    dra::ExactDeviceRequest request;
+    request.name = in.spec.claim_template.request_name;
+    for (const std::string& name : w.request_chain) {
+      request.first_available.push_back(RequestFor(by_name.at(name)->profile.spec, name));
+    }
+    tmpl.requests.push_back(std::move(request));
+  }
+  set.namespaces = w.template_namespaces;
+  std::sort(set.namespaces.begin(), set.namespaces.end());
+  return set;
+}
+
+// The ResourceQuotas a profile writes (spec.quota): the devices of its class, and of its
+// extended resource name when the class carries it.
+QuotaSet QuotasOf(const ProfilePlan& w) {
+  const api::GpuProfile& in = w.profile;
+  QuotaSet set;
+  set.prototype.metadata.name = QuotaName(in.metadata.name);
+  set.prototype.metadata.labels = OwnedLabels(in.metadata.name);
+  set.prototype.metadata.owner_references.push_back(OwnerOf(in));
+  const Quantity limit = Quantity::FromInt(in.spec.quota->devices_per_namespace);
+  set.prototype.hard[absl::StrCat(in.spec.device_class_name, kDeviceClassQuotaSuffix)] = limit;
+  if (w.writes_extended_resource_name) {
+    set.prototype.hard[absl::StrCat("requests.", *in.spec.extended_resource_name)] = limit;
+  }
+  set.namespaces = w.quota_namespaces;
+  std::sort(set.namespaces.begin(), set.namespaces.end());
+  return set;
+}
+
+// The objects a valid profile writes, each kind in profile order.
+void GenerateObjects(const ProfilePlan& w, const std::map<std::string, const ProfilePlan*>& by_name,
+                     const api::GpuProfileStatus& status, DesiredState* out) {
+  if (w.generates_class) out->device_classes.push_back(ClassOf(w, status.selectors));
+  if (!w.template_namespaces.empty()) out->template_sets.push_back(TemplatesOf(w, by_name));
+  if (!w.quota_namespaces.empty()) out->quota_sets.push_back(QuotasOf(w));
+}
+
+// The node groups as published, sorted by name: each lists the profiles matching devices in it,
+// and nodes only the device plugin serves get groups of their own, after the DRA groups' indices
+// have served their purpose.
+std::vector<api::GpuNodeGroup> PublishNodeGroups(
+    NodeGroups groups, const std::vector<std::set<std::string>>& group_profiles,
+    absl::Span<const api::NodeGpus> node_gpus, const dra::Inventory& inventory) {
+  for (size_t g = 0; g < groups.groups.size(); ++g) {
+    groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
+  }
+  std::vector<api::GpuNodeGroup> out = std::move(groups.groups);
+  std::vector<api::GpuNodeGroup> plugin_groups = DevicePluginGroups(node_gpus, inventory, out);
+  if (!plugin_groups.empty()) {
+    for (api::GpuNodeGroup& g : plugin_groups) out.push_back(std::move(g));
+    std::sort(out.begin(), out.end(), [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
+      return a.metadata.name < b.metadata.name;
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string QuotaName(const std::string& profile) { return absl::StrCat("gpu-profile-", profile); }
+
+ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
+  std::string namespace_name = t->metadata.namespace_name;
+  const api::ObjectMeta* meta = &t->metadata;
+  return {std::move(namespace_name), std::shared_ptr<const api::ObjectMeta>(std::move(t), meta)};
+}
+
+SpecPlan PlanProfiles(const EngineInput& input) {
+  SpecPlan plan;
+  plan.gates = input.feature_gates ? *input.feature_gates : FeatureGates(input.kube_version);
+  plan.device_values = cel::DeviceValueOptions::For(plan.gates);
+  plan.profiles = CompileProfiles(input, plan.gates);
+  std::set<std::string> existing_profiles;
+  for (const ProfilePlan& w : plan.profiles) existing_profiles.insert(w.profile.metadata.name);
+  SettleClassesAndTemplates(input, existing_profiles, &plan.profiles);
+  SettleQuotas(input, existing_profiles, &plan.profiles);
+  SettleExtendedResourceNames(input, existing_profiles, &plan.profiles);
   return plan;
 }
 
@@ -415,227 +756,28 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   if (claims == nullptr) claims = kNoClaims;
   FleetMemo local(plan.device_values);
   if (memo == nullptr) memo = &local;
-  DesiredState out;
-  const std::vector<ProfilePlan>& work = plan.profiles;
-  std::map<std::string, const ProfilePlan*> by_name;
-  for (const ProfilePlan& w : work) by_name[w.profile.metadata.name] = &w;
 
-  // Devices, node groups and matches.
+  // The fleet: node groups, each profile's matches, what can be allocated and what is held.
+  const std::map<std::string, const ProfilePlan*> by_name = IndexByName(plan.profiles);
   NodeGroups groups = BuildNodeGroups(inventory, memo);
-  std::vector<const CompiledSelectors*> compiled;
-  for (const ProfilePlan& w : work) compiled.push_back(w.selectors ? &*w.selectors : nullptr);
-  const std::vector<ProfileMatches> matches = MatchDevices(inventory, compiled, {}, memo);
-  memo->Sweep();
-  const std::vector<dra::Device>& devices = inventory.devices();
-  const std::vector<uint32_t>& node_index = inventory.node_index();
-  const AllocationModel allocation(inventory);
-  const DeviceClaims held = claims->Held(inventory);
-  // Only when a claim holds a device of the inventory: otherwise free is schedulable.
-  std::optional<AllocationModel> with_claims;
-  if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
-  CountGroupAllocations(allocation, with_claims ? &*with_claims : nullptr, held, &groups);
+  const std::vector<ProfileMatches> matches = MatchProfiles(plan.profiles, inventory, memo);
+  const Allocations allocations(inventory, *claims);
+  CountGroupAllocations(allocations.model, allocations.WithClaims(), allocations.held, &groups);
   MarkDevicePluginNodes(node_gpus, inventory, &groups);
+  const Fleet fleet{plan, by_name, inventory, groups, matches, allocations, *claims};
 
+  // Each profile's outcome and objects.
+  DesiredState out;
   std::vector<std::set<std::string>> group_profiles(groups.groups.size());
-  for (size_t p = 0; p < work.size(); ++p) {
-    const ProfilePlan& w = work[p];
-    const api::GpuProfile& in = w.profile;
-    ProfileOutcome outcome;
-    outcome.profile.metadata = in.metadata;
-    outcome.profile.spec = in.spec;
-    outcome.valid = w.selectors.has_value();
-    outcome.stalled_reason = w.stalled_reason;
-    outcome.problems = w.problems;
-    outcome.desired_namespaces = w.namespaces;
-    api::GpuProfileStatus& status = outcome.profile.status;
-    status.observed_generation = in.metadata.generation;
-    status.device_class_name = in.spec.device_class_name;
-
-    ProfileFacts facts;
-    facts.generation = in.metadata.generation;
-    facts.valid = outcome.valid;
-    facts.stalled_reason = w.stalled_reason;
-    facts.problems = w.problems;
-    facts.conflicts = w.conflicts;
-    if (w.selectors) {
-      status.selectors = w.selectors->Expressions();
-      const ProfileMatches& m = matches[p];
-      const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(in.spec);
-      const AllocatableCount allocatable = allocation.Count(m.matched, tolerations);
-      int64_t schedulable_claims = 0;
-      int64_t free_claims = 0;
-      std::vector<int64_t> group_schedulable(groups.groups.size(), 0);
-      std::vector<int64_t> group_tainted(groups.groups.size(), 0);
-      // Node numbers ascend with the devices (a node's devices are contiguous), so one pass
-      // counts distinct nodes overall and per group.
-      std::vector<int64_t> group_devices(groups.groups.size(), 0);
-      std::vector<int64_t> group_nodes(groups.groups.size(), 0);
-      std::vector<uint32_t> group_last_node(groups.groups.size(), dra::Inventory::kNoNode);
-      int64_t nodes = 0;
-      uint32_t last_node = dra::Inventory::kNoNode;
-      for (size_t d = 0; d < devices.size(); ++d) {
-        if (!m.matched[d]) continue;
-        const uint32_t g = groups.group_of_device[d];
-        ++group_devices[g];
-        const DeviceOutcome device_outcome = allocatable.Of(d, m.matched);
-        if (device_outcome == DeviceOutcome::kSchedulable) {
-          ++group_schedulable[g];
-          if (!in.spec.capacity_requests.empty()) {
-            schedulable_claims +=
-                ClaimsPerDevice(devices[d], in.spec.capacity_requests, in.spec.driver);
-            // Room left now: a device a claim holds has only what its claims leave, and none
-            // when it is not shared (the claim holds it whole).
-            if (d < held.allocated.size() && held.allocated[d]) {
-              auto taken = held.taken.find(static_cast<uint32_t>(d));
-              if (devices[d].allow_multiple_allocations()) {
-                free_claims += ClaimsPerDevice(devices[d], in.spec.capacity_requests,
-                                               in.spec.driver,
-                                               taken == held.taken.end() ? nullptr : &taken->second);
-              }
-            } else {
-              free_claims += ClaimsPerDevice(devices[d], in.spec.capacity_requests, in.spec.driver);
-            }
-          }
-        }
-        if (device_outcome == DeviceOutcome::kTainted) ++group_tainted[g];
-        const uint32_t node = node_index[d];
-        if (node == dra::Inventory::kNoNode) continue;
-        if (node != last_node) {
-          last_node = node;
-          ++nodes;
-        }
-        if (group_last_node[g] != node) {
-          group_last_node[g] = node;
-          ++group_nodes[g];
-        }
-      }
-      for (size_t g = 0; g < groups.groups.size(); ++g) {
-        if (group_devices[g] == 0) continue;
-        status.node_groups.push_back({groups.groups[g].metadata.name, group_devices[g],
-                                      group_nodes[g], group_schedulable[g], group_tainted[g]});
-        group_profiles[g].insert(in.metadata.name);
-      }
-      status.matched_devices = m.matched_count;
-      status.matched_nodes = nodes;
-      status.schedulable_devices = allocatable.schedulable_count;
-      status.tainted_devices = allocatable.tainted_count;
-      status.allocation.free_devices =
-          with_claims ? with_claims->SchedulableCount(m.matched, tolerations)
-                      : allocatable.schedulable_count;
-      if (w.generates_class) {
-        if (const ClassClaims* found = claims->ForClass(in.spec.device_class_name)) {
-          const ClassClaims& c = *found;
-          status.allocation.allocated_devices = c.allocated_devices;
-          status.allocation.allocated_claims = c.allocated_claims;
-          status.allocation.pending_claims = c.pending_claims;
-          if (c.oldest_pending) {
-            status.allocation.oldest_pending_claim_time = FormatRfc3339Seconds(*c.oldest_pending);
-          }
-        }
-      }
-      facts.schedulable_devices = allocatable.schedulable_count;
-      facts.tainted_devices = allocatable.tainted_count;
-      facts.incomplete_pool_devices = allocatable.incomplete_pool_count;
-      facts.counter_limited_devices = allocatable.counter_limited_count;
-      facts.undecodable_slices = static_cast<int64_t>(inventory.undecodable_slices().size());
-      if (!inventory.undecodable_slices().empty()) {
-        const dra::UndecodableSlice& first = inventory.undecodable_slices().front();
-        facts.first_undecodable_slice = absl::StrCat(first.name, ": ", first.error);
-      }
-      status.claim_templates.desired = static_cast<int64_t>(w.namespaces.size());
-      status.claim_templates.ready = static_cast<int64_t>(w.template_namespaces.size());
-      if (in.spec.quota) {
-        status.quotas.desired = static_cast<int64_t>(w.namespaces.size());
-        status.quotas.ready = static_cast<int64_t>(w.quota_namespaces.size());
-      }
-      if (!in.spec.capacity_requests.empty()) {
-        status.schedulable_claims = schedulable_claims;
-        status.allocation.free_claims = free_claims;
-      }
-      if (w.writes_extended_resource_name) {
-        status.extended_resource_name = *in.spec.extended_resource_name;
-      } else if (!in.spec.extended_resource_name && w.generates_class &&
-                 ServesExtendedResources(plan.gates)) {
-        status.extended_resource_name =
-            absl::StrCat(kImplicitExtendedResourcePrefix, in.spec.device_class_name);
-      }
-      facts.matched_devices = m.matched_count;
-      facts.matched_nodes = nodes;
-      facts.matched_node_groups = static_cast<int64_t>(status.node_groups.size());
-      facts.error_devices = m.error_count;
-      facts.first_error = m.first_error;
-
-      if (w.generates_class) {
-        dra::DeviceClass cls;
-        cls.metadata.name = in.spec.device_class_name;
-        cls.metadata.labels = OwnedLabels(in.metadata.name);
-        cls.metadata.owner_references.push_back(OwnerOf(in));
-        cls.selectors = status.selectors;
-        if (w.sharing_config) cls.config.push_back(*w.sharing_config);
-        for (const api::OpaqueConfig& c : in.spec.config) {
-          cls.config.push_back({c.driver, c.parameters, {}});
-        }
-        if (w.writes_extended_resource_name) {
-          cls.extended_resource_name = in.spec.extended_resource_name;
-        }
-        out.device_classes.push_back(std::move(cls));
-      }
-      if (!w.template_namespaces.empty()) {
-        TemplateSet set;
-        dra::ResourceClaimTemplate& tmpl = set.prototype;
-        tmpl.metadata.name = in.spec.claim_template.name;
-        tmpl.metadata.labels = OwnedLabels(in.metadata.name);
-        tmpl.metadata.owner_references.push_back(OwnerOf(in));
-        if (w.request_chain.size() <= 1) {
-          tmpl.requests.push_back(RequestFor(in.spec, in.spec.claim_template.request_name));
-        } else {
-          // firstAvailable: one subrequest per profile of the chain, named after it.
-          dra::ExactDeviceRequest request;
-          request.name = in.spec.claim_template.request_name;
-          for (const std::string& name : w.request_chain) {
-            request.first_available.push_back(RequestFor(by_name.at(name)->profile.spec, name));
-          }
-          tmpl.requests.push_back(std::move(request));
-        }
-        set.namespaces = w.template_namespaces;
-        std::sort(set.namespaces.begin(), set.namespaces.end());
-        out.template_sets.push_back(std::move(set));
-      }
-      if (!w.quota_namespaces.empty()) {
-        QuotaSet set;
-        set.prototype.metadata.name = QuotaName(in.metadata.name);
-        set.prototype.metadata.labels = OwnedLabels(in.metadata.name);
-        set.prototype.metadata.owner_references.push_back(OwnerOf(in));
-        const Quantity limit = Quantity::FromInt(in.spec.quota->devices_per_namespace);
-        set.prototype.hard[absl::StrCat(in.spec.device_class_name, kDeviceClassQuotaSuffix)] =
-            limit;
-        if (w.writes_extended_resource_name) {
-          set.prototype.hard[absl::StrCat("requests.", *in.spec.extended_resource_name)] = limit;
-        }
-        set.namespaces = w.quota_namespaces;
-        std::sort(set.namespaces.begin(), set.namespaces.end());
-        out.quota_sets.push_back(std::move(set));
-      }
+  for (size_t p = 0; p < plan.profiles.size(); ++p) {
+    ProfileOutcome outcome = OutcomeOf(fleet, p, &group_profiles);
+    if (outcome.valid) {
+      GenerateObjects(plan.profiles[p], by_name, outcome.profile.status, &out);
     }
-    status.conditions = ProfileConditions(facts);
     out.profiles.push_back(std::move(outcome));
   }
 
-  for (size_t g = 0; g < groups.groups.size(); ++g) {
-    groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
-  }
-  out.node_groups = std::move(groups.groups);
-  // Nodes only the device plugin serves: groups of their own, after the DRA groups' indices
-  // have served their purpose.
-  std::vector<api::GpuNodeGroup> plugin_groups =
-      DevicePluginGroups(node_gpus, inventory, out.node_groups);
-  if (!plugin_groups.empty()) {
-    for (api::GpuNodeGroup& g : plugin_groups) out.node_groups.push_back(std::move(g));
-    std::sort(out.node_groups.begin(), out.node_groups.end(),
-              [](const api::GpuNodeGroup& a, const api::GpuNodeGroup& b) {
-                return a.metadata.name < b.metadata.name;
-              });
-  }
+  out.node_groups = PublishNodeGroups(std::move(groups), group_profiles, node_gpus, inventory);
   std::sort(out.device_classes.begin(), out.device_classes.end(),
             [](const dra::DeviceClass& a, const dra::DeviceClass& b) {
               return a.metadata.name < b.metadata.name;

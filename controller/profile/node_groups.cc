@@ -120,37 +120,52 @@ std::string SignatureHash(const api::DeviceSignature& s) {
   return absl::StrFormat("%08x", hash);
 }
 
-NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
-  FleetMemo local;
-  if (memo == nullptr) memo = &local;
-  const std::vector<dra::Device>& devices = inventory.devices();
-  const std::vector<uint32_t>& node_index = inventory.node_index();
-  // Keys view the inventory's pool infos; only incomplete pools are looked up.
-  std::map<std::pair<absl::string_view, absl::string_view>, const dra::PoolInfo*> incomplete;
+namespace {
+
+// The inventory's incomplete pools by (driver, pool); keys view the inventory's pool infos.
+using IncompletePools =
+    std::map<std::pair<absl::string_view, absl::string_view>, const dra::PoolInfo*>;
+
+IncompletePools IncompletePoolsOf(const dra::Inventory& inventory) {
+  IncompletePools incomplete;
   for (const dra::PoolInfo& pool : inventory.pools()) {
     if (pool.incomplete) incomplete[{pool.driver, pool.name}] = &pool;
   }
+  return incomplete;
+}
 
-  struct Accumulator {
-    uint32_t signature = 0;  // memo id
-    int64_t nodes = 0;
-    uint32_t last_node = dra::Inventory::kNoNode;
-    std::vector<std::string> node_names;  // the first kMaxNodeNamesInStatus, sorted
-    int64_t devices = 0;
-    std::set<std::pair<std::string, std::string>> incomplete;
-  };
-  const std::vector<uint32_t> signature_ids = memo->SignatureIds(devices);
-  std::map<uint32_t, size_t> index_of;  // memo signature id -> accumulator
-  std::vector<Accumulator> accumulators;
-  std::vector<uint32_t> signature_of_device(devices.size());
+// The devices of one signature (one future group), as counted in the inventory's order.
+struct SignatureTally {
+  uint32_t signature = 0;  // memo id
+  int64_t nodes = 0;
+  uint32_t last_node = dra::Inventory::kNoNode;
+  std::vector<std::string> node_names;  // the first kMaxNodeNamesInStatus, sorted
+  int64_t devices = 0;
+  std::set<std::pair<std::string, std::string>> incomplete;  // (driver, pool)
+};
+
+struct SignatureTallies {
+  std::vector<SignatureTally> of_signature;  // in order of first appearance
+  std::vector<uint32_t> of_device;           // per device, its tally's index
+};
+
+// One pass over the devices, each counted under its signature (memo id in `signature_ids`).
+SignatureTallies TallySignatures(const dra::Inventory& inventory,
+                                 const std::vector<uint32_t>& signature_ids,
+                                 const IncompletePools& incomplete) {
+  const std::vector<dra::Device>& devices = inventory.devices();
+  const std::vector<uint32_t>& node_index = inventory.node_index();
+  SignatureTallies out;
+  out.of_device.resize(devices.size());
+  std::map<uint32_t, size_t> index_of;  // memo signature id -> tally
   for (size_t d = 0; d < devices.size(); ++d) {
-    auto [it, inserted] = index_of.try_emplace(signature_ids[d], accumulators.size());
+    auto [it, inserted] = index_of.try_emplace(signature_ids[d], out.of_signature.size());
     if (inserted) {
-      accumulators.emplace_back();
-      accumulators.back().signature = signature_ids[d];
+      out.of_signature.emplace_back();
+      out.of_signature.back().signature = signature_ids[d];
     }
-    Accumulator& acc = accumulators[it->second];
-    signature_of_device[d] = static_cast<uint32_t>(it->second);
+    SignatureTally& acc = out.of_signature[it->second];
+    out.of_device[d] = static_cast<uint32_t>(it->second);
     ++acc.devices;
     // Node numbers ascend with the devices, so a node not seen last is a node not seen yet.
     const uint32_t node = node_index[d];
@@ -168,16 +183,22 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
       }
     }
   }
+  return out;
+}
 
-  // Names: base names that collide get the hash suffix, as do names that are too long.
+// One group per tally (node names moved out of it), in the tallies' order. Base names that
+// collide get the hash suffix, as do names that are too long.
+std::vector<api::GpuNodeGroup> NameGroups(std::vector<SignatureTally>* tallies,
+                                          const FleetMemo& memo,
+                                          const IncompletePools& incomplete) {
   std::map<std::string, int> base_count;
-  for (const Accumulator& acc : accumulators) {
-    ++base_count[BaseNodeGroupName(memo->Signature(acc.signature))];
+  for (const SignatureTally& acc : *tallies) {
+    ++base_count[BaseNodeGroupName(memo.Signature(acc.signature))];
   }
-  std::vector<api::GpuNodeGroup> groups(accumulators.size());
-  for (size_t i = 0; i < accumulators.size(); ++i) {
-    Accumulator& acc = accumulators[i];
-    const api::DeviceSignature& signature = memo->Signature(acc.signature);
+  std::vector<api::GpuNodeGroup> groups(tallies->size());
+  for (size_t i = 0; i < tallies->size(); ++i) {
+    SignatureTally& acc = (*tallies)[i];
+    const api::DeviceSignature& signature = memo.Signature(acc.signature);
     std::string name = BaseNodeGroupName(signature);
     if (base_count[name] > 1 || name.size() > kMaxNodeGroupNameLength) {
       const std::string hash = SignatureHash(signature);
@@ -195,8 +216,13 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
                                                pool.slice_count_seen, pool.resource_slice_count});
     }
   }
+  return groups;
+}
 
-  // Sort by name and remap the device index.
+// The groups sorted by name, and each device's group index (`group_of_device` indexes the
+// unsorted groups) remapped.
+NodeGroups SortGroups(std::vector<api::GpuNodeGroup> groups,
+                      const std::vector<uint32_t>& group_of_device) {
   std::vector<uint32_t> order(groups.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -209,11 +235,22 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
     position[order[i]] = i;
     out.groups.push_back(std::move(groups[order[i]]));
   }
-  out.group_of_device.resize(devices.size());
-  for (size_t d = 0; d < devices.size(); ++d) {
-    out.group_of_device[d] = position[signature_of_device[d]];
+  out.group_of_device.resize(group_of_device.size());
+  for (size_t d = 0; d < group_of_device.size(); ++d) {
+    out.group_of_device[d] = position[group_of_device[d]];
   }
   return out;
+}
+
+}  // namespace
+
+NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
+  FleetMemo local;
+  if (memo == nullptr) memo = &local;
+  const IncompletePools incomplete = IncompletePoolsOf(inventory);
+  const std::vector<uint32_t> signature_ids = memo->SignatureIds(inventory.devices());
+  SignatureTallies tallies = TallySignatures(inventory, signature_ids, incomplete);
+  return SortGroups(NameGroups(&tallies.of_signature, *memo, incomplete), tallies.of_device);
 }
 
 void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inventory& inventory,

@@ -23,66 +23,60 @@ std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
   return absl::StrCat(n, " ", n == 1 ? one : many);
 }
 
-}  // namespace
-
-std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
+// The conditions of a profile that cannot be realised: Stalled, with the problems.
+std::vector<api::Condition> StalledConditions(const ProfileFacts& f) {
   std::vector<api::Condition> out;
   const int64_t g = f.generation;
-  if (!f.valid) {
-    // One line per problem in the spec; conditions hold one message, so join them.
-    const std::string problems = absl::StrReplaceAll(f.problems, {{"\n", "; "}});
-    const char* reason = f.stalled_reason.empty() ? kReasonInvalidSpec : f.stalled_reason.c_str();
-    out.push_back(Make(api::kConditionReady, false, reason,
-                       absl::StrCat("the spec cannot be realised: ", problems), g));
-    out.push_back(Make(api::kConditionReconciling, false, reason,
-                       "waiting for the spec (or the cluster) to change", g));
-    out.push_back(Make(api::kConditionStalled, true, reason, problems, g));
-    api::Condition satisfiable =
-        Make(api::kConditionSatisfiable, false, reason,
-             "not evaluated: the profile generates nothing until it can be realised", g);
-    satisfiable.status = api::ConditionStatus::kUnknown;
-    out.push_back(std::move(satisfiable));
-    out.push_back(Make(api::kConditionConflict, false, kReasonNoConflict, "", g));
-    return out;
+  // One line per problem in the spec; conditions hold one message, so join them.
+  const std::string problems = absl::StrReplaceAll(f.problems, {{"\n", "; "}});
+  const char* reason = f.stalled_reason.empty() ? kReasonInvalidSpec : f.stalled_reason.c_str();
+  out.push_back(Make(api::kConditionReady, false, reason,
+                     absl::StrCat("the spec cannot be realised: ", problems), g));
+  out.push_back(Make(api::kConditionReconciling, false, reason,
+                     "waiting for the spec (or the cluster) to change", g));
+  out.push_back(Make(api::kConditionStalled, true, reason, problems, g));
+  api::Condition satisfiable =
+      Make(api::kConditionSatisfiable, false, reason,
+           "not evaluated: the profile generates nothing until it can be realised", g);
+  satisfiable.status = api::ConditionStatus::kUnknown;
+  out.push_back(std::move(satisfiable));
+  out.push_back(Make(api::kConditionConflict, false, kReasonNoConflict, "", g));
+  return out;
+}
+
+// Of the matched devices, those the scheduler could not allocate and why ("" when none).
+std::string LeftOut(const ProfileFacts& f) {
+  std::vector<std::string> left_out;
+  if (f.tainted_devices > 0) {
+    left_out.push_back(
+        absl::StrCat(f.tainted_devices, " with a taint the profile does not tolerate"));
   }
+  if (f.incomplete_pool_devices > 0) {
+    left_out.push_back(absl::StrCat(f.incomplete_pool_devices, " in incomplete pools"));
+  }
+  if (f.counter_limited_devices > 0) {
+    left_out.push_back(absl::StrCat(f.counter_limited_devices,
+                                    " not allocatable at the same time (shared counters)"));
+  }
+  return absl::StrJoin(left_out, ", ");
+}
 
-  const bool conflict = !f.conflicts.empty();
-  const std::string conflicts = absl::StrJoin(f.conflicts, "; ");
-  out.push_back(conflict ? Make(api::kConditionReady, false, kReasonConflict,
-                                absl::StrCat("not every object could be generated: ", conflicts), g)
-                         : Make(api::kConditionReady, true, kReasonReconciled,
-                                "every generated object is in place", g));
-  out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
-  out.push_back(Make(api::kConditionStalled, false, kReasonReconciled, "", g));
-
-  // Satisfiable is about what the scheduler could allocate, not what the selectors select.
+// Satisfiable is about what the scheduler could allocate, not what the selectors select.
+api::Condition SatisfiableCondition(const ProfileFacts& f) {
   std::string matched;
   const char* reason = kReasonDevicesMatched;
   if (f.matched_devices > 0) {
     matched = absl::StrCat(Plural(f.matched_devices, "device", "devices"), " on ",
                            Plural(f.matched_nodes, "node", "nodes"), " in ",
                            Plural(f.matched_node_groups, "node group", "node groups"));
-    std::vector<std::string> left_out;
-    if (f.tainted_devices > 0) {
-      left_out.push_back(absl::StrCat(f.tainted_devices,
-                                      " with a taint the profile does not tolerate"));
-    }
-    if (f.incomplete_pool_devices > 0) {
-      left_out.push_back(absl::StrCat(f.incomplete_pool_devices, " in incomplete pools"));
-    }
-    if (f.counter_limited_devices > 0) {
-      left_out.push_back(absl::StrCat(f.counter_limited_devices,
-                                      " not allocatable at the same time (shared counters)"));
-    }
-    if (!left_out.empty()) {
-      absl::StrAppend(&matched, "; ", f.schedulable_devices, " schedulable (",
-                      absl::StrJoin(left_out, ", "), ")");
+    if (const std::string left_out = LeftOut(f); !left_out.empty()) {
+      absl::StrAppend(&matched, "; ", f.schedulable_devices, " schedulable (", left_out, ")");
     }
     if (f.schedulable_devices == 0) {
-      reason = f.tainted_devices > 0 && f.incomplete_pool_devices == 0 &&
-                       f.counter_limited_devices == 0
-                   ? kReasonDevicesTainted
-                   : kReasonDevicesUnavailable;
+      reason =
+          f.tainted_devices > 0 && f.incomplete_pool_devices == 0 && f.counter_limited_devices == 0
+              ? kReasonDevicesTainted
+              : kReasonDevicesUnavailable;
     }
   } else {
     matched = "the selectors select no device in the cluster";
@@ -97,8 +91,25 @@ std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
                     " could not be decoded and their devices are not counted (first: ",
                     f.first_undecodable_slice, ")");
   }
-  out.push_back(Make(api::kConditionSatisfiable, f.schedulable_devices > 0, reason,
-                     std::move(matched), g));
+  return Make(api::kConditionSatisfiable, f.schedulable_devices > 0, reason, std::move(matched),
+              f.generation);
+}
+
+}  // namespace
+
+std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
+  if (!f.valid) return StalledConditions(f);
+  std::vector<api::Condition> out;
+  const int64_t g = f.generation;
+  const bool conflict = !f.conflicts.empty();
+  const std::string conflicts = absl::StrJoin(f.conflicts, "; ");
+  out.push_back(conflict ? Make(api::kConditionReady, false, kReasonConflict,
+                                absl::StrCat("not every object could be generated: ", conflicts), g)
+                         : Make(api::kConditionReady, true, kReasonReconciled,
+                                "every generated object is in place", g));
+  out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
+  out.push_back(Make(api::kConditionStalled, false, kReasonReconciled, "", g));
+  out.push_back(SatisfiableCondition(f));
   out.push_back(Make(api::kConditionConflict, conflict,
                      conflict ? kReasonConflict : kReasonNoConflict, conflicts, g));
   return out;

@@ -87,8 +87,13 @@ class DesiredStateCache {
   const KubeVersion& kube_version() const { return kube_; }
 
  private:
+  // One computation for the cache's `version`: brings the plan, inventory and claim ledger up to
+  // date (each only when its inputs changed), then assembles the desired state and its indexes.
   std::shared_ptr<const Computed> Compute(uint64_t version)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
+  void UpdatePlan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
+  void UpdateInventory() ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
+  void UpdateLedger() ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
 
   const ClusterCache* const cache_;
   ForeignObjects* const foreign_;
