@@ -22,8 +22,15 @@
 
 namespace gpuprofile::api {
 
+// How "got <type>" messages name a JSON array: "array" (JsonTypeName), or "list" in the decoder
+// of DeviceClass and ResourceClaimTemplate, whose messages have always said so.
+enum class ArrayWording { kArray, kList };
+
 class FieldErrors {
  public:
+  FieldErrors() = default;
+  explicit FieldErrors(ArrayWording arrays) : arrays_(arrays) {}
+
   // Adds "<path>: <reason>".
   void Add(absl::string_view path, absl::string_view reason);
   // Adds "<path>: invalid value <quoted value>: <reason>".
@@ -36,8 +43,16 @@ class FieldErrors {
   const std::vector<std::string>& lines() const { return lines_; }
   // OK when empty, else InvalidArgument whose message is the lines joined by '\n'.
   absl::Status ToStatus() const;
+  // The same with each line prefixed by "<label>: ", the object the errors are about (see
+  // ObjectLabel).
+  absl::Status ToStatus(absl::string_view label) const;
+
+  // The type of `value` for "must be a string, got <type>": JsonTypeName, but "list" for an
+  // array when the errors were made with ArrayWording::kList.
+  std::string TypeName(const nlohmann::json& value) const;
 
  private:
+  ArrayWording arrays_ = ArrayWording::kArray;
   std::vector<std::string> lines_;
 };
 
@@ -54,6 +69,10 @@ std::string QuoteForMessage(absl::string_view text);
 
 // "string", "integer", "number" (a float), "boolean", "object", "array", "null".
 std::string JsonTypeName(const nlohmann::json& value);
+
+// How messages name an object: `Kind "namespace/name"`, `Kind "name"` or `Kind <unnamed>`, from
+// whatever string metadata.name and metadata.namespace `object` has (any other shape is ignored).
+std::string ObjectLabel(const nlohmann::json& object, absl::string_view kind);
 
 // The member `key` of `object` when `object` is an object holding it with a non-null value;
 // nullptr otherwise.
@@ -72,7 +91,7 @@ void RejectUnknownFields(const nlohmann::json& object, std::initializer_list<con
                          absl::string_view parent, FieldErrors* errors);
 
 // Typed readers of one value at `path`. Each reports a wrong type ("must be a string, got
-// integer") and returns nullopt / false.
+// integer", see FieldErrors::TypeName) and returns nullopt / false.
 std::optional<std::string> ReadString(const nlohmann::json& value, absl::string_view path,
                                       FieldErrors* errors);
 std::optional<int64_t> ReadInt(const nlohmann::json& value, absl::string_view path,
