@@ -113,25 +113,11 @@ std::map<std::string, std::string> StringMap(const json& object, const char* key
   return out;
 }
 
-// Calls `fn(item, item_path)` for each element of the list `key` of `object` that is an object,
-// and reports the others.
-template <typename Fn>
-void ForEachObject(const json& object, const char* key, absl::string_view parent,
-                   FieldErrors* errors, Fn&& fn) {
-  const json* list = api::ArrayField(object, key, parent, false, errors);
-  if (list == nullptr) return;
-  const std::string path = api::FieldMember(parent, key);
-  for (size_t i = 0; i < list->size(); ++i) {
-    const std::string item_path = api::FieldIndex(path, i);
-    if (api::CheckObject((*list)[i], item_path, errors)) fn((*list)[i], item_path);
-  }
-}
-
 // [{cel: {expression}}] → the expressions.
 std::vector<std::string> Selectors(const json& object, absl::string_view parent,
                                    FieldErrors* errors) {
   std::vector<std::string> out;
-  ForEachObject(
+  api::ForEachObject(
       object, "selectors", parent, errors, [&](const json& item, const std::string& path) {
         const json* cel = api::ObjectField(item, "cel", path, true, errors);
         if (cel == nullptr) return;
@@ -147,19 +133,20 @@ std::vector<std::string> Selectors(const json& object, absl::string_view parent,
 std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view parent,
                                         bool with_requests, FieldErrors* errors) {
   std::vector<OpaqueDeviceConfig> out;
-  ForEachObject(object, "config", parent, errors, [&](const json& item, const std::string& path) {
-    OpaqueDeviceConfig config;
-    if (with_requests) config.requests = StringList(item, "requests", path, errors);
-    const json* opaque = api::ObjectField(item, "opaque", path, true, errors);
-    if (opaque == nullptr) return;
-    const std::string opaque_path = api::FieldMember(path, "opaque");
-    config.driver = api::StringField(*opaque, "driver", opaque_path, true, errors).value_or("");
-    if (const json* parameters =
-            api::ObjectField(*opaque, "parameters", opaque_path, true, errors)) {
-      config.parameters = *parameters;
-    }
-    out.push_back(std::move(config));
-  });
+  api::ForEachObject(
+      object, "config", parent, errors, [&](const json& item, const std::string& path) {
+        OpaqueDeviceConfig config;
+        if (with_requests) config.requests = StringList(item, "requests", path, errors);
+        const json* opaque = api::ObjectField(item, "opaque", path, true, errors);
+        if (opaque == nullptr) return;
+        const std::string opaque_path = api::FieldMember(path, "opaque");
+        config.driver = api::StringField(*opaque, "driver", opaque_path, true, errors).value_or("");
+        if (const json* parameters =
+                api::ObjectField(*opaque, "parameters", opaque_path, true, errors)) {
+          config.parameters = *parameters;
+        }
+        out.push_back(std::move(config));
+      });
   return out;
 }
 
@@ -168,7 +155,7 @@ std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view pa
 std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view parent,
                                           FieldErrors* errors) {
   std::vector<DeviceToleration> out;
-  ForEachObject(
+  api::ForEachObject(
       object, "tolerations", parent, errors, [&](const json& item, const std::string& path) {
         DeviceToleration t;
         t.key = api::StringField(item, "key", path, false, errors).value_or("");
@@ -231,7 +218,7 @@ void Metadata(const json& obj, api::ObjectMeta* meta, FieldErrors* errors) {
   meta->labels = StringMap(*m, "labels", kPath, errors);
   meta->annotations = StringMap(*m, "annotations", kPath, errors);
   meta->finalizers = StringList(*m, "finalizers", kPath, errors);
-  ForEachObject(
+  api::ForEachObject(
       *m, "ownerReferences", kPath, errors, [&](const json& item, const std::string& path) {
         api::OwnerReference ref;
         ref.api_version = api::StringField(item, "apiVersion", path, true, errors).value_or("");
@@ -611,10 +598,10 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& ob
                             : api::ObjectField(*claim_spec, "devices", "spec.spec", false, &errors);
   if (devices != nullptr) {
     constexpr char kDevices[] = "spec.spec.devices";
-    ForEachObject(*devices, "requests", kDevices, &errors,
-                  [&](const json& entry, const std::string& path) {
-                    out.requests.push_back(DecodeRequest(entry, path, *version, &errors));
-                  });
+    api::ForEachObject(*devices, "requests", kDevices, &errors,
+                       [&](const json& entry, const std::string& path) {
+                         out.requests.push_back(DecodeRequest(entry, path, *version, &errors));
+                       });
     if (const json* constraints =
             api::ArrayField(*devices, "constraints", kDevices, false, &errors)) {
       out.has_constraints = !constraints->empty();

@@ -257,16 +257,13 @@ void DecodeSliceSpec(const json& spec, ResourceSlice* slice, FieldErrors* errors
   slice->per_device_node_selection =
       api::BoolField(spec, "perDeviceNodeSelection", "spec", errors).value_or(false);
   slice->node_scope = SliceNodeScope(slice->node_name, all_nodes, node_selector);
-  const json* sets = api::ArrayField(spec, "sharedCounters", "spec", false, errors);
-  for (size_t i = 0; sets != nullptr && i < sets->size(); ++i) {
-    const json& entry = (*sets)[i];
-    const std::string path = api::FieldIndex("spec.sharedCounters", i);
-    if (!api::CheckObject(entry, path, errors)) continue;
-    CounterSet set;
-    set.name = api::StringField(entry, "name", path, true, errors).value_or("");
-    set.counters = Counters(entry, path, errors);
-    slice->shared_counters.push_back(std::move(set));
-  }
+  api::ForEachObject(spec, "sharedCounters", "spec", errors,
+                     [&](const json& entry, const std::string& path) {
+                       CounterSet set;
+                       set.name = api::StringField(entry, "name", path, true, errors).value_or("");
+                       set.counters = Counters(entry, path, errors);
+                       slice->shared_counters.push_back(std::move(set));
+                     });
 }
 
 // The object holding a device's attributes and capacity: `basic` in v1beta1 (nullptr, reported,
@@ -300,33 +297,27 @@ const json* DeviceBody(const json& entry, const std::string& path, const std::st
 // A device's taints and counter consumption.
 void DecodeTaintsAndCounters(const json& body, const std::string& body_path,
                              DeviceSetBuilder* builder, FieldErrors* errors) {
-  const json* taints = api::ArrayField(body, "taints", body_path, false, errors);
-  for (size_t t = 0; taints != nullptr && t < taints->size(); ++t) {
-    const json& taint = (*taints)[t];
-    const std::string taint_path = api::FieldIndex(FieldMember(body_path, "taints"), t);
-    if (!api::CheckObject(taint, taint_path, errors)) continue;
-    std::optional<std::string> key = api::StringField(taint, "key", taint_path, true, errors);
-    std::optional<std::string> value = api::StringField(taint, "value", taint_path, false, errors);
-    std::optional<std::string> effect = api::StringField(taint, "effect", taint_path, true, errors);
-    if (key && effect) builder->AddTaint(*key, value.value_or(""), *effect);
-  }
-  const json* uses = api::ArrayField(body, "consumesCounters", body_path, false, errors);
-  for (size_t u = 0; uses != nullptr && u < uses->size(); ++u) {
-    const json& use = (*uses)[u];
-    const std::string use_path = api::FieldIndex(FieldMember(body_path, "consumesCounters"), u);
-    if (!api::CheckObject(use, use_path, errors)) continue;
-    std::optional<std::string> set = api::StringField(use, "counterSet", use_path, true, errors);
-    for (const auto& [counter, amount] : Counters(use, use_path, errors)) {
-      if (set) builder->AddCounterUse(*set, counter, amount);
-    }
-  }
+  api::ForEachObject(
+      body, "taints", body_path, errors, [&](const json& taint, const std::string& path) {
+        std::optional<std::string> key = api::StringField(taint, "key", path, true, errors);
+        std::optional<std::string> value = api::StringField(taint, "value", path, false, errors);
+        std::optional<std::string> effect = api::StringField(taint, "effect", path, true, errors);
+        if (key && effect) builder->AddTaint(*key, value.value_or(""), *effect);
+      });
+  api::ForEachObject(
+      body, "consumesCounters", body_path, errors, [&](const json& use, const std::string& path) {
+        std::optional<std::string> set = api::StringField(use, "counterSet", path, true, errors);
+        for (const auto& [counter, amount] : Counters(use, path, errors)) {
+          if (set) builder->AddCounterUse(*set, counter, amount);
+        }
+      });
 }
 
-// One device of the slice: its name, node, attributes, taints, counters and capacity.
+// One device (an object) of the slice: its name, node, attributes, taints, counters and
+// capacity.
 void DecodeDevice(const json& entry, const std::string& path, const ResourceSlice& slice,
                   bool basic_wrapper, std::set<std::string>* seen_names, DeviceSetBuilder* builder,
                   FieldErrors* errors) {
-  if (!api::CheckObject(entry, path, errors)) return;
   std::string device_name;
   if (std::optional<std::string> name = api::StringField(entry, "name", path, true, errors)) {
     if (!seen_names->insert(*name).second) {
@@ -379,13 +370,12 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   if (spec == nullptr) return errors.ToStatus(label);
   DecodeSliceSpec(*spec, &slice, &errors);
 
-  const json* devices = api::ArrayField(*spec, "devices", "spec", false, &errors);
   std::set<std::string> seen_names;
   DeviceSetBuilder builder(slice.driver, slice.pool, slice.pool_generation, slice.name);
-  for (size_t i = 0; devices != nullptr && i < devices->size(); ++i) {
-    DecodeDevice((*devices)[i], api::FieldIndex("spec.devices", i), slice, *version == "v1beta1",
-                 &seen_names, &builder, &errors);
-  }
+  api::ForEachObject(
+      *spec, "devices", "spec", &errors, [&](const json& entry, const std::string& path) {
+        DecodeDevice(entry, path, slice, *version == "v1beta1", &seen_names, &builder, &errors);
+      });
   if (!errors.empty()) return errors.ToStatus(label);
   slice.devices = std::move(builder).Build();
   return slice;

@@ -123,4 +123,18 @@ const nlohmann::json* ObjectField(const nlohmann::json& object, absl::string_vie
 const nlohmann::json* ArrayField(const nlohmann::json& object, absl::string_view key,
                                  absl::string_view parent, bool required, FieldErrors* errors);
 
+// Calls `fn(item, item_path)` for each element of the optional list member `key` of `object`
+// that is an object, in order; reports a member that is no list and elements that are no objects.
+template <typename Fn>
+void ForEachObject(const nlohmann::json& object, absl::string_view key, absl::string_view parent,
+                   FieldErrors* errors, Fn&& fn) {
+  const nlohmann::json* list = ArrayField(object, key, parent, /*required=*/false, errors);
+  if (list == nullptr) return;
+  const std::string path = FieldChild(parent, key);
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string item_path = FieldIndex(path, i);
+    if (CheckObject((*list)[i], item_path, errors)) fn((*list)[i], item_path);
+  }
+}
+
 }  // namespace gpuprofile::api
