@@ -1,8 +1,9 @@
 // File: controller/meta/field_codec.h
-// Building blocks the api decoders share: a list of field errors ("<path>: <reason>", one per
-// problem, Kubernetes-style paths such as `spec.selector.attributes[1].values[0]` or
-// `metadata.labels[app.kubernetes.io/name]`) and typed readers of nlohmann::json values that
-// report a wrong type instead of throwing.
+// Building blocks the decoders share (meta, api and the DRA objects): a list of field errors
+// ("<path>: <reason>", one per problem, Kubernetes-style paths such as
+// `spec.selector.attributes[1].values[0]` or `metadata.labels[app.kubernetes.io/name]`, prefixed
+// with the object's label when the status is made), and typed readers of nlohmann::json values
+// that report a wrong type instead of throwing.
 //
 // Conventions (those of Go's JSON decoding, which the API server uses): a member whose value is
 // null counts as absent; integers are int64 (a float, even 2.0, is not an integer).
