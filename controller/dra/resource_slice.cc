@@ -339,13 +339,13 @@ void DecodeDevice(const json& entry, const std::string& path, const ResourceSlic
   builder->SetAllowMultipleAllocations(
       api::BoolField(*body, "allowMultipleAllocations", body_path, errors).value_or(false));
   ForEachNamed(*body, "attributes", body_path, "attribute", errors,
-               [&](const std::string& name, const json& value, const std::string& path) {
-                 Attribute(name, value, path, builder, errors);
+               [&](const std::string& name, const json& value, const std::string& item_path) {
+                 Attribute(name, value, item_path, builder, errors);
                });
   DecodeTaintsAndCounters(*body, body_path, builder, errors);
   ForEachNamed(*body, "capacity", body_path, "capacity", errors,
-               [&](const std::string& name, const json& value, const std::string& path) {
-                 if (std::optional<Quantity> q = Capacity(value, path, errors)) {
+               [&](const std::string& name, const json& value, const std::string& item_path) {
+                 if (std::optional<Quantity> q = Capacity(value, item_path, errors)) {
                    builder->AddCapacity(name, *q);
                  }
                });
