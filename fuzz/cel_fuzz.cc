@@ -60,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   std::string expr(reinterpret_cast<const char*>(data), size);
   if (kParseOnly) {
-    auto ast = gpuprofile::cel::Parse(expr);
-    if (ast.ok()) (void)gpuprofile::cel::DebugString(*ast->root);
+    auto ast = gpuprofile::cel::internal::Parse(expr);
+    if (ast.ok()) (void)gpuprofile::cel::internal::DebugString(*ast->root);
     return 0;
   }
   static const auto kDra = gpuprofile::cel::Environment::ForDeviceSelectors(

@@ -8,6 +8,11 @@
 #include "controller/cel/internal/parser.h"
 
 namespace gpuprofile::cel {
+
+using internal::FunctionRegistry;
+using internal::Overload;
+using internal::ParserOptions;
+
 namespace {
 
 // Admission limits of DRA selectors (k8s.io/api resource types: CELSelectorExpressionMaxLength,

@@ -35,9 +35,11 @@
 namespace gpuprofile::cel {
 
 // Defined by the engine's internals (controller/cel/internal/function.h, parser.h).
+namespace internal {
 class FunctionRegistry;
 struct Overload;
 struct ParserOptions;
+}  // namespace internal
 
 enum class ExpressionMode {
   kNewExpression,     // admission of a new or changed expression
@@ -101,13 +103,14 @@ class Environment {
   std::optional<size_t> FindVariable(absl::string_view name) const;
 
   // Every overload the binary knows (also those this version does not accept yet).
-  const FunctionRegistry& functions() const { return *functions_; }
+  const internal::FunctionRegistry& functions() const { return *functions_; }
   // Whether an expression compiled in this environment may use `overload`.
-  bool IsAvailable(const Overload& overload) const;
+  bool IsAvailable(const internal::Overload& overload) const;
   // Why it may not: e.g. "semver(string, bool) needs the Kubernetes 1.33 CEL environment; new
   // expressions may use it from Kubernetes 1.34 (this is 1.33)", or for a gated overload which
   // gate it needs and how to turn it on.
-  std::string UnavailableReason(absl::string_view function, const Overload& overload) const;
+  std::string UnavailableReason(absl::string_view function,
+                                const internal::Overload& overload) const;
   // Why a field of a declared message (`device`) is missing in this environment, when a feature
   // gate would declare it (appended to "undefined field 'x'"); empty otherwise.
   std::string FieldUnavailableReason(const Type& message, absl::string_view field) const;
@@ -117,7 +120,7 @@ class Environment {
   // Whether `gate` is on, counting a gate that does not exist on kube_version as off.
   bool GateOn(absl::string_view gate) const;
 
-  const ParserOptions& parser_options() const;
+  const internal::ParserOptions& parser_options() const;
 
   // Fields of the message-like types this environment declares (the DRA `device`), or nullopt
   // when `message` has no such field ("undefined field 'x'").
@@ -128,11 +131,11 @@ class Environment {
   explicit Environment(Options options);
   Options options_;
   FeatureGates gates_;
-  std::shared_ptr<const ParserOptions> parser_options_;
-  std::shared_ptr<const FunctionRegistry> functions_;
+  std::shared_ptr<const internal::ParserOptions> parser_options_;
+  std::shared_ptr<const internal::FunctionRegistry> functions_;
 };
 
 // The registry with every library, built once per process.
-std::shared_ptr<const FunctionRegistry> AllFunctions();
+std::shared_ptr<const internal::FunctionRegistry> AllFunctions();
 
 }  // namespace gpuprofile::cel

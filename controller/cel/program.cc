@@ -12,6 +12,19 @@
 #include "controller/cel/internal/parser.h"
 
 namespace gpuprofile::cel {
+
+using internal::Ast;
+using internal::BuildPlan;
+using internal::CacheSlot;
+using internal::Check;
+using internal::CheckedAst;
+using internal::CheckOptions;
+using internal::CollectAttributePaths;
+using internal::EstimateCost;
+using internal::Frame;
+using internal::Parse;
+using internal::Plan;
+
 namespace {
 
 class ProgramImpl final : public Program {

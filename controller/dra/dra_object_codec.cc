@@ -1,13 +1,13 @@
 // File: controller/dra/dra_object_codec.cc
-// DeviceClass / ResourceClaimTemplate JSON per resource.k8s.io version. One Decoder per object
-// collects every problem with its field path (as resource_slice.cc does); unknown fields are
-// ignored on purpose. ObjectMeta is decoded here (errors carry the object's label, as every other
-// path of these kinds does), encoded and compared with object_meta_codec.
+// DeviceClass / ResourceClaimTemplate JSON per resource.k8s.io version, with the field codec
+// (controller/meta/field_codec.h): one FieldErrors per object collects every problem with its
+// field path (as resource_slice.cc does), and its messages call arrays "list" (ArrayWording);
+// unknown fields are ignored on purpose. ObjectMeta is decoded here (errors carry the object's
+// label, as every other path of these kinds does), encoded and compared with object_meta_codec.
 #include "controller/dra/dra_object_codec.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,10 +15,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
@@ -43,13 +41,6 @@ constexpr size_t kMaxSubrequests = 8;
 
 // ---------------------------------------------------------------------------------------------
 // JSON helpers
-
-std::string TypeName(const json& value) {
-  if (value.is_number_integer()) return "integer";
-  if (value.is_number_float()) return "number";
-  if (value.is_array()) return "list";
-  return value.type_name();
-}
 
 // Present with a value Go's omitempty would print: not null, not an empty list or object.
 bool NonEmptyMember(const json& object, const char* key) {
@@ -96,298 +87,167 @@ ordered_json ToOrdered(const json& value) {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-class Decoder {
- public:
-  explicit Decoder(std::string label) : label_(std::move(label)) {}
+using api::FieldErrors;
 
-  void Error(absl::string_view path, absl::string_view message) {
-    errors_.push_back(absl::StrCat(label_, ": ", path, ": ", message));
+// A list of strings (absent: empty); elements of another type are reported and skipped.
+std::vector<std::string> StringList(const json& object, const char* key, absl::string_view parent,
+                                    FieldErrors* errors) {
+  const json* list = api::ArrayField(object, key, parent, false, errors);
+  if (list == nullptr) return {};
+  return api::ReadStringList(*list, api::FieldMember(parent, key), errors);
+}
+
+// An object of strings (absent: empty), entries at `path.key` or `path[key]` (FieldMember).
+std::map<std::string, std::string> StringMap(const json& object, const char* key,
+                                             absl::string_view parent, FieldErrors* errors) {
+  std::map<std::string, std::string> out;
+  const json* map = api::ObjectField(object, key, parent, false, errors);
+  if (map == nullptr) return out;
+  const std::string path = api::FieldMember(parent, key);
+  for (auto it = map->begin(); it != map->end(); ++it) {
+    if (std::optional<std::string> s =
+            api::ReadString(*it, api::FieldMember(path, it.key()), errors)) {
+      out.emplace(it.key(), *std::move(s));
+    }
   }
-  bool ok() const { return errors_.empty(); }
-  absl::Status status() const { return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n")); }
+  return out;
+}
 
-  std::optional<std::string> String(const json& object, const char* key, absl::string_view parent,
-                                    bool required) {
-    const std::string path = api::FieldMember(parent, key);
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) {
-      if (required) Error(path, "required");
-      return std::nullopt;
+// [{cel: {expression}}] → the expressions.
+std::vector<std::string> Selectors(const json& object, absl::string_view parent,
+                                   FieldErrors* errors) {
+  std::vector<std::string> out;
+  api::ForEachObject(
+      object, "selectors", parent, errors, [&](const json& item, const std::string& path) {
+        const json* cel = api::ObjectField(item, "cel", path, true, errors);
+        if (cel == nullptr) return;
+        if (std::optional<std::string> expression =
+                api::StringField(*cel, "expression", api::FieldMember(path, "cel"), true, errors)) {
+          out.push_back(*std::move(expression));
+        }
+      });
+  return out;
+}
+
+// [{requests?, opaque: {driver, parameters}}]; `requests` only on claim configs.
+std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view parent,
+                                        bool with_requests, FieldErrors* errors) {
+  std::vector<OpaqueDeviceConfig> out;
+  api::ForEachObject(
+      object, "config", parent, errors, [&](const json& item, const std::string& path) {
+        OpaqueDeviceConfig config;
+        if (with_requests) config.requests = StringList(item, "requests", path, errors);
+        const json* opaque = api::ObjectField(item, "opaque", path, true, errors);
+        if (opaque == nullptr) return;
+        const std::string opaque_path = api::FieldMember(path, "opaque");
+        config.driver = api::StringField(*opaque, "driver", opaque_path, true, errors).value_or("");
+        if (const json* parameters =
+                api::ObjectField(*opaque, "parameters", opaque_path, true, errors)) {
+          config.parameters = *parameters;
+        }
+        out.push_back(std::move(config));
+      });
+  return out;
+}
+
+// [{key, operator, value, effect, tolerationSeconds}]; an absent operator stays "" (the
+// server defaults it to Equal).
+std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view parent,
+                                          FieldErrors* errors) {
+  std::vector<DeviceToleration> out;
+  api::ForEachObject(
+      object, "tolerations", parent, errors, [&](const json& item, const std::string& path) {
+        DeviceToleration t;
+        t.key = api::StringField(item, "key", path, false, errors).value_or("");
+        t.op = api::StringField(item, "operator", path, false, errors).value_or("");
+        if (!t.op.empty() && t.op != kEqual && t.op != kExists) {
+          errors->Add(api::FieldMember(path, "operator"),
+                      absl::StrCat("must be \"Equal\" or \"Exists\", got \"", t.op, "\""));
+        }
+        t.value = api::StringField(item, "value", path, false, errors).value_or("");
+        t.effect = api::StringField(item, "effect", path, false, errors).value_or("");
+        t.toleration_seconds = api::IntField(item, "tolerationSeconds", path, false, errors);
+        out.push_back(std::move(t));
+      });
+  return out;
+}
+
+// capacity: {requests: {name: quantity}}; quantities as strings (or JSON numbers, which
+// Kubernetes also accepts).
+std::map<std::string, Quantity> CapacityRequests(const json& object, absl::string_view parent,
+                                                 FieldErrors* errors) {
+  std::map<std::string, Quantity> out;
+  const json* capacity = api::ObjectField(object, "capacity", parent, false, errors);
+  if (capacity == nullptr) return out;
+  const std::string capacity_path = api::FieldMember(parent, "capacity");
+  const json* requests = api::ObjectField(*capacity, "requests", capacity_path, false, errors);
+  if (requests == nullptr) return out;
+  const std::string path = api::FieldMember(capacity_path, "requests");
+  for (auto it = requests->begin(); it != requests->end(); ++it) {
+    const std::string item_path = api::FieldMember(path, it.key());
+    std::optional<std::string> text = api::QuantityText(*it);
+    if (!text) {
+      errors->Add(item_path,
+                  absl::StrCat("must be a quantity string, got ", errors->TypeName(*it)));
+      continue;
     }
-    if (!value->is_string()) {
-      Error(path, absl::StrCat("must be a string, got ", TypeName(*value)));
-      return std::nullopt;
+    absl::StatusOr<Quantity> quantity = Quantity::Parse(*text);
+    if (!quantity.ok()) {
+      errors->Add(item_path,
+                  absl::StrCat("invalid quantity \"", *text, "\": ", quantity.status().message()));
+      continue;
     }
-    if (required && value->get_ref<const std::string&>().empty()) {
-      Error(path, "required (must not be empty)");
-      return std::nullopt;
-    }
-    return value->get<std::string>();
+    out.emplace(it.key(), *std::move(quantity));
   }
+  return out;
+}
 
-  std::optional<int64_t> Int(const json& object, const char* key, absl::string_view parent) {
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) return std::nullopt;
-    const std::string path = api::FieldMember(parent, key);
-    if (value->is_number_unsigned()) {
-      if (value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        Error(path, "integer out of range (int64)");
-        return std::nullopt;
-      }
-      return static_cast<int64_t>(value->get<uint64_t>());
-    }
-    if (value->is_number_integer()) return value->get<int64_t>();
-    Error(path, absl::StrCat("must be an integer, got ", TypeName(*value)));
+void Metadata(const json& obj, api::ObjectMeta* meta, FieldErrors* errors) {
+  const json* m = api::ObjectField(obj, "metadata", "", true, errors);
+  if (m == nullptr) return;
+  constexpr char kPath[] = "metadata";
+  meta->name = api::StringField(*m, "name", kPath, true, errors).value_or("");
+  meta->namespace_name = api::StringField(*m, "namespace", kPath, false, errors).value_or("");
+  meta->uid = api::StringField(*m, "uid", kPath, false, errors).value_or("");
+  meta->resource_version =
+      api::StringField(*m, "resourceVersion", kPath, false, errors).value_or("");
+  meta->generation = api::IntField(*m, "generation", kPath, false, errors).value_or(0);
+  meta->creation_timestamp =
+      api::StringField(*m, "creationTimestamp", kPath, false, errors).value_or("");
+  meta->deletion_timestamp = api::StringField(*m, "deletionTimestamp", kPath, false, errors);
+  meta->labels = StringMap(*m, "labels", kPath, errors);
+  meta->annotations = StringMap(*m, "annotations", kPath, errors);
+  meta->finalizers = StringList(*m, "finalizers", kPath, errors);
+  api::ForEachObject(
+      *m, "ownerReferences", kPath, errors, [&](const json& item, const std::string& path) {
+        api::OwnerReference ref;
+        ref.api_version = api::StringField(item, "apiVersion", path, true, errors).value_or("");
+        ref.kind = api::StringField(item, "kind", path, true, errors).value_or("");
+        ref.name = api::StringField(item, "name", path, true, errors).value_or("");
+        ref.uid = api::StringField(item, "uid", path, true, errors).value_or("");
+        ref.controller = api::BoolField(item, "controller", path, errors).value_or(false);
+        ref.block_owner_deletion =
+            api::BoolField(item, "blockOwnerDeletion", path, errors).value_or(false);
+        meta->owner_references.push_back(std::move(ref));
+      });
+}
+
+// Checks kind and apiVersion; the version, or nullopt (reported) when unusable.
+std::optional<DraApiVersion> Header(const json& obj, const char* want_kind, FieldErrors* errors) {
+  if (std::optional<std::string> kind = api::StringField(obj, "kind", "", true, errors);
+      kind && *kind != want_kind) {
+    errors->Add("kind", absl::StrCat("expected ", want_kind, ", got \"", *kind, "\""));
+  }
+  std::optional<std::string> api_version = api::StringField(obj, "apiVersion", "", true, errors);
+  if (!api_version) return std::nullopt;
+  absl::StatusOr<DraApiVersion> version = ParseDraApiVersion(*api_version);
+  if (!version.ok() || !absl::StartsWith(*api_version, absl::StrCat(kGroup, "/"))) {
+    errors->Add("apiVersion", absl::StrCat("unsupported apiVersion \"", *api_version,
+                                           "\" (supported: resource.k8s.io/v1, "
+                                           "resource.k8s.io/v1beta2, resource.k8s.io/v1beta1)"));
     return std::nullopt;
   }
-
-  std::optional<bool> Bool(const json& object, const char* key, absl::string_view parent) {
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_boolean()) {
-      Error(api::FieldMember(parent, key),
-            absl::StrCat("must be a boolean, got ", TypeName(*value)));
-      return std::nullopt;
-    }
-    return value->get<bool>();
-  }
-
-  // The member when it is an object, nullptr when absent or of another type (reported).
-  const json* Object(const json& object, const char* key, absl::string_view parent, bool required) {
-    const std::string path = api::FieldMember(parent, key);
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) {
-      if (required) Error(path, "required");
-      return nullptr;
-    }
-    if (!value->is_object()) {
-      Error(path, absl::StrCat("must be an object, got ", TypeName(*value)));
-      return nullptr;
-    }
-    return value;
-  }
-
-  // The member when it is a list, nullptr when absent or of another type (reported).
-  const json* List(const json& object, const char* key, absl::string_view parent) {
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) return nullptr;
-    if (!value->is_array()) {
-      Error(api::FieldMember(parent, key), absl::StrCat("must be a list, got ", TypeName(*value)));
-      return nullptr;
-    }
-    return value;
-  }
-
-  std::vector<std::string> StringList(const json& object, const char* key,
-                                      absl::string_view parent) {
-    std::vector<std::string> out;
-    const json* list = List(object, key, parent);
-    if (list == nullptr) return out;
-    const std::string path = api::FieldMember(parent, key);
-    for (size_t i = 0; i < list->size(); ++i) {
-      const json& item = (*list)[i];
-      if (!item.is_string()) {
-        Error(api::FieldIndex(path, i), absl::StrCat("must be a string, got ", TypeName(item)));
-        continue;
-      }
-      out.push_back(item.get<std::string>());
-    }
-    return out;
-  }
-
-  std::map<std::string, std::string> StringMap(const json& object, const char* key,
-                                               absl::string_view parent) {
-    std::map<std::string, std::string> out;
-    const json* map = Object(object, key, parent, false);
-    if (map == nullptr) return out;
-    const std::string path = api::FieldMember(parent, key);
-    for (auto it = map->begin(); it != map->end(); ++it) {
-      if (!it->is_string()) {
-        Error(api::FieldMember(path, it.key()),
-              absl::StrCat("must be a string, got ", TypeName(*it)));
-        continue;
-      }
-      out.emplace(it.key(), it->get<std::string>());
-    }
-    return out;
-  }
-
-  // [{cel: {expression}}] → the expressions.
-  std::vector<std::string> Selectors(const json& object, absl::string_view parent) {
-    std::vector<std::string> out;
-    const json* list = List(object, "selectors", parent);
-    if (list == nullptr) return out;
-    const std::string path = api::FieldMember(parent, "selectors");
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string item_path = api::FieldIndex(path, i);
-      const json& item = (*list)[i];
-      if (!item.is_object()) {
-        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
-        continue;
-      }
-      const json* cel = Object(item, "cel", item_path, true);
-      if (cel == nullptr) continue;
-      if (std::optional<std::string> expression =
-              String(*cel, "expression", api::FieldMember(item_path, "cel"), true)) {
-        out.push_back(*std::move(expression));
-      }
-    }
-    return out;
-  }
-
-  // [{requests?, opaque: {driver, parameters}}]; `requests` only on claim configs.
-  std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view parent,
-                                          bool with_requests) {
-    std::vector<OpaqueDeviceConfig> out;
-    const json* list = List(object, "config", parent);
-    if (list == nullptr) return out;
-    const std::string path = api::FieldMember(parent, "config");
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string item_path = api::FieldIndex(path, i);
-      const json& item = (*list)[i];
-      if (!item.is_object()) {
-        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
-        continue;
-      }
-      OpaqueDeviceConfig config;
-      if (with_requests) config.requests = StringList(item, "requests", item_path);
-      const json* opaque = Object(item, "opaque", item_path, true);
-      if (opaque == nullptr) continue;
-      const std::string opaque_path = api::FieldMember(item_path, "opaque");
-      config.driver = String(*opaque, "driver", opaque_path, true).value_or("");
-      if (const json* parameters = Object(*opaque, "parameters", opaque_path, true)) {
-        config.parameters = *parameters;
-      }
-      out.push_back(std::move(config));
-    }
-    return out;
-  }
-
-  // [{key, operator, value, effect, tolerationSeconds}]; an absent operator stays "" (the
-  // server defaults it to Equal).
-  std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view parent) {
-    std::vector<DeviceToleration> out;
-    const json* list = List(object, "tolerations", parent);
-    if (list == nullptr) return out;
-    const std::string path = api::FieldMember(parent, "tolerations");
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string item_path = api::FieldIndex(path, i);
-      const json& item = (*list)[i];
-      if (!item.is_object()) {
-        Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
-        continue;
-      }
-      DeviceToleration t;
-      t.key = String(item, "key", item_path, false).value_or("");
-      t.op = String(item, "operator", item_path, false).value_or("");
-      if (!t.op.empty() && t.op != kEqual && t.op != kExists) {
-        Error(api::FieldMember(item_path, "operator"),
-              absl::StrCat("must be \"Equal\" or \"Exists\", got \"", t.op, "\""));
-      }
-      t.value = String(item, "value", item_path, false).value_or("");
-      t.effect = String(item, "effect", item_path, false).value_or("");
-      t.toleration_seconds = Int(item, "tolerationSeconds", item_path);
-      out.push_back(std::move(t));
-    }
-    return out;
-  }
-
-  // capacity: {requests: {name: quantity}}; quantities as strings (or JSON numbers, which
-  // Kubernetes also accepts).
-  std::map<std::string, Quantity> CapacityRequests(const json& object, absl::string_view parent) {
-    std::map<std::string, Quantity> out;
-    const json* capacity = Object(object, "capacity", parent, false);
-    if (capacity == nullptr) return out;
-    const std::string capacity_path = api::FieldMember(parent, "capacity");
-    const json* requests = Object(*capacity, "requests", capacity_path, false);
-    if (requests == nullptr) return out;
-    const std::string path = api::FieldMember(capacity_path, "requests");
-    for (auto it = requests->begin(); it != requests->end(); ++it) {
-      const std::string item_path = api::FieldMember(path, it.key());
-      std::optional<std::string> text = api::QuantityText(*it);
-      if (!text) {
-        Error(item_path, absl::StrCat("must be a quantity string, got ", TypeName(*it)));
-        continue;
-      }
-      absl::StatusOr<Quantity> quantity = Quantity::Parse(*text);
-      if (!quantity.ok()) {
-        Error(item_path,
-              absl::StrCat("invalid quantity \"", *text, "\": ", quantity.status().message()));
-        continue;
-      }
-      out.emplace(it.key(), *std::move(quantity));
-    }
-    return out;
-  }
-
-  void Metadata(const json& obj, api::ObjectMeta* meta) {
-    const json* m = Object(obj, "metadata", "", true);
-    if (m == nullptr) return;
-    constexpr char kPath[] = "metadata";
-    meta->name = String(*m, "name", kPath, true).value_or("");
-    meta->namespace_name = String(*m, "namespace", kPath, false).value_or("");
-    meta->uid = String(*m, "uid", kPath, false).value_or("");
-    meta->resource_version = String(*m, "resourceVersion", kPath, false).value_or("");
-    meta->generation = Int(*m, "generation", kPath).value_or(0);
-    meta->creation_timestamp = String(*m, "creationTimestamp", kPath, false).value_or("");
-    meta->deletion_timestamp = String(*m, "deletionTimestamp", kPath, false);
-    meta->labels = StringMap(*m, "labels", kPath);
-    meta->annotations = StringMap(*m, "annotations", kPath);
-    meta->finalizers = StringList(*m, "finalizers", kPath);
-    const json* refs = List(*m, "ownerReferences", kPath);
-    for (size_t i = 0; refs != nullptr && i < refs->size(); ++i) {
-      const std::string path = api::FieldIndex("metadata.ownerReferences", i);
-      const json& item = (*refs)[i];
-      if (!item.is_object()) {
-        Error(path, absl::StrCat("must be an object, got ", TypeName(item)));
-        continue;
-      }
-      api::OwnerReference ref;
-      ref.api_version = String(item, "apiVersion", path, true).value_or("");
-      ref.kind = String(item, "kind", path, true).value_or("");
-      ref.name = String(item, "name", path, true).value_or("");
-      ref.uid = String(item, "uid", path, true).value_or("");
-      ref.controller = Bool(item, "controller", path).value_or(false);
-      ref.block_owner_deletion = Bool(item, "blockOwnerDeletion", path).value_or(false);
-      meta->owner_references.push_back(std::move(ref));
-    }
-  }
-
-  // Checks kind and apiVersion; the version, or nullopt (reported) when unusable.
-  std::optional<DraApiVersion> Header(const json& obj, const char* want_kind) {
-    if (std::optional<std::string> kind = String(obj, "kind", "", true);
-        kind && *kind != want_kind) {
-      Error("kind", absl::StrCat("expected ", want_kind, ", got \"", *kind, "\""));
-    }
-    std::optional<std::string> api_version = String(obj, "apiVersion", "", true);
-    if (!api_version) return std::nullopt;
-    absl::StatusOr<DraApiVersion> version = ParseDraApiVersion(*api_version);
-    if (!version.ok() || !absl::StartsWith(*api_version, absl::StrCat(kGroup, "/"))) {
-      Error("apiVersion", absl::StrCat("unsupported apiVersion \"", *api_version,
-                                       "\" (supported: resource.k8s.io/v1, "
-                                       "resource.k8s.io/v1beta2, resource.k8s.io/v1beta1)"));
-      return std::nullopt;
-    }
-    return *version;
-  }
-
- private:
-  std::string label_;
-  std::vector<std::string> errors_;
-};
-
-// `Kind "namespace/name"`, `Kind "name"` or `Kind <unnamed>`, from whatever metadata there is.
-std::string Label(const json& obj, const char* kind) {
-  std::optional<std::string> name, namespace_name;
-  if (const json* meta = api::JsonMember(obj, "metadata")) {
-    name = StringMember(*meta, "name");
-    namespace_name = StringMember(*meta, "namespace");
-  }
-  if (!name || name->empty()) return absl::StrCat(kind, " <unnamed>");
-  if (namespace_name && !namespace_name->empty()) {
-    return absl::StrCat(kind, " \"", *namespace_name, "/", *name, "\"");
-  }
-  return absl::StrCat(kind, " \"", *name, "\"");
+  return *version;
 }
 
 bool IsKind(const json& obj, const char* kind) {
@@ -403,102 +263,102 @@ constexpr const char* kExactFields[] = {"deviceClassName", "selectors",   "alloc
 
 // Reads the exact fields of `body`: the request in v1beta1, `exactly` otherwise, or one
 // firstAvailable subrequest (which has no adminAccess).
-void ReadExact(Decoder& d, const json& body, const std::string& path, bool subrequest,
-               ExactDeviceRequest* req) {
-  req->device_class_name = d.String(body, "deviceClassName", path, true).value_or("");
-  req->selectors = d.Selectors(body, path);
-  if (std::optional<std::string> mode = d.String(body, "allocationMode", path, false)) {
+void ReadExact(const json& body, const std::string& path, bool subrequest, ExactDeviceRequest* req,
+               FieldErrors* errors) {
+  req->device_class_name =
+      api::StringField(body, "deviceClassName", path, true, errors).value_or("");
+  req->selectors = Selectors(body, path, errors);
+  if (std::optional<std::string> mode =
+          api::StringField(body, "allocationMode", path, false, errors)) {
     if (*mode != kExactCount && *mode != kAll && !mode->empty()) {
-      d.Error(api::FieldMember(path, "allocationMode"),
-              absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
+      errors->Add(api::FieldMember(path, "allocationMode"),
+                  absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
     }
     req->allocation_mode = *std::move(mode);
   }
-  req->count = d.Int(body, "count", path);
-  if (!subrequest) req->admin_access = d.Bool(body, "adminAccess", path);
-  req->tolerations = d.Tolerations(body, path);
-  req->capacity_requests = d.CapacityRequests(body, path);
+  req->count = api::IntField(body, "count", path, false, errors);
+  if (!subrequest) req->admin_access = api::BoolField(body, "adminAccess", path, errors);
+  req->tolerations = Tolerations(body, path, errors);
+  req->capacity_requests = CapacityRequests(body, path, errors);
   // Not modelled (alpha in 1.37, never written by the operator): flagged, not decoded.
   if (NonEmptyMember(body, "derivedAttributes")) req->has_unmodelled_fields = true;
 }
 
 // firstAvailable: 1 to 8 subrequests, each {name, <exact fields but adminAccess>}.
-void ReadSubrequests(Decoder& d, const json& entry, const std::string& path,
-                     ExactDeviceRequest* req) {
-  const json* list = d.List(entry, "firstAvailable", path);
+void ReadSubrequests(const json& entry, const std::string& path, ExactDeviceRequest* req,
+                     FieldErrors* errors) {
+  const json* list = api::ArrayField(entry, "firstAvailable", path, false, errors);
   if (list == nullptr) return;
   const std::string list_path = api::FieldMember(path, "firstAvailable");
   if (list->empty()) {
-    d.Error(list_path, "must not be empty");
+    errors->Add(list_path, "must not be empty");
     return;
   }
   if (list->size() > kMaxSubrequests) {
-    d.Error(list_path, absl::StrCat("must have at most ", kMaxSubrequests, " subrequests, got ",
-                                    list->size()));
+    errors->Add(list_path, absl::StrCat("must have at most ", kMaxSubrequests, " subrequests, got ",
+                                        list->size()));
   }
   for (size_t i = 0; i < list->size(); ++i) {
     const std::string item_path = api::FieldIndex(list_path, i);
     const json& item = (*list)[i];
-    if (!item.is_object()) {
-      d.Error(item_path, absl::StrCat("must be an object, got ", TypeName(item)));
-      continue;
-    }
+    if (!api::CheckObject(item, item_path, errors)) continue;
     ExactDeviceRequest sub;
-    sub.name = d.String(item, "name", item_path, true).value_or("");
-    ReadExact(d, item, item_path, /*subrequest=*/true, &sub);
+    sub.name = api::StringField(item, "name", item_path, true, errors).value_or("");
+    ReadExact(item, item_path, /*subrequest=*/true, &sub, errors);
     req->first_available.push_back(std::move(sub));
   }
 }
 
-ExactDeviceRequest DecodeRequest(Decoder& d, const json& entry, const std::string& path,
-                                 DraApiVersion version) {
+ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, DraApiVersion version,
+                                 FieldErrors* errors) {
   ExactDeviceRequest req;
-  req.name = d.String(entry, "name", path, true).value_or("");
+  req.name = api::StringField(entry, "name", path, true, errors).value_or("");
   const bool has_first_available = api::JsonMember(entry, "firstAvailable") != nullptr;
 
   if (version == DraApiVersion::kV1beta1) {
     if (api::JsonMember(entry, "exactly") != nullptr) {
-      d.Error(api::FieldMember(path, "exactly"),
-              "not part of resource.k8s.io/v1beta1 (request fields sit directly on the request; "
-              "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
+      errors->Add(
+          api::FieldMember(path, "exactly"),
+          "not part of resource.k8s.io/v1beta1 (request fields sit directly on the request; "
+          "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
       return req;
     }
     if (!has_first_available) {
-      ReadExact(d, entry, path, /*subrequest=*/false, &req);
+      ReadExact(entry, path, /*subrequest=*/false, &req, errors);
       return req;
     }
     if (api::JsonMember(entry, "deviceClassName") != nullptr) {
-      d.Error(path, "must have exactly one of deviceClassName or firstAvailable");
+      errors->Add(path, "must have exactly one of deviceClassName or firstAvailable");
       return req;
     }
     for (const char* field : kExactFields) {
       if (NonEmptyMember(entry, field)) {
-        d.Error(api::FieldMember(path, field),
-                "must not be set with firstAvailable (each subrequest has its own)");
+        errors->Add(api::FieldMember(path, field),
+                    "must not be set with firstAvailable (each subrequest has its own)");
       }
     }
-    ReadSubrequests(d, entry, path, &req);
+    ReadSubrequests(entry, path, &req, errors);
     return req;
   }
 
   for (const char* field : kExactFields) {
     if (api::JsonMember(entry, field) != nullptr) {
-      d.Error(api::FieldMember(path, field),
-              absl::StrCat("not part of ", ToString(version),
-                           " (request fields sit under \"exactly\"; flat requests are "
-                           "resource.k8s.io/v1beta1)"));
+      errors->Add(api::FieldMember(path, field),
+                  absl::StrCat("not part of ", ToString(version),
+                               " (request fields sit under \"exactly\"; flat requests are "
+                               "resource.k8s.io/v1beta1)"));
       return req;
     }
   }
   const bool has_exactly = api::JsonMember(entry, "exactly") != nullptr;
   if (has_exactly == has_first_available) {
-    d.Error(path, "must have exactly one of exactly or firstAvailable");
+    errors->Add(path, "must have exactly one of exactly or firstAvailable");
     return req;
   }
   if (has_first_available) {
-    ReadSubrequests(d, entry, path, &req);
-  } else if (const json* exactly = d.Object(entry, "exactly", path, false)) {
-    ReadExact(d, *exactly, api::FieldMember(path, "exactly"), /*subrequest=*/false, &req);
+    ReadSubrequests(entry, path, &req, errors);
+  } else if (const json* exactly = api::ObjectField(entry, "exactly", path, false, errors)) {
+    ReadExact(*exactly, api::FieldMember(path, "exactly"), /*subrequest=*/false, &req, errors);
   }
   return req;
 }
@@ -702,61 +562,53 @@ bool IsDeviceClass(const json& obj) { return IsKind(obj, kDeviceClassKind); }
 bool IsResourceClaimTemplate(const json& obj) { return IsKind(obj, kTemplateKind); }
 
 absl::StatusOr<DeviceClass> DecodeDeviceClass(const json& obj) {
-  Decoder d(Label(obj, kDeviceClassKind));
-  if (!obj.is_object()) {
-    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
-    return d.status();
-  }
-  if (!d.Header(obj, kDeviceClassKind)) return d.status();
+  const std::string label = api::ObjectLabel(obj, kDeviceClassKind);
+  FieldErrors errors(api::ArrayWording::kList);
+  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  if (!Header(obj, kDeviceClassKind, &errors)) return errors.ToStatus(label);
   DeviceClass out;
-  d.Metadata(obj, &out.metadata);
-  if (const json* spec = d.Object(obj, "spec", "", true)) {
-    out.selectors = d.Selectors(*spec, "spec");
-    out.config = d.Configs(*spec, "spec", false);
-    out.extended_resource_name = d.String(*spec, "extendedResourceName", "spec", false);
+  Metadata(obj, &out.metadata, &errors);
+  if (const json* spec = api::ObjectField(obj, "spec", "", true, &errors)) {
+    out.selectors = Selectors(*spec, "spec", &errors);
+    out.config = Configs(*spec, "spec", false, &errors);
+    out.extended_resource_name =
+        api::StringField(*spec, "extendedResourceName", "spec", false, &errors);
   }
-  if (!d.ok()) return d.status();
+  if (!errors.empty()) return errors.ToStatus(label);
   return out;
 }
 
 absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& obj) {
-  Decoder d(Label(obj, kTemplateKind));
-  if (!obj.is_object()) {
-    d.Error("(root)", absl::StrCat("must be an object, got ", TypeName(obj)));
-    return d.status();
-  }
-  std::optional<DraApiVersion> version = d.Header(obj, kTemplateKind);
-  if (!version) return d.status();
+  const std::string label = api::ObjectLabel(obj, kTemplateKind);
+  FieldErrors errors(api::ArrayWording::kList);
+  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  std::optional<DraApiVersion> version = Header(obj, kTemplateKind, &errors);
+  if (!version) return errors.ToStatus(label);
   ResourceClaimTemplate out;
-  d.Metadata(obj, &out.metadata);
-  const json* spec = d.Object(obj, "spec", "", true);
-  if (spec == nullptr) return d.status();
-  if (const json* claim_meta = d.Object(*spec, "metadata", "spec", false)) {
-    out.claim_labels = d.StringMap(*claim_meta, "labels", "spec.metadata");
-    out.claim_annotations = d.StringMap(*claim_meta, "annotations", "spec.metadata");
+  Metadata(obj, &out.metadata, &errors);
+  const json* spec = api::ObjectField(obj, "spec", "", true, &errors);
+  if (spec == nullptr) return errors.ToStatus(label);
+  if (const json* claim_meta = api::ObjectField(*spec, "metadata", "spec", false, &errors)) {
+    out.claim_labels = StringMap(*claim_meta, "labels", "spec.metadata", &errors);
+    out.claim_annotations = StringMap(*claim_meta, "annotations", "spec.metadata", &errors);
   }
-  const json* claim_spec = d.Object(*spec, "spec", "spec", true);
-  const json* devices =
-      claim_spec == nullptr ? nullptr : d.Object(*claim_spec, "devices", "spec.spec", false);
+  const json* claim_spec = api::ObjectField(*spec, "spec", "spec", true, &errors);
+  const json* devices = claim_spec == nullptr
+                            ? nullptr
+                            : api::ObjectField(*claim_spec, "devices", "spec.spec", false, &errors);
   if (devices != nullptr) {
     constexpr char kDevices[] = "spec.spec.devices";
-    if (const json* requests = d.List(*devices, "requests", kDevices)) {
-      for (size_t i = 0; i < requests->size(); ++i) {
-        const std::string path = api::FieldIndex("spec.spec.devices.requests", i);
-        const json& entry = (*requests)[i];
-        if (!entry.is_object()) {
-          d.Error(path, absl::StrCat("must be an object, got ", TypeName(entry)));
-          continue;
-        }
-        out.requests.push_back(DecodeRequest(d, entry, path, *version));
-      }
-    }
-    if (const json* constraints = d.List(*devices, "constraints", kDevices)) {
+    api::ForEachObject(*devices, "requests", kDevices, &errors,
+                       [&](const json& entry, const std::string& path) {
+                         out.requests.push_back(DecodeRequest(entry, path, *version, &errors));
+                       });
+    if (const json* constraints =
+            api::ArrayField(*devices, "constraints", kDevices, false, &errors)) {
       out.has_constraints = !constraints->empty();
     }
-    out.config = d.Configs(*devices, kDevices, true);
+    out.config = Configs(*devices, kDevices, true, &errors);
   }
-  if (!d.ok()) return d.status();
+  if (!errors.empty()) return errors.ToStatus(label);
   return out;
 }
 

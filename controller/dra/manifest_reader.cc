@@ -30,6 +30,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
+#include "controller/meta/field_codec.h"
 #include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/exceptions.h"
 #include "yaml-cpp/mark.h"
@@ -406,12 +407,6 @@ class JsonBuilder : public YAML::EventHandler {
   std::map<YAML::anchor_t, Anchored> anchors_;
 };
 
-std::string JsonTypeName(const json& value) {
-  if (value.is_number_integer()) return "integer";
-  if (value.is_number_float()) return "number";
-  return value.type_name();
-}
-
 // What is left of one file's object limit (input_limits.h).
 struct ObjectRoom {
   size_t left = limits::kMaxManifestObjectsPerFile;
@@ -428,8 +423,8 @@ void AddObject(json object, const std::string& file, int document_index, int ite
     errors.push_back(absl::StrCat(mo.Location(), ": ", message));
   };
   if (!object.is_object()) {
-    return fail(absl::StrCat("expected a Kubernetes object (a mapping), got ",
-                             JsonTypeName(object)));
+    return fail(
+        absl::StrCat("expected a Kubernetes object (a mapping), got ", api::JsonTypeName(object)));
   }
   for (const char* field : {"apiVersion", "kind"}) {
     auto it = object.find(field);
@@ -453,7 +448,7 @@ void AddObject(json object, const std::string& file, int document_index, int ite
   json& items = object["items"];
   if (items.is_null()) return;  // an empty list as kubectl prints it (`items: []` or null)
   if (!items.is_array()) {
-    return fail(absl::StrCat(kind, ": items must be a list, got ", JsonTypeName(items)));
+    return fail(absl::StrCat(kind, ": items must be a list, got ", api::JsonTypeName(items)));
   }
   const std::string api_version = object["apiVersion"].get<std::string>();
   const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);

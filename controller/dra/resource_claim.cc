@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "controller/meta/field_codec.h"
@@ -43,19 +42,6 @@ using api::FieldErrors;
 constexpr char kKind[] = "ResourceClaim";
 constexpr char kAll[] = "All";
 constexpr char kExactCount[] = "ExactCount";
-
-std::string Label(const json& obj) {
-  std::string name, namespace_name;
-  if (const json* meta = api::JsonMember(obj, "metadata"); meta && meta->is_object()) {
-    if (const json* n = api::JsonMember(*meta, "name"); n && n->is_string()) name = *n;
-    if (const json* ns = api::JsonMember(*meta, "namespace"); ns && ns->is_string()) {
-      namespace_name = *ns;
-    }
-  }
-  if (name.empty()) return absl::StrCat(kKind, " <unnamed>");
-  if (namespace_name.empty()) return absl::StrCat(kKind, " \"", name, "\"");
-  return absl::StrCat(kKind, " \"", namespace_name, "/", name, "\"");
-}
 
 // The exact fields of a request (v1beta1: on the request; later: under `exactly`) or of a
 // firstAvailable subrequest. Returns the class name.
@@ -299,13 +285,10 @@ bool IsResourceClaim(const json& obj) {
 }
 
 absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
-  std::string label = Label(obj);
+  const std::string label = api::ObjectLabel(obj, kKind);
   FieldErrors errors;
   ResourceClaim claim;
-  if (!obj.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(label, ": (root): must be an object, got ", api::JsonTypeName(obj)));
-  }
+  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
   std::string api_version =
       api::StringField(obj, "apiVersion", "", /*required=*/true, &errors).value_or("");
   bool v1beta1 = api_version == "resource.k8s.io/v1beta1";
@@ -334,9 +317,7 @@ absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
     ReadStatus(*status, &claim, &errors);
   }
   if (errors.empty()) return claim;
-  std::vector<std::string> lines;
-  for (const std::string& line : errors.lines()) lines.push_back(absl::StrCat(label, ": ", line));
-  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+  return errors.ToStatus(label);
 }
 
 }  // namespace gpuprofile::dra

@@ -1,11 +1,12 @@
 // File: controller/dra/resource_slice.cc
-// ResourceSlice decoding for resource.k8s.io v1beta1 / v1beta2 / v1. One Decoder per object
-// collects every problem with its field path; unknown fields are ignored on purpose.
+// ResourceSlice decoding for resource.k8s.io v1beta1 / v1beta2 / v1, with the field codec
+// (controller/meta/field_codec.h): one FieldErrors per object collects every problem with its
+// field path, and the status prefixes each with the slice's label. Unknown fields are ignored on
+// purpose.
 #include "controller/dra/resource_slice.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,14 +14,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "controller/meta/field_codec.h"
 #include "controller/core/quantity.h"
 #include "controller/core/semver.h"
+#include "controller/meta/field_codec.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -32,233 +31,147 @@ constexpr char kAttributeKinds[] = "int, bool, string, version, ints, bools, str
 constexpr const char* kScalarKinds[] = {"int", "bool", "string", "version"};
 constexpr const char* kListKinds[] = {"ints", "bools", "strings", "versions"};
 
-class Decoder {
- public:
-  explicit Decoder(std::string label) : label_(std::move(label)) {}
+using api::FieldErrors;
+using api::FieldMember;
 
-  void Error(absl::string_view path, absl::string_view message) {
-    errors_.push_back(absl::StrCat(label_, ": ", path, ": ", message));
+// Calls `fn(name, value, path)` for each member of the map `key` of `body` in name order, and
+// reports the empty name ("<what> names must not be empty") instead.
+template <typename Fn>
+void ForEachNamed(const json& body, const char* key, absl::string_view body_path,
+                  absl::string_view what, FieldErrors* errors, Fn&& fn) {
+  const json* map = api::ObjectField(body, key, body_path, false, errors);
+  if (map == nullptr) return;
+  const std::string path = FieldMember(body_path, key);
+  for (auto it = map->begin(); it != map->end(); ++it) {
+    if (it.key().empty()) {
+      errors->Add(path, absl::StrCat(what, " names must not be empty"));
+      continue;
+    }
+    fn(it.key(), it.value(), FieldMember(path, it.key()));
   }
-  bool ok() const { return errors_.empty(); }
-  absl::Status status() const { return absl::InvalidArgumentError(absl::StrJoin(errors_, "\n")); }
+}
 
-  // Required/optional typed readers; each reports its own error and returns nullopt on failure.
-  std::optional<std::string> String(const json& object, const std::string& key,
-                                    absl::string_view parent, bool required) {
-    const std::string path = api::FieldMember(parent, key);
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) {
-      if (required) Error(path, "required");
-      return std::nullopt;
-    }
-    if (!value->is_string()) {
-      Error(path, absl::StrCat("must be a string, got ", api::JsonTypeName(*value)));
-      return std::nullopt;
-    }
-    if (required && value->get_ref<const std::string&>().empty()) {
-      Error(path, "required (must not be empty)");
-      return std::nullopt;
-    }
-    return value->get<std::string>();
+// A scalar of `kind` ("int", "bool", "string", "version"); its text refers to `value`.
+std::optional<AttributeValue> Scalar(absl::string_view kind, const json& value,
+                                     const std::string& path, FieldErrors* errors) {
+  if (kind == "int") {
+    std::optional<int64_t> i = api::ReadInt(value, path, errors);
+    if (!i) return std::nullopt;
+    return AttributeValue::Int(*i);
   }
-
-  std::optional<int64_t> Int(const json& value, const std::string& path) {
-    if (value.is_number_unsigned()) {
-      if (value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        Error(path, "integer out of range (int64)");
-        return std::nullopt;
-      }
-      return static_cast<int64_t>(value.get<uint64_t>());
-    }
-    if (value.is_number_integer()) return value.get<int64_t>();
-    Error(path, absl::StrCat("must be an integer, got ", api::JsonTypeName(value)));
+  if (kind == "bool") {
+    std::optional<bool> b = api::ReadBool(value, path, errors);
+    if (!b) return std::nullopt;
+    return AttributeValue::Bool(*b);
+  }
+  if (!value.is_string()) {
+    // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
+    errors->Add(path, absl::StrCat(kind == "version" ? "must be a string (a semantic version), got "
+                                                     : "must be a string, got ",
+                                   errors->TypeName(value)));
     return std::nullopt;
   }
+  if (kind == "string") return AttributeValue::String(value.get_ref<const std::string&>());
+  return AttributeValue::Version(value.get_ref<const std::string&>());
+}
 
-  std::optional<int64_t> RequiredInt(const json& object, const std::string& key,
-                                     absl::string_view parent) {
-    const std::string path = api::FieldMember(parent, key);
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) {
-      Error(path, "required");
-      return std::nullopt;
-    }
-    return Int(*value, path);
+// Adds the list attribute `name` of kind kListKinds[kind_index] (`items`, at `path`) to
+// `builder`; reports what is wrong instead. The list value views `values`, so it is added here.
+void AddListAttribute(absl::string_view name, const json& items, int kind_index,
+                      const std::string& path, DeviceSetBuilder* builder, FieldErrors* errors) {
+  if (!api::CheckArray(items, path, errors)) return;
+  std::vector<AttributeValue> values;
+  values.reserve(items.size());
+  bool ok = true;
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::optional<AttributeValue> v =
+        Scalar(kScalarKinds[kind_index], items[i], api::FieldIndex(path, i), errors);
+    if (v) values.push_back(*v);
+    ok = ok && v.has_value();
   }
+  if (!ok) return;
+  constexpr AttributeValue::Kind kElementKinds[] = {
+      AttributeValue::Kind::kInt, AttributeValue::Kind::kBool, AttributeValue::Kind::kString,
+      AttributeValue::Kind::kVersion};
+  builder->AddAttribute(name, AttributeValue::List(kElementKinds[kind_index], values));
+}
 
-  // Returns the member when it is an object, nullptr when absent; reports other types.
-  const json* Object(const json& object, const std::string& key, absl::string_view parent,
-                     bool required) {
-    const std::string path = api::FieldMember(parent, key);
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) {
-      if (required) Error(path, "required");
-      return nullptr;
-    }
-    if (!value->is_object()) {
-      Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(*value)));
-      return nullptr;
-    }
-    return value;
+// Adds the attribute `name` (its value `value`) to `builder`; reports what is wrong instead.
+void Attribute(absl::string_view name, const json& value, const std::string& path,
+               DeviceSetBuilder* builder, FieldErrors* errors) {
+  if (!value.is_object()) {
+    errors->Add(path, absl::StrCat("attribute must be an object with exactly one of ",
+                                   kAttributeKinds, ", got ", errors->TypeName(value)));
+    return;
   }
-
-  // A scalar of `kind` ("int", "bool", "string", "version"); its text refers to `value`.
-  std::optional<AttributeValue> Scalar(absl::string_view kind, const json& value,
-                                       const std::string& path) {
-    if (kind == "int") {
-      std::optional<int64_t> i = Int(value, path);
-      if (!i) return std::nullopt;
-      return AttributeValue::Int(*i);
-    }
-    if (kind == "bool") {
-      if (!value.is_boolean()) {
-        Error(path, absl::StrCat("must be a boolean, got ", api::JsonTypeName(value)));
-        return std::nullopt;
-      }
-      return AttributeValue::Bool(value.get<bool>());
-    }
-    if (!value.is_string()) {
-      // An unquoted `version: 12.4` in YAML is a number; Kubernetes rejects it too.
-      Error(path, absl::StrCat(kind == "version" ? "must be a string (a semantic version), got "
-                                                 : "must be a string, got ",
-                               api::JsonTypeName(value)));
-      return std::nullopt;
-    }
-    if (kind == "string") return AttributeValue::String(value.get_ref<const std::string&>());
-    return AttributeValue::Version(value.get_ref<const std::string&>());
+  int set = 0;
+  int kind_index = -1;
+  bool list = false;
+  for (int i = 0; i < 4; ++i) {
+    if (api::JsonMember(value, kScalarKinds[i]) != nullptr) ++set, kind_index = i, list = false;
+    if (api::JsonMember(value, kListKinds[i]) != nullptr) ++set, kind_index = i, list = true;
   }
-
-  // Adds the attribute `name` (its value `value`) to `builder`; reports what is wrong instead.
-  void Attribute(absl::string_view name, const json& value, const std::string& path,
-                 DeviceSetBuilder* builder) {
-    if (!value.is_object()) {
-      Error(path, absl::StrCat("attribute must be an object with exactly one of ", kAttributeKinds,
-                               ", got ", api::JsonTypeName(value)));
-      return;
-    }
-    int set = 0;
-    int kind_index = -1;
-    bool list = false;
-    for (int i = 0; i < 4; ++i) {
-      if (api::JsonMember(value, kScalarKinds[i]) != nullptr) ++set, kind_index = i, list = false;
-      if (api::JsonMember(value, kListKinds[i]) != nullptr) ++set, kind_index = i, list = true;
-    }
-    if (set == 0 && !value.empty()) {
-      // A kind from a newer release: kept whole, so that the slice and its device stay.
-      const std::string text = value.dump();
-      builder->AddAttribute(name, AttributeValue::Opaque(text));
-      return;
-    }
-    if (set != 1) {
-      Error(path, absl::StrCat("attribute must have exactly one of ", kAttributeKinds));
-      return;
-    }
-    if (!list) {
-      const char* kind = kScalarKinds[kind_index];
-      if (std::optional<AttributeValue> v =
-              Scalar(kind, *api::JsonMember(value, kind), api::FieldMember(path, kind))) {
-        builder->AddAttribute(name, *v);
-      }
-      return;
-    }
-    const char* kind = kListKinds[kind_index];
-    const std::string list_path = api::FieldMember(path, kind);
-    const json& items = *api::JsonMember(value, kind);
-    if (!items.is_array()) {
-      Error(list_path, absl::StrCat("must be a list, got ", api::JsonTypeName(items)));
-      return;
-    }
-    std::vector<AttributeValue> values;
-    values.reserve(items.size());
-    bool ok = true;
-    for (size_t i = 0; i < items.size(); ++i) {
-      std::optional<AttributeValue> v =
-          Scalar(kScalarKinds[kind_index], items[i], api::FieldIndex(list_path, i));
-      if (v) values.push_back(*v);
-      ok = ok && v.has_value();
-    }
-    if (!ok) return;
-    constexpr AttributeValue::Kind kElementKinds[] = {
-        AttributeValue::Kind::kInt, AttributeValue::Kind::kBool, AttributeValue::Kind::kString,
-        AttributeValue::Kind::kVersion};
-    builder->AddAttribute(name, AttributeValue::List(kElementKinds[kind_index], values));
+  if (set == 0 && !value.empty()) {
+    // A kind from a newer release: kept whole, so that the slice and its device stay.
+    const std::string text = value.dump();
+    builder->AddAttribute(name, AttributeValue::Opaque(text));
+    return;
   }
-
-  // A boolean member: false when absent, reported (and false) when it has another type.
-  bool Bool(const json& object, const std::string& key, absl::string_view parent) {
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) return false;
-    if (!value->is_boolean()) {
-      Error(api::FieldMember(parent, key),
-            absl::StrCat("must be a boolean, got ", api::JsonTypeName(*value)));
-      return false;
-    }
-    return value->get<bool>();
+  if (set != 1) {
+    errors->Add(path, absl::StrCat("attribute must have exactly one of ", kAttributeKinds));
+    return;
   }
-
-  // A list member: nullptr when absent; reported when not a list.
-  const json* List(const json& object, const std::string& key, absl::string_view parent) {
-    const json* value = api::JsonMember(object, key);
-    if (value == nullptr) return nullptr;
-    if (!value->is_array()) {
-      Error(api::FieldMember(parent, key),
-            absl::StrCat("must be a list, got ", api::JsonTypeName(*value)));
-      return nullptr;
-    }
-    return value;
+  const char* kind = list ? kListKinds[kind_index] : kScalarKinds[kind_index];
+  const json& member = *api::JsonMember(value, kind);
+  if (list) {
+    AddListAttribute(name, member, kind_index, FieldMember(path, kind), builder, errors);
+  } else if (std::optional<AttributeValue> v =
+                 Scalar(kind, member, FieldMember(path, kind), errors)) {
+    builder->AddAttribute(name, *v);
   }
+}
 
-  // `counters: {name: {value: Q}}` of a counter set or a consumption, sorted by name.
-  std::vector<std::pair<std::string, Quantity>> Counters(const json& object,
-                                                         absl::string_view parent) {
-    std::vector<std::pair<std::string, Quantity>> out;
-    const std::string path = api::FieldMember(parent, "counters");
-    // Required by the API server; an absent map reads as no counters.
-    const json* counters = Object(object, "counters", parent, false);
-    if (counters == nullptr) return out;
-    for (auto it = counters->begin(); it != counters->end(); ++it) {
-      if (it.key().empty()) {
-        Error(path, "counter names must not be empty");
-        continue;
-      }
-      if (std::optional<Quantity> q = Capacity(it.value(), api::FieldMember(path, it.key()))) {
-        out.emplace_back(it.key(), *q);
-      }
-    }
-    return out;  // nlohmann objects iterate in name order
+// A capacity `{value: Q}` at `path`, or nullopt (reported).
+std::optional<Quantity> Capacity(const json& value, const std::string& path, FieldErrors* errors) {
+  if (!value.is_object()) {
+    errors->Add(path, absl::StrCat("capacity must be an object {value: <quantity>}, got ",
+                                   errors->TypeName(value)));
+    return std::nullopt;
   }
-
-  std::optional<Quantity> Capacity(const json& value, const std::string& path) {
-    if (!value.is_object()) {
-      Error(path, absl::StrCat("capacity must be an object {value: <quantity>}, got ",
-                               api::JsonTypeName(value)));
-      return std::nullopt;
-    }
-    const std::string value_path = api::FieldMember(path, "value");
-    const json* q = api::JsonMember(value, "value");
-    if (q == nullptr) {
-      Error(value_path, "required");
-      return std::nullopt;
-    }
-    std::optional<std::string> text = api::QuantityText(*q);
-    if (!text) {
-      Error(value_path,
-            absl::StrCat("must be a quantity (string or number), got ", api::JsonTypeName(*q)));
-      return std::nullopt;
-    }
-    absl::StatusOr<Quantity> parsed = Quantity::Parse(*text);
-    if (!parsed.ok()) {
-      Error(value_path,
-            absl::StrCat("invalid quantity \"", *text, "\": ", parsed.status().message()));
-      return std::nullopt;
-    }
-    return *std::move(parsed);
+  const std::string value_path = FieldMember(path, "value");
+  const json* q = api::JsonMember(value, "value");
+  if (q == nullptr) {
+    errors->Add(value_path, "required");
+    return std::nullopt;
   }
+  std::optional<std::string> text = api::QuantityText(*q);
+  if (!text) {
+    errors->Add(value_path,
+                absl::StrCat("must be a quantity (string or number), got ", errors->TypeName(*q)));
+    return std::nullopt;
+  }
+  absl::StatusOr<Quantity> parsed = Quantity::Parse(*text);
+  if (!parsed.ok()) {
+    errors->Add(value_path,
+                absl::StrCat("invalid quantity \"", *text, "\": ", parsed.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(parsed);
+}
 
- private:
-  std::string label_;
-  std::vector<std::string> errors_;
-};
+// `counters: {name: {value: Q}}` of a counter set or a consumption, sorted by name. Required by
+// the API server; an absent map reads as no counters.
+std::vector<std::pair<std::string, Quantity>> Counters(const json& object, absl::string_view parent,
+                                                       FieldErrors* errors) {
+  std::vector<std::pair<std::string, Quantity>> out;
+  ForEachNamed(object, "counters", parent, "counter", errors,
+               [&](const std::string& name, const json& value, const std::string& path) {
+                 if (std::optional<Quantity> q = Capacity(value, path, errors)) {
+                   out.emplace_back(name, *q);
+                 }
+               });
+  return out;  // nlohmann objects iterate in name order
+}
 
 // metadata.<field> when it is a string, else "" (lenient: the name only labels error messages,
 // and the server-assigned resourceVersion is absent in files).
@@ -298,179 +211,172 @@ bool IsResourceSlice(const json& obj) {
                           absl::StrCat(kResourceApiGroup, "/"));
 }
 
+namespace {
+
+// Checks kind and apiVersion; the version ("v1", "v1beta2", "v1beta1"), or nullopt (reported)
+// when it is missing or unsupported.
+std::optional<std::string> SliceVersion(const json& obj, std::string* api_version,
+                                        FieldErrors* errors) {
+  if (std::optional<std::string> kind = api::StringField(obj, "kind", "", true, errors);
+      kind && *kind != kKind) {
+    errors->Add("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
+  }
+  std::optional<std::string> text = api::StringField(obj, "apiVersion", "", true, errors);
+  if (!text) return std::nullopt;
+  const std::string group_prefix = absl::StrCat(kResourceApiGroup, "/");
+  const std::string version =
+      absl::StartsWith(*text, group_prefix) ? text->substr(group_prefix.size()) : "";
+  if (version != "v1" && version != "v1beta2" && version != "v1beta1") {
+    errors->Add("apiVersion",
+                absl::StrCat("unsupported apiVersion \"", *text,
+                             "\" (supported: resource.k8s.io/v1, resource.k8s.io/v1beta2, "
+                             "resource.k8s.io/v1beta1)"));
+    return std::nullopt;
+  }
+  *api_version = *std::move(text);
+  return version;
+}
+
+// spec.driver, spec.pool, the node scope and spec.sharedCounters.
+void DecodeSliceSpec(const json& spec, ResourceSlice* slice, FieldErrors* errors) {
+  slice->driver = api::StringField(spec, "driver", "spec", true, errors).value_or("");
+  if (const json* pool = api::ObjectField(spec, "pool", "spec", true, errors)) {
+    slice->pool = api::StringField(*pool, "name", "spec.pool", true, errors).value_or("");
+    slice->pool_generation =
+        api::IntField(*pool, "generation", "spec.pool", true, errors).value_or(0);
+    if (std::optional<int64_t> count =
+            api::IntField(*pool, "resourceSliceCount", "spec.pool", true, errors)) {
+      if (*count <= 0) errors->Add("spec.pool.resourceSliceCount", "must be greater than zero");
+      slice->resource_slice_count = *count;
+    }
+  }
+  slice->node_name = api::StringField(spec, "nodeName", "spec", false, errors).value_or("");
+  const bool all_nodes = api::BoolField(spec, "allNodes", "spec", errors).value_or(false);
+  const bool node_selector =
+      api::ObjectField(spec, "nodeSelector", "spec", false, errors) != nullptr;
+  slice->per_device_node_selection =
+      api::BoolField(spec, "perDeviceNodeSelection", "spec", errors).value_or(false);
+  slice->node_scope = SliceNodeScope(slice->node_name, all_nodes, node_selector);
+  api::ForEachObject(spec, "sharedCounters", "spec", errors,
+                     [&](const json& entry, const std::string& path) {
+                       CounterSet set;
+                       set.name = api::StringField(entry, "name", path, true, errors).value_or("");
+                       set.counters = Counters(entry, path, errors);
+                       slice->shared_counters.push_back(std::move(set));
+                     });
+}
+
+// The object holding a device's attributes and capacity: `basic` in v1beta1 (nullptr, reported,
+// when it is missing or no object), the device itself in later versions (nullptr, reported, when
+// it has `basic`).
+const json* DeviceBody(const json& entry, const std::string& path, const std::string& api_version,
+                       bool basic_wrapper, std::string* body_path, FieldErrors* errors) {
+  *body_path = path;
+  if (!basic_wrapper) {
+    if (api::JsonMember(entry, "basic") == nullptr) return &entry;
+    errors->Add(FieldMember(path, "basic"),
+                absl::StrCat("not part of ", api_version,
+                             " (attributes and capacity sit directly on the device; \"basic\" is "
+                             "resource.k8s.io/v1beta1)"));
+    return nullptr;
+  }
+  *body_path = FieldMember(path, "basic");
+  const json* body = api::ObjectField(entry, "basic", path, false, errors);
+  if (body == nullptr && api::JsonMember(entry, "basic") == nullptr) {
+    if (api::JsonMember(entry, "attributes") != nullptr ||
+        api::JsonMember(entry, "capacity") != nullptr) {
+      errors->Add(path,
+                  absl::StrCat("attributes and capacity must be under \"basic\" in ", api_version));
+    } else {
+      errors->Add(*body_path, "required");
+    }
+  }
+  return body;
+}
+
+// A device's taints and counter consumption.
+void DecodeTaintsAndCounters(const json& body, const std::string& body_path,
+                             DeviceSetBuilder* builder, FieldErrors* errors) {
+  api::ForEachObject(
+      body, "taints", body_path, errors, [&](const json& taint, const std::string& path) {
+        std::optional<std::string> key = api::StringField(taint, "key", path, true, errors);
+        std::optional<std::string> value = api::StringField(taint, "value", path, false, errors);
+        std::optional<std::string> effect = api::StringField(taint, "effect", path, true, errors);
+        if (key && effect) builder->AddTaint(*key, value.value_or(""), *effect);
+      });
+  api::ForEachObject(
+      body, "consumesCounters", body_path, errors, [&](const json& use, const std::string& path) {
+        std::optional<std::string> set = api::StringField(use, "counterSet", path, true, errors);
+        for (const auto& [counter, amount] : Counters(use, path, errors)) {
+          if (set) builder->AddCounterUse(*set, counter, amount);
+        }
+      });
+}
+
+// One device (an object) of the slice: its name, node, attributes, taints, counters and
+// capacity.
+void DecodeDevice(const json& entry, const std::string& path, const ResourceSlice& slice,
+                  bool basic_wrapper, std::set<std::string>* seen_names, DeviceSetBuilder* builder,
+                  FieldErrors* errors) {
+  std::string device_name;
+  if (std::optional<std::string> name = api::StringField(entry, "name", path, true, errors)) {
+    if (!seen_names->insert(*name).second) {
+      errors->Add(FieldMember(path, "name"), absl::StrCat("duplicate device name \"", *name, "\""));
+    }
+    device_name = *std::move(name);
+  }
+  std::string body_path;
+  const json* body = DeviceBody(entry, path, slice.api_version, basic_wrapper, &body_path, errors);
+  if (body == nullptr) return;
+
+  const std::string device_node =
+      api::StringField(*body, "nodeName", body_path, false, errors).value_or("");
+  const bool all_nodes = api::BoolField(*body, "allNodes", body_path, errors).value_or(false);
+  const bool selector =
+      api::ObjectField(*body, "nodeSelector", body_path, false, errors) != nullptr;
+  const DeviceNodes nodes = DeviceNodeScope(slice, device_node, all_nodes, selector);
+  builder->AddDevice(device_name, nodes.node, nodes.scope);
+  builder->SetAllowMultipleAllocations(
+      api::BoolField(*body, "allowMultipleAllocations", body_path, errors).value_or(false));
+  ForEachNamed(*body, "attributes", body_path, "attribute", errors,
+               [&](const std::string& name, const json& value, const std::string& item_path) {
+                 Attribute(name, value, item_path, builder, errors);
+               });
+  DecodeTaintsAndCounters(*body, body_path, builder, errors);
+  ForEachNamed(*body, "capacity", body_path, "capacity", errors,
+               [&](const std::string& name, const json& value, const std::string& item_path) {
+                 if (std::optional<Quantity> q = Capacity(value, item_path, errors)) {
+                   builder->AddCapacity(name, *q);
+                 }
+               });
+}
+
+}  // namespace
+
 absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   ResourceSlice slice;
   slice.name = MetadataString(obj, "name");
   slice.resource_version = MetadataString(obj, "resourceVersion");
-  Decoder d(slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
-                               : absl::StrCat(kKind, " \"", slice.name, "\""));
-  if (!obj.is_object()) {
-    d.Error("(root)", absl::StrCat("must be an object, got ", api::JsonTypeName(obj)));
-    return d.status();
+  const std::string label = slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
+                                               : absl::StrCat(kKind, " \"", slice.name, "\"");
+  FieldErrors errors;
+  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  std::optional<std::string> version = SliceVersion(obj, &slice.api_version, &errors);
+  if (!version) return errors.ToStatus(label);
+  if (const json* meta = api::ObjectField(obj, "metadata", "", true, &errors)) {
+    api::StringField(*meta, "name", "metadata", true, &errors);
   }
-  if (std::optional<std::string> kind = d.String(obj, "kind", "", true); kind && *kind != kKind) {
-    d.Error("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
-  }
-  std::optional<std::string> api_version = d.String(obj, "apiVersion", "", true);
-  if (!api_version) return d.status();
-  const std::string group_prefix = absl::StrCat(kResourceApiGroup, "/");
-  const std::string version =
-      absl::StartsWith(*api_version, group_prefix) ? api_version->substr(group_prefix.size()) : "";
-  if (version != "v1" && version != "v1beta2" && version != "v1beta1") {
-    d.Error("apiVersion",
-            absl::StrCat("unsupported apiVersion \"", *api_version,
-                         "\" (supported: resource.k8s.io/v1, resource.k8s.io/v1beta2, "
-                         "resource.k8s.io/v1beta1)"));
-    return d.status();
-  }
-  slice.api_version = *api_version;
-  const bool basic_wrapper = version == "v1beta1";
+  const json* spec = api::ObjectField(obj, "spec", "", true, &errors);
+  if (spec == nullptr) return errors.ToStatus(label);
+  DecodeSliceSpec(*spec, &slice, &errors);
 
-  if (const json* meta = d.Object(obj, "metadata", "", true)) {
-    d.String(*meta, "name", "metadata", true);
-  }
-  const json* spec = d.Object(obj, "spec", "", true);
-  if (spec == nullptr) return d.status();
-
-  slice.driver = d.String(*spec, "driver", "spec", true).value_or("");
-  if (const json* pool = d.Object(*spec, "pool", "spec", true)) {
-    slice.pool = d.String(*pool, "name", "spec.pool", true).value_or("");
-    slice.pool_generation = d.RequiredInt(*pool, "generation", "spec.pool").value_or(0);
-    if (std::optional<int64_t> count = d.RequiredInt(*pool, "resourceSliceCount", "spec.pool")) {
-      if (*count <= 0) {
-        d.Error("spec.pool.resourceSliceCount", "must be greater than zero");
-      }
-      slice.resource_slice_count = *count;
-    }
-  }
-  slice.node_name = d.String(*spec, "nodeName", "spec", false).value_or("");
-  const bool all_nodes = d.Bool(*spec, "allNodes", "spec");
-  const bool node_selector = d.Object(*spec, "nodeSelector", "spec", false) != nullptr;
-  slice.per_device_node_selection = d.Bool(*spec, "perDeviceNodeSelection", "spec");
-  slice.node_scope = SliceNodeScope(slice.node_name, all_nodes, node_selector);
-  if (const json* sets = d.List(*spec, "sharedCounters", "spec")) {
-    for (size_t i = 0; i < sets->size(); ++i) {
-      const json& entry = (*sets)[i];
-      const std::string path = api::FieldIndex("spec.sharedCounters", i);
-      if (!entry.is_object()) {
-        d.Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(entry)));
-        continue;
-      }
-      CounterSet set;
-      set.name = d.String(entry, "name", path, true).value_or("");
-      set.counters = d.Counters(entry, path);
-      slice.shared_counters.push_back(std::move(set));
-    }
-  }
-
-  const json* devices = api::JsonMember(*spec, "devices");
-  if (devices != nullptr && !devices->is_array()) {
-    d.Error("spec.devices", absl::StrCat("must be a list, got ", api::JsonTypeName(*devices)));
-    devices = nullptr;
-  }
   std::set<std::string> seen_names;
   DeviceSetBuilder builder(slice.driver, slice.pool, slice.pool_generation, slice.name);
-  for (size_t i = 0; devices != nullptr && i < devices->size(); ++i) {
-    const json& entry = (*devices)[i];
-    const std::string path = api::FieldIndex("spec.devices", i);
-    if (!entry.is_object()) {
-      d.Error(path, absl::StrCat("must be an object, got ", api::JsonTypeName(entry)));
-      continue;
-    }
-    std::string device_name;
-    if (std::optional<std::string> name = d.String(entry, "name", path, true)) {
-      if (!seen_names.insert(*name).second) {
-        d.Error(api::FieldMember(path, "name"),
-                absl::StrCat("duplicate device name \"", *name, "\""));
-      }
-      device_name = *std::move(name);
-    }
-
-    const json* body = &entry;
-    std::string body_path = path;
-    if (basic_wrapper) {
-      body_path = api::FieldMember(path, "basic");
-      body = d.Object(entry, "basic", path, false);
-      if (body == nullptr && api::JsonMember(entry, "basic") == nullptr) {
-        if (api::JsonMember(entry, "attributes") != nullptr ||
-            api::JsonMember(entry, "capacity") != nullptr) {
-          d.Error(path, absl::StrCat("attributes and capacity must be under \"basic\" in ",
-                                     *api_version));
-        } else {
-          d.Error(body_path, "required");
-        }
-      }
-      if (body == nullptr) continue;
-    } else if (api::JsonMember(entry, "basic") != nullptr) {
-      d.Error(api::FieldMember(path, "basic"),
-              absl::StrCat("not part of ", *api_version,
-                           " (attributes and capacity sit directly on the device; \"basic\" is "
-                           "resource.k8s.io/v1beta1)"));
-      continue;
-    }
-
-    const std::string device_node = d.String(*body, "nodeName", body_path, false).value_or("");
-    const bool device_all_nodes = d.Bool(*body, "allNodes", body_path);
-    const bool device_selector = d.Object(*body, "nodeSelector", body_path, false) != nullptr;
-    const DeviceNodes nodes =
-        DeviceNodeScope(slice, device_node, device_all_nodes, device_selector);
-    builder.AddDevice(device_name, nodes.node, nodes.scope);
-    builder.SetAllowMultipleAllocations(d.Bool(*body, "allowMultipleAllocations", body_path));
-
-    const std::string attributes_path = api::FieldMember(body_path, "attributes");
-    if (const json* attributes = d.Object(*body, "attributes", body_path, false)) {
-      for (auto it = attributes->begin(); it != attributes->end(); ++it) {
-        if (it.key().empty()) {
-          d.Error(attributes_path, "attribute names must not be empty");
-          continue;
-        }
-        d.Attribute(it.key(), it.value(), api::FieldMember(attributes_path, it.key()), &builder);
-      }
-    }
-    if (const json* taints = d.List(*body, "taints", body_path)) {
-      for (size_t t = 0; t < taints->size(); ++t) {
-        const json& taint = (*taints)[t];
-        const std::string taint_path = api::FieldIndex(api::FieldMember(body_path, "taints"), t);
-        if (!taint.is_object()) {
-          d.Error(taint_path, absl::StrCat("must be an object, got ", api::JsonTypeName(taint)));
-          continue;
-        }
-        std::optional<std::string> key = d.String(taint, "key", taint_path, true);
-        std::optional<std::string> value = d.String(taint, "value", taint_path, false);
-        std::optional<std::string> effect = d.String(taint, "effect", taint_path, true);
-        if (key && effect) builder.AddTaint(*key, value.value_or(""), *effect);
-      }
-    }
-    if (const json* uses = d.List(*body, "consumesCounters", body_path)) {
-      for (size_t u = 0; u < uses->size(); ++u) {
-        const json& use = (*uses)[u];
-        const std::string use_path =
-            api::FieldIndex(api::FieldMember(body_path, "consumesCounters"), u);
-        if (!use.is_object()) {
-          d.Error(use_path, absl::StrCat("must be an object, got ", api::JsonTypeName(use)));
-          continue;
-        }
-        std::optional<std::string> set = d.String(use, "counterSet", use_path, true);
-        for (const auto& [counter, amount] : d.Counters(use, use_path)) {
-          if (set) builder.AddCounterUse(*set, counter, amount);
-        }
-      }
-    }
-    const std::string capacity_path = api::FieldMember(body_path, "capacity");
-    if (const json* capacity = d.Object(*body, "capacity", body_path, false)) {
-      for (auto it = capacity->begin(); it != capacity->end(); ++it) {
-        if (it.key().empty()) {
-          d.Error(capacity_path, "capacity names must not be empty");
-          continue;
-        }
-        if (std::optional<Quantity> value =
-                d.Capacity(it.value(), api::FieldMember(capacity_path, it.key()))) {
-          builder.AddCapacity(it.key(), *value);
-        }
-      }
-    }
-  }
-  if (!d.ok()) return d.status();
+  api::ForEachObject(
+      *spec, "devices", "spec", &errors, [&](const json& entry, const std::string& path) {
+        DecodeDevice(entry, path, slice, *version == "v1beta1", &seen_names, &builder, &errors);
+      });
+  if (!errors.empty()) return errors.ToStatus(label);
   slice.devices = std::move(builder).Build();
   return slice;
 }

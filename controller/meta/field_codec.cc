@@ -35,6 +35,19 @@ absl::Status FieldErrors::ToStatus() const {
   return absl::InvalidArgumentError(absl::StrJoin(lines_, "\n"));
 }
 
+absl::Status FieldErrors::ToStatus(absl::string_view label) const {
+  if (lines_.empty()) return absl::OkStatus();
+  std::vector<std::string> lines;
+  lines.reserve(lines_.size());
+  for (const std::string& line : lines_) lines.push_back(absl::StrCat(label, ": ", line));
+  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+}
+
+std::string FieldErrors::TypeName(const json& value) const {
+  if (arrays_ == ArrayWording::kList && value.is_array()) return "list";
+  return JsonTypeName(value);
+}
+
 std::string FieldChild(absl::string_view parent, absl::string_view name) {
   if (parent.empty()) return std::string(name);
   return absl::StrCat(parent, ".", name);
@@ -63,6 +76,20 @@ std::string JsonTypeName(const json& value) {
   if (value.is_number_integer()) return "integer";
   if (value.is_number_float()) return "number";
   return value.type_name();
+}
+
+std::string ObjectLabel(const json& object, absl::string_view kind) {
+  const json* meta = JsonMember(object, "metadata");
+  const json* name = meta != nullptr ? JsonMember(*meta, "name") : nullptr;
+  const json* ns = meta != nullptr ? JsonMember(*meta, "namespace") : nullptr;
+  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+    return absl::StrCat(kind, " <unnamed>");
+  }
+  if (ns != nullptr && ns->is_string() && !ns->get_ref<const std::string&>().empty()) {
+    return absl::StrCat(kind, " \"", ns->get_ref<const std::string&>(), "/",
+                        name->get_ref<const std::string&>(), "\"");
+  }
+  return absl::StrCat(kind, " \"", name->get_ref<const std::string&>(), "\"");
 }
 
 const json* JsonMember(const json& object, absl::string_view key) {
@@ -101,7 +128,7 @@ void RejectUnknownFields(const json& object, std::initializer_list<const char*> 
 std::optional<std::string> ReadString(const json& value, absl::string_view path,
                                       FieldErrors* errors) {
   if (!value.is_string()) {
-    errors->Add(path, absl::StrCat("must be a string, got ", JsonTypeName(value)));
+    errors->Add(path, absl::StrCat("must be a string, got ", errors->TypeName(value)));
     return std::nullopt;
   }
   return value.get<std::string>();
@@ -117,13 +144,13 @@ std::optional<int64_t> ReadInt(const json& value, absl::string_view path, FieldE
     return static_cast<int64_t>(u);
   }
   if (value.is_number_integer()) return value.get<int64_t>();
-  errors->Add(path, absl::StrCat("must be an integer, got ", JsonTypeName(value)));
+  errors->Add(path, absl::StrCat("must be an integer, got ", errors->TypeName(value)));
   return std::nullopt;
 }
 
 std::optional<bool> ReadBool(const json& value, absl::string_view path, FieldErrors* errors) {
   if (!value.is_boolean()) {
-    errors->Add(path, absl::StrCat("must be a boolean, got ", JsonTypeName(value)));
+    errors->Add(path, absl::StrCat("must be a boolean, got ", errors->TypeName(value)));
     return std::nullopt;
   }
   return value.get<bool>();
@@ -131,13 +158,13 @@ std::optional<bool> ReadBool(const json& value, absl::string_view path, FieldErr
 
 bool CheckObject(const json& value, absl::string_view path, FieldErrors* errors) {
   if (value.is_object()) return true;
-  errors->Add(path, absl::StrCat("must be an object, got ", JsonTypeName(value)));
+  errors->Add(path, absl::StrCat("must be an object, got ", errors->TypeName(value)));
   return false;
 }
 
 bool CheckArray(const json& value, absl::string_view path, FieldErrors* errors) {
   if (value.is_array()) return true;
-  errors->Add(path, absl::StrCat("must be a list, got ", JsonTypeName(value)));
+  errors->Add(path, absl::StrCat("must be a list, got ", errors->TypeName(value)));
   return false;
 }
 

@@ -1,8 +1,9 @@
 // File: controller/meta/field_codec.h
-// Building blocks the api decoders share: a list of field errors ("<path>: <reason>", one per
-// problem, Kubernetes-style paths such as `spec.selector.attributes[1].values[0]` or
-// `metadata.labels[app.kubernetes.io/name]`) and typed readers of nlohmann::json values that
-// report a wrong type instead of throwing.
+// Building blocks the decoders share (meta, api and the DRA objects): a list of field errors
+// ("<path>: <reason>", one per problem, Kubernetes-style paths such as
+// `spec.selector.attributes[1].values[0]` or `metadata.labels[app.kubernetes.io/name]`, prefixed
+// with the object's label when the status is made), and typed readers of nlohmann::json values
+// that report a wrong type instead of throwing.
 //
 // Conventions (those of Go's JSON decoding, which the API server uses): a member whose value is
 // null counts as absent; integers are int64 (a float, even 2.0, is not an integer).
@@ -22,8 +23,15 @@
 
 namespace gpuprofile::api {
 
+// How "got <type>" messages name a JSON array: "array" (JsonTypeName), or "list" in the decoder
+// of DeviceClass and ResourceClaimTemplate, whose messages have always said so.
+enum class ArrayWording { kArray, kList };
+
 class FieldErrors {
  public:
+  FieldErrors() = default;
+  explicit FieldErrors(ArrayWording arrays) : arrays_(arrays) {}
+
   // Adds "<path>: <reason>".
   void Add(absl::string_view path, absl::string_view reason);
   // Adds "<path>: invalid value <quoted value>: <reason>".
@@ -36,8 +44,16 @@ class FieldErrors {
   const std::vector<std::string>& lines() const { return lines_; }
   // OK when empty, else InvalidArgument whose message is the lines joined by '\n'.
   absl::Status ToStatus() const;
+  // The same with each line prefixed by "<label>: ", the object the errors are about (see
+  // ObjectLabel).
+  absl::Status ToStatus(absl::string_view label) const;
+
+  // The type of `value` for "must be a string, got <type>": JsonTypeName, but "list" for an
+  // array when the errors were made with ArrayWording::kList.
+  std::string TypeName(const nlohmann::json& value) const;
 
  private:
+  ArrayWording arrays_ = ArrayWording::kArray;
   std::vector<std::string> lines_;
 };
 
@@ -54,6 +70,10 @@ std::string QuoteForMessage(absl::string_view text);
 
 // "string", "integer", "number" (a float), "boolean", "object", "array", "null".
 std::string JsonTypeName(const nlohmann::json& value);
+
+// How messages name an object: `Kind "namespace/name"`, `Kind "name"` or `Kind <unnamed>`, from
+// whatever string metadata.name and metadata.namespace `object` has (any other shape is ignored).
+std::string ObjectLabel(const nlohmann::json& object, absl::string_view kind);
 
 // The member `key` of `object` when `object` is an object holding it with a non-null value;
 // nullptr otherwise.
@@ -72,7 +92,7 @@ void RejectUnknownFields(const nlohmann::json& object, std::initializer_list<con
                          absl::string_view parent, FieldErrors* errors);
 
 // Typed readers of one value at `path`. Each reports a wrong type ("must be a string, got
-// integer") and returns nullopt / false.
+// integer", see FieldErrors::TypeName) and returns nullopt / false.
 std::optional<std::string> ReadString(const nlohmann::json& value, absl::string_view path,
                                       FieldErrors* errors);
 std::optional<int64_t> ReadInt(const nlohmann::json& value, absl::string_view path,
@@ -103,5 +123,19 @@ const nlohmann::json* ObjectField(const nlohmann::json& object, absl::string_vie
 // The member when it is an array; nullptr when absent or of another type (reported).
 const nlohmann::json* ArrayField(const nlohmann::json& object, absl::string_view key,
                                  absl::string_view parent, bool required, FieldErrors* errors);
+
+// Calls `fn(item, item_path)` for each element of the optional list member `key` of `object`
+// that is an object, in order; reports a member that is no list and elements that are no objects.
+template <typename Fn>
+void ForEachObject(const nlohmann::json& object, absl::string_view key, absl::string_view parent,
+                   FieldErrors* errors, Fn&& fn) {
+  const nlohmann::json* list = ArrayField(object, key, parent, /*required=*/false, errors);
+  if (list == nullptr) return;
+  const std::string path = FieldChild(parent, key);
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string item_path = FieldIndex(path, i);
+    if (CheckObject((*list)[i], item_path, errors)) fn((*list)[i], item_path);
+  }
+}
 
 }  // namespace gpuprofile::api

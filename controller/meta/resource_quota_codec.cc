@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
 #include "controller/meta/object_meta_codec.h"
@@ -21,30 +20,6 @@ using ordered_json = nlohmann::ordered_json;
 
 constexpr char kApiVersion[] = "v1";
 constexpr char kKind[] = "ResourceQuota";
-
-
-// `ResourceQuota "namespace/name"`, `ResourceQuota "name"` or `ResourceQuota <unnamed>`, from
-// whatever metadata there is.
-std::string Label(const json& object) {
-  const json* meta = object.is_object() ? JsonMember(object, "metadata") : nullptr;
-  const json* name = meta != nullptr && meta->is_object() ? JsonMember(*meta, "name") : nullptr;
-  const json* ns = meta != nullptr && meta->is_object() ? JsonMember(*meta, "namespace") : nullptr;
-  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-    return absl::StrCat(kKind, " <unnamed>");
-  }
-  if (ns != nullptr && ns->is_string() && !ns->get_ref<const std::string&>().empty()) {
-    return absl::StrCat(kKind, " \"", ns->get_ref<const std::string&>(), "/",
-                        name->get_ref<const std::string&>(), "\"");
-  }
-  return absl::StrCat(kKind, " \"", name->get_ref<const std::string&>(), "\"");
-}
-
-absl::Status Labelled(const json& object, const FieldErrors& errors) {
-  const std::string label = Label(object);
-  std::vector<std::string> lines;
-  for (const std::string& line : errors.lines()) lines.push_back(absl::StrCat(label, ": ", line));
-  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
-}
 
 void DecodeHard(const json& hard, absl::string_view path, FieldErrors* errors,
                 std::map<std::string, Quantity>* out) {
@@ -90,7 +65,7 @@ ordered_json EncodeResourceQuota(const ResourceQuota& quota, bool include_server
 
 absl::StatusOr<ResourceQuota> DecodeResourceQuota(const json& object) {
   FieldErrors errors;
-  if (!CheckObject(object, "(root)", &errors)) return Labelled(object, errors);
+  if (!CheckObject(object, "(root)", &errors)) return errors.ToStatus(ObjectLabel(object, kKind));
   if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
       api_version && *api_version != kApiVersion) {
     errors.Add("apiVersion", absl::StrCat("expected \"v1\", got ", QuoteForMessage(*api_version)));
@@ -118,7 +93,7 @@ absl::StatusOr<ResourceQuota> DecodeResourceQuota(const json& object) {
       quota.has_scopes = quota.has_scopes || !selector->empty();
     }
   }
-  if (!errors.empty()) return Labelled(object, errors);
+  if (!errors.empty()) return errors.ToStatus(ObjectLabel(object, kKind));
   return quota;
 }
 

@@ -15,11 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "e2e/tests/emulator_process.h"
-#include "e2e/tests/release_emulators.h"
 #include "e2e/tests/raw_http_client.h"
+#include "e2e/tests/release_emulators.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e {
 namespace {

@@ -19,9 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gtest/gtest.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {

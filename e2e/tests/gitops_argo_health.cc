@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "e2e/tests/emulator_process.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {

@@ -44,7 +44,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "controller/dra/manifest_reader.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/gitops_argo_health.h"
 #include "e2e/tests/gitops_kstatus.h"
 #include "e2e/tests/operator_process.h"
@@ -53,6 +52,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {

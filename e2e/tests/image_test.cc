@@ -51,12 +51,12 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "controller/cmd/version.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/emulator_process.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {

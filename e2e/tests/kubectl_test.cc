@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "e2e/tests/emulator_process.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 

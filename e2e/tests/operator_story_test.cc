@@ -49,13 +49,13 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "controller/dra/manifest_reader.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "e2e/tests/story_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {

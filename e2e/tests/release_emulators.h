@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "e2e/tests/emulator_process.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 

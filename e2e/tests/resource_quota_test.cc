@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {

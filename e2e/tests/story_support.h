@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "e2e/tests/emulator_process.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -135,4 +135,4 @@ TEST(FormatLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("format.dns1123Label().validate('Bad').value().size()"), "1");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

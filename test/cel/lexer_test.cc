@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -219,4 +219,4 @@ TEST(LexerTest, TokenKindNamesAreAntlrStyle) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

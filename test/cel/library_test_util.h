@@ -19,18 +19,18 @@ namespace gpuprofile::cel::testing {
 
 class LibraryUnderTest {
  public:
-  using Registration = void (*)(FunctionRegistry&);
+  using Registration = void (*)(internal::FunctionRegistry&);
   LibraryUnderTest(std::initializer_list<Registration> registrations) {
     for (Registration r : registrations) r(registry_);
   }
 
-  const FunctionRegistry& registry() const { return registry_; }
+  const internal::FunctionRegistry& registry() const { return registry_; }
 
   // The overload `id` of function `fn`, or null.
-  const Overload* Find(absl::string_view fn, absl::string_view id) const {
-    const std::vector<Overload>* overloads = registry_.Find(fn);
+  const internal::Overload* Find(absl::string_view fn, absl::string_view id) const {
+    const std::vector<internal::Overload>* overloads = registry_.Find(fn);
     if (overloads == nullptr) return nullptr;
-    for (const Overload& o : *overloads) {
+    for (const internal::Overload& o : *overloads) {
       if (o.id == id) return &o;
     }
     return nullptr;
@@ -39,7 +39,7 @@ class LibraryUnderTest {
   // Calls overload `id` of `fn` after checking, as the evaluator does, that the arguments fit
   // its parameter kinds; problems of the call itself come back as "test: ..." errors.
   Value Call(absl::string_view fn, absl::string_view id, std::vector<Value> args) const {
-    const Overload* o = Find(fn, id);
+    const internal::Overload* o = Find(fn, id);
     if (o == nullptr) return Value::Error("test: overload not found");
     if (o->params.size() != args.size()) return Value::Error("test: arity");
     for (size_t i = 0; i < args.size(); ++i) {
@@ -60,7 +60,7 @@ class LibraryUnderTest {
   // Every overload is gated at `minor` under a library name starting with `library_prefix`.
   void ExpectGates(int minor, absl::string_view library_prefix) const {
     for (const auto& [name, overloads] : registry_.functions()) {
-      for (const Overload& o : overloads) {
+      for (const internal::Overload& o : overloads) {
         EXPECT_EQ(o.gate.introduced_minor, minor) << o.id;
         EXPECT_EQ(o.gate.library.rfind(std::string(library_prefix), 0), 0u) << o.id;
       }
@@ -68,7 +68,7 @@ class LibraryUnderTest {
   }
 
  private:
-  FunctionRegistry registry_;
+  internal::FunctionRegistry registry_;
 };
 
 inline Value S(std::string s) { return Value::String(std::move(s)); }

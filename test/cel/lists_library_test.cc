@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -143,4 +143,4 @@ TEST(ListsLibrariesTest, Expressions) {
   EXPECT_EQ(Eval("['bb', 'a', 'ccc'].sortBy(s, -size(s)) == ['ccc', 'bb', 'a']"), "true");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -274,4 +274,4 @@ TEST(ExprFactoryTest, CopyRenumbers) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

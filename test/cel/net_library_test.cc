@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -174,4 +174,4 @@ TEST(NetLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("isIP('010.0.0.1')"), "false");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -202,4 +202,4 @@ TEST(OptionalMacroTest, OffWithoutOptionalSyntax) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

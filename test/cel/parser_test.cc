@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -607,4 +607,4 @@ TEST(ParserFuzzTest, ValidExpressionsSurviveMutation) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 class QuantityLibraryTest : public ::testing::Test {
@@ -184,4 +184,4 @@ TEST_F(QuantityLibraryTest, ValueHelpers) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -77,4 +77,4 @@ TEST(RegexLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("'1 2 3'.findAll('[0-9]', 2) == ['1', '2']"), "true");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 class SemverLibraryTest : public ::testing::Test {
@@ -157,4 +157,4 @@ TEST_F(SemverLibraryTest, ValueHelpers) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -69,4 +69,4 @@ TEST(SetsLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("sets.equivalent([1, 1.0], [1u])"), "true");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/standard_library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using testing::Call;
@@ -221,4 +221,4 @@ TEST(StandardConversionsTest, ToTimestamp) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/standard_library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using testing::Call;
@@ -402,4 +402,4 @@ TEST(StandardLibraryExpressionTest, EvaluatesThroughCompile) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

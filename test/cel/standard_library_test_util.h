@@ -15,20 +15,20 @@
 
 namespace gpuprofile::cel::testing {
 
-inline const FunctionRegistry& StandardRegistry() {
-  static const FunctionRegistry* registry = [] {
-    auto* r = new FunctionRegistry();
-    RegisterStandardLibrary(*r);
+inline const internal::FunctionRegistry& StandardRegistry() {
+  static const internal::FunctionRegistry* registry = [] {
+    auto* r = new internal::FunctionRegistry();
+    internal::RegisterStandardLibrary(*r);
     return r;
   }();
   return *registry;
 }
 
 // The overload `id` of function `name`, or null.
-inline const Overload* FindOverload(const std::string& name, const std::string& id) {
-  const std::vector<Overload>* overloads = StandardRegistry().Find(name);
+inline const internal::Overload* FindOverload(const std::string& name, const std::string& id) {
+  const std::vector<internal::Overload>* overloads = StandardRegistry().Find(name);
   if (overloads == nullptr) return nullptr;
-  for (const Overload& o : *overloads) {
+  for (const internal::Overload& o : *overloads) {
     if (o.id == id) return &o;
   }
   return nullptr;
@@ -37,7 +37,7 @@ inline const Overload* FindOverload(const std::string& name, const std::string& 
 // Calls overload `id` of `name`; an error value names the missing overload when there is none.
 // Also checks, as the evaluator would, that the arguments fit the declared parameter kinds.
 inline Value Call(const std::string& name, const std::string& id, std::vector<Value> args) {
-  const Overload* o = FindOverload(name, id);
+  const internal::Overload* o = FindOverload(name, id);
   if (o == nullptr) return Value::Error("test: no overload " + name + "/" + id);
   if (o->params.size() != args.size()) return Value::Error("test: arity mismatch for " + id);
   for (size_t i = 0; i < args.size(); ++i) {

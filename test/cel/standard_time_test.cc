@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/standard_library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using testing::Call;
@@ -240,4 +240,4 @@ TEST(StandardTimeTest, TimestampAndDurationArithmetic) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/cel/library_test_util.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -105,4 +105,4 @@ TEST(UrlLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("isURL('not a url')"), "false");
 }
 }  // namespace
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

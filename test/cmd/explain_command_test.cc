@@ -17,11 +17,11 @@
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/render_command.h"
 #include "controller/dra/manifest_reader.h"
-#include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "test/kube/testing/kube_emulator.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::cmd {

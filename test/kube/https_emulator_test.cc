@@ -18,8 +18,8 @@
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/rest_client.h"
 #include "controller/kube/watcher.h"
-#include "e2e/tests/emulator_process.h"
 #include "gtest/gtest.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {

@@ -14,11 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "controller/kube/discovery.h"
 #include "controller/runtime/testing/fake_clock.h"
-#include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/fake_transport.h"
 #include "test/kube/testing/kube_emulator.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/test_paths.h"
 

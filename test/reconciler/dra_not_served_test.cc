@@ -16,9 +16,9 @@
 #include "controller/reconciler/gpu_profile_operator.h"
 #include "controller/runtime/metrics.h"
 #include "gmock/gmock.h"
-#include "e2e/tests/emulator_process.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/kube_emulator.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {

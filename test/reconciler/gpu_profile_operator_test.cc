@@ -22,10 +22,10 @@
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
 #include "controller/runtime/testing/fake_clock.h"
-#include "e2e/tests/emulator_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kube/testing/kube_emulator.h"
+#include "test/testing/emulator_process.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {

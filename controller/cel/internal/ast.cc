@@ -12,7 +12,7 @@
 #include "controller/cel/internal/operators.h"
 #include "controller/cel/literal.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 // Byte length of the UTF-8 sequence starting at `s[i]`; invalid bytes count as one so that every
@@ -282,4 +282,4 @@ std::string DebugString(const Expr& expr) {
   return out;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -18,7 +18,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // A literal. `kind` says which member is meaningful.
 struct Constant {
@@ -140,4 +140,4 @@ void VisitExpr(const Expr& expr, Fn&& fn) {
 // Renders the expression back to CEL-like text for messages and debugging (not byte-exact).
 std::string DebugString(const Expr& expr);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -9,7 +9,7 @@
 #include "controller/cel/internal/ast.h"
 #include "controller/cel/internal/operators.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 bool IsStringConstant(const Expr* e) {
@@ -111,4 +111,4 @@ std::vector<AttributePath> CollectAttributePaths(const CheckedAst& checked,
   return std::move(collector).Take();
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

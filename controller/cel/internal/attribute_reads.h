@@ -9,11 +9,11 @@
 #include "controller/cel/attribute_paths.h"
 #include "controller/cel/internal/checker.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // The paths `checked` reads of the declared variable `variable`, sorted and unique. References
 // are those the checker resolved to the variable (so locals of the same name are not reads).
 std::vector<AttributePath> CollectAttributePaths(const CheckedAst& checked,
                                                  absl::string_view variable);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -12,7 +12,7 @@
 #include "controller/cel/internal/operators.h"
 #include "controller/cel/internal/type_names.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using TypeBindings = std::vector<std::pair<std::string, Type>>;
@@ -524,4 +524,4 @@ absl::StatusOr<CheckedAst> Check(Ast ast, const Environment& env, const CheckOpt
   return checked;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

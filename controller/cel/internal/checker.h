@@ -21,7 +21,7 @@
 #include "controller/cel/internal/function.h"
 #include "controller/cel/types.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // What a node refers to after checking.
 struct Reference {
@@ -48,4 +48,4 @@ struct CheckOptions {
 
 absl::StatusOr<CheckedAst> Check(Ast ast, const Environment& env, const CheckOptions& options = {});
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

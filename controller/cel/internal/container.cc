@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 std::vector<std::string> CandidateNames(absl::string_view container, absl::string_view name) {
   if (!name.empty() && name[0] == '.') return {std::string(name.substr(1))};
@@ -17,4 +17,4 @@ std::vector<std::string> CandidateNames(absl::string_view container, absl::strin
   return out;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -9,11 +9,11 @@
 
 #include "absl/strings/string_view.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // Candidate fully qualified names for `name` within `container`, most specific first:
 // "a.b.c.x", "a.b.x", "a.x", "x" for container "a.b.c". A leading dot ("."x) names the root: the
 // only candidate is "x".
 std::vector<std::string> CandidateNames(absl::string_view container, absl::string_view name);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -23,7 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "controller/cel/internal/operators.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
@@ -852,4 +852,4 @@ CostEstimate EstimateCost(const CheckedAst& checked, const Environment& env) {
   return CostEstimate{r.min, r.max};
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

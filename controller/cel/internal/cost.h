@@ -19,7 +19,7 @@
 #include "controller/cel/internal/function.h"
 #include "controller/cel/program.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // CostEstimate is declared with Program (controller/cel/program.h).
 
@@ -27,4 +27,4 @@ namespace gpuprofile::cel {
 // overload references cost nothing (as in cel-go). Never fails.
 CostEstimate EstimateCost(const CheckedAst& checked, const Environment& env);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -17,7 +17,7 @@
 #include "controller/cel/internal/function.h"
 #include "controller/core/feature_gates.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr int kIncludesIntroducedMinor = 36;
@@ -48,4 +48,4 @@ void RegisterDraLibrary(FunctionRegistry& registry) {
   registry.Add("includes", std::move(o));
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -24,7 +24,7 @@
 #include "controller/core/names.h"
 #include "re2/re2.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr char kFormatTypeName[] = "kubernetes.NamedFormat";
@@ -229,4 +229,4 @@ void RegisterFormatLibrary(FunctionRegistry& registry) {
   }
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 void FunctionRegistry::Add(absl::string_view name, Overload overload) {
   functions_[std::string(name)].push_back(std::move(overload));
@@ -14,4 +14,4 @@ const std::vector<Overload>* FunctionRegistry::Find(absl::string_view name) cons
   return it == functions_.end() ? nullptr : &it->second;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -17,7 +17,7 @@
 #include "controller/cel/types.h"
 #include "controller/cel/value.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // Runtime implementation. Receives the arguments (receiver first for receiver-style calls),
 // already checked against the overload's parameter kinds (Type::AcceptsRuntime), and never error
@@ -114,4 +114,4 @@ void RegisterSemverLibrary(FunctionRegistry& registry);
 // The DRA selector functions: `<attribute>.includes(<value>)` (1.36+, gate DRAListTypeAttributes).
 void RegisterDraLibrary(FunctionRegistry& registry);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

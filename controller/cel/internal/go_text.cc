@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // ---- UTF-8 as Go sees it: every invalid byte decodes to U+FFFD with width 1. ----
 
@@ -94,4 +94,4 @@ std::string GoQuote(absl::string_view s) {
   return out;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -8,7 +8,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 struct Decoded {
   char32_t rune;
@@ -24,4 +24,4 @@ bool IsGoPrint(char32_t r);
 // Go's strconv.Quote (also what %q prints).
 std::string GoQuote(absl::string_view s);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -13,7 +13,7 @@
 #include "controller/cel/internal/type_names.h"
 #include "controller/cel/program.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 using StepPtr = std::unique_ptr<Step>;
@@ -963,4 +963,4 @@ absl::StatusOr<Plan> BuildPlan(const Expr& root, const CheckedAst* checked,
   return plan;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -21,8 +21,10 @@
 #include "controller/cel/value.h"
 
 namespace gpuprofile::cel {
+class Activation;  // controller/cel/program.h
+}  // namespace gpuprofile::cel
 
-class Activation;
+namespace gpuprofile::cel::internal {
 
 // One repeated attribute path of one evaluation (see CachedStep): null until first evaluated,
 // then the borrowed value, or `owned` when the path had to build a new value.
@@ -67,4 +69,4 @@ struct Plan {
 absl::StatusOr<Plan> BuildPlan(const Expr& root, const CheckedAst* checked,
                                const Environment& env);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr uint32_t kReplacementChar = 0xFFFD;
@@ -550,4 +550,4 @@ std::string TokenKindName(TokenKind kind) {
   return "?";
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -16,7 +16,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 enum class TokenKind {
   kEof,
@@ -78,4 +78,4 @@ std::vector<Token> Tokenize(absl::string_view input, std::vector<LexError>* erro
 // How a token kind is shown in syntax errors ("')'", "IDENTIFIER", ...).
 std::string TokenKindName(TokenKind kind);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "controller/cel/internal/function.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr char kK8sListsLibrary[] = "Kubernetes lists library";
@@ -350,4 +350,4 @@ void RegisterExtListsLibrary(FunctionRegistry& registry) {
       [](absl::Span<const Value> args) { return Distinct(args[0]); }, gate);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "controller/cel/internal/operators.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 const MacroSignature* FindMacro(absl::string_view name, int arg_count, bool receiver_style,
                                 const ParserOptions& options) {
@@ -522,4 +522,4 @@ MacroOutcome ExpandMacro(ExprFactory& factory, const ParserOptions& options, int
   return MacroOutcome::kExpanded;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -17,7 +17,7 @@
 #include "controller/cel/internal/ast.h"
 #include "controller/cel/internal/parser.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // Which ParserOptions flag turns a macro on.
 enum class MacroGroup { kStandard, kTwoVar, kBind, kLists, kOptional };
@@ -157,4 +157,4 @@ MacroOutcome ExpandMacro(ExprFactory& factory, const ParserOptions& options, int
                          absl::string_view function, ExprPtr& target, std::vector<ExprPtr>& args,
                          ExprPtr* expansion, MacroError* error);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

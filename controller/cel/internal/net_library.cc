@@ -21,7 +21,7 @@
 #include "controller/cel/internal/function.h"
 #include "controller/cel/internal/go_text.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr char kIpTypeName[] = "net.IP";
@@ -527,4 +527,4 @@ void RegisterNetLibrary(FunctionRegistry& registry) {
       }, kCidrLibrary, false);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

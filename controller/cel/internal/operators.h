@@ -3,7 +3,7 @@
 // (and cel-go), so that ASTs and error messages read the way CEL users know them.
 #pragma once
 
-namespace gpuprofile::cel::op {
+namespace gpuprofile::cel::internal::op {
 
 inline constexpr char kConditional[] = "_?_:_";
 inline constexpr char kLogicalAnd[] = "_&&_";
@@ -31,4 +31,4 @@ inline constexpr char kNotStrictlyFalse[] = "@not_strictly_false";
 // Names the macros bind inside their comprehensions (cel-go's names, which show in messages).
 inline constexpr char kAccumulatorVar[] = "@result";
 
-}  // namespace gpuprofile::cel::op
+}  // namespace gpuprofile::cel::internal::op

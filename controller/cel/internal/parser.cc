@@ -31,7 +31,7 @@
 #include "controller/cel/internal/operators.h"
 #include "controller/cel/literal.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 // Reported errors beyond this many are dropped; a garbage input can otherwise produce one error
@@ -625,4 +625,4 @@ absl::StatusOr<Ast> Parse(absl::string_view text, const ParserOptions& options) 
   return ast;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/cel/internal/ast.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 struct ParserOptions {
   // cel-go's defaults: nesting depth 250 (parentheses, calls, member chains, unary chains all
@@ -42,4 +42,4 @@ struct ParserOptions {
 
 absl::StatusOr<Ast> Parse(absl::string_view text, const ParserOptions& options = {});
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -21,7 +21,7 @@
 #include "controller/cel/value.h"
 #include "controller/core/quantity.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr int kIntroducedMinor = 28;
@@ -90,16 +90,24 @@ FunctionImpl WithInt(absl::string_view function, Fn fn) {
 }
 
 }  // namespace
+}  // namespace gpuprofile::cel::internal
+
+// The public face of the type (library_values.h).
+namespace gpuprofile::cel {
 
 Value MakeQuantityValue(Quantity quantity) {
-  return Value::Opaque(std::make_shared<const QuantityObject>(std::move(quantity)));
+  return Value::Opaque(std::make_shared<const internal::QuantityObject>(std::move(quantity)));
 }
 
 const Quantity* AsQuantity(const Value& value) {
   if (value.kind() != ValueKind::kOpaque) return nullptr;
-  const auto* object = dynamic_cast<const QuantityObject*>(&value.opaque_value());
+  const auto* object = dynamic_cast<const internal::QuantityObject*>(&value.opaque_value());
   return object == nullptr ? nullptr : &object->quantity();
 }
+
+}  // namespace gpuprofile::cel
+
+namespace gpuprofile::cel::internal {
 
 void RegisterQuantityLibrary(FunctionRegistry& registry) {
   const Type q = QuantityType();
@@ -185,4 +193,4 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
                            /*receiver_style=*/true));
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

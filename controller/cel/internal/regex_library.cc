@@ -24,7 +24,7 @@
 #include "controller/cel/internal/function.h"
 #include "re2/re2.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr char kRegexLibrary[] = "Kubernetes regex library";
@@ -158,4 +158,4 @@ void RegisterRegexLibrary(FunctionRegistry& registry) {
       FindAllImpl);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

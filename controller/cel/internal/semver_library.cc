@@ -17,7 +17,7 @@
 #include "controller/cel/value.h"
 #include "controller/core/semver.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr int kIntroducedMinor = 31;
@@ -94,16 +94,24 @@ FunctionImpl Binary(absl::string_view function, Fn fn) {
 }
 
 }  // namespace
+}  // namespace gpuprofile::cel::internal
+
+// The public face of the type (library_values.h).
+namespace gpuprofile::cel {
 
 Value MakeSemverValue(Semver semver) {
-  return Value::Opaque(std::make_shared<const SemverObject>(std::move(semver)));
+  return Value::Opaque(std::make_shared<const internal::SemverObject>(std::move(semver)));
 }
 
 const Semver* AsSemver(const Value& value) {
   if (value.kind() != ValueKind::kOpaque) return nullptr;
-  const auto* object = dynamic_cast<const SemverObject*>(&value.opaque_value());
+  const auto* object = dynamic_cast<const internal::SemverObject*>(&value.opaque_value());
   return object == nullptr ? nullptr : &object->semver();
 }
+
+}  // namespace gpuprofile::cel
+
+namespace gpuprofile::cel::internal {
 
 void RegisterSemverLibrary(FunctionRegistry& registry) {
   const Type v = Type::Opaque(kSemverTypeName);
@@ -158,4 +166,4 @@ void RegisterSemverLibrary(FunctionRegistry& registry) {
                            /*receiver_style=*/true));
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

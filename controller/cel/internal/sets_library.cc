@@ -10,7 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/cel/internal/function.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr int kSetsIntroducedMinor = 29;
@@ -60,4 +60,4 @@ void RegisterSetsLibrary(FunctionRegistry& registry) {
   });
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

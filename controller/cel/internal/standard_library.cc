@@ -23,8 +23,7 @@
 #include "controller/cel/value.h"
 #include "re2/re2.h"
 
-namespace gpuprofile::cel {
-namespace internal {
+namespace gpuprofile::cel::internal {
 
 std::string FormatDoubleGo(double d) {
   if (std::isnan(d)) return "NaN";
@@ -364,14 +363,12 @@ void RegisterStandardOperators(FunctionRegistry& registry) {
   RegisterStrings(registry);
 }
 
-}  // namespace internal
-
 void RegisterStandardLibrary(FunctionRegistry& registry) {
-  internal::RegisterStandardOperators(registry);
-  internal::RegisterStandardArithmetic(registry);
-  internal::RegisterStandardConversions(registry);
-  internal::RegisterStandardTime(registry);
-  internal::RegisterStandardOptional(registry);
+  RegisterStandardOperators(registry);
+  RegisterStandardArithmetic(registry);
+  RegisterStandardConversions(registry);
+  RegisterStandardTime(registry);
+  RegisterStandardOptional(registry);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -27,7 +27,7 @@
 #include "controller/cel/internal/go_text.h"
 #include "controller/cel/internal/time_format.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr int kStringsIntroducedMinor = 29;
@@ -713,4 +713,4 @@ void RegisterStringsLibrary(FunctionRegistry& registry) {
       /*member=*/false);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr uint64_t kTwoTo63 = uint64_t{1} << 63;
@@ -267,4 +267,4 @@ absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
   return absl::Nanoseconds(static_cast<int64_t>(total));
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -16,7 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // Unix seconds of the first and last second CEL timestamps may denote.
 inline constexpr int64_t kMinTimestampSeconds = -62135596800;  // 0001-01-01T00:00:00Z
@@ -47,4 +47,4 @@ std::string FormatDurationSeconds(absl::Duration d);
 // including when the value does not fit int64 nanoseconds.
 absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -1,7 +1,7 @@
 // File: controller/cel/internal/type_names.cc
 #include "controller/cel/internal/type_names.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 std::optional<Type> TypeForName(absl::string_view name) {
   if (name == "int") return Type::Int();
@@ -20,4 +20,4 @@ std::optional<Type> TypeForName(absl::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -8,9 +8,9 @@
 #include "absl/strings/string_view.h"
 #include "controller/cel/types.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 
 // The type an identifier denotes, or nullopt when it is not a predeclared type name.
 std::optional<Type> TypeForName(absl::string_view name);
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

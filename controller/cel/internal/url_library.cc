@@ -22,7 +22,7 @@
 #include "controller/cel/internal/function.h"
 #include "controller/cel/internal/go_text.h"
 
-namespace gpuprofile::cel {
+namespace gpuprofile::cel::internal {
 namespace {
 
 constexpr char kUrlTypeName[] = "kubernetes.URL";
@@ -436,4 +436,4 @@ void RegisterUrlLibrary(FunctionRegistry& registry) {
       [](Args a) { return Query(UrlOf(a[0])); }, true);
 }
 
-}  // namespace gpuprofile::cel
+}  // namespace gpuprofile::cel::internal

@@ -1,5 +1,5 @@
 // File: test/kube/testing/kube_emulator.h
-// A kube-emulator child process (e2e/tests/emulator_process.h, on 127.0.0.1:0) with a real
+// A kube-emulator child process (test/testing/emulator_process.h, on 127.0.0.1:0) with a real
 // cpprest transport and RestClient pointed at it, plus the emulator's admin endpoints (faults,
 // dropping watches, compaction). For integration tests of controller/kube over real HTTP.
 // Thread-compatible (the client and transport are thread-safe).
@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "controller/kube/http_transport.h"
 #include "controller/kube/rest_client.h"
-#include "e2e/tests/emulator_process.h"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::kube::testing {
 

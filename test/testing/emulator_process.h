@@ -1,4 +1,4 @@
-// File: e2e/tests/emulator_process.h
+// File: test/testing/emulator_process.h
 // Starts kube-emulator as a child process on 127.0.0.1:0, reads the URL it prints, and stops
 // it (SIGTERM, then SIGKILL after a deadline) when destroyed. Also: a scratch directory per
 // test and a runner for external commands (kubectl) with a deadline.

@@ -1,5 +1,5 @@
-// File: e2e/tests/emulator_process.cc
-#include "e2e/tests/emulator_process.h"
+// File: test/testing/emulator_process.cc
+#include "test/testing/emulator_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
 namespace {
@@ -73,7 +74,10 @@ EmulatorProcess::EmulatorProcess(std::vector<std::string> args) {
   stderr_path_ = tmpl;
   int out[2];
   if (::pipe(out) != 0) return;
-  std::vector<std::string> argv = {KUBE_EMULATOR_PATH, "--listen", "127.0.0.1:0"};
+  // Where e2e/CMakeLists.txt builds kube-emulator; through test_paths.h, so that no absolute path
+  // lands in a compile definition.
+  std::vector<std::string> argv = {::gpuprofile::testing::BinaryDir() + "/e2e/kube-emulator",
+                                   "--listen", "127.0.0.1:0"};
   argv.insert(argv.end(), args.begin(), args.end());
   const pid_t parent = ::getpid();
   pid_ = ::fork();
