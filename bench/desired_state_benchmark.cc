@@ -95,7 +95,7 @@ const Fixture& Data() {
     }
     const nlohmann::json namespaces = ReadJson(g_data_dir + "/namespaces.json");
     for (const nlohmann::json& item : namespaces["items"]) {
-      absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(item);
+      absl::StatusOr<meta::Namespace> ns = meta::DecodeNamespace(item);
       if (!ns.ok()) std::exit(2);
       f->input.namespaces.push_back(*std::move(ns));
     }

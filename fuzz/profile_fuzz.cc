@@ -63,9 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       absl::StatusOr<gpuprofile::api::GpuProfile> profile =
           gpuprofile::api::DecodeGpuProfile(object.object);
       if (profile.ok()) input.profiles.push_back(*std::move(profile));
-    } else if (gpuprofile::api::IsNamespace(object.object)) {
-      absl::StatusOr<gpuprofile::api::Namespace> ns =
-          gpuprofile::api::DecodeNamespace(object.object);
+    } else if (gpuprofile::meta::IsNamespace(object.object)) {
+      absl::StatusOr<gpuprofile::meta::Namespace> ns =
+          gpuprofile::meta::DecodeNamespace(object.object);
       if (ns.ok()) input.namespaces.push_back(*std::move(ns));
     }
   }

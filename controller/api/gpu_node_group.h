@@ -70,11 +70,11 @@ struct GpuNodeGroupStatus {
   std::string offered_by;
   int64_t device_plugin_nodes = 0;           // nodes offering device-plugin GPUs
   std::vector<std::string> offered_twice;    // sorted; the first kMaxNodeNamesInStatus
-  std::vector<Condition> conditions;         // OfferedTwice when offered_twice is not empty
+  std::vector<meta::Condition> conditions;   // OfferedTwice when offered_twice is not empty
 };
 
 struct GpuNodeGroup {
-  ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   GpuNodeGroupStatus status;
 };
 

@@ -33,54 +33,56 @@ constexpr SignatureField kSignatureFields[] = {
 };
 
 bool StringMemberIs(const json& object, const char* key, const char* expected) {
-  const json* value = JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   return value != nullptr && value->is_string() && value->get_ref<const std::string&>() == expected;
 }
 
-GpuNodeGroupStatus DecodeStatus(const json& status, FieldErrors* errors) {
+GpuNodeGroupStatus DecodeStatus(const json& status, meta::FieldErrors* errors) {
   const std::string path = "status";
   GpuNodeGroupStatus out;
   for (const SignatureField& field : kSignatureFields) {
-    out.signature.*field.member = StringField(status, field.key, path, false, errors).value_or("");
+    out.signature.*field.member =
+        meta::StringField(status, field.key, path, false, errors).value_or("");
   }
-  out.node_count = IntField(status, "nodeCount", path, false, errors).value_or(0);
-  if (const json* nodes = JsonMember(status, "nodes")) {
-    out.nodes = ReadStringList(*nodes, FieldChild(path, "nodes"), errors);
+  out.node_count = meta::IntField(status, "nodeCount", path, false, errors).value_or(0);
+  if (const json* nodes = meta::JsonMember(status, "nodes")) {
+    out.nodes = meta::ReadStringList(*nodes, meta::FieldChild(path, "nodes"), errors);
   }
-  out.devices = IntField(status, "devices", path, false, errors).value_or(0);
+  out.devices = meta::IntField(status, "devices", path, false, errors).value_or(0);
   out.schedulable_devices =
-      IntField(status, "schedulableDevices", path, false, errors).value_or(0);
-  out.tainted_devices = IntField(status, "taintedDevices", path, false, errors).value_or(0);
+      meta::IntField(status, "schedulableDevices", path, false, errors).value_or(0);
+  out.tainted_devices = meta::IntField(status, "taintedDevices", path, false, errors).value_or(0);
   out.allocated_devices =
-      IntField(status, "allocatedDevices", path, false, errors).value_or(0);
-  out.free_devices = IntField(status, "freeDevices", path, false, errors).value_or(0);
-  if (const json* pools = ArrayField(status, "incompletePools", path, false, errors)) {
+      meta::IntField(status, "allocatedDevices", path, false, errors).value_or(0);
+  out.free_devices = meta::IntField(status, "freeDevices", path, false, errors).value_or(0);
+  if (const json* pools = meta::ArrayField(status, "incompletePools", path, false, errors)) {
     for (size_t i = 0; i < pools->size(); ++i) {
-      const std::string pool_path = FieldIndex(FieldChild(path, "incompletePools"), i);
+      const std::string pool_path = meta::FieldIndex(meta::FieldChild(path, "incompletePools"), i);
       const json& entry = (*pools)[i];
-      if (!CheckObject(entry, pool_path, errors)) continue;
+      if (!meta::CheckObject(entry, pool_path, errors)) continue;
       IncompletePool pool;
-      pool.driver = StringField(entry, "driver", pool_path, false, errors).value_or("");
-      pool.pool = StringField(entry, "pool", pool_path, false, errors).value_or("");
-      pool.generation = IntField(entry, "generation", pool_path, false, errors).value_or(0);
-      pool.slices_seen = IntField(entry, "slicesSeen", pool_path, false, errors).value_or(0);
+      pool.driver = meta::StringField(entry, "driver", pool_path, false, errors).value_or("");
+      pool.pool = meta::StringField(entry, "pool", pool_path, false, errors).value_or("");
+      pool.generation = meta::IntField(entry, "generation", pool_path, false, errors).value_or(0);
+      pool.slices_seen = meta::IntField(entry, "slicesSeen", pool_path, false, errors).value_or(0);
       pool.resource_slice_count =
-          IntField(entry, "resourceSliceCount", pool_path, false, errors).value_or(0);
+          meta::IntField(entry, "resourceSliceCount", pool_path, false, errors).value_or(0);
       out.incomplete_pools.push_back(std::move(pool));
     }
   }
-  if (const json* profiles = JsonMember(status, "profiles")) {
-    out.profiles = ReadStringList(*profiles, FieldChild(path, "profiles"), errors);
+  if (const json* profiles = meta::JsonMember(status, "profiles")) {
+    out.profiles = meta::ReadStringList(*profiles, meta::FieldChild(path, "profiles"), errors);
   }
-  out.offered_by = StringField(status, "offeredBy", path, false, errors).value_or("");
+  out.offered_by = meta::StringField(status, "offeredBy", path, false, errors).value_or("");
   out.device_plugin_nodes =
-      IntField(status, "devicePluginNodes", path, false, errors).value_or(0);
-  if (const json* twice = JsonMember(status, "offeredTwiceNodes")) {
-    out.offered_twice = ReadStringList(*twice, FieldChild(path, "offeredTwiceNodes"), errors);
+      meta::IntField(status, "devicePluginNodes", path, false, errors).value_or(0);
+  if (const json* twice = meta::JsonMember(status, "offeredTwiceNodes")) {
+    out.offered_twice =
+        meta::ReadStringList(*twice, meta::FieldChild(path, "offeredTwiceNodes"), errors);
   }
-  if (const json* conditions = ArrayField(status, "conditions", path, false, errors)) {
-    out.conditions = DecodeConditions(*conditions, FieldChild(path, "conditions"),
-                                      ConditionGeneration::kOmitted, errors);
+  if (const json* conditions = meta::ArrayField(status, "conditions", path, false, errors)) {
+    out.conditions = meta::DecodeConditions(*conditions, meta::FieldChild(path, "conditions"),
+                                            meta::ConditionGeneration::kOmitted, errors);
   }
   return out;
 }
@@ -93,24 +95,25 @@ bool IsGpuNodeGroup(const json& object) {
 }
 
 absl::StatusOr<GpuNodeGroup> DecodeGpuNodeGroup(const json& object) {
-  FieldErrors errors;
-  if (!CheckObject(object, "", &errors)) return errors.ToStatus();
-  if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
+  meta::FieldErrors errors;
+  if (!meta::CheckObject(object, "", &errors)) return errors.ToStatus();
+  if (std::optional<std::string> api_version =
+          meta::StringField(object, "apiVersion", "", true, &errors);
       api_version && *api_version != kApiVersion) {
     errors.AddUnsupported("apiVersion", *api_version, {kApiVersion});
   }
-  if (std::optional<std::string> kind = StringField(object, "kind", "", true, &errors);
+  if (std::optional<std::string> kind = meta::StringField(object, "kind", "", true, &errors);
       kind && *kind != kGpuNodeGroupKind) {
     errors.AddUnsupported("kind", *kind, {kGpuNodeGroupKind});
   }
   GpuNodeGroup group;
-  if (const json* metadata = ObjectField(object, "metadata", "", true, &errors)) {
-    group.metadata = DecodeObjectMeta(*metadata, "metadata", &errors);
-    if (group.metadata.name.empty() && JsonMember(*metadata, "name") == nullptr) {
+  if (const json* metadata = meta::ObjectField(object, "metadata", "", true, &errors)) {
+    group.metadata = meta::DecodeObjectMeta(*metadata, "metadata", &errors);
+    if (group.metadata.name.empty() && meta::JsonMember(*metadata, "name") == nullptr) {
       errors.Add("metadata.name", "required");
     }
   }
-  if (const json* status = ObjectField(object, "status", "", false, &errors)) {
+  if (const json* status = meta::ObjectField(object, "status", "", false, &errors)) {
     group.status = DecodeStatus(*status, &errors);
   }
   if (!errors.empty()) return errors.ToStatus();
@@ -148,7 +151,8 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
   out["devicePluginNodes"] = status.device_plugin_nodes;
   if (!status.offered_twice.empty()) out["offeredTwiceNodes"] = status.offered_twice;
   if (!status.conditions.empty()) {
-    out["conditions"] = EncodeConditions(status.conditions, ConditionGeneration::kOmitted);
+    out["conditions"] =
+        meta::EncodeConditions(status.conditions, meta::ConditionGeneration::kOmitted);
   }
   return out;
 }
@@ -157,7 +161,7 @@ ordered_json EncodeGpuNodeGroup(const GpuNodeGroup& group, bool include_server_f
   ordered_json out = ordered_json::object();
   out["apiVersion"] = kApiVersion;
   out["kind"] = kGpuNodeGroupKind;
-  out["metadata"] = EncodeObjectMeta(group.metadata, include_server_fields);
+  out["metadata"] = meta::EncodeObjectMeta(group.metadata, include_server_fields);
   out["status"] = EncodeGpuNodeGroupStatus(group.status);
   return out;
 }

@@ -134,7 +134,7 @@ struct ClaimTemplateSpec {
   std::string request_name;  // defaulted: "gpu"
   std::vector<std::string> namespaces;
   // Absent selects no namespace; an empty selector ({}) selects every namespace.
-  std::optional<LabelSelector> namespace_selector;
+  std::optional<meta::LabelSelector> namespace_selector;
 };
 
 struct GpuProfileSpec {
@@ -200,7 +200,7 @@ struct AllocationCounts {
 
 struct GpuProfileStatus {
   int64_t observed_generation = 0;
-  std::vector<Condition> conditions;
+  std::vector<meta::Condition> conditions;
   std::string device_class_name;
   std::vector<std::string> selectors;
   int64_t matched_devices = 0;
@@ -225,7 +225,7 @@ struct GpuProfileStatus {
 };
 
 struct GpuProfile {
-  ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   GpuProfileSpec spec;
   GpuProfileStatus status;
 };

@@ -88,40 +88,41 @@ std::vector<std::string> ExtendedResourceNameErrors(absl::string_view name) {
 class SpecDecoder {
  public:
   // `profile_name` is metadata.name (a fallback must not name the profile itself).
-  SpecDecoder(std::string profile_name, FieldErrors* errors)
+  SpecDecoder(std::string profile_name, meta::FieldErrors* errors)
       : profile_name_(std::move(profile_name)), errors_(errors) {}
 
   void Spec(const json& spec, GpuProfileSpec* out) {
     const std::string path = "spec";
-    RejectUnknownFields(
+    meta::RejectUnknownFields(
         spec,
         {"description", "driver", "deviceType", "selector", "count", "allocationMode", "config",
          "sharing", "capacityRequests", "fallback", "extendedResourceName", "tolerations", "quota",
          "deviceClassName", "claimTemplate", "deletionPolicy"},
         path, errors_);
-    out->description = StringField(spec, "description", path, false, errors_).value_or("");
-    if (std::optional<std::string> driver = StringField(spec, "driver", path, false, errors_);
+    out->description = meta::StringField(spec, "description", path, false, errors_).value_or("");
+    if (std::optional<std::string> driver = meta::StringField(spec, "driver", path, false, errors_);
         driver && !driver->empty()) {
       Check(IsDraDriverName(*driver), "spec.driver", *driver);
       out->driver = *std::move(driver);
     }
-    if (std::optional<std::string> type = StringField(spec, "deviceType", path, false, errors_);
+    if (std::optional<std::string> type =
+            meta::StringField(spec, "deviceType", path, false, errors_);
         type && !type->empty()) {
       CheckAttributeString(*type, "spec.deviceType");
       out->device_type = *std::move(type);
     }
-    if (const json* selector = ObjectField(spec, "selector", path, false, errors_)) {
+    if (const json* selector = meta::ObjectField(spec, "selector", path, false, errors_)) {
       Selector(*selector, &out->selector);
       if (!out->selector.mig_profiles.empty() && out->EffectiveDeviceType() != "mig") {
         errors_->Add("spec.selector.migProfiles",
                      absl::StrCat("must be empty unless deviceType is \"mig\" (deviceType is ",
-                                  out->device_type ? QuoteForMessage(*out->device_type)
+                                  out->device_type ? meta::QuoteForMessage(*out->device_type)
                                                    : "not set: the default \"gpu\"",
                                   ")"));
       }
     }
     if (std::optional<std::string> mode =
-            StringField(spec, "allocationMode", path, false, errors_)) {
+            meta::StringField(spec, "allocationMode", path, false, errors_)) {
       if (*mode == "ExactCount") {
         out->allocation_mode = AllocationMode::kExactCount;
       } else if (*mode == "All") {
@@ -130,7 +131,7 @@ class SpecDecoder {
         errors_->AddUnsupported("spec.allocationMode", *mode, {"ExactCount", "All"});
       }
     }
-    if (std::optional<int64_t> count = IntField(spec, "count", path, false, errors_)) {
+    if (std::optional<int64_t> count = meta::IntField(spec, "count", path, false, errors_)) {
       if (*count < 1) {
         errors_->AddInvalid("spec.count", std::to_string(*count),
                             "must be greater than or equal to 1");
@@ -139,21 +140,21 @@ class SpecDecoder {
       }
       out->count = *count;
     }
-    if (const json* config = ArrayField(spec, "config", path, false, errors_)) {
+    if (const json* config = meta::ArrayField(spec, "config", path, false, errors_)) {
       Config(*config, &out->config);
     }
-    if (const json* sharing = ObjectField(spec, "sharing", path, false, errors_)) {
+    if (const json* sharing = meta::ObjectField(spec, "sharing", path, false, errors_)) {
       out->sharing = Sharing(*sharing);
     }
-    if (const json* requests = ObjectField(spec, "capacityRequests", path, false, errors_)) {
+    if (const json* requests = meta::ObjectField(spec, "capacityRequests", path, false, errors_)) {
       CapacityRequests(*requests, out->driver.empty() ? kDefaultDriver : out->driver,
                        &out->capacity_requests);
     }
-    if (const json* fallback = ArrayField(spec, "fallback", path, false, errors_)) {
+    if (const json* fallback = meta::ArrayField(spec, "fallback", path, false, errors_)) {
       Fallback(*fallback, &out->fallback);
     }
     if (std::optional<std::string> name =
-            StringField(spec, "extendedResourceName", path, false, errors_)) {
+            meta::StringField(spec, "extendedResourceName", path, false, errors_)) {
       if (name->empty()) {
         errors_->Add("spec.extendedResourceName",
                      "must not be empty (leave it out for no extended resource name)");
@@ -165,23 +166,23 @@ class SpecDecoder {
       }
       out->extended_resource_name = *std::move(name);
     }
-    if (const json* tolerations = ArrayField(spec, "tolerations", path, false, errors_)) {
+    if (const json* tolerations = meta::ArrayField(spec, "tolerations", path, false, errors_)) {
       Tolerations(*tolerations, &out->tolerations);
     }
-    if (const json* quota = ObjectField(spec, "quota", path, false, errors_)) {
+    if (const json* quota = meta::ObjectField(spec, "quota", path, false, errors_)) {
       out->quota = Quota(*quota);
     }
     if (std::optional<std::string> name =
-            StringField(spec, "deviceClassName", path, false, errors_);
+            meta::StringField(spec, "deviceClassName", path, false, errors_);
         name && !name->empty()) {
       Check(IsDnsSubdomain(*name), "spec.deviceClassName", *name);
       out->device_class_name = *std::move(name);
     }
-    if (const json* claim = ObjectField(spec, "claimTemplate", path, false, errors_)) {
+    if (const json* claim = meta::ObjectField(spec, "claimTemplate", path, false, errors_)) {
       ClaimTemplate(*claim, &out->claim_template);
     }
     if (std::optional<std::string> policy =
-            StringField(spec, "deletionPolicy", path, false, errors_)) {
+            meta::StringField(spec, "deletionPolicy", path, false, errors_)) {
       if (*policy == "Delete") {
         out->deletion_policy = DeletionPolicy::kDelete;
       } else if (*policy == "Orphan") {
@@ -212,14 +213,14 @@ class SpecDecoder {
 
   void Selector(const json& selector, ProfileSelector* out) {
     const std::string path = "spec.selector";
-    RejectUnknownFields(
+    meta::RejectUnknownFields(
         selector,
         {"memory", "productNames", "migProfiles", "architectures", "computeCapability",
          "driverVersion", "cudaDriverVersion", "attributes", "capacity", "cel"},
         path, errors_);
-    if (const json* memory = ObjectField(selector, "memory", path, false, errors_)) {
-      const std::string memory_path = FieldChild(path, "memory");
-      RejectUnknownFields(*memory, {"min", "max"}, memory_path, errors_);
+    if (const json* memory = meta::ObjectField(selector, "memory", path, false, errors_)) {
+      const std::string memory_path = meta::FieldChild(path, "memory");
+      meta::RejectUnknownFields(*memory, {"min", "max"}, memory_path, errors_);
       out->memory = QuantityBounds(*memory, memory_path);
     }
     out->product_names = AttributeStrings(selector, "productNames", path);
@@ -228,24 +229,25 @@ class SpecDecoder {
     out->compute_capability = Versions(selector, "computeCapability", path);
     out->driver_version = Versions(selector, "driverVersion", path);
     out->cuda_driver_version = Versions(selector, "cudaDriverVersion", path);
-    if (const json* attributes = ArrayField(selector, "attributes", path, false, errors_)) {
-      const std::string attributes_path = FieldChild(path, "attributes");
+    if (const json* attributes = meta::ArrayField(selector, "attributes", path, false, errors_)) {
+      const std::string attributes_path = meta::FieldChild(path, "attributes");
       for (size_t i = 0; i < attributes->size(); ++i) {
-        out->attributes.push_back(Attribute((*attributes)[i], FieldIndex(attributes_path, i)));
+        out->attributes.push_back(
+            Attribute((*attributes)[i], meta::FieldIndex(attributes_path, i)));
       }
     }
-    if (const json* capacity = ArrayField(selector, "capacity", path, false, errors_)) {
-      const std::string capacity_path = FieldChild(path, "capacity");
+    if (const json* capacity = meta::ArrayField(selector, "capacity", path, false, errors_)) {
+      const std::string capacity_path = meta::FieldChild(path, "capacity");
       for (size_t i = 0; i < capacity->size(); ++i) {
-        out->capacity.push_back(Capacity((*capacity)[i], FieldIndex(capacity_path, i)));
+        out->capacity.push_back(Capacity((*capacity)[i], meta::FieldIndex(capacity_path, i)));
       }
     }
-    if (const json* cel = JsonMember(selector, "cel")) {
-      const std::string cel_path = FieldChild(path, "cel");
-      if (CheckArray(*cel, cel_path, errors_)) {
+    if (const json* cel = meta::JsonMember(selector, "cel")) {
+      const std::string cel_path = meta::FieldChild(path, "cel");
+      if (meta::CheckArray(*cel, cel_path, errors_)) {
         for (size_t i = 0; i < cel->size(); ++i) {
-          const std::string item_path = FieldIndex(cel_path, i);
-          std::optional<std::string> expression = ReadString((*cel)[i], item_path, errors_);
+          const std::string item_path = meta::FieldIndex(cel_path, i);
+          std::optional<std::string> expression = meta::ReadString((*cel)[i], item_path, errors_);
           if (!expression) continue;
           if (absl::StripAsciiWhitespace(*expression).empty()) {
             errors_->Add(item_path, "must not be empty");
@@ -260,18 +262,18 @@ class SpecDecoder {
   // A list of values a DRA string attribute could hold; with `unique`, duplicates are errors.
   std::vector<std::string> AttributeStrings(const json& object, absl::string_view key,
                                             absl::string_view parent, bool unique = false) {
-    const json* value = JsonMember(object, key);
+    const json* value = meta::JsonMember(object, key);
     if (value == nullptr) return {};
-    const std::string path = FieldChild(parent, key);
+    const std::string path = meta::FieldChild(parent, key);
     std::vector<std::string> out;
-    if (!CheckArray(*value, path, errors_)) return out;
+    if (!meta::CheckArray(*value, path, errors_)) return out;
     std::set<std::string> seen;
     for (size_t i = 0; i < value->size(); ++i) {
-      const std::string item_path = FieldIndex(path, i);
-      if (std::optional<std::string> s = ReadString((*value)[i], item_path, errors_)) {
+      const std::string item_path = meta::FieldIndex(path, i);
+      if (std::optional<std::string> s = meta::ReadString((*value)[i], item_path, errors_)) {
         CheckAttributeString(*s, item_path);
         if (unique && !seen.insert(*s).second) {
-          errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*s)));
+          errors_->Add(item_path, absl::StrCat("duplicate value ", meta::QuoteForMessage(*s)));
           continue;
         }
         out.push_back(*std::move(s));
@@ -289,7 +291,7 @@ class SpecDecoder {
     } else {
       errors_->Add(path, absl::StrCat("must be a quantity (a string such as \"40Gi\" or a number), "
                                       "got ",
-                                      JsonTypeName(value)));
+                                      meta::JsonTypeName(value)));
       return std::nullopt;
     }
     absl::StatusOr<Quantity> quantity = Quantity::Parse(text);
@@ -303,10 +305,10 @@ class SpecDecoder {
   // min and max of `object` (other members are the caller's business).
   QuantityRange QuantityBounds(const json& object, absl::string_view path) {
     QuantityRange range;
-    const std::string min_path = FieldChild(path, "min");
-    const std::string max_path = FieldChild(path, "max");
-    const json* min = JsonMember(object, "min");
-    const json* max = JsonMember(object, "max");
+    const std::string min_path = meta::FieldChild(path, "min");
+    const std::string max_path = meta::FieldChild(path, "max");
+    const json* min = meta::JsonMember(object, "min");
+    const json* max = meta::JsonMember(object, "max");
     if (min != nullptr) range.min = QuantityValue(*min, min_path);
     if (max != nullptr) range.max = QuantityValue(*max, max_path);
     if (min == nullptr && max == nullptr) {
@@ -330,7 +332,8 @@ class SpecDecoder {
                                       " (quote versions in YAML: \"8.0\", not 8.0)"));
       return std::nullopt;
     } else {
-      errors_->Add(path, absl::StrCat("must be a string (a version), got ", JsonTypeName(value)));
+      errors_->Add(path,
+                   absl::StrCat("must be a string (a version), got ", meta::JsonTypeName(value)));
       return std::nullopt;
     }
     absl::StatusOr<Semver> version = NormalizeVersionLiteral(text);
@@ -343,16 +346,16 @@ class SpecDecoder {
 
   std::optional<VersionRange> Versions(const json& selector, absl::string_view key,
                                        absl::string_view parent) {
-    const json* object = ObjectField(selector, key, parent, false, errors_);
+    const json* object = meta::ObjectField(selector, key, parent, false, errors_);
     if (object == nullptr) return std::nullopt;
-    const std::string path = FieldChild(parent, key);
-    RejectUnknownFields(*object, {"min", "max"}, path, errors_);
+    const std::string path = meta::FieldChild(parent, key);
+    meta::RejectUnknownFields(*object, {"min", "max"}, path, errors_);
     VersionRange range;
-    const std::string min_path = FieldChild(path, "min");
-    const json* min = JsonMember(*object, "min");
-    const json* max = JsonMember(*object, "max");
+    const std::string min_path = meta::FieldChild(path, "min");
+    const json* min = meta::JsonMember(*object, "min");
+    const json* max = meta::JsonMember(*object, "max");
     if (min != nullptr) range.min = VersionValue(*min, min_path);
-    if (max != nullptr) range.max = VersionValue(*max, FieldChild(path, "max"));
+    if (max != nullptr) range.max = VersionValue(*max, meta::FieldChild(path, "max"));
     if (min == nullptr && max == nullptr) {
       errors_->Add(path, "must set min, max or both");
     } else if (range.min && range.max && range.max->Compare(*range.min) < 0) {
@@ -368,7 +371,7 @@ class SpecDecoder {
                                             absl::string_view path) {
     switch (type) {
       case ValueType::kString: {
-        std::optional<std::string> s = ReadString(value, path, errors_);
+        std::optional<std::string> s = meta::ReadString(value, path, errors_);
         if (s && s->size() > kDraAttributeValueMaxLength) {
           errors_->AddInvalid(path, *s,
                               absl::StrCat("must be no more than ", kDraAttributeValueMaxLength,
@@ -380,13 +383,13 @@ class SpecDecoder {
       }
       case ValueType::kInt: {
         if (value.is_number_integer()) {
-          std::optional<int64_t> i = ReadInt(value, path, errors_);
+          std::optional<int64_t> i = meta::ReadInt(value, path, errors_);
           if (!i) return std::nullopt;
           return std::to_string(*i);
         }
         if (!value.is_string()) {
           errors_->Add(path, absl::StrCat("must be an integer (or a string holding one), got ",
-                                          JsonTypeName(value)));
+                                          meta::JsonTypeName(value)));
           return std::nullopt;
         }
         const std::string& text = value.get_ref<const std::string&>();
@@ -405,7 +408,7 @@ class SpecDecoder {
           errors_->AddInvalid(path, text, "must be true or false");
           return std::nullopt;
         }
-        errors_->Add(path, absl::StrCat("must be a boolean, got ", JsonTypeName(value)));
+        errors_->Add(path, absl::StrCat("must be a boolean, got ", meta::JsonTypeName(value)));
         return std::nullopt;
       }
       case ValueType::kVersion: {
@@ -427,32 +430,33 @@ class SpecDecoder {
 
   AttributeTerm Attribute(const json& value, const std::string& path) {
     AttributeTerm term;
-    if (!CheckObject(value, path, errors_)) return term;
-    RejectUnknownFields(value, {"name", "operator", "valueType", "values"}, path, errors_);
-    if (std::optional<std::string> name = StringField(value, "name", path, true, errors_)) {
-      Check(IsDraAttributeName(*name), FieldChild(path, "name"), *name);
+    if (!meta::CheckObject(value, path, errors_)) return term;
+    meta::RejectUnknownFields(value, {"name", "operator", "valueType", "values"}, path, errors_);
+    if (std::optional<std::string> name = meta::StringField(value, "name", path, true, errors_)) {
+      Check(IsDraAttributeName(*name), meta::FieldChild(path, "name"), *name);
       term.name = *std::move(name);
     }
     bool type_ok = true;
-    if (std::optional<std::string> type = StringField(value, "valueType", path, false, errors_)) {
+    if (std::optional<std::string> type =
+            meta::StringField(value, "valueType", path, false, errors_)) {
       if (std::optional<ValueType> parsed = ParseValueType(*type)) {
         term.value_type = *parsed;
       } else {
-        errors_->AddUnsupported(FieldChild(path, "valueType"), *type,
+        errors_->AddUnsupported(meta::FieldChild(path, "valueType"), *type,
                                 {"String", "Int", "Bool", "Version"});
         type_ok = false;
       }
-    } else if (JsonMember(value, "valueType") != nullptr) {
+    } else if (meta::JsonMember(value, "valueType") != nullptr) {
       type_ok = false;  // wrong JSON type, reported
     }
-    const std::string values_path = FieldChild(path, "values");
+    const std::string values_path = meta::FieldChild(path, "values");
     size_t value_count = 0;
-    const bool values_present = JsonMember(value, "values") != nullptr;
-    const json* values = ArrayField(value, "values", path, false, errors_);
+    const bool values_present = meta::JsonMember(value, "values") != nullptr;
+    const json* values = meta::ArrayField(value, "values", path, false, errors_);
     if (values != nullptr) {
       value_count = values->size();
       for (size_t i = 0; i < values->size(); ++i) {
-        const std::string item_path = FieldIndex(values_path, i);
+        const std::string item_path = meta::FieldIndex(values_path, i);
         if (!type_ok) continue;
         if (std::optional<std::string> v =
                 AttributeValue((*values)[i], term.value_type, item_path)) {
@@ -460,8 +464,8 @@ class SpecDecoder {
         }
       }
     }
-    const std::string op_path = FieldChild(path, "operator");
-    std::optional<std::string> op_name = StringField(value, "operator", path, true, errors_);
+    const std::string op_path = meta::FieldChild(path, "operator");
+    std::optional<std::string> op_name = meta::StringField(value, "operator", path, true, errors_);
     if (!op_name) return term;
     std::optional<Operator> op = ParseOperator(*op_name);
     if (!op) {
@@ -494,10 +498,10 @@ class SpecDecoder {
 
   CapacityTerm Capacity(const json& value, const std::string& path) {
     CapacityTerm term;
-    if (!CheckObject(value, path, errors_)) return term;
-    RejectUnknownFields(value, {"name", "min", "max"}, path, errors_);
-    if (std::optional<std::string> name = StringField(value, "name", path, true, errors_)) {
-      Check(IsDraAttributeName(*name), FieldChild(path, "name"), *name);
+    if (!meta::CheckObject(value, path, errors_)) return term;
+    meta::RejectUnknownFields(value, {"name", "min", "max"}, path, errors_);
+    if (std::optional<std::string> name = meta::StringField(value, "name", path, true, errors_)) {
+      Check(IsDraAttributeName(*name), meta::FieldChild(path, "name"), *name);
       term.name = *std::move(name);
     }
     term.range = QuantityBounds(value, path);
@@ -511,17 +515,18 @@ class SpecDecoder {
                                       config.size()));
     }
     for (size_t i = 0; i < config.size(); ++i) {
-      const std::string item_path = FieldIndex(path, i);
+      const std::string item_path = meta::FieldIndex(path, i);
       const json& entry = config[i];
-      if (!CheckObject(entry, item_path, errors_)) continue;
-      RejectUnknownFields(entry, {"driver", "parameters"}, item_path, errors_);
+      if (!meta::CheckObject(entry, item_path, errors_)) continue;
+      meta::RejectUnknownFields(entry, {"driver", "parameters"}, item_path, errors_);
       OpaqueConfig c;
       if (std::optional<std::string> driver =
-              StringField(entry, "driver", item_path, true, errors_)) {
-        Check(IsDraDriverName(*driver), FieldChild(item_path, "driver"), *driver);
+              meta::StringField(entry, "driver", item_path, true, errors_)) {
+        Check(IsDraDriverName(*driver), meta::FieldChild(item_path, "driver"), *driver);
         c.driver = *std::move(driver);
       }
-      if (const json* parameters = ObjectField(entry, "parameters", item_path, true, errors_)) {
+      if (const json* parameters =
+              meta::ObjectField(entry, "parameters", item_path, true, errors_)) {
         c.parameters = *parameters;
       }
       out->push_back(std::move(c));
@@ -530,12 +535,12 @@ class SpecDecoder {
 
   SharingSpec Sharing(const json& sharing) {
     const std::string path = "spec.sharing";
-    RejectUnknownFields(sharing, {"strategy", "timeSlicing", "mps"}, path, errors_);
+    meta::RejectUnknownFields(sharing, {"strategy", "timeSlicing", "mps"}, path, errors_);
     SharingSpec out;
     // Whether the strategy is known, so that members can be checked against it.
-    bool strategy_ok = JsonMember(sharing, "strategy") == nullptr;
+    bool strategy_ok = meta::JsonMember(sharing, "strategy") == nullptr;
     if (std::optional<std::string> strategy =
-            StringField(sharing, "strategy", path, false, errors_)) {
+            meta::StringField(sharing, "strategy", path, false, errors_)) {
       strategy_ok = true;
       if (*strategy == "Exclusive") {
         out.strategy = SharingStrategy::kExclusive;
@@ -544,7 +549,7 @@ class SpecDecoder {
       } else if (*strategy == "MPS") {
         out.strategy = SharingStrategy::kMps;
       } else {
-        errors_->AddUnsupported(FieldChild(path, "strategy"), *strategy,
+        errors_->AddUnsupported(meta::FieldChild(path, "strategy"), *strategy,
                                 {"Exclusive", "TimeSlicing", "MPS"});
         strategy_ok = false;
       }
@@ -556,39 +561,41 @@ class SpecDecoder {
                                                SharingStrategyName(out.strategy), ")"));
       }
     };
-    if (const json* time_slicing = ObjectField(sharing, "timeSlicing", path, false, errors_)) {
-      const std::string ts_path = FieldChild(path, "timeSlicing");
-      RejectUnknownFields(*time_slicing, {"interval"}, ts_path, errors_);
+    if (const json* time_slicing =
+            meta::ObjectField(sharing, "timeSlicing", path, false, errors_)) {
+      const std::string ts_path = meta::FieldChild(path, "timeSlicing");
+      meta::RejectUnknownFields(*time_slicing, {"interval"}, ts_path, errors_);
       TimeSlicingSettings settings;
       if (std::optional<std::string> interval =
-              StringField(*time_slicing, "interval", ts_path, false, errors_)) {
+              meta::StringField(*time_slicing, "interval", ts_path, false, errors_)) {
         bool known = false;
         for (const char* name : kIntervals) known = known || *interval == name;
         if (known) {
           settings.interval = *std::move(interval);
         } else {
-          errors_->AddUnsupported(FieldChild(ts_path, "interval"), *interval,
+          errors_->AddUnsupported(meta::FieldChild(ts_path, "interval"), *interval,
                                   {"Default", "Short", "Medium", "Long"});
         }
       }
       only_with(ts_path, SharingStrategy::kTimeSlicing);
       out.time_slicing = std::move(settings);
     }
-    if (const json* mps = ObjectField(sharing, "mps", path, false, errors_)) {
-      const std::string mps_path = FieldChild(path, "mps");
-      RejectUnknownFields(*mps, {"defaultActiveThreadPercentage", "defaultPinnedDeviceMemoryLimit"},
-                          mps_path, errors_);
+    if (const json* mps = meta::ObjectField(sharing, "mps", path, false, errors_)) {
+      const std::string mps_path = meta::FieldChild(path, "mps");
+      meta::RejectUnknownFields(*mps,
+                                {"defaultActiveThreadPercentage", "defaultPinnedDeviceMemoryLimit"},
+                                mps_path, errors_);
       MpsSettings settings;
       if (std::optional<int64_t> percentage =
-              IntField(*mps, "defaultActiveThreadPercentage", mps_path, false, errors_)) {
+              meta::IntField(*mps, "defaultActiveThreadPercentage", mps_path, false, errors_)) {
         if (*percentage < 0 || *percentage > 100) {
-          errors_->AddInvalid(FieldChild(mps_path, "defaultActiveThreadPercentage"),
+          errors_->AddInvalid(meta::FieldChild(mps_path, "defaultActiveThreadPercentage"),
                               std::to_string(*percentage), "must be between 0 and 100, inclusive");
         }
         settings.default_active_thread_percentage = *percentage;
       }
-      if (const json* limit = JsonMember(*mps, "defaultPinnedDeviceMemoryLimit")) {
-        const std::string limit_path = FieldChild(mps_path, "defaultPinnedDeviceMemoryLimit");
+      if (const json* limit = meta::JsonMember(*mps, "defaultPinnedDeviceMemoryLimit")) {
+        const std::string limit_path = meta::FieldChild(mps_path, "defaultPinnedDeviceMemoryLimit");
         if (std::optional<Quantity> q = QuantityValue(*limit, limit_path)) {
           if (q->Sign() <= 0) {
             errors_->AddInvalid(limit_path, q->ToString(), "must be greater than zero");
@@ -615,7 +622,7 @@ class SpecDecoder {
     const std::string own_domain = absl::StrCat(driver, "/");
     for (auto it = requests.begin(); it != requests.end(); ++it) {
       const std::string& name = it.key();
-      const std::string item_path = FieldKey(path, name);
+      const std::string item_path = meta::FieldKey(path, name);
       if (absl::Status s = IsDraAttributeName(name); !s.ok()) {
         errors_->AddInvalid(item_path, name, s.message());
         continue;
@@ -635,7 +642,7 @@ class SpecDecoder {
       if (absl::StartsWith(name, own_domain)) {
         const std::string bare = name.substr(own_domain.size());
         if (requests.contains(bare)) {
-          errors_->Add(item_path, absl::StrCat("duplicate of ", QuoteForMessage(bare),
+          errors_->Add(item_path, absl::StrCat("duplicate of ", meta::QuoteForMessage(bare),
                                                " (unqualified names live in the driver's domain, ",
                                                driver, ")"));
           continue;
@@ -657,8 +664,8 @@ class SpecDecoder {
     }
     std::set<std::string> seen;
     for (size_t i = 0; i < fallback.size(); ++i) {
-      const std::string item_path = FieldIndex(path, i);
-      std::optional<std::string> name = ReadString(fallback[i], item_path, errors_);
+      const std::string item_path = meta::FieldIndex(path, i);
+      std::optional<std::string> name = meta::ReadString(fallback[i], item_path, errors_);
       if (!name) continue;
       if (absl::Status s = IsDnsLabel(*name); !s.ok()) {
         errors_->AddInvalid(item_path, *name, s.message());
@@ -669,7 +676,7 @@ class SpecDecoder {
         continue;
       }
       if (!seen.insert(*name).second) {
-        errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*name)));
+        errors_->Add(item_path, absl::StrCat("duplicate value ", meta::QuoteForMessage(*name)));
         continue;
       }
       out->push_back(*std::move(name));
@@ -688,34 +695,35 @@ class SpecDecoder {
       return;
     }
     for (size_t i = 0; i < tolerations.size(); ++i) {
-      const std::string item_path = FieldIndex(path, i);
+      const std::string item_path = meta::FieldIndex(path, i);
       const json& entry = tolerations[i];
-      if (!CheckObject(entry, item_path, errors_)) continue;
-      RejectUnknownFields(entry, {"key", "operator", "value", "effect", "tolerationSeconds"},
-                          item_path, errors_);
+      if (!meta::CheckObject(entry, item_path, errors_)) continue;
+      meta::RejectUnknownFields(entry, {"key", "operator", "value", "effect", "tolerationSeconds"},
+                                item_path, errors_);
       DeviceTolerationSpec t;
-      const std::string key_path = FieldChild(item_path, "key");
-      const std::string op_path = FieldChild(item_path, "operator");
-      const std::string value_path = FieldChild(item_path, "value");
-      const std::string effect_path = FieldChild(item_path, "effect");
-      if (std::optional<std::string> key = StringField(entry, "key", item_path, false, errors_)) {
+      const std::string key_path = meta::FieldChild(item_path, "key");
+      const std::string op_path = meta::FieldChild(item_path, "operator");
+      const std::string value_path = meta::FieldChild(item_path, "value");
+      const std::string effect_path = meta::FieldChild(item_path, "effect");
+      if (std::optional<std::string> key =
+              meta::StringField(entry, "key", item_path, false, errors_)) {
         if (!key->empty()) Check(IsQualifiedName(*key), key_path, *key);
         t.key = *std::move(key);
       }
       bool op_ok = true;
       if (std::optional<std::string> op =
-              StringField(entry, "operator", item_path, false, errors_)) {
+              meta::StringField(entry, "operator", item_path, false, errors_)) {
         if (*op == "Equal" || *op == "Exists") {
           t.op = *std::move(op);
         } else {
           errors_->AddUnsupported(op_path, *op, {"Equal", "Exists"});
           op_ok = false;
         }
-      } else if (JsonMember(entry, "operator") != nullptr) {
+      } else if (meta::JsonMember(entry, "operator") != nullptr) {
         op_ok = false;  // wrong JSON type, reported
       }
       if (std::optional<std::string> value =
-              StringField(entry, "value", item_path, false, errors_)) {
+              meta::StringField(entry, "value", item_path, false, errors_)) {
         t.value = *std::move(value);
       }
       if (op_ok && t.op == "Exists") {
@@ -732,23 +740,23 @@ class SpecDecoder {
       }
       bool effect_ok = true;
       if (std::optional<std::string> effect =
-              StringField(entry, "effect", item_path, false, errors_)) {
+              meta::StringField(entry, "effect", item_path, false, errors_)) {
         if (effect->empty() || *effect == "NoSchedule" || *effect == "NoExecute") {
           t.effect = *std::move(effect);
         } else {
           errors_->AddUnsupported(effect_path, *effect, {"NoSchedule", "NoExecute"});
           effect_ok = false;
         }
-      } else if (JsonMember(entry, "effect") != nullptr) {
+      } else if (meta::JsonMember(entry, "effect") != nullptr) {
         effect_ok = false;  // wrong JSON type, reported
       }
       if (std::optional<int64_t> seconds =
-              IntField(entry, "tolerationSeconds", item_path, false, errors_)) {
-        const std::string seconds_path = FieldChild(item_path, "tolerationSeconds");
+              meta::IntField(entry, "tolerationSeconds", item_path, false, errors_)) {
+        const std::string seconds_path = meta::FieldChild(item_path, "tolerationSeconds");
         if (effect_ok && t.effect != "NoExecute") {
           errors_->Add(seconds_path,
                        absl::StrCat("must not be set unless effect is NoExecute (effect is ",
-                                    t.effect.empty() ? "empty" : QuoteForMessage(t.effect),
+                                    t.effect.empty() ? "empty" : meta::QuoteForMessage(t.effect),
                                     "); it is how long a NoExecute taint is tolerated before "
                                     "eviction"));
         }
@@ -765,12 +773,12 @@ class SpecDecoder {
 
   QuotaSpec Quota(const json& quota) {
     const std::string path = "spec.quota";
-    RejectUnknownFields(quota, {"devicesPerNamespace"}, path, errors_);
+    meta::RejectUnknownFields(quota, {"devicesPerNamespace"}, path, errors_);
     QuotaSpec out;
     if (std::optional<int64_t> devices =
-            IntField(quota, "devicesPerNamespace", path, true, errors_)) {
+            meta::IntField(quota, "devicesPerNamespace", path, true, errors_)) {
       if (*devices < 0) {
-        errors_->AddInvalid(FieldChild(path, "devicesPerNamespace"), std::to_string(*devices),
+        errors_->AddInvalid(meta::FieldChild(path, "devicesPerNamespace"), std::to_string(*devices),
                             "must be greater than or equal to 0");
       }
       out.devices_per_namespace = *devices;
@@ -780,53 +788,53 @@ class SpecDecoder {
 
   void ClaimTemplate(const json& claim, ClaimTemplateSpec* out) {
     const std::string path = "spec.claimTemplate";
-    RejectUnknownFields(claim, {"name", "requestName", "namespaces", "namespaceSelector"}, path,
-                        errors_);
-    if (std::optional<std::string> name = StringField(claim, "name", path, false, errors_);
+    meta::RejectUnknownFields(claim, {"name", "requestName", "namespaces", "namespaceSelector"},
+                              path, errors_);
+    if (std::optional<std::string> name = meta::StringField(claim, "name", path, false, errors_);
         name && !name->empty()) {
-      Check(IsDnsSubdomain(*name), FieldChild(path, "name"), *name);
+      Check(IsDnsSubdomain(*name), meta::FieldChild(path, "name"), *name);
       out->name = *std::move(name);
     }
     if (std::optional<std::string> request =
-            StringField(claim, "requestName", path, false, errors_);
+            meta::StringField(claim, "requestName", path, false, errors_);
         request && !request->empty()) {
-      Check(IsDnsLabel(*request), FieldChild(path, "requestName"), *request);
+      Check(IsDnsLabel(*request), meta::FieldChild(path, "requestName"), *request);
       out->request_name = *std::move(request);
     }
-    if (const json* namespaces = JsonMember(claim, "namespaces")) {
-      const std::string namespaces_path = FieldChild(path, "namespaces");
-      if (CheckArray(*namespaces, namespaces_path, errors_)) {
+    if (const json* namespaces = meta::JsonMember(claim, "namespaces")) {
+      const std::string namespaces_path = meta::FieldChild(path, "namespaces");
+      if (meta::CheckArray(*namespaces, namespaces_path, errors_)) {
         std::set<std::string> seen;
         for (size_t i = 0; i < namespaces->size(); ++i) {
-          const std::string item_path = FieldIndex(namespaces_path, i);
-          std::optional<std::string> ns = ReadString((*namespaces)[i], item_path, errors_);
+          const std::string item_path = meta::FieldIndex(namespaces_path, i);
+          std::optional<std::string> ns = meta::ReadString((*namespaces)[i], item_path, errors_);
           if (!ns) continue;
           if (absl::Status s = IsDnsLabel(*ns); !s.ok()) {
             errors_->AddInvalid(item_path, *ns, s.message());
             continue;
           }
           if (!seen.insert(*ns).second) {
-            errors_->Add(item_path, absl::StrCat("duplicate value ", QuoteForMessage(*ns)));
+            errors_->Add(item_path, absl::StrCat("duplicate value ", meta::QuoteForMessage(*ns)));
             continue;
           }
           out->namespaces.push_back(*std::move(ns));
         }
       }
     }
-    if (const json* selector = JsonMember(claim, "namespaceSelector")) {
-      out->namespace_selector =
-          DecodeLabelSelector(*selector, FieldChild(path, "namespaceSelector"), errors_);
+    if (const json* selector = meta::JsonMember(claim, "namespaceSelector")) {
+      out->namespace_selector = meta::DecodeLabelSelector(
+          *selector, meta::FieldChild(path, "namespaceSelector"), errors_);
     }
   }
 
   std::string profile_name_;
-  FieldErrors* errors_;
+  meta::FieldErrors* errors_;
 };
 
 // ---- lenient status decoding: what does not fit is skipped ----
 
 int64_t LenientInt(const json& object, absl::string_view key) {
-  const json* value = JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   if (value == nullptr || !value->is_number_integer()) return 0;
   if (value->is_number_unsigned() &&
       value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -836,12 +844,12 @@ int64_t LenientInt(const json& object, absl::string_view key) {
 }
 
 std::string LenientString(const json& object, absl::string_view key) {
-  const json* value = JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   return value != nullptr && value->is_string() ? value->get<std::string>() : "";
 }
 
 const json* LenientArray(const json& object, absl::string_view key) {
-  const json* value = JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   return value != nullptr && value->is_array() ? value : nullptr;
 }
 
@@ -850,7 +858,7 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
   if (!status.is_object()) return out;
   out.observed_generation = LenientInt(status, "observedGeneration");
   if (const json* conditions = LenientArray(status, "conditions")) {
-    out.conditions = DecodeConditionsLeniently(*conditions);
+    out.conditions = meta::DecodeConditionsLeniently(*conditions);
   }
   out.device_class_name = LenientString(status, "deviceClassName");
   if (const json* selectors = LenientArray(status, "selectors")) {
@@ -870,24 +878,24 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
                                  LenientInt(g, "taintedDevices")});
     }
   }
-  if (const json* templates = JsonMember(status, "claimTemplates")) {
+  if (const json* templates = meta::JsonMember(status, "claimTemplates")) {
     out.claim_templates.desired = LenientInt(*templates, "desired");
     out.claim_templates.ready = LenientInt(*templates, "ready");
   }
   out.extended_resource_name = LenientString(status, "extendedResourceName");
-  if (const json* claims = JsonMember(status, "schedulableClaims");
+  if (const json* claims = meta::JsonMember(status, "schedulableClaims");
       claims != nullptr && claims->is_number_integer()) {
     out.schedulable_claims = LenientInt(status, "schedulableClaims");
   }
-  if (const json* quotas = JsonMember(status, "quotas")) {
+  if (const json* quotas = meta::JsonMember(status, "quotas")) {
     out.quotas.desired = LenientInt(*quotas, "desired");
     out.quotas.ready = LenientInt(*quotas, "ready");
   }
-  if (const json* allocation = JsonMember(status, "allocation")) {
+  if (const json* allocation = meta::JsonMember(status, "allocation")) {
     out.allocation.allocated_devices = LenientInt(*allocation, "allocatedDevices");
     out.allocation.allocated_claims = LenientInt(*allocation, "allocatedClaims");
     out.allocation.free_devices = LenientInt(*allocation, "freeDevices");
-    if (JsonMember(*allocation, "freeClaims") != nullptr) {
+    if (meta::JsonMember(*allocation, "freeClaims") != nullptr) {
       out.allocation.free_claims = LenientInt(*allocation, "freeClaims");
     }
     out.allocation.pending_claims = LenientInt(*allocation, "pendingClaims");
@@ -1030,7 +1038,7 @@ ordered_json EncodeSpec(const GpuProfileSpec& spec) {
     claim["namespaces"] = spec.claim_template.namespaces;
   }
   if (spec.claim_template.namespace_selector) {
-    claim["namespaceSelector"] = EncodeLabelSelector(*spec.claim_template.namespace_selector);
+    claim["namespaceSelector"] = meta::EncodeLabelSelector(*spec.claim_template.namespace_selector);
   }
   out["claimTemplate"] = std::move(claim);
   out["deletionPolicy"] = DeletionPolicyName(spec.deletion_policy);
@@ -1076,28 +1084,29 @@ const char* AttributeValueTypeName(ValueType type) {
 }
 
 bool IsGpuProfile(const json& object) {
-  const json* api_version = JsonMember(object, "apiVersion");
-  const json* kind = JsonMember(object, "kind");
+  const json* api_version = meta::JsonMember(object, "apiVersion");
+  const json* kind = meta::JsonMember(object, "kind");
   return api_version != nullptr && api_version->is_string() &&
          api_version->get_ref<const std::string&>() == kApiVersion && kind != nullptr &&
          kind->is_string() && kind->get_ref<const std::string&>() == kGpuProfileKind;
 }
 
 absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
-  FieldErrors errors;
-  if (!CheckObject(object, "", &errors)) return errors.ToStatus();
-  if (std::optional<std::string> api_version = StringField(object, "apiVersion", "", true, &errors);
+  meta::FieldErrors errors;
+  if (!meta::CheckObject(object, "", &errors)) return errors.ToStatus();
+  if (std::optional<std::string> api_version =
+          meta::StringField(object, "apiVersion", "", true, &errors);
       api_version && *api_version != kApiVersion) {
     errors.AddUnsupported("apiVersion", *api_version, {kApiVersion});
   }
-  if (std::optional<std::string> kind = StringField(object, "kind", "", true, &errors);
+  if (std::optional<std::string> kind = meta::StringField(object, "kind", "", true, &errors);
       kind && *kind != kGpuProfileKind) {
     errors.AddUnsupported("kind", *kind, {kGpuProfileKind});
   }
   GpuProfile profile;
-  if (const json* metadata = ObjectField(object, "metadata", "", true, &errors)) {
-    profile.metadata = DecodeObjectMeta(*metadata, "metadata", &errors);
-    const json* name = JsonMember(*metadata, "name");
+  if (const json* metadata = meta::ObjectField(object, "metadata", "", true, &errors)) {
+    profile.metadata = meta::DecodeObjectMeta(*metadata, "metadata", &errors);
+    const json* name = meta::JsonMember(*metadata, "name");
     if (name == nullptr || (name->is_string() && profile.metadata.name.empty())) {
       errors.Add("metadata.name", "required");
     } else if (name->is_string()) {
@@ -1106,7 +1115,7 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
       }
     }
   }
-  if (const json* spec = ObjectField(object, "spec", "", false, &errors)) {
+  if (const json* spec = meta::ObjectField(object, "spec", "", false, &errors)) {
     SpecDecoder(profile.metadata.name, &errors).Spec(*spec, &profile.spec);
   }
   if (!errors.empty()) return errors.ToStatus();
@@ -1118,7 +1127,7 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
   if (spec.claim_template.request_name.empty()) {
     spec.claim_template.request_name = kDefaultRequestName;
   }
-  if (const json* status = JsonMember(object, "status")) {
+  if (const json* status = meta::JsonMember(object, "status")) {
     profile.status = DecodeStatusLeniently(*status);
   }
   return profile;
@@ -1127,7 +1136,8 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
 ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   ordered_json out = ordered_json::object();
   out["observedGeneration"] = status.observed_generation;
-  out["conditions"] = EncodeConditions(status.conditions, ConditionGeneration::kIncluded);
+  out["conditions"] =
+      meta::EncodeConditions(status.conditions, meta::ConditionGeneration::kIncluded);
   out["deviceClassName"] = status.device_class_name;
   out["selectors"] = status.selectors;
   out["matchedDevices"] = status.matched_devices;
@@ -1174,7 +1184,7 @@ ordered_json EncodeGpuProfile(const GpuProfile& profile, bool include_server_fie
   ordered_json out = ordered_json::object();
   out["apiVersion"] = kApiVersion;
   out["kind"] = kGpuProfileKind;
-  out["metadata"] = EncodeObjectMeta(profile.metadata, include_server_fields);
+  out["metadata"] = meta::EncodeObjectMeta(profile.metadata, include_server_fields);
   out["spec"] = EncodeSpec(profile.spec);
   out["status"] = EncodeGpuProfileStatus(profile.status);
   return out;

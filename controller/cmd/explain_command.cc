@@ -197,7 +197,7 @@ absl::Status ReadProfilesAndNamespaces(kube::RestClient* client, explain::Cluste
   items = ListItems(client, {"", "v1", "namespaces", "", "", ""}, false);
   if (!items.ok()) return items.status();
   for (const nlohmann::json& item : *items) {
-    absl::StatusOr<api::Namespace> n = api::DecodeNamespace(item);
+    absl::StatusOr<meta::Namespace> n = meta::DecodeNamespace(item);
     if (n.ok()) view->engine.namespaces.push_back(*std::move(n));
   }
   return absl::OkStatus();
@@ -222,8 +222,8 @@ absl::Status ReadNodes(kube::RestClient* client, explain::ClusterView* view, std
   }
   view->nodes_known = true;
   DecodeEach(
-      nodes->items, "Node", api::DecodeNodeGpus,
-      [&](api::NodeGpus n) { view->nodes.push_back(std::move(n)); }, err);
+      nodes->items, "Node", meta::DecodeNodeGpus,
+      [&](meta::NodeGpus n) { view->nodes.push_back(std::move(n)); }, err);
   return absl::OkStatus();
 }
 

@@ -50,10 +50,10 @@ void AddProblems(const dra::ManifestObject& object, absl::string_view message,
 struct Inputs {
   std::vector<dra::ManifestObject> slices;
   std::vector<std::pair<const dra::ManifestObject*, api::GpuProfile>> profiles;
-  std::vector<api::Namespace> namespaces;
+  std::vector<meta::Namespace> namespaces;
   std::vector<dra::DeviceClass> classes;
   std::vector<dra::ResourceClaimTemplate> templates;
-  std::vector<api::ResourceQuota> quotas;
+  std::vector<meta::ResourceQuota> quotas;
   std::vector<dra::ResourceClaim> claims;
   std::map<std::string, int> ignored_kinds;
 };
@@ -90,8 +90,8 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
       in.slices.push_back(std::move(object));
     } else if (api::IsGpuProfile(json)) {
       AddProfile(object, &profile_names, &in, problems);
-    } else if (api::IsNamespace(json)) {
-      absl::StatusOr<api::Namespace> ns = api::DecodeNamespace(json);
+    } else if (meta::IsNamespace(json)) {
+      absl::StatusOr<meta::Namespace> ns = meta::DecodeNamespace(json);
       if (ns.ok()) {
         in.namespaces.push_back(*std::move(ns));
       } else {
@@ -111,8 +111,8 @@ Inputs Classify(std::vector<dra::ManifestObject>& objects, std::vector<std::stri
       } else {
         AddProblems(object, t.status().message(), problems);
       }
-    } else if (api::IsResourceQuota(json)) {
-      absl::StatusOr<api::ResourceQuota> q = api::DecodeResourceQuota(json);
+    } else if (meta::IsResourceQuota(json)) {
+      absl::StatusOr<meta::ResourceQuota> q = meta::DecodeResourceQuota(json);
       if (q.ok()) {
         in.quotas.push_back(*std::move(q));
       } else {
@@ -226,8 +226,8 @@ profile::EngineInput EngineInputOf(const RenderFlags& flags, Inputs* in,
     input.existing_templates.push_back(profile::ExistingTemplate::Of(
         std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
   }
-  for (api::ResourceQuota& q : in->quotas) {
-    input.existing_quotas.push_back(std::make_shared<const api::ResourceQuota>(std::move(q)));
+  for (meta::ResourceQuota& q : in->quotas) {
+    input.existing_quotas.push_back(std::make_shared<const meta::ResourceQuota>(std::move(q)));
   }
   for (auto& [source, profile] : in->profiles) {
     (*source_of)[profile.metadata.name] = source;
@@ -275,8 +275,8 @@ std::vector<nlohmann::ordered_json> EncodeDesiredState(const profile::DesiredSta
     docs.push_back(dra::EncodeResourceClaimTemplate(t, flags.api_version, flags.kube,
                                                     /*include_server_fields=*/false));
   }
-  for (const api::ResourceQuota& q : state.Quotas()) {
-    docs.push_back(api::EncodeResourceQuota(q, /*include_server_fields=*/false));
+  for (const meta::ResourceQuota& q : state.Quotas()) {
+    docs.push_back(meta::EncodeResourceQuota(q, /*include_server_fields=*/false));
   }
   for (const profile::ProfileOutcome& p : state.profiles) {
     docs.push_back(api::EncodeGpuProfile(p.profile, /*include_server_fields=*/false));

@@ -21,7 +21,7 @@ struct OpaqueDeviceConfig {
 };
 
 struct DeviceClass {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   std::vector<std::string> selectors;  // CEL expressions, in order
   std::vector<OpaqueDeviceConfig> config;
   // v1 1.34+, gate DRAExtendedResource; nullopt when unset (or dropped by the server).

@@ -44,14 +44,14 @@ constexpr size_t kMaxSubrequests = 8;
 
 // Present with a value Go's omitempty would print: not null, not an empty list or object.
 bool NonEmptyMember(const json& object, const char* key) {
-  const json* value = api::JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   if (value == nullptr) return false;
   if (value->is_array() || value->is_object()) return !value->empty();
   return true;
 }
 
 std::optional<std::string> StringMember(const json& object, const char* key) {
-  const json* value = api::JsonMember(object, key);
+  const json* value = meta::JsonMember(object, key);
   if (value == nullptr || !value->is_string()) return std::nullopt;
   return value->get<std::string>();
 }
@@ -87,26 +87,26 @@ ordered_json ToOrdered(const json& value) {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-using api::FieldErrors;
+using meta::FieldErrors;
 
 // A list of strings (absent: empty); elements of another type are reported and skipped.
 std::vector<std::string> StringList(const json& object, const char* key, absl::string_view parent,
                                     FieldErrors* errors) {
-  const json* list = api::ArrayField(object, key, parent, false, errors);
+  const json* list = meta::ArrayField(object, key, parent, false, errors);
   if (list == nullptr) return {};
-  return api::ReadStringList(*list, api::FieldMember(parent, key), errors);
+  return meta::ReadStringList(*list, meta::FieldMember(parent, key), errors);
 }
 
 // An object of strings (absent: empty), entries at `path.key` or `path[key]` (FieldMember).
 std::map<std::string, std::string> StringMap(const json& object, const char* key,
                                              absl::string_view parent, FieldErrors* errors) {
   std::map<std::string, std::string> out;
-  const json* map = api::ObjectField(object, key, parent, false, errors);
+  const json* map = meta::ObjectField(object, key, parent, false, errors);
   if (map == nullptr) return out;
-  const std::string path = api::FieldMember(parent, key);
+  const std::string path = meta::FieldMember(parent, key);
   for (auto it = map->begin(); it != map->end(); ++it) {
     if (std::optional<std::string> s =
-            api::ReadString(*it, api::FieldMember(path, it.key()), errors)) {
+            meta::ReadString(*it, meta::FieldMember(path, it.key()), errors)) {
       out.emplace(it.key(), *std::move(s));
     }
   }
@@ -117,15 +117,15 @@ std::map<std::string, std::string> StringMap(const json& object, const char* key
 std::vector<std::string> Selectors(const json& object, absl::string_view parent,
                                    FieldErrors* errors) {
   std::vector<std::string> out;
-  api::ForEachObject(
-      object, "selectors", parent, errors, [&](const json& item, const std::string& path) {
-        const json* cel = api::ObjectField(item, "cel", path, true, errors);
-        if (cel == nullptr) return;
-        if (std::optional<std::string> expression =
-                api::StringField(*cel, "expression", api::FieldMember(path, "cel"), true, errors)) {
-          out.push_back(*std::move(expression));
-        }
-      });
+  meta::ForEachObject(object, "selectors", parent, errors,
+                      [&](const json& item, const std::string& path) {
+                        const json* cel = meta::ObjectField(item, "cel", path, true, errors);
+                        if (cel == nullptr) return;
+                        if (std::optional<std::string> expression = meta::StringField(
+                                *cel, "expression", meta::FieldMember(path, "cel"), true, errors)) {
+                          out.push_back(*std::move(expression));
+                        }
+                      });
   return out;
 }
 
@@ -133,16 +133,17 @@ std::vector<std::string> Selectors(const json& object, absl::string_view parent,
 std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view parent,
                                         bool with_requests, FieldErrors* errors) {
   std::vector<OpaqueDeviceConfig> out;
-  api::ForEachObject(
+  meta::ForEachObject(
       object, "config", parent, errors, [&](const json& item, const std::string& path) {
         OpaqueDeviceConfig config;
         if (with_requests) config.requests = StringList(item, "requests", path, errors);
-        const json* opaque = api::ObjectField(item, "opaque", path, true, errors);
+        const json* opaque = meta::ObjectField(item, "opaque", path, true, errors);
         if (opaque == nullptr) return;
-        const std::string opaque_path = api::FieldMember(path, "opaque");
-        config.driver = api::StringField(*opaque, "driver", opaque_path, true, errors).value_or("");
+        const std::string opaque_path = meta::FieldMember(path, "opaque");
+        config.driver =
+            meta::StringField(*opaque, "driver", opaque_path, true, errors).value_or("");
         if (const json* parameters =
-                api::ObjectField(*opaque, "parameters", opaque_path, true, errors)) {
+                meta::ObjectField(*opaque, "parameters", opaque_path, true, errors)) {
           config.parameters = *parameters;
         }
         out.push_back(std::move(config));
@@ -155,18 +156,18 @@ std::vector<OpaqueDeviceConfig> Configs(const json& object, absl::string_view pa
 std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view parent,
                                           FieldErrors* errors) {
   std::vector<DeviceToleration> out;
-  api::ForEachObject(
+  meta::ForEachObject(
       object, "tolerations", parent, errors, [&](const json& item, const std::string& path) {
         DeviceToleration t;
-        t.key = api::StringField(item, "key", path, false, errors).value_or("");
-        t.op = api::StringField(item, "operator", path, false, errors).value_or("");
+        t.key = meta::StringField(item, "key", path, false, errors).value_or("");
+        t.op = meta::StringField(item, "operator", path, false, errors).value_or("");
         if (!t.op.empty() && t.op != kEqual && t.op != kExists) {
-          errors->Add(api::FieldMember(path, "operator"),
+          errors->Add(meta::FieldMember(path, "operator"),
                       absl::StrCat("must be \"Equal\" or \"Exists\", got \"", t.op, "\""));
         }
-        t.value = api::StringField(item, "value", path, false, errors).value_or("");
-        t.effect = api::StringField(item, "effect", path, false, errors).value_or("");
-        t.toleration_seconds = api::IntField(item, "tolerationSeconds", path, false, errors);
+        t.value = meta::StringField(item, "value", path, false, errors).value_or("");
+        t.effect = meta::StringField(item, "effect", path, false, errors).value_or("");
+        t.toleration_seconds = meta::IntField(item, "tolerationSeconds", path, false, errors);
         out.push_back(std::move(t));
       });
   return out;
@@ -177,15 +178,15 @@ std::vector<DeviceToleration> Tolerations(const json& object, absl::string_view 
 std::map<std::string, Quantity> CapacityRequests(const json& object, absl::string_view parent,
                                                  FieldErrors* errors) {
   std::map<std::string, Quantity> out;
-  const json* capacity = api::ObjectField(object, "capacity", parent, false, errors);
+  const json* capacity = meta::ObjectField(object, "capacity", parent, false, errors);
   if (capacity == nullptr) return out;
-  const std::string capacity_path = api::FieldMember(parent, "capacity");
-  const json* requests = api::ObjectField(*capacity, "requests", capacity_path, false, errors);
+  const std::string capacity_path = meta::FieldMember(parent, "capacity");
+  const json* requests = meta::ObjectField(*capacity, "requests", capacity_path, false, errors);
   if (requests == nullptr) return out;
-  const std::string path = api::FieldMember(capacity_path, "requests");
+  const std::string path = meta::FieldMember(capacity_path, "requests");
   for (auto it = requests->begin(); it != requests->end(); ++it) {
-    const std::string item_path = api::FieldMember(path, it.key());
-    std::optional<std::string> text = api::QuantityText(*it);
+    const std::string item_path = meta::FieldMember(path, it.key());
+    std::optional<std::string> text = meta::QuantityText(*it);
     if (!text) {
       errors->Add(item_path,
                   absl::StrCat("must be a quantity string, got ", errors->TypeName(*it)));
@@ -202,43 +203,43 @@ std::map<std::string, Quantity> CapacityRequests(const json& object, absl::strin
   return out;
 }
 
-void Metadata(const json& obj, api::ObjectMeta* meta, FieldErrors* errors) {
-  const json* m = api::ObjectField(obj, "metadata", "", true, errors);
+void Metadata(const json& obj, meta::ObjectMeta* meta, FieldErrors* errors) {
+  const json* m = meta::ObjectField(obj, "metadata", "", true, errors);
   if (m == nullptr) return;
   constexpr char kPath[] = "metadata";
-  meta->name = api::StringField(*m, "name", kPath, true, errors).value_or("");
-  meta->namespace_name = api::StringField(*m, "namespace", kPath, false, errors).value_or("");
-  meta->uid = api::StringField(*m, "uid", kPath, false, errors).value_or("");
+  meta->name = meta::StringField(*m, "name", kPath, true, errors).value_or("");
+  meta->namespace_name = meta::StringField(*m, "namespace", kPath, false, errors).value_or("");
+  meta->uid = meta::StringField(*m, "uid", kPath, false, errors).value_or("");
   meta->resource_version =
-      api::StringField(*m, "resourceVersion", kPath, false, errors).value_or("");
-  meta->generation = api::IntField(*m, "generation", kPath, false, errors).value_or(0);
+      meta::StringField(*m, "resourceVersion", kPath, false, errors).value_or("");
+  meta->generation = meta::IntField(*m, "generation", kPath, false, errors).value_or(0);
   meta->creation_timestamp =
-      api::StringField(*m, "creationTimestamp", kPath, false, errors).value_or("");
-  meta->deletion_timestamp = api::StringField(*m, "deletionTimestamp", kPath, false, errors);
+      meta::StringField(*m, "creationTimestamp", kPath, false, errors).value_or("");
+  meta->deletion_timestamp = meta::StringField(*m, "deletionTimestamp", kPath, false, errors);
   meta->labels = StringMap(*m, "labels", kPath, errors);
   meta->annotations = StringMap(*m, "annotations", kPath, errors);
   meta->finalizers = StringList(*m, "finalizers", kPath, errors);
-  api::ForEachObject(
+  meta::ForEachObject(
       *m, "ownerReferences", kPath, errors, [&](const json& item, const std::string& path) {
-        api::OwnerReference ref;
-        ref.api_version = api::StringField(item, "apiVersion", path, true, errors).value_or("");
-        ref.kind = api::StringField(item, "kind", path, true, errors).value_or("");
-        ref.name = api::StringField(item, "name", path, true, errors).value_or("");
-        ref.uid = api::StringField(item, "uid", path, true, errors).value_or("");
-        ref.controller = api::BoolField(item, "controller", path, errors).value_or(false);
+        meta::OwnerReference ref;
+        ref.api_version = meta::StringField(item, "apiVersion", path, true, errors).value_or("");
+        ref.kind = meta::StringField(item, "kind", path, true, errors).value_or("");
+        ref.name = meta::StringField(item, "name", path, true, errors).value_or("");
+        ref.uid = meta::StringField(item, "uid", path, true, errors).value_or("");
+        ref.controller = meta::BoolField(item, "controller", path, errors).value_or(false);
         ref.block_owner_deletion =
-            api::BoolField(item, "blockOwnerDeletion", path, errors).value_or(false);
+            meta::BoolField(item, "blockOwnerDeletion", path, errors).value_or(false);
         meta->owner_references.push_back(std::move(ref));
       });
 }
 
 // Checks kind and apiVersion; the version, or nullopt (reported) when unusable.
 std::optional<DraApiVersion> Header(const json& obj, const char* want_kind, FieldErrors* errors) {
-  if (std::optional<std::string> kind = api::StringField(obj, "kind", "", true, errors);
+  if (std::optional<std::string> kind = meta::StringField(obj, "kind", "", true, errors);
       kind && *kind != want_kind) {
     errors->Add("kind", absl::StrCat("expected ", want_kind, ", got \"", *kind, "\""));
   }
-  std::optional<std::string> api_version = api::StringField(obj, "apiVersion", "", true, errors);
+  std::optional<std::string> api_version = meta::StringField(obj, "apiVersion", "", true, errors);
   if (!api_version) return std::nullopt;
   absl::StatusOr<DraApiVersion> version = ParseDraApiVersion(*api_version);
   if (!version.ok() || !absl::StartsWith(*api_version, absl::StrCat(kGroup, "/"))) {
@@ -266,18 +267,18 @@ constexpr const char* kExactFields[] = {"deviceClassName", "selectors",   "alloc
 void ReadExact(const json& body, const std::string& path, bool subrequest, ExactDeviceRequest* req,
                FieldErrors* errors) {
   req->device_class_name =
-      api::StringField(body, "deviceClassName", path, true, errors).value_or("");
+      meta::StringField(body, "deviceClassName", path, true, errors).value_or("");
   req->selectors = Selectors(body, path, errors);
   if (std::optional<std::string> mode =
-          api::StringField(body, "allocationMode", path, false, errors)) {
+          meta::StringField(body, "allocationMode", path, false, errors)) {
     if (*mode != kExactCount && *mode != kAll && !mode->empty()) {
-      errors->Add(api::FieldMember(path, "allocationMode"),
+      errors->Add(meta::FieldMember(path, "allocationMode"),
                   absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
     }
     req->allocation_mode = *std::move(mode);
   }
-  req->count = api::IntField(body, "count", path, false, errors);
-  if (!subrequest) req->admin_access = api::BoolField(body, "adminAccess", path, errors);
+  req->count = meta::IntField(body, "count", path, false, errors);
+  if (!subrequest) req->admin_access = meta::BoolField(body, "adminAccess", path, errors);
   req->tolerations = Tolerations(body, path, errors);
   req->capacity_requests = CapacityRequests(body, path, errors);
   // Not modelled (alpha in 1.37, never written by the operator): flagged, not decoded.
@@ -287,9 +288,9 @@ void ReadExact(const json& body, const std::string& path, bool subrequest, Exact
 // firstAvailable: 1 to 8 subrequests, each {name, <exact fields but adminAccess>}.
 void ReadSubrequests(const json& entry, const std::string& path, ExactDeviceRequest* req,
                      FieldErrors* errors) {
-  const json* list = api::ArrayField(entry, "firstAvailable", path, false, errors);
+  const json* list = meta::ArrayField(entry, "firstAvailable", path, false, errors);
   if (list == nullptr) return;
-  const std::string list_path = api::FieldMember(path, "firstAvailable");
+  const std::string list_path = meta::FieldMember(path, "firstAvailable");
   if (list->empty()) {
     errors->Add(list_path, "must not be empty");
     return;
@@ -299,11 +300,11 @@ void ReadSubrequests(const json& entry, const std::string& path, ExactDeviceRequ
                                         list->size()));
   }
   for (size_t i = 0; i < list->size(); ++i) {
-    const std::string item_path = api::FieldIndex(list_path, i);
+    const std::string item_path = meta::FieldIndex(list_path, i);
     const json& item = (*list)[i];
-    if (!api::CheckObject(item, item_path, errors)) continue;
+    if (!meta::CheckObject(item, item_path, errors)) continue;
     ExactDeviceRequest sub;
-    sub.name = api::StringField(item, "name", item_path, true, errors).value_or("");
+    sub.name = meta::StringField(item, "name", item_path, true, errors).value_or("");
     ReadExact(item, item_path, /*subrequest=*/true, &sub, errors);
     req->first_available.push_back(std::move(sub));
   }
@@ -312,13 +313,13 @@ void ReadSubrequests(const json& entry, const std::string& path, ExactDeviceRequ
 ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, DraApiVersion version,
                                  FieldErrors* errors) {
   ExactDeviceRequest req;
-  req.name = api::StringField(entry, "name", path, true, errors).value_or("");
-  const bool has_first_available = api::JsonMember(entry, "firstAvailable") != nullptr;
+  req.name = meta::StringField(entry, "name", path, true, errors).value_or("");
+  const bool has_first_available = meta::JsonMember(entry, "firstAvailable") != nullptr;
 
   if (version == DraApiVersion::kV1beta1) {
-    if (api::JsonMember(entry, "exactly") != nullptr) {
+    if (meta::JsonMember(entry, "exactly") != nullptr) {
       errors->Add(
-          api::FieldMember(path, "exactly"),
+          meta::FieldMember(path, "exactly"),
           "not part of resource.k8s.io/v1beta1 (request fields sit directly on the request; "
           "\"exactly\" is resource.k8s.io/v1beta2 and v1)");
       return req;
@@ -327,13 +328,13 @@ ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, Dra
       ReadExact(entry, path, /*subrequest=*/false, &req, errors);
       return req;
     }
-    if (api::JsonMember(entry, "deviceClassName") != nullptr) {
+    if (meta::JsonMember(entry, "deviceClassName") != nullptr) {
       errors->Add(path, "must have exactly one of deviceClassName or firstAvailable");
       return req;
     }
     for (const char* field : kExactFields) {
       if (NonEmptyMember(entry, field)) {
-        errors->Add(api::FieldMember(path, field),
+        errors->Add(meta::FieldMember(path, field),
                     "must not be set with firstAvailable (each subrequest has its own)");
       }
     }
@@ -342,23 +343,23 @@ ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, Dra
   }
 
   for (const char* field : kExactFields) {
-    if (api::JsonMember(entry, field) != nullptr) {
-      errors->Add(api::FieldMember(path, field),
+    if (meta::JsonMember(entry, field) != nullptr) {
+      errors->Add(meta::FieldMember(path, field),
                   absl::StrCat("not part of ", ToString(version),
                                " (request fields sit under \"exactly\"; flat requests are "
                                "resource.k8s.io/v1beta1)"));
       return req;
     }
   }
-  const bool has_exactly = api::JsonMember(entry, "exactly") != nullptr;
+  const bool has_exactly = meta::JsonMember(entry, "exactly") != nullptr;
   if (has_exactly == has_first_available) {
     errors->Add(path, "must have exactly one of exactly or firstAvailable");
     return req;
   }
   if (has_first_available) {
     ReadSubrequests(entry, path, &req, errors);
-  } else if (const json* exactly = api::ObjectField(entry, "exactly", path, false, errors)) {
-    ReadExact(*exactly, api::FieldMember(path, "exactly"), /*subrequest=*/false, &req, errors);
+  } else if (const json* exactly = meta::ObjectField(entry, "exactly", path, false, errors)) {
+    ReadExact(*exactly, meta::FieldMember(path, "exactly"), /*subrequest=*/false, &req, errors);
   }
   return req;
 }
@@ -509,7 +510,7 @@ ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApiVersion ve
   ordered_json out = ordered_json::object();
   out["apiVersion"] = ToString(version);
   out["kind"] = kDeviceClassKind;
-  out["metadata"] = api::EncodeObjectMeta(device_class.metadata, include_server_fields);
+  out["metadata"] = meta::EncodeObjectMeta(device_class.metadata, include_server_fields);
   ordered_json spec = ordered_json::object();
   if (!device_class.selectors.empty()) spec["selectors"] = EncodeSelectors(device_class.selectors);
   if (!device_class.config.empty()) spec["config"] = EncodeConfig(device_class.config, false);
@@ -525,7 +526,7 @@ ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct, DraAp
   ordered_json out = ordered_json::object();
   out["apiVersion"] = ToString(version);
   out["kind"] = kTemplateKind;
-  out["metadata"] = api::EncodeObjectMeta(rct.metadata, include_server_fields);
+  out["metadata"] = meta::EncodeObjectMeta(rct.metadata, include_server_fields);
 
   ordered_json requests = ordered_json::array();
   for (const ExactDeviceRequest& req : rct.requests) {
@@ -562,48 +563,48 @@ bool IsDeviceClass(const json& obj) { return IsKind(obj, kDeviceClassKind); }
 bool IsResourceClaimTemplate(const json& obj) { return IsKind(obj, kTemplateKind); }
 
 absl::StatusOr<DeviceClass> DecodeDeviceClass(const json& obj) {
-  const std::string label = api::ObjectLabel(obj, kDeviceClassKind);
-  FieldErrors errors(api::ArrayWording::kList);
-  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  const std::string label = meta::ObjectLabel(obj, kDeviceClassKind);
+  FieldErrors errors(meta::ArrayWording::kList);
+  if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
   if (!Header(obj, kDeviceClassKind, &errors)) return errors.ToStatus(label);
   DeviceClass out;
   Metadata(obj, &out.metadata, &errors);
-  if (const json* spec = api::ObjectField(obj, "spec", "", true, &errors)) {
+  if (const json* spec = meta::ObjectField(obj, "spec", "", true, &errors)) {
     out.selectors = Selectors(*spec, "spec", &errors);
     out.config = Configs(*spec, "spec", false, &errors);
     out.extended_resource_name =
-        api::StringField(*spec, "extendedResourceName", "spec", false, &errors);
+        meta::StringField(*spec, "extendedResourceName", "spec", false, &errors);
   }
   if (!errors.empty()) return errors.ToStatus(label);
   return out;
 }
 
 absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& obj) {
-  const std::string label = api::ObjectLabel(obj, kTemplateKind);
-  FieldErrors errors(api::ArrayWording::kList);
-  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  const std::string label = meta::ObjectLabel(obj, kTemplateKind);
+  FieldErrors errors(meta::ArrayWording::kList);
+  if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
   std::optional<DraApiVersion> version = Header(obj, kTemplateKind, &errors);
   if (!version) return errors.ToStatus(label);
   ResourceClaimTemplate out;
   Metadata(obj, &out.metadata, &errors);
-  const json* spec = api::ObjectField(obj, "spec", "", true, &errors);
+  const json* spec = meta::ObjectField(obj, "spec", "", true, &errors);
   if (spec == nullptr) return errors.ToStatus(label);
-  if (const json* claim_meta = api::ObjectField(*spec, "metadata", "spec", false, &errors)) {
+  if (const json* claim_meta = meta::ObjectField(*spec, "metadata", "spec", false, &errors)) {
     out.claim_labels = StringMap(*claim_meta, "labels", "spec.metadata", &errors);
     out.claim_annotations = StringMap(*claim_meta, "annotations", "spec.metadata", &errors);
   }
-  const json* claim_spec = api::ObjectField(*spec, "spec", "spec", true, &errors);
-  const json* devices = claim_spec == nullptr
-                            ? nullptr
-                            : api::ObjectField(*claim_spec, "devices", "spec.spec", false, &errors);
+  const json* claim_spec = meta::ObjectField(*spec, "spec", "spec", true, &errors);
+  const json* devices = claim_spec == nullptr ? nullptr
+                                              : meta::ObjectField(*claim_spec, "devices",
+                                                                  "spec.spec", false, &errors);
   if (devices != nullptr) {
     constexpr char kDevices[] = "spec.spec.devices";
-    api::ForEachObject(*devices, "requests", kDevices, &errors,
-                       [&](const json& entry, const std::string& path) {
-                         out.requests.push_back(DecodeRequest(entry, path, *version, &errors));
-                       });
+    meta::ForEachObject(*devices, "requests", kDevices, &errors,
+                        [&](const json& entry, const std::string& path) {
+                          out.requests.push_back(DecodeRequest(entry, path, *version, &errors));
+                        });
     if (const json* constraints =
-            api::ArrayField(*devices, "constraints", kDevices, false, &errors)) {
+            meta::ArrayField(*devices, "constraints", kDevices, false, &errors)) {
       out.has_constraints = !constraints->empty();
     }
     out.config = Configs(*devices, kDevices, true, &errors);
@@ -614,7 +615,7 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& ob
 
 bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimTemplate& actual) {
   if (desired.has_constraints != actual.has_constraints) return false;
-  if (!api::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
+  if (!meta::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
   if (desired.claim_labels != actual.claim_labels ||
       desired.claim_annotations != actual.claim_annotations) {
     return false;
@@ -628,7 +629,7 @@ bool SameDesiredState(const ResourceClaimTemplate& desired, const ResourceClaimT
 
 bool SameDesiredState(const DeviceClass& desired, const DeviceClass& actual,
                       bool extended_resource_name_served) {
-  if (!api::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
+  if (!meta::SameDesiredMetadata(desired.metadata, actual.metadata)) return false;
   if (desired.selectors != actual.selectors) return false;
   if (!SameConfig(desired.config, actual.config, false)) return false;
   if (desired.extended_resource_name == actual.extended_resource_name) return true;

@@ -424,7 +424,7 @@ void AddObject(json object, const std::string& file, int document_index, int ite
   };
   if (!object.is_object()) {
     return fail(
-        absl::StrCat("expected a Kubernetes object (a mapping), got ", api::JsonTypeName(object)));
+        absl::StrCat("expected a Kubernetes object (a mapping), got ", meta::JsonTypeName(object)));
   }
   for (const char* field : {"apiVersion", "kind"}) {
     auto it = object.find(field);
@@ -448,7 +448,7 @@ void AddObject(json object, const std::string& file, int document_index, int ite
   json& items = object["items"];
   if (items.is_null()) return;  // an empty list as kubectl prints it (`items: []` or null)
   if (!items.is_array()) {
-    return fail(absl::StrCat(kind, ": items must be a list, got ", api::JsonTypeName(items)));
+    return fail(absl::StrCat(kind, ": items must be a list, got ", meta::JsonTypeName(items)));
   }
   const std::string api_version = object["apiVersion"].get<std::string>();
   const std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);

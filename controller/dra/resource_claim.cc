@@ -37,7 +37,7 @@ const std::string* Intern(absl::string_view value) {
 }
 
 using json = nlohmann::json;
-using api::FieldErrors;
+using meta::FieldErrors;
 
 constexpr char kKind[] = "ResourceClaim";
 constexpr char kAll[] = "All";
@@ -48,24 +48,24 @@ constexpr char kExactCount[] = "ExactCount";
 std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* request, bool first,
                       FieldErrors* errors) {
   std::string device_class =
-      api::StringField(exact, "deviceClassName", path, /*required=*/true, errors).value_or("");
-  std::string mode = api::StringField(exact, "allocationMode", path, false, errors).value_or("");
+      meta::StringField(exact, "deviceClassName", path, /*required=*/true, errors).value_or("");
+  std::string mode = meta::StringField(exact, "allocationMode", path, false, errors).value_or("");
   if (!mode.empty() && mode != kAll && mode != kExactCount) {
-    errors->AddUnsupported(api::FieldChild(path, "allocationMode"), mode, {kAll, kExactCount});
+    errors->AddUnsupported(meta::FieldChild(path, "allocationMode"), mode, {kAll, kExactCount});
   }
-  std::optional<int64_t> count = api::IntField(exact, "count", path, false, errors);
+  std::optional<int64_t> count = meta::IntField(exact, "count", path, false, errors);
   if (count && *count < 1) {
-    errors->AddInvalid(api::FieldChild(path, "count"), absl::StrCat(*count),
+    errors->AddInvalid(meta::FieldChild(path, "count"), absl::StrCat(*count),
                        "must be greater than zero");
   }
   if (first) {
     request->all = mode == kAll;
     request->count = static_cast<int32_t>(std::min<int64_t>(count.value_or(1), INT32_MAX));
   }
-  if (const json* capacity = api::ObjectField(exact, "capacity", path, false, errors)) {
-    std::string capacity_path = api::FieldChild(path, "capacity");
+  if (const json* capacity = meta::ObjectField(exact, "capacity", path, false, errors)) {
+    std::string capacity_path = meta::FieldChild(path, "capacity");
     if (const json* requests =
-            api::ObjectField(*capacity, "requests", capacity_path, false, errors)) {
+            meta::ObjectField(*capacity, "requests", capacity_path, false, errors)) {
       request->requests_capacity |= !requests->empty();
     }
   }
@@ -74,16 +74,16 @@ std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* r
 
 void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRequest* request,
                  FieldErrors* errors) {
-  request->name = api::StringField(item, "name", path, /*required=*/true, errors).value_or("");
-  const json* first_available = api::ArrayField(item, "firstAvailable", path, false, errors);
+  request->name = meta::StringField(item, "name", path, /*required=*/true, errors).value_or("");
+  const json* first_available = meta::ArrayField(item, "firstAvailable", path, false, errors);
   if (first_available != nullptr && !first_available->empty()) {
-    std::string list_path = api::FieldChild(path, "firstAvailable");
+    std::string list_path = meta::FieldChild(path, "firstAvailable");
     for (size_t i = 0; i < first_available->size(); ++i) {
-      std::string sub_path = api::FieldIndex(list_path, i);
+      std::string sub_path = meta::FieldIndex(list_path, i);
       const json& sub = (*first_available)[i];
-      if (!api::CheckObject(sub, sub_path, errors)) continue;
+      if (!meta::CheckObject(sub, sub_path, errors)) continue;
       request->subrequests.push_back(
-          api::StringField(sub, "name", sub_path, /*required=*/true, errors).value_or(""));
+          meta::StringField(sub, "name", sub_path, /*required=*/true, errors).value_or(""));
       request->device_classes.push_back(ReadExact(sub, sub_path, request, i == 0, errors));
     }
     return;
@@ -92,27 +92,26 @@ void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRe
     request->device_classes.push_back(ReadExact(item, path, request, true, errors));
     return;
   }
-  const json* exact = api::ObjectField(item, "exactly", path, false, errors);
+  const json* exact = meta::ObjectField(item, "exactly", path, false, errors);
   if (exact == nullptr) {
     errors->Add(path, "exactly one of exactly or firstAvailable is required");
     return;
   }
   request->device_classes.push_back(
-      ReadExact(*exact, api::FieldChild(path, "exactly"), request, true, errors));
+      ReadExact(*exact, meta::FieldChild(path, "exactly"), request, true, errors));
 }
 
 void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
-  const json* meta = api::ObjectField(obj, "metadata", "", /*required=*/true, errors);
+  const json* meta = meta::ObjectField(obj, "metadata", "", /*required=*/true, errors);
   if (meta == nullptr) return;
-  const std::string name =
-      api::StringField(*meta, "name", "metadata", true, errors).value_or("");
+  const std::string name = meta::StringField(*meta, "name", "metadata", true, errors).value_or("");
   claim->namespace_name =
-      api::StringField(*meta, "namespace", "metadata", true, errors).value_or("");
+      meta::StringField(*meta, "namespace", "metadata", true, errors).value_or("");
   const std::string resource_version =
-      api::StringField(*meta, "resourceVersion", "metadata", false, errors).value_or("");
+      meta::StringField(*meta, "resourceVersion", "metadata", false, errors).value_or("");
   std::string owner_pod;
   if (std::optional<std::string> created =
-          api::StringField(*meta, "creationTimestamp", "metadata", false, errors)) {
+          meta::StringField(*meta, "creationTimestamp", "metadata", false, errors)) {
     absl::Time t;
     std::string err;
     if (absl::ParseTime(absl::RFC3339_full, *created, &t, &err)) {
@@ -121,22 +120,23 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
       errors->AddInvalid("metadata.creationTimestamp", *created, "must be an RFC 3339 time");
     }
   }
-  claim->deleting = api::JsonMember(*meta, "deletionTimestamp") != nullptr;
-  if (const json* annotations = api::ObjectField(*meta, "annotations", "metadata", false, errors)) {
-    if (const json* pod_claim = api::JsonMember(*annotations, kPodClaimNameAnnotation);
+  claim->deleting = meta::JsonMember(*meta, "deletionTimestamp") != nullptr;
+  if (const json* annotations =
+          meta::ObjectField(*meta, "annotations", "metadata", false, errors)) {
+    if (const json* pod_claim = meta::JsonMember(*annotations, kPodClaimNameAnnotation);
         pod_claim && pod_claim->is_string()) {
       claim->pod_claim_name = pod_claim->get_ref<const std::string&>();
     }
   }
-  const json* owners = api::ArrayField(*meta, "ownerReferences", "metadata", false, errors);
+  const json* owners = meta::ArrayField(*meta, "ownerReferences", "metadata", false, errors);
   for (size_t i = 0; owners != nullptr && i < owners->size(); ++i) {
     const json& owner = (*owners)[i];
-    std::string path = api::FieldIndex("metadata.ownerReferences", i);
-    if (!api::CheckObject(owner, path, errors)) continue;
-    if (!api::MemberEquals(owner, "kind", "Pod") || !api::MemberEquals(owner, "apiVersion", "v1"))
+    std::string path = meta::FieldIndex("metadata.ownerReferences", i);
+    if (!meta::CheckObject(owner, path, errors)) continue;
+    if (!meta::MemberEquals(owner, "kind", "Pod") || !meta::MemberEquals(owner, "apiVersion", "v1"))
       continue;
-    if (!api::BoolField(owner, "controller", path, errors).value_or(false)) continue;
-    owner_pod = api::StringField(owner, "name", path, true, errors).value_or("");
+    if (!meta::BoolField(owner, "controller", path, errors).value_or(false)) continue;
+    owner_pod = meta::StringField(owner, "name", path, true, errors).value_or("");
   }
   // ClaimStrings keeps 16-bit sizes; the API server's names are far shorter.
   bool fits = true;
@@ -157,27 +157,29 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
 
 void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
   std::vector<ConsumedCapacity> consumed_capacity;
-  if (const json* allocation = api::ObjectField(status, "allocation", "status", false, errors)) {
+  if (const json* allocation = meta::ObjectField(status, "allocation", "status", false, errors)) {
     claim->allocated = true;
     const json* devices =
-        api::ObjectField(*allocation, "devices", "status.allocation", false, errors);
+        meta::ObjectField(*allocation, "devices", "status.allocation", false, errors);
     const json* results =
-        devices ? api::ArrayField(*devices, "results", "status.allocation.devices", false, errors)
+        devices ? meta::ArrayField(*devices, "results", "status.allocation.devices", false, errors)
                 : nullptr;
     if (results != nullptr) {
       for (size_t i = 0; i < results->size(); ++i) {
         const json& item = (*results)[i];
-        std::string path = api::FieldIndex("status.allocation.devices.results", i);
-        if (!api::CheckObject(item, path, errors)) continue;
+        std::string path = meta::FieldIndex("status.allocation.devices.results", i);
+        if (!meta::CheckObject(item, path, errors)) continue;
         ClaimDeviceResult result;
-        result.request = api::StringField(item, "request", path, true, errors).value_or("");
-        result.driver = api::StringField(item, "driver", path, true, errors).value_or("");
-        result.pool = api::StringField(item, "pool", path, true, errors).value_or("");
-        result.device = api::StringField(item, "device", path, true, errors).value_or("");
-        (void)api::StringField(item, "shareID", path, false, errors);  // type-checked only
-        if (const json* consumed = api::ObjectField(item, "consumedCapacity", path, false, errors)) {
+        result.request = meta::StringField(item, "request", path, true, errors).value_or("");
+        result.driver = meta::StringField(item, "driver", path, true, errors).value_or("");
+        result.pool = meta::StringField(item, "pool", path, true, errors).value_or("");
+        result.device = meta::StringField(item, "device", path, true, errors).value_or("");
+        (void)meta::StringField(item, "shareID", path, false, errors);  // type-checked only
+        if (const json* consumed =
+                meta::ObjectField(item, "consumedCapacity", path, false, errors)) {
           for (const auto& [name, value] : consumed->items()) {
-            const std::string field = api::FieldChild(api::FieldChild(path, "consumedCapacity"), name);
+            const std::string field =
+                meta::FieldChild(meta::FieldChild(path, "consumedCapacity"), name);
             if (!value.is_string()) {
               errors->AddInvalid(field, value.dump(), "must be a quantity");
               continue;
@@ -199,15 +201,15 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
     claim->consumed_capacity =
         std::make_shared<const std::vector<ConsumedCapacity>>(std::move(consumed_capacity));
   }
-  const json* reserved = api::ArrayField(status, "reservedFor", "status", false, errors);
+  const json* reserved = meta::ArrayField(status, "reservedFor", "status", false, errors);
   if (reserved == nullptr) return;
   for (size_t i = 0; i < reserved->size(); ++i) {
     const json& consumer = (*reserved)[i];
-    std::string path = api::FieldIndex("status.reservedFor", i);
-    if (!api::CheckObject(consumer, path, errors)) continue;
-    std::string resource = api::StringField(consumer, "resource", path, true, errors).value_or("");
-    std::string name = api::StringField(consumer, "name", path, true, errors).value_or("");
-    std::string group = api::StringField(consumer, "apiGroup", path, false, errors).value_or("");
+    std::string path = meta::FieldIndex("status.reservedFor", i);
+    if (!meta::CheckObject(consumer, path, errors)) continue;
+    std::string resource = meta::StringField(consumer, "resource", path, true, errors).value_or("");
+    std::string name = meta::StringField(consumer, "name", path, true, errors).value_or("");
+    std::string group = meta::StringField(consumer, "apiGroup", path, false, errors).value_or("");
     if (resource == "pods" && group.empty()) claim->reserved_for_pods.push_back(std::move(name));
   }
 }
@@ -278,19 +280,19 @@ ClaimSymbol ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const 
 }
 
 bool IsResourceClaim(const json& obj) {
-  return api::MemberEquals(obj, "kind", kKind) && api::JsonMember(obj, "apiVersion") != nullptr &&
-         (*api::JsonMember(obj, "apiVersion")).is_string() &&
-         absl::StartsWith((*api::JsonMember(obj, "apiVersion")).get<std::string>(),
+  return meta::MemberEquals(obj, "kind", kKind) && meta::JsonMember(obj, "apiVersion") != nullptr &&
+         (*meta::JsonMember(obj, "apiVersion")).is_string() &&
+         absl::StartsWith((*meta::JsonMember(obj, "apiVersion")).get<std::string>(),
                           "resource.k8s.io/");
 }
 
 absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
-  const std::string label = api::ObjectLabel(obj, kKind);
+  const std::string label = meta::ObjectLabel(obj, kKind);
   FieldErrors errors;
   ResourceClaim claim;
-  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
   std::string api_version =
-      api::StringField(obj, "apiVersion", "", /*required=*/true, &errors).value_or("");
+      meta::StringField(obj, "apiVersion", "", /*required=*/true, &errors).value_or("");
   bool v1beta1 = api_version == "resource.k8s.io/v1beta1";
   if (!api_version.empty() && !v1beta1 && api_version != "resource.k8s.io/v1beta2" &&
       api_version != "resource.k8s.io/v1") {
@@ -299,21 +301,21 @@ absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
         {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"});
   }
   ReadMetadata(obj, &claim, &errors);
-  if (const json* spec = api::ObjectField(obj, "spec", "", /*required=*/true, &errors)) {
-    const json* devices = api::ObjectField(*spec, "devices", "spec", false, &errors);
+  if (const json* spec = meta::ObjectField(obj, "spec", "", /*required=*/true, &errors)) {
+    const json* devices = meta::ObjectField(*spec, "devices", "spec", false, &errors);
     const json* requests =
-        devices ? api::ArrayField(*devices, "requests", "spec.devices", false, &errors) : nullptr;
+        devices ? meta::ArrayField(*devices, "requests", "spec.devices", false, &errors) : nullptr;
     if (requests != nullptr) {
       for (size_t i = 0; i < requests->size(); ++i) {
-        std::string path = api::FieldIndex("spec.devices.requests", i);
-        if (!api::CheckObject((*requests)[i], path, &errors)) continue;
+        std::string path = meta::FieldIndex("spec.devices.requests", i);
+        if (!meta::CheckObject((*requests)[i], path, &errors)) continue;
         ClaimRequest request;
         ReadRequest((*requests)[i], path, v1beta1, &request, &errors);
         claim.requests.push_back(std::move(request));
       }
     }
   }
-  if (const json* status = api::ObjectField(obj, "status", "", false, &errors)) {
+  if (const json* status = meta::ObjectField(obj, "status", "", false, &errors)) {
     ReadStatus(*status, &claim, &errors);
   }
   if (errors.empty()) return claim;

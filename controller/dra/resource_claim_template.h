@@ -43,7 +43,7 @@ struct ExactDeviceRequest {
 };
 
 struct ResourceClaimTemplate {
-  api::ObjectMeta metadata;  // namespace_name is set
+  meta::ObjectMeta metadata;  // namespace_name is set
   // spec.metadata (labels and annotations copied to each generated claim).
   std::map<std::string, std::string> claim_labels;
   std::map<std::string, std::string> claim_annotations;

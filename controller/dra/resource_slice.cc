@@ -31,15 +31,15 @@ constexpr char kAttributeKinds[] = "int, bool, string, version, ints, bools, str
 constexpr const char* kScalarKinds[] = {"int", "bool", "string", "version"};
 constexpr const char* kListKinds[] = {"ints", "bools", "strings", "versions"};
 
-using api::FieldErrors;
-using api::FieldMember;
+using meta::FieldErrors;
+using meta::FieldMember;
 
 // Calls `fn(name, value, path)` for each member of the map `key` of `body` in name order, and
 // reports the empty name ("<what> names must not be empty") instead.
 template <typename Fn>
 void ForEachNamed(const json& body, const char* key, absl::string_view body_path,
                   absl::string_view what, FieldErrors* errors, Fn&& fn) {
-  const json* map = api::ObjectField(body, key, body_path, false, errors);
+  const json* map = meta::ObjectField(body, key, body_path, false, errors);
   if (map == nullptr) return;
   const std::string path = FieldMember(body_path, key);
   for (auto it = map->begin(); it != map->end(); ++it) {
@@ -55,12 +55,12 @@ void ForEachNamed(const json& body, const char* key, absl::string_view body_path
 std::optional<AttributeValue> Scalar(absl::string_view kind, const json& value,
                                      const std::string& path, FieldErrors* errors) {
   if (kind == "int") {
-    std::optional<int64_t> i = api::ReadInt(value, path, errors);
+    std::optional<int64_t> i = meta::ReadInt(value, path, errors);
     if (!i) return std::nullopt;
     return AttributeValue::Int(*i);
   }
   if (kind == "bool") {
-    std::optional<bool> b = api::ReadBool(value, path, errors);
+    std::optional<bool> b = meta::ReadBool(value, path, errors);
     if (!b) return std::nullopt;
     return AttributeValue::Bool(*b);
   }
@@ -79,13 +79,13 @@ std::optional<AttributeValue> Scalar(absl::string_view kind, const json& value,
 // `builder`; reports what is wrong instead. The list value views `values`, so it is added here.
 void AddListAttribute(absl::string_view name, const json& items, int kind_index,
                       const std::string& path, DeviceSetBuilder* builder, FieldErrors* errors) {
-  if (!api::CheckArray(items, path, errors)) return;
+  if (!meta::CheckArray(items, path, errors)) return;
   std::vector<AttributeValue> values;
   values.reserve(items.size());
   bool ok = true;
   for (size_t i = 0; i < items.size(); ++i) {
     std::optional<AttributeValue> v =
-        Scalar(kScalarKinds[kind_index], items[i], api::FieldIndex(path, i), errors);
+        Scalar(kScalarKinds[kind_index], items[i], meta::FieldIndex(path, i), errors);
     if (v) values.push_back(*v);
     ok = ok && v.has_value();
   }
@@ -108,8 +108,8 @@ void Attribute(absl::string_view name, const json& value, const std::string& pat
   int kind_index = -1;
   bool list = false;
   for (int i = 0; i < 4; ++i) {
-    if (api::JsonMember(value, kScalarKinds[i]) != nullptr) ++set, kind_index = i, list = false;
-    if (api::JsonMember(value, kListKinds[i]) != nullptr) ++set, kind_index = i, list = true;
+    if (meta::JsonMember(value, kScalarKinds[i]) != nullptr) ++set, kind_index = i, list = false;
+    if (meta::JsonMember(value, kListKinds[i]) != nullptr) ++set, kind_index = i, list = true;
   }
   if (set == 0 && !value.empty()) {
     // A kind from a newer release: kept whole, so that the slice and its device stay.
@@ -122,7 +122,7 @@ void Attribute(absl::string_view name, const json& value, const std::string& pat
     return;
   }
   const char* kind = list ? kListKinds[kind_index] : kScalarKinds[kind_index];
-  const json& member = *api::JsonMember(value, kind);
+  const json& member = *meta::JsonMember(value, kind);
   if (list) {
     AddListAttribute(name, member, kind_index, FieldMember(path, kind), builder, errors);
   } else if (std::optional<AttributeValue> v =
@@ -139,12 +139,12 @@ std::optional<Quantity> Capacity(const json& value, const std::string& path, Fie
     return std::nullopt;
   }
   const std::string value_path = FieldMember(path, "value");
-  const json* q = api::JsonMember(value, "value");
+  const json* q = meta::JsonMember(value, "value");
   if (q == nullptr) {
     errors->Add(value_path, "required");
     return std::nullopt;
   }
-  std::optional<std::string> text = api::QuantityText(*q);
+  std::optional<std::string> text = meta::QuantityText(*q);
   if (!text) {
     errors->Add(value_path,
                 absl::StrCat("must be a quantity (string or number), got ", errors->TypeName(*q)));
@@ -176,8 +176,9 @@ std::vector<std::pair<std::string, Quantity>> Counters(const json& object, absl:
 // metadata.<field> when it is a string, else "" (lenient: the name only labels error messages,
 // and the server-assigned resourceVersion is absent in files).
 std::string MetadataString(const json& obj, const char* field) {
-  if (const json* meta = api::JsonMember(obj, "metadata")) {
-    if (const json* value = api::JsonMember(*meta, field); value != nullptr && value->is_string()) {
+  if (const json* meta = meta::JsonMember(obj, "metadata")) {
+    if (const json* value = meta::JsonMember(*meta, field);
+        value != nullptr && value->is_string()) {
       return value->get<std::string>();
     }
   }
@@ -203,8 +204,8 @@ DeviceNodes DeviceNodeScope(const ResourceSlice& slice, absl::string_view device
 }
 
 bool IsResourceSlice(const json& obj) {
-  const json* kind = api::JsonMember(obj, "kind");
-  const json* api_version = api::JsonMember(obj, "apiVersion");
+  const json* kind = meta::JsonMember(obj, "kind");
+  const json* api_version = meta::JsonMember(obj, "apiVersion");
   return kind != nullptr && kind->is_string() && kind->get_ref<const std::string&>() == kKind &&
          api_version != nullptr && api_version->is_string() &&
          absl::StartsWith(api_version->get_ref<const std::string&>(),
@@ -217,11 +218,11 @@ namespace {
 // when it is missing or unsupported.
 std::optional<std::string> SliceVersion(const json& obj, std::string* api_version,
                                         FieldErrors* errors) {
-  if (std::optional<std::string> kind = api::StringField(obj, "kind", "", true, errors);
+  if (std::optional<std::string> kind = meta::StringField(obj, "kind", "", true, errors);
       kind && *kind != kKind) {
     errors->Add("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
   }
-  std::optional<std::string> text = api::StringField(obj, "apiVersion", "", true, errors);
+  std::optional<std::string> text = meta::StringField(obj, "apiVersion", "", true, errors);
   if (!text) return std::nullopt;
   const std::string group_prefix = absl::StrCat(kResourceApiGroup, "/");
   const std::string version =
@@ -239,31 +240,31 @@ std::optional<std::string> SliceVersion(const json& obj, std::string* api_versio
 
 // spec.driver, spec.pool, the node scope and spec.sharedCounters.
 void DecodeSliceSpec(const json& spec, ResourceSlice* slice, FieldErrors* errors) {
-  slice->driver = api::StringField(spec, "driver", "spec", true, errors).value_or("");
-  if (const json* pool = api::ObjectField(spec, "pool", "spec", true, errors)) {
-    slice->pool = api::StringField(*pool, "name", "spec.pool", true, errors).value_or("");
+  slice->driver = meta::StringField(spec, "driver", "spec", true, errors).value_or("");
+  if (const json* pool = meta::ObjectField(spec, "pool", "spec", true, errors)) {
+    slice->pool = meta::StringField(*pool, "name", "spec.pool", true, errors).value_or("");
     slice->pool_generation =
-        api::IntField(*pool, "generation", "spec.pool", true, errors).value_or(0);
+        meta::IntField(*pool, "generation", "spec.pool", true, errors).value_or(0);
     if (std::optional<int64_t> count =
-            api::IntField(*pool, "resourceSliceCount", "spec.pool", true, errors)) {
+            meta::IntField(*pool, "resourceSliceCount", "spec.pool", true, errors)) {
       if (*count <= 0) errors->Add("spec.pool.resourceSliceCount", "must be greater than zero");
       slice->resource_slice_count = *count;
     }
   }
-  slice->node_name = api::StringField(spec, "nodeName", "spec", false, errors).value_or("");
-  const bool all_nodes = api::BoolField(spec, "allNodes", "spec", errors).value_or(false);
+  slice->node_name = meta::StringField(spec, "nodeName", "spec", false, errors).value_or("");
+  const bool all_nodes = meta::BoolField(spec, "allNodes", "spec", errors).value_or(false);
   const bool node_selector =
-      api::ObjectField(spec, "nodeSelector", "spec", false, errors) != nullptr;
+      meta::ObjectField(spec, "nodeSelector", "spec", false, errors) != nullptr;
   slice->per_device_node_selection =
-      api::BoolField(spec, "perDeviceNodeSelection", "spec", errors).value_or(false);
+      meta::BoolField(spec, "perDeviceNodeSelection", "spec", errors).value_or(false);
   slice->node_scope = SliceNodeScope(slice->node_name, all_nodes, node_selector);
-  api::ForEachObject(spec, "sharedCounters", "spec", errors,
-                     [&](const json& entry, const std::string& path) {
-                       CounterSet set;
-                       set.name = api::StringField(entry, "name", path, true, errors).value_or("");
-                       set.counters = Counters(entry, path, errors);
-                       slice->shared_counters.push_back(std::move(set));
-                     });
+  meta::ForEachObject(
+      spec, "sharedCounters", "spec", errors, [&](const json& entry, const std::string& path) {
+        CounterSet set;
+        set.name = meta::StringField(entry, "name", path, true, errors).value_or("");
+        set.counters = Counters(entry, path, errors);
+        slice->shared_counters.push_back(std::move(set));
+      });
 }
 
 // The object holding a device's attributes and capacity: `basic` in v1beta1 (nullptr, reported,
@@ -273,7 +274,7 @@ const json* DeviceBody(const json& entry, const std::string& path, const std::st
                        bool basic_wrapper, std::string* body_path, FieldErrors* errors) {
   *body_path = path;
   if (!basic_wrapper) {
-    if (api::JsonMember(entry, "basic") == nullptr) return &entry;
+    if (meta::JsonMember(entry, "basic") == nullptr) return &entry;
     errors->Add(FieldMember(path, "basic"),
                 absl::StrCat("not part of ", api_version,
                              " (attributes and capacity sit directly on the device; \"basic\" is "
@@ -281,10 +282,10 @@ const json* DeviceBody(const json& entry, const std::string& path, const std::st
     return nullptr;
   }
   *body_path = FieldMember(path, "basic");
-  const json* body = api::ObjectField(entry, "basic", path, false, errors);
-  if (body == nullptr && api::JsonMember(entry, "basic") == nullptr) {
-    if (api::JsonMember(entry, "attributes") != nullptr ||
-        api::JsonMember(entry, "capacity") != nullptr) {
+  const json* body = meta::ObjectField(entry, "basic", path, false, errors);
+  if (body == nullptr && meta::JsonMember(entry, "basic") == nullptr) {
+    if (meta::JsonMember(entry, "attributes") != nullptr ||
+        meta::JsonMember(entry, "capacity") != nullptr) {
       errors->Add(path,
                   absl::StrCat("attributes and capacity must be under \"basic\" in ", api_version));
     } else {
@@ -297,16 +298,16 @@ const json* DeviceBody(const json& entry, const std::string& path, const std::st
 // A device's taints and counter consumption.
 void DecodeTaintsAndCounters(const json& body, const std::string& body_path,
                              DeviceSetBuilder* builder, FieldErrors* errors) {
-  api::ForEachObject(
+  meta::ForEachObject(
       body, "taints", body_path, errors, [&](const json& taint, const std::string& path) {
-        std::optional<std::string> key = api::StringField(taint, "key", path, true, errors);
-        std::optional<std::string> value = api::StringField(taint, "value", path, false, errors);
-        std::optional<std::string> effect = api::StringField(taint, "effect", path, true, errors);
+        std::optional<std::string> key = meta::StringField(taint, "key", path, true, errors);
+        std::optional<std::string> value = meta::StringField(taint, "value", path, false, errors);
+        std::optional<std::string> effect = meta::StringField(taint, "effect", path, true, errors);
         if (key && effect) builder->AddTaint(*key, value.value_or(""), *effect);
       });
-  api::ForEachObject(
+  meta::ForEachObject(
       body, "consumesCounters", body_path, errors, [&](const json& use, const std::string& path) {
-        std::optional<std::string> set = api::StringField(use, "counterSet", path, true, errors);
+        std::optional<std::string> set = meta::StringField(use, "counterSet", path, true, errors);
         for (const auto& [counter, amount] : Counters(use, path, errors)) {
           if (set) builder->AddCounterUse(*set, counter, amount);
         }
@@ -319,7 +320,7 @@ void DecodeDevice(const json& entry, const std::string& path, const ResourceSlic
                   bool basic_wrapper, std::set<std::string>* seen_names, DeviceSetBuilder* builder,
                   FieldErrors* errors) {
   std::string device_name;
-  if (std::optional<std::string> name = api::StringField(entry, "name", path, true, errors)) {
+  if (std::optional<std::string> name = meta::StringField(entry, "name", path, true, errors)) {
     if (!seen_names->insert(*name).second) {
       errors->Add(FieldMember(path, "name"), absl::StrCat("duplicate device name \"", *name, "\""));
     }
@@ -330,14 +331,14 @@ void DecodeDevice(const json& entry, const std::string& path, const ResourceSlic
   if (body == nullptr) return;
 
   const std::string device_node =
-      api::StringField(*body, "nodeName", body_path, false, errors).value_or("");
-  const bool all_nodes = api::BoolField(*body, "allNodes", body_path, errors).value_or(false);
+      meta::StringField(*body, "nodeName", body_path, false, errors).value_or("");
+  const bool all_nodes = meta::BoolField(*body, "allNodes", body_path, errors).value_or(false);
   const bool selector =
-      api::ObjectField(*body, "nodeSelector", body_path, false, errors) != nullptr;
+      meta::ObjectField(*body, "nodeSelector", body_path, false, errors) != nullptr;
   const DeviceNodes nodes = DeviceNodeScope(slice, device_node, all_nodes, selector);
   builder->AddDevice(device_name, nodes.node, nodes.scope);
   builder->SetAllowMultipleAllocations(
-      api::BoolField(*body, "allowMultipleAllocations", body_path, errors).value_or(false));
+      meta::BoolField(*body, "allowMultipleAllocations", body_path, errors).value_or(false));
   ForEachNamed(*body, "attributes", body_path, "attribute", errors,
                [&](const std::string& name, const json& value, const std::string& item_path) {
                  Attribute(name, value, item_path, builder, errors);
@@ -360,19 +361,19 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   const std::string label = slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
                                                : absl::StrCat(kKind, " \"", slice.name, "\"");
   FieldErrors errors;
-  if (!api::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
+  if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
   std::optional<std::string> version = SliceVersion(obj, &slice.api_version, &errors);
   if (!version) return errors.ToStatus(label);
-  if (const json* meta = api::ObjectField(obj, "metadata", "", true, &errors)) {
-    api::StringField(*meta, "name", "metadata", true, &errors);
+  if (const json* meta = meta::ObjectField(obj, "metadata", "", true, &errors)) {
+    meta::StringField(*meta, "name", "metadata", true, &errors);
   }
-  const json* spec = api::ObjectField(obj, "spec", "", true, &errors);
+  const json* spec = meta::ObjectField(obj, "spec", "", true, &errors);
   if (spec == nullptr) return errors.ToStatus(label);
   DecodeSliceSpec(*spec, &slice, &errors);
 
   std::set<std::string> seen_names;
   DeviceSetBuilder builder(slice.driver, slice.pool, slice.pool_generation, slice.name);
-  api::ForEachObject(
+  meta::ForEachObject(
       *spec, "devices", "spec", &errors, [&](const json& entry, const std::string& path) {
         DecodeDevice(entry, path, slice, *version == "v1beta1", &seen_names, &builder, &errors);
       });

@@ -17,7 +17,7 @@ namespace {
 using profile::DeviceOutcome;
 
 std::string ConditionMessage(const api::GpuProfile& p, const std::string& type) {
-  for (const api::Condition& c : p.status.conditions) {
+  for (const meta::Condition& c : p.status.conditions) {
     if (c.type == type) return c.message;
   }
   return "";

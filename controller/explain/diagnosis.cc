@@ -107,7 +107,7 @@ Diagnoser::Diagnoser(const ClusterView& view)
   // With the Nodes, the node groups carry the migration view as `run` writes it.
   const profile::ClaimLedger ledger(claim_ptrs_);
   state_ = profile::AssembleDesiredState(plan_, view.inventory, nullptr, &ledger, view.nodes);
-  for (const api::NodeGpus& node : view.nodes) {
+  for (const meta::NodeGpus& node : view.nodes) {
     if (node.device_plugin_devices > 0) plugin_nodes_.insert(node.name);
   }
   for (const api::GpuNodeGroup& group : state_.node_groups) {

@@ -60,7 +60,7 @@ struct ClusterView {
   // The Nodes' device-plugin GPUs (meta/node.h), for the migration view. nodes_known is false
   // when the Nodes were not read (files without Node objects, or listing them was forbidden):
   // explain then says nothing about who offers the GPUs.
-  std::vector<api::NodeGpus> nodes;
+  std::vector<meta::NodeGpus> nodes;
   bool nodes_known = false;
 };
 

@@ -82,7 +82,7 @@ void AddProfile(const dra::ManifestObject& object, std::map<std::string, nlohman
 
 void AddNode(const dra::ManifestObject& object, std::map<std::string, nlohmann::json>* read,
              ClusterView* view, std::vector<std::string>* problems) {
-  absl::StatusOr<api::NodeGpus> n = api::DecodeNodeGpus(object.object);
+  absl::StatusOr<meta::NodeGpus> n = meta::DecodeNodeGpus(object.object);
   if (!n.ok()) {
     AddProblems(object, n.status().message(), problems);
     return;
@@ -99,10 +99,10 @@ bool AddClusterObject(const dra::ManifestObject& object, ClusterView* view,
                       std::vector<std::string>* problems) {
   const nlohmann::json& json = object.object;
   profile::EngineInput& engine = view->engine;
-  if (api::IsNamespace(json)) {
+  if (meta::IsNamespace(json)) {
     DecodeInto(
-        object, api::DecodeNamespace,
-        [&](api::Namespace ns) { engine.namespaces.push_back(std::move(ns)); }, problems);
+        object, meta::DecodeNamespace,
+        [&](meta::Namespace ns) { engine.namespaces.push_back(std::move(ns)); }, problems);
   } else if (dra::IsDeviceClass(json)) {
     DecodeInto(
         object, dra::DecodeDeviceClass,
@@ -118,12 +118,12 @@ bool AddClusterObject(const dra::ManifestObject& object, ClusterView* view,
               std::make_shared<const dra::ResourceClaimTemplate>(std::move(t))));
         },
         problems);
-  } else if (api::IsResourceQuota(json)) {
+  } else if (meta::IsResourceQuota(json)) {
     DecodeInto(
-        object, api::DecodeResourceQuota,
-        [&](api::ResourceQuota q) {
+        object, meta::DecodeResourceQuota,
+        [&](meta::ResourceQuota q) {
           engine.existing_quotas.push_back(
-              std::make_shared<const api::ResourceQuota>(std::move(q)));
+              std::make_shared<const meta::ResourceQuota>(std::move(q)));
         },
         problems);
   } else if (dra::IsResourceClaim(json)) {

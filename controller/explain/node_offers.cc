@@ -105,7 +105,7 @@ std::optional<Finding> Diagnoser::OfferedTwiceFinding(size_t p, const ClassAnaly
       Plural(static_cast<int64_t>(twice.size()), "node", "nodes"), " of the ", a.nodes.size(),
       " with devices DeviceClass \"", f.device_class, "\" selects ",
       twice.size() == 1 ? "offers its" : "offer their", " GPUs through both the device plugin (",
-      api::kDevicePluginGpuResource,
+      meta::kDevicePluginGpuResource,
       " in the Node's allocatable) and DRA (ResourceSlices): the two could hand out the same GPU "
       "twice, to a pod of each.");
   f.remedy =

@@ -82,8 +82,8 @@ void ForEachObject(Reader& r, const nlohmann::json& parent, const char* key,
 }
 
 bool IsDevicePluginResource(const std::string& name) {
-  return name == api::kDevicePluginGpuResource ||
-         absl::StartsWith(name, api::kDevicePluginMigResourcePrefix);
+  return name == meta::kDevicePluginGpuResource ||
+         absl::StartsWith(name, meta::kDevicePluginMigResourcePrefix);
 }
 
 // The device-plugin resources one container asks for: its limit, else its request.
@@ -99,7 +99,7 @@ std::map<std::string, int64_t> ContainerDevicePluginRequests(Reader& r, const nl
     for (const auto& [name, value] : list->items()) {
       if (!IsDevicePluginResource(name)) continue;
       const std::string field = absl::StrCat(at, "[", name, "]");
-      std::optional<std::string> text = api::QuantityText(value);
+      std::optional<std::string> text = meta::QuantityText(value);
       absl::StatusOr<int64_t> n = absl::InvalidArgumentError("");
       if (text) {
         absl::StatusOr<Quantity> q = Quantity::Parse(*text);

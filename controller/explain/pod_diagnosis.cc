@@ -12,25 +12,25 @@
 namespace gpuprofile::explain::internal {
 namespace {
 
-std::string OperatorName(api::LabelSelectorRequirement::Operator op) {
+std::string OperatorName(meta::LabelSelectorRequirement::Operator op) {
   switch (op) {
-    case api::LabelSelectorRequirement::Operator::kIn:
+    case meta::LabelSelectorRequirement::Operator::kIn:
       return "In";
-    case api::LabelSelectorRequirement::Operator::kNotIn:
+    case meta::LabelSelectorRequirement::Operator::kNotIn:
       return "NotIn";
-    case api::LabelSelectorRequirement::Operator::kExists:
+    case meta::LabelSelectorRequirement::Operator::kExists:
       return "Exists";
-    case api::LabelSelectorRequirement::Operator::kDoesNotExist:
+    case meta::LabelSelectorRequirement::Operator::kDoesNotExist:
       return "DoesNotExist";
   }
   return "?";
 }
 
 // "gpu-profiles=enabled, tier In (a, b)".
-std::string SelectorText(const api::LabelSelector& s) {
+std::string SelectorText(const meta::LabelSelector& s) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : s.match_labels) parts.push_back(absl::StrCat(k, "=", v));
-  for (const api::LabelSelectorRequirement& r : s.match_expressions) {
+  for (const meta::LabelSelectorRequirement& r : s.match_expressions) {
     std::string part = absl::StrCat(r.key, " ", OperatorName(r.op));
     if (!r.values.empty()) absl::StrAppend(&part, " (", absl::StrJoin(r.values, ", "), ")");
     parts.push_back(std::move(part));

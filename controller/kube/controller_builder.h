@@ -50,10 +50,10 @@ class ControllerBuilder {
     return Watches<T>(informer,
                       [meta = std::move(meta), kind = std::move(kind), scope](const T& object) {
                         std::vector<std::string> keys;
-                        const api::ObjectMeta& m = meta(object);
-                        const api::OwnerReference* owner = m.ControllerOwner();
+                        const meta::ObjectMeta& m = meta(object);
+                        const meta::OwnerReference* owner = m.ControllerOwner();
                         if (owner == nullptr || owner->kind != kind) return keys;
-                        api::ObjectMeta owner_meta;
+                        meta::ObjectMeta owner_meta;
                         owner_meta.name = owner->name;
                         if (scope == OwnerScope::kObjectNamespace)
                           owner_meta.namespace_name = m.namespace_name;

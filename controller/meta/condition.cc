@@ -1,7 +1,7 @@
 // File: controller/meta/condition.cc
 #include "controller/meta/condition.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 const char* ConditionStatusName(ConditionStatus status) {
   switch (status) {
@@ -29,4 +29,4 @@ const Condition* FindCondition(const std::vector<Condition>& conditions, const s
   return nullptr;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 enum class ConditionStatus { kTrue, kFalse, kUnknown };
 
@@ -37,4 +37,4 @@ inline constexpr char kConditionConflict[] = "Conflict";
 // Finds a condition by type; nullptr when absent.
 const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using json = nlohmann::json;
@@ -78,4 +78,4 @@ std::vector<Condition> DecodeConditionsLeniently(const json& conditions) {
   return out;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

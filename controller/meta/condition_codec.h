@@ -25,7 +25,7 @@
 #include "controller/meta/field_codec.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // Whether a kind's conditions carry observedGeneration: GpuProfile's do (the generation of the
 // spec they were computed from); GpuNodeGroup's do not (it has no spec), and its CRD has no such
@@ -44,4 +44,4 @@ std::vector<Condition> DecodeConditions(const nlohmann::json& conditions, absl::
 // `conditions` must be an array. observedGeneration is read.
 std::vector<Condition> DecodeConditionsLeniently(const nlohmann::json& conditions);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 using json = nlohmann::json;
 
@@ -249,4 +249,4 @@ const json* ArrayField(const json& object, absl::string_view key, absl::string_v
   return CheckArray(*value, path, errors) ? value : nullptr;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -21,7 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // How "got <type>" messages name a JSON array: "array" (JsonTypeName), or "list" in the decoder
 // of DeviceClass and ResourceClaimTemplate, whose messages have always said so.
@@ -138,4 +138,4 @@ void ForEachObject(const nlohmann::json& object, absl::string_view key, absl::st
   }
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 bool Contains(const std::vector<std::string>& values, const std::string& value) {
@@ -41,4 +41,4 @@ bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) co
   return true;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

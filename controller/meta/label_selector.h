@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 struct LabelSelectorRequirement {
   enum class Operator { kIn, kNotIn, kExists, kDoesNotExist };
@@ -27,4 +27,4 @@ struct LabelSelector {
   bool Matches(const std::map<std::string, std::string>& labels) const;
 };
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

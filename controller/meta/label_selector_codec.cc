@@ -8,7 +8,7 @@
 
 #include "controller/core/names.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using json = nlohmann::json;
@@ -128,4 +128,4 @@ ordered_json EncodeLabelSelector(const LabelSelector& selector) {
   return out;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -15,7 +15,7 @@
 #include "controller/meta/label_selector.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // Reports every problem to `errors` under `path` and returns what decoded.
 LabelSelector DecodeLabelSelector(const nlohmann::json& value, absl::string_view path,
@@ -30,4 +30,4 @@ nlohmann::ordered_json EncodeLabelSelector(const LabelSelector& selector);
 // "In", "NotIn", "Exists", "DoesNotExist".
 const char* LabelSelectorOperatorName(LabelSelectorRequirement::Operator op);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -6,11 +6,11 @@
 
 #include "controller/meta/object_meta.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 struct Namespace {
   ObjectMeta metadata;
   bool terminating = false;
 };
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -8,7 +8,7 @@
 #include "controller/meta/field_codec.h"
 #include "controller/meta/object_meta_codec.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using json = nlohmann::json;
@@ -46,4 +46,4 @@ absl::StatusOr<Namespace> DecodeNamespace(const json& object) {
   return ns;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -10,7 +10,7 @@
 #include "controller/meta/namespace.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // True when `object` says apiVersion v1, kind Namespace.
 bool IsNamespace(const nlohmann::json& object);
@@ -19,4 +19,4 @@ bool IsNamespace(const nlohmann::json& object);
 // no metadata.name or malformed metadata.
 absl::StatusOr<Namespace> DecodeNamespace(const nlohmann::json& object);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 inline constexpr char kDevicePluginGpuResource[] = "nvidia.com/gpu";
 inline constexpr char kDevicePluginMigResourcePrefix[] = "nvidia.com/mig-";
@@ -27,4 +27,4 @@ struct NodeGpus {
   std::string memory_mib;  // kGpuMemoryLabel, empty when absent
 };
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -10,7 +10,7 @@
 #include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 using json = nlohmann::json;
 
@@ -68,4 +68,4 @@ absl::StatusOr<NodeGpus> DecodeNodeGpus(const json& object) {
   return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

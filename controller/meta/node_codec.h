@@ -9,8 +9,8 @@
 #include "controller/meta/node.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 absl::StatusOr<NodeGpus> DecodeNodeGpus(const nlohmann::json& object);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -1,7 +1,7 @@
 // File: controller/meta/object_meta.cc
 #include "controller/meta/object_meta.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 bool OwnerReference::operator==(const OwnerReference& other) const {
   return api_version == other.api_version && kind == other.kind && name == other.name &&
@@ -16,4 +16,4 @@ const OwnerReference* ObjectMeta::ControllerOwner() const {
   return nullptr;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

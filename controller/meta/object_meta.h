@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 struct OwnerReference {
   std::string api_version;
@@ -42,4 +42,4 @@ struct ObjectMeta {
   const OwnerReference* ControllerOwner() const;
 };
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

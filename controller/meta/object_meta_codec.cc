@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "controller/core/names.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using json = nlohmann::json;
@@ -152,4 +152,4 @@ bool SameDesiredMetadata(const ObjectMeta& desired, const ObjectMeta& actual) {
   return true;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

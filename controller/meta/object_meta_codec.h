@@ -24,7 +24,7 @@
 #include "controller/meta/object_meta.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // Decodes `metadata` (the value of an object's "metadata" member); problems are reported to
 // `errors` under `path` (normally "metadata") and the fields that decoded are returned.
@@ -45,4 +45,4 @@ nlohmann::ordered_json EncodeOwnerReference(const OwnerReference& ref);
 // resourceVersion, generation, timestamps) and finalizers ignored.
 bool SameDesiredMetadata(const ObjectMeta& desired, const ObjectMeta& actual);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -11,7 +11,7 @@
 #include "controller/core/quantity.h"
 #include "controller/meta/object_meta.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 struct ResourceQuota {
   ObjectMeta metadata;  // namespace_name is set
@@ -20,4 +20,4 @@ struct ResourceQuota {
   bool has_scopes = false;
 };
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -12,7 +12,7 @@
 #include "controller/meta/field_codec.h"
 #include "controller/meta/object_meta_codec.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using json = nlohmann::json;
@@ -102,4 +102,4 @@ bool SameDesiredState(const ResourceQuota& desired, const ResourceQuota& actual)
   return SameDesiredMetadata(desired.metadata, actual.metadata) && desired.hard == actual.hard;
 }
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

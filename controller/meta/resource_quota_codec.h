@@ -18,7 +18,7 @@
 #include "controller/meta/resource_quota.h"
 #include "nlohmann/json.hpp"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 
 // True when `object` says apiVersion v1, kind ResourceQuota.
 bool IsResourceQuota(const nlohmann::json& object);
@@ -42,4 +42,4 @@ absl::StatusOr<ResourceQuota> DecodeResourceQuota(const nlohmann::json& object);
 // equals "1024Mi"; a resource only one side has differs). Never equal when either has scopes.
 bool SameDesiredState(const ResourceQuota& desired, const ResourceQuota& actual);
 
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -46,8 +46,8 @@ std::map<std::string, std::string> OwnedLabels(const std::string& profile) {
   return {{kManagedByLabel, kManagedByValue}, {kProfileLabel, profile}};
 }
 
-api::OwnerReference OwnerOf(const api::GpuProfile& profile) {
-  api::OwnerReference ref;
+meta::OwnerReference OwnerOf(const api::GpuProfile& profile) {
+  meta::OwnerReference ref;
   ref.api_version = api::kApiVersion;
   ref.kind = api::kGpuProfileKind;
   ref.name = profile.metadata.name;
@@ -60,7 +60,7 @@ api::OwnerReference OwnerOf(const api::GpuProfile& profile) {
 // Who may write an existing object labelled for `labelled_profile`, claimed by `winner`.
 enum class Ownership { kOurs, kForeign, kOtherProfile };
 
-Ownership OwnershipOf(const api::ObjectMeta& meta, const std::string& winner,
+Ownership OwnershipOf(const meta::ObjectMeta& meta, const std::string& winner,
                       const std::set<std::string>& claimants,
                       const std::set<std::string>& existing_profiles) {
   auto managed = meta.labels.find(kManagedByLabel);
@@ -78,7 +78,7 @@ Ownership OwnershipOf(const api::ObjectMeta& meta, const std::string& winner,
 }
 
 std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ownership ownership,
-                            const api::ObjectMeta& meta) {
+                            const meta::ObjectMeta& meta) {
   if (ownership == Ownership::kForeign) {
     return absl::StrCat(kind, " ", object, " exists and is not managed by ", kManagedByValue);
   }
@@ -91,7 +91,7 @@ std::string ConflictMessage(absl::string_view kind, absl::string_view object, Ow
 // may write the object, else null.
 ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
                          const std::vector<ProfilePlan*>& claimants,
-                         const api::ObjectMeta* existing,
+                         const meta::ObjectMeta* existing,
                          const std::set<std::string>& existing_profiles) {
   ProfilePlan* winner = *std::min_element(
       claimants.begin(), claimants.end(),
@@ -217,7 +217,7 @@ void SettleQuotas(const EngineInput& input, const std::set<std::string>& existin
       claims[{ns, QuotaName(w.profile.metadata.name)}].push_back(&w);
     }
   }
-  std::map<std::pair<std::string, std::string>, const api::ObjectMeta*> existing;
+  std::map<std::pair<std::string, std::string>, const meta::ObjectMeta*> existing;
   for (const auto& q : input.existing_quotas) {
     existing[{q->metadata.namespace_name, q->metadata.name}] = &q->metadata;
   }
@@ -370,7 +370,7 @@ void SettleClassesAndTemplates(const EngineInput& input,
   }
   std::map<std::string, const dra::DeviceClass*> existing_class;
   for (const auto& c : input.existing_classes) existing_class[c->metadata.name] = c.get();
-  std::map<std::pair<absl::string_view, absl::string_view>, const api::ObjectMeta*>
+  std::map<std::pair<absl::string_view, absl::string_view>, const meta::ObjectMeta*>
       existing_tmpl;  // keys view the input's templates
   for (const ExistingTemplate& t : input.existing_templates) {
     existing_tmpl[{t.namespace_name, t.metadata->name}] = t.metadata.get();
@@ -711,7 +711,7 @@ void GenerateObjects(const ProfilePlan& w, const std::map<std::string, const Pro
 // have served their purpose.
 std::vector<api::GpuNodeGroup> PublishNodeGroups(
     NodeGroups groups, const std::vector<std::set<std::string>>& group_profiles,
-    absl::Span<const api::NodeGpus> node_gpus, const dra::Inventory& inventory) {
+    absl::Span<const meta::NodeGpus> node_gpus, const dra::Inventory& inventory) {
   for (size_t g = 0; g < groups.groups.size(); ++g) {
     groups.groups[g].status.profiles.assign(group_profiles[g].begin(), group_profiles[g].end());
   }
@@ -732,8 +732,8 @@ std::string QuotaName(const std::string& profile) { return absl::StrCat("gpu-pro
 
 ExistingTemplate ExistingTemplate::Of(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
   std::string namespace_name = t->metadata.namespace_name;
-  const api::ObjectMeta* meta = &t->metadata;
-  return {std::move(namespace_name), std::shared_ptr<const api::ObjectMeta>(std::move(t), meta)};
+  const meta::ObjectMeta* meta = &t->metadata;
+  return {std::move(namespace_name), std::shared_ptr<const meta::ObjectMeta>(std::move(t), meta)};
 }
 
 SpecPlan PlanProfiles(const EngineInput& input) {
@@ -751,7 +751,7 @@ SpecPlan PlanProfiles(const EngineInput& input) {
 
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
                                   FleetMemo* memo, const ClaimLedger* claims,
-                                  absl::Span<const api::NodeGpus> node_gpus) {
+                                  absl::Span<const meta::NodeGpus> node_gpus) {
   static const ClaimLedger* const kNoClaims = new ClaimLedger();
   if (claims == nullptr) claims = kNoClaims;
   FleetMemo local(plan.device_values);
@@ -788,7 +788,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
 DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
                                  FleetMemo* memo,
                                  absl::Span<const dra::ResourceClaim* const> claims,
-                                 absl::Span<const api::NodeGpus> nodes) {
+                                 absl::Span<const meta::NodeGpus> nodes) {
   const ClaimLedger ledger(claims);
   return AssembleDesiredState(PlanProfiles(input), inventory, memo, &ledger, nodes);
 }
@@ -799,18 +799,18 @@ dra::ResourceClaimTemplate TemplateSet::In(const std::string& namespace_name) co
   return t;
 }
 
-api::ResourceQuota QuotaSet::In(const std::string& namespace_name) const {
-  api::ResourceQuota q = prototype;
+meta::ResourceQuota QuotaSet::In(const std::string& namespace_name) const {
+  meta::ResourceQuota q = prototype;
   q.metadata.namespace_name = namespace_name;
   return q;
 }
 
-std::vector<api::ResourceQuota> DesiredState::Quotas() const {
-  std::vector<api::ResourceQuota> all;
+std::vector<meta::ResourceQuota> DesiredState::Quotas() const {
+  std::vector<meta::ResourceQuota> all;
   for (const QuotaSet& set : quota_sets) {
     for (const std::string& ns : set.namespaces) all.push_back(set.In(ns));
   }
-  std::sort(all.begin(), all.end(), [](const api::ResourceQuota& a, const api::ResourceQuota& b) {
+  std::sort(all.begin(), all.end(), [](const meta::ResourceQuota& a, const meta::ResourceQuota& b) {
     return std::tie(a.metadata.namespace_name, a.metadata.name) <
            std::tie(b.metadata.namespace_name, b.metadata.name);
   });

@@ -65,7 +65,7 @@ inline constexpr char kDeviceClassQuotaSuffix[] = ".deviceclass.resource.k8s.io/
 // may be empty: the operator's cache shares one metadata between the templates of a profile).
 struct ExistingTemplate {
   std::string namespace_name;
-  std::shared_ptr<const api::ObjectMeta> metadata;  // never null
+  std::shared_ptr<const meta::ObjectMeta> metadata;  // never null
 
   // Of a whole template (shares it).
   static ExistingTemplate Of(std::shared_ptr<const dra::ResourceClaimTemplate> t);
@@ -76,7 +76,7 @@ struct EngineInput {
   // The cluster's feature gates (of kube_version); unset: the release defaults.
   std::optional<FeatureGates> feature_gates;
   std::vector<api::GpuProfile> profiles;  // decoded and defaulted
-  std::vector<api::Namespace> namespaces;
+  std::vector<meta::Namespace> namespaces;
   // True when `namespaces` lists every namespace of the cluster (`run`): explicitly named
   // namespaces that do not exist then get no template. `render` reads files, where namespaces
   // are often created by the same GitOps sync, so it trusts explicit names.
@@ -85,7 +85,7 @@ struct EngineInput {
   // would double the operator's memory).
   std::vector<std::shared_ptr<const dra::DeviceClass>> existing_classes;
   std::vector<ExistingTemplate> existing_templates;
-  std::vector<std::shared_ptr<const api::ResourceQuota>> existing_quotas;
+  std::vector<std::shared_ptr<const meta::ResourceQuota>> existing_quotas;
 };
 
 struct ProfileOutcome {
@@ -112,9 +112,9 @@ struct TemplateSet {
 
 // One profile's ResourceQuotas (spec.quota), kept like its templates.
 struct QuotaSet {
-  api::ResourceQuota prototype;         // metadata.namespace_name is empty
+  meta::ResourceQuota prototype;        // metadata.namespace_name is empty
   std::vector<std::string> namespaces;  // sorted, never empty
-  api::ResourceQuota In(const std::string& namespace_name) const;
+  meta::ResourceQuota In(const std::string& namespace_name) const;
 };
 
 // The name of a profile's ResourceQuota in each namespace it targets.
@@ -130,7 +130,7 @@ struct DesiredState {
   // Every ResourceClaimTemplate, sorted by namespace, then name.
   std::vector<dra::ResourceClaimTemplate> ClaimTemplates() const;
   // Every ResourceQuota, sorted by namespace, then name.
-  std::vector<api::ResourceQuota> Quotas() const;
+  std::vector<meta::ResourceQuota> Quotas() const;
 };
 
 // The desired state is computed in two steps, so that a caller can keep the first while only
@@ -175,7 +175,7 @@ SpecPlan PlanProfiles(const EngineInput& input);
 // every group is offered by DRA).
 DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& inventory,
                                   FleetMemo* memo = nullptr, const ClaimLedger* claims = nullptr,
-                                  absl::Span<const api::NodeGpus> nodes = {});
+                                  absl::Span<const meta::NodeGpus> nodes = {});
 
 // `memo` (optional; one per Kubernetes version) keeps per-slice work between calls, so that a
 // caller whose slices change a few at a time pays for the changed ones (fleet_memo.h). The
@@ -183,6 +183,6 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
 DesiredState ComputeDesiredState(const EngineInput& input, const dra::Inventory& inventory,
                                  FleetMemo* memo = nullptr,
                                  absl::Span<const dra::ResourceClaim* const> claims = {},
-                                 absl::Span<const api::NodeGpus> nodes = {});
+                                 absl::Span<const meta::NodeGpus> nodes = {});
 
 }  // namespace gpuprofile::profile

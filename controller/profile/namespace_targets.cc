@@ -7,10 +7,10 @@
 namespace gpuprofile::profile {
 
 std::vector<std::string> TargetNamespaces(const api::ClaimTemplateSpec& spec,
-                                          const std::vector<api::Namespace>& namespaces,
+                                          const std::vector<meta::Namespace>& namespaces,
                                           bool namespaces_complete) {
-  std::map<std::string, const api::Namespace*> by_name;
-  for (const api::Namespace& ns : namespaces) by_name[ns.metadata.name] = &ns;
+  std::map<std::string, const meta::Namespace*> by_name;
+  for (const meta::Namespace& ns : namespaces) by_name[ns.metadata.name] = &ns;
 
   std::vector<std::string> out;
   for (const std::string& name : spec.namespaces) {
@@ -22,7 +22,7 @@ std::vector<std::string> TargetNamespaces(const api::ClaimTemplateSpec& spec,
     }
   }
   if (spec.namespace_selector) {
-    for (const api::Namespace& ns : namespaces) {
+    for (const meta::Namespace& ns : namespaces) {
       if (!ns.terminating && spec.namespace_selector->Matches(ns.metadata.labels)) {
         out.push_back(ns.metadata.name);
       }

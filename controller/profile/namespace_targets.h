@@ -17,7 +17,7 @@ namespace gpuprofile::profile {
 // `namespaces` are left out (they do not exist); otherwise they are kept unless listed as
 // terminating.
 std::vector<std::string> TargetNamespaces(const api::ClaimTemplateSpec& spec,
-                                          const std::vector<api::Namespace>& namespaces,
+                                          const std::vector<meta::Namespace>& namespaces,
                                           bool namespaces_complete);
 
 }  // namespace gpuprofile::profile

@@ -253,10 +253,10 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo) {
   return SortGroups(NameGroups(&tallies.of_signature, *memo, incomplete), tallies.of_device);
 }
 
-void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inventory& inventory,
+void MarkDevicePluginNodes(absl::Span<const meta::NodeGpus> nodes, const dra::Inventory& inventory,
                            NodeGroups* groups) {
   absl::flat_hash_set<absl::string_view> plugin_nodes;
-  for (const api::NodeGpus& node : nodes) {
+  for (const meta::NodeGpus& node : nodes) {
     if (node.device_plugin_devices > 0) plugin_nodes.insert(node.name);
   }
   std::vector<std::set<std::string>> twice(groups->groups.size());
@@ -281,13 +281,13 @@ void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inv
       if (status.offered_twice.size() >= static_cast<size_t>(api::kMaxNodeNamesInStatus)) break;
       status.offered_twice.push_back(node);
     }
-    api::Condition condition;
+    meta::Condition condition;
     condition.type = api::kConditionOfferedTwice;
-    condition.status = api::ConditionStatus::kTrue;
+    condition.status = meta::ConditionStatus::kTrue;
     condition.reason = api::kReasonDevicePluginAndDra;
     condition.message = absl::StrCat(
         twice[g].size(), twice[g].size() == 1 ? " node offers" : " nodes offer",
-        " these GPUs through both the device plugin (", api::kDevicePluginGpuResource,
+        " these GPUs through both the device plugin (", meta::kDevicePluginGpuResource,
         " in its allocatable) and DRA (ResourceSlices), which would hand out the same GPUs twice: ",
         absl::StrJoin(status.offered_twice, ", "),
         twice[g].size() > status.offered_twice.size() ? ", ..." : "",
@@ -297,7 +297,7 @@ void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inv
   }
 }
 
-std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus> nodes,
+std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const meta::NodeGpus> nodes,
                                                   const dra::Inventory& inventory,
                                                   const std::vector<api::GpuNodeGroup>& taken) {
   absl::flat_hash_set<absl::string_view> dra_nodes;
@@ -305,8 +305,8 @@ std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus
     if (!device.node().empty()) dra_nodes.insert(device.node());
   }
   // (product, memory) -> the nodes, sorted by name.
-  std::map<std::pair<std::string, std::string>, std::vector<const api::NodeGpus*>> by_gpu;
-  for (const api::NodeGpus& node : nodes) {
+  std::map<std::pair<std::string, std::string>, std::vector<const meta::NodeGpus*>> by_gpu;
+  for (const meta::NodeGpus& node : nodes) {
     if (node.device_plugin_devices <= 0 || dra_nodes.contains(node.name)) continue;
     by_gpu[{node.product, node.memory_mib}].push_back(&node);
   }
@@ -315,7 +315,7 @@ std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus
   std::vector<api::GpuNodeGroup> out;
   for (auto& [key, members] : by_gpu) {
     std::sort(members.begin(), members.end(),
-              [](const api::NodeGpus* a, const api::NodeGpus* b) { return a->name < b->name; });
+              [](const meta::NodeGpus* a, const meta::NodeGpus* b) { return a->name < b->name; });
     api::GpuNodeGroup group;
     api::DeviceSignature& signature = group.status.signature;
     signature.device_type = "gpu";
@@ -333,7 +333,7 @@ std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus
     names.insert(name);
     group.metadata.name = std::move(name);
     group.status.node_count = static_cast<int64_t>(members.size());
-    for (const api::NodeGpus* node : members) {
+    for (const meta::NodeGpus* node : members) {
       group.status.devices += node->device_plugin_devices;
       if (group.status.nodes.size() < static_cast<size_t>(api::kMaxNodeNamesInStatus)) {
         group.status.nodes.push_back(node->name);

@@ -46,7 +46,7 @@ NodeGroups BuildNodeGroups(const dra::Inventory& inventory, FleetMemo* memo = nu
 // The migration view (api/gpu_node_group.h, offeredBy). Marks each group of `groups` DRA, or
 // Both with the OfferedTwice condition when any of its nodes also offers device-plugin GPUs
 // (`nodes`: the cluster's Nodes; empty when unknown, e.g. `render` without Node objects).
-void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inventory& inventory,
+void MarkDevicePluginNodes(absl::Span<const meta::NodeGpus> nodes, const dra::Inventory& inventory,
                            NodeGroups* groups);
 
 // Groups of the nodes whose GPUs only the device plugin offers (device-plugin resources in
@@ -54,7 +54,7 @@ void MarkDevicePluginNodes(absl::Span<const api::NodeGpus> nodes, const dra::Inv
 // memory label pair, named `<product slug>-device-plugin` (hashed like other names when that
 // collides with `taken` or is too long). Offered by DevicePlugin; the devices are the plugin's
 // allocatable count. Sorted by name.
-std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const api::NodeGpus> nodes,
+std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const meta::NodeGpus> nodes,
                                                   const dra::Inventory& inventory,
                                                   const std::vector<api::GpuNodeGroup>& taken);
 

@@ -8,11 +8,11 @@
 namespace gpuprofile::profile {
 namespace {
 
-api::Condition Make(const char* type, bool status, const char* reason, std::string message,
-                    int64_t generation) {
-  api::Condition c;
+meta::Condition Make(const char* type, bool status, const char* reason, std::string message,
+                     int64_t generation) {
+  meta::Condition c;
   c.type = type;
-  c.status = status ? api::ConditionStatus::kTrue : api::ConditionStatus::kFalse;
+  c.status = status ? meta::ConditionStatus::kTrue : meta::ConditionStatus::kFalse;
   c.reason = reason;
   c.message = std::move(message);
   c.observed_generation = generation;
@@ -24,23 +24,23 @@ std::string Plural(int64_t n, absl::string_view one, absl::string_view many) {
 }
 
 // The conditions of a profile that cannot be realised: Stalled, with the problems.
-std::vector<api::Condition> StalledConditions(const ProfileFacts& f) {
-  std::vector<api::Condition> out;
+std::vector<meta::Condition> StalledConditions(const ProfileFacts& f) {
+  std::vector<meta::Condition> out;
   const int64_t g = f.generation;
   // One line per problem in the spec; conditions hold one message, so join them.
   const std::string problems = absl::StrReplaceAll(f.problems, {{"\n", "; "}});
   const char* reason = f.stalled_reason.empty() ? kReasonInvalidSpec : f.stalled_reason.c_str();
-  out.push_back(Make(api::kConditionReady, false, reason,
+  out.push_back(Make(meta::kConditionReady, false, reason,
                      absl::StrCat("the spec cannot be realised: ", problems), g));
-  out.push_back(Make(api::kConditionReconciling, false, reason,
+  out.push_back(Make(meta::kConditionReconciling, false, reason,
                      "waiting for the spec (or the cluster) to change", g));
-  out.push_back(Make(api::kConditionStalled, true, reason, problems, g));
-  api::Condition satisfiable =
-      Make(api::kConditionSatisfiable, false, reason,
+  out.push_back(Make(meta::kConditionStalled, true, reason, problems, g));
+  meta::Condition satisfiable =
+      Make(meta::kConditionSatisfiable, false, reason,
            "not evaluated: the profile generates nothing until it can be realised", g);
-  satisfiable.status = api::ConditionStatus::kUnknown;
+  satisfiable.status = meta::ConditionStatus::kUnknown;
   out.push_back(std::move(satisfiable));
-  out.push_back(Make(api::kConditionConflict, false, kReasonNoConflict, "", g));
+  out.push_back(Make(meta::kConditionConflict, false, kReasonNoConflict, "", g));
   return out;
 }
 
@@ -62,7 +62,7 @@ std::string LeftOut(const ProfileFacts& f) {
 }
 
 // Satisfiable is about what the scheduler could allocate, not what the selectors select.
-api::Condition SatisfiableCondition(const ProfileFacts& f) {
+meta::Condition SatisfiableCondition(const ProfileFacts& f) {
   std::string matched;
   const char* reason = kReasonDevicesMatched;
   if (f.matched_devices > 0) {
@@ -91,26 +91,26 @@ api::Condition SatisfiableCondition(const ProfileFacts& f) {
                     " could not be decoded and their devices are not counted (first: ",
                     f.first_undecodable_slice, ")");
   }
-  return Make(api::kConditionSatisfiable, f.schedulable_devices > 0, reason, std::move(matched),
+  return Make(meta::kConditionSatisfiable, f.schedulable_devices > 0, reason, std::move(matched),
               f.generation);
 }
 
 }  // namespace
 
-std::vector<api::Condition> ProfileConditions(const ProfileFacts& f) {
+std::vector<meta::Condition> ProfileConditions(const ProfileFacts& f) {
   if (!f.valid) return StalledConditions(f);
-  std::vector<api::Condition> out;
+  std::vector<meta::Condition> out;
   const int64_t g = f.generation;
   const bool conflict = !f.conflicts.empty();
   const std::string conflicts = absl::StrJoin(f.conflicts, "; ");
-  out.push_back(conflict ? Make(api::kConditionReady, false, kReasonConflict,
+  out.push_back(conflict ? Make(meta::kConditionReady, false, kReasonConflict,
                                 absl::StrCat("not every object could be generated: ", conflicts), g)
-                         : Make(api::kConditionReady, true, kReasonReconciled,
+                         : Make(meta::kConditionReady, true, kReasonReconciled,
                                 "every generated object is in place", g));
-  out.push_back(Make(api::kConditionReconciling, false, kReasonReconciled, "", g));
-  out.push_back(Make(api::kConditionStalled, false, kReasonReconciled, "", g));
+  out.push_back(Make(meta::kConditionReconciling, false, kReasonReconciled, "", g));
+  out.push_back(Make(meta::kConditionStalled, false, kReasonReconciled, "", g));
   out.push_back(SatisfiableCondition(f));
-  out.push_back(Make(api::kConditionConflict, conflict,
+  out.push_back(Make(meta::kConditionConflict, conflict,
                      conflict ? kReasonConflict : kReasonNoConflict, conflicts, g));
   return out;
 }

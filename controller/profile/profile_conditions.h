@@ -50,6 +50,6 @@ struct ProfileFacts {
   std::string first_error;
 };
 
-std::vector<api::Condition> ProfileConditions(const ProfileFacts& facts);
+std::vector<meta::Condition> ProfileConditions(const ProfileFacts& facts);
 
 }  // namespace gpuprofile::profile

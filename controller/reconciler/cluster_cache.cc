@@ -63,10 +63,10 @@ kube::WatcherOptions For(const kube::WatcherOptions& base, kube::ResourcePath co
 
 template <typename T>
 std::map<std::string, typename runtime::Store<T>::IndexFunc> ProfileLabelIndex() {
-  return {{kByProfileLabel, runtime::IndexByLabel<T>(profile::kProfileLabel,
-                                                     [](const T& object) -> const api::ObjectMeta& {
-                                                       return object.metadata;
-                                                     })}};
+  return {{kByProfileLabel,
+           runtime::IndexByLabel<T>(
+               profile::kProfileLabel,
+               [](const T& object) -> const meta::ObjectMeta& { return object.metadata; })}};
 }
 
 // What the engine reads of a profile: its spec (generation moves with it), identity (uid,
@@ -74,21 +74,21 @@ std::map<std::string, typename runtime::Store<T>::IndexFunc> ProfileLabelIndex()
 // the operator's own writes, change none of it.
 bool ProfileRelevant(const ProfileObject* before, const ProfileObject* after) {
   if (before == nullptr || after == nullptr) return true;
-  const api::ObjectMeta& a = before->metadata;
-  const api::ObjectMeta& b = after->metadata;
+  const meta::ObjectMeta& a = before->metadata;
+  const meta::ObjectMeta& b = after->metadata;
   return a.generation != b.generation || a.uid != b.uid ||
          a.creation_timestamp != b.creation_timestamp ||
          a.deletion_timestamp.has_value() != b.deletion_timestamp.has_value() ||
          before->decode_error != after->decode_error;
 }
 
-bool NamespaceRelevant(const api::Namespace* before, const api::Namespace* after) {
+bool NamespaceRelevant(const meta::Namespace* before, const meta::Namespace* after) {
   if (before == nullptr || after == nullptr) return true;
   return before->metadata.labels != after->metadata.labels ||
          before->terminating != after->terminating;
 }
 
-bool IsManaged(const api::ObjectMeta& meta) {
+bool IsManaged(const meta::ObjectMeta& meta) {
   auto it = meta.labels.find(profile::kManagedByLabel);
   return it != meta.labels.end() && it->second == profile::kManagedByValue;
 }
@@ -96,8 +96,8 @@ bool IsManaged(const api::ObjectMeta& meta) {
 // Existing classes and templates matter to the engine through their names and ownership labels
 // (conflicts, adoption): unmanaged objects and label changes count; the operator's own creates,
 // updates and deletes of managed objects that keep their labels do not.
-bool OwnedObjectRelevant(const api::ObjectMeta* before, const api::ObjectMeta* after) {
-  const api::ObjectMeta* any = after != nullptr ? after : before;
+bool OwnedObjectRelevant(const meta::ObjectMeta* before, const meta::ObjectMeta* after) {
+  const meta::ObjectMeta* any = after != nullptr ? after : before;
   if (!IsManaged(*any)) return true;
   if (before != nullptr && after != nullptr) {
     return before->labels.find(profile::kProfileLabel) != before->labels.end() &&
@@ -136,55 +136,56 @@ ClusterCache::ClusterCache(ClusterCacheOptions options) : options_(std::move(opt
   profiles_ = std::make_unique<kube::Informer<ProfileObject>>(
       options_.client, For(options_.watch, GpuProfilesPath()), DecodeProfileObject,
       runtime::KeyByMeta<ProfileObject>(
-          [](const ProfileObject& p) -> const api::ObjectMeta& { return p.metadata; }));
-  namespaces_ = std::make_unique<kube::Informer<api::Namespace>>(
+          [](const ProfileObject& p) -> const meta::ObjectMeta& { return p.metadata; }));
+  namespaces_ = std::make_unique<kube::Informer<meta::Namespace>>(
       options_.client, For(options_.watch, NamespacesPath()), DecodeNamespaceObject,
-      runtime::KeyByMeta<api::Namespace>(
-          [](const api::Namespace& n) -> const api::ObjectMeta& { return n.metadata; }));
+      runtime::KeyByMeta<meta::Namespace>(
+          [](const meta::Namespace& n) -> const meta::ObjectMeta& { return n.metadata; }));
   node_groups_ = std::make_unique<kube::Informer<NodeGroupObject>>(
       options_.client, For(options_.watch, GpuNodeGroupsPath()), DecodeNodeGroupObject,
       runtime::KeyByMeta<NodeGroupObject>(
-          [](const NodeGroupObject& g) -> const api::ObjectMeta& { return g.group.metadata; }));
+          [](const NodeGroupObject& g) -> const meta::ObjectMeta& { return g.group.metadata; }));
   profiles_->SetVersionOf(
       [](const ProfileObject& p) -> absl::string_view { return p.metadata.resource_version; });
   namespaces_->SetVersionOf(
-      [](const api::Namespace& n) -> absl::string_view { return n.metadata.resource_version; });
+      [](const meta::Namespace& n) -> absl::string_view { return n.metadata.resource_version; });
   node_groups_->SetVersionOf([](const NodeGroupObject& g) -> absl::string_view {
     return g.group.metadata.resource_version;
   });
   // Only the operator's quotas: a namespace may hold any number of others.
-  quotas_ = std::make_unique<kube::Informer<api::ResourceQuota>>(
+  quotas_ = std::make_unique<kube::Informer<meta::ResourceQuota>>(
       options_.client,
       For(options_.watch, ResourceQuotasPath(),
           absl::StrCat(profile::kManagedByLabel, "=", profile::kManagedByValue)),
       DecodeResourceQuotaObject,
-      runtime::KeyByMeta<api::ResourceQuota>(
-          [](const api::ResourceQuota& q) -> const api::ObjectMeta& { return q.metadata; }),
-      ProfileLabelIndex<api::ResourceQuota>());
-  quotas_->SetVersionOf(
-      [](const api::ResourceQuota& q) -> absl::string_view { return q.metadata.resource_version; });
+      runtime::KeyByMeta<meta::ResourceQuota>(
+          [](const meta::ResourceQuota& q) -> const meta::ObjectMeta& { return q.metadata; }),
+      ProfileLabelIndex<meta::ResourceQuota>());
+  quotas_->SetVersionOf([](const meta::ResourceQuota& q) -> absl::string_view {
+    return q.metadata.resource_version;
+  });
   Count<ProfileObject>(profiles_.get(), ProfileRelevant);
-  Count<api::Namespace>(namespaces_.get(), NamespaceRelevant);
+  Count<meta::Namespace>(namespaces_.get(), NamespaceRelevant);
   // Like templates: every change is one the quotas' plan may have to repair (owned_version), and
   // the engine reads names and ownership labels (conflicts, adoption).
-  quotas_->AddHandler([this](const api::ResourceQuota*, const api::ResourceQuota*) {
+  quotas_->AddHandler([this](const meta::ResourceQuota*, const meta::ResourceQuota*) {
     owned_version_.fetch_add(1);
   });
-  Count<api::ResourceQuota>(quotas_.get(),
-                            [](const api::ResourceQuota* b, const api::ResourceQuota* a) {
-                              return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
-                                                         a != nullptr ? &a->metadata : nullptr);
-                            });
+  Count<meta::ResourceQuota>(quotas_.get(),
+                             [](const meta::ResourceQuota* b, const meta::ResourceQuota* a) {
+                               return OwnedObjectRelevant(b != nullptr ? &b->metadata : nullptr,
+                                                          a != nullptr ? &a->metadata : nullptr);
+                             });
   // GpuNodeGroups are outputs only: the desired state never reads them.
   // Nodes: real ones are large (kubelet status, images): listed in pages like slices.
   kube::WatcherOptions node_watch = For(options_.watch, NodesPath());
   node_watch.page_size = std::min(node_watch.page_size, kSlicePageSize);
-  nodes_ = std::make_unique<kube::Informer<api::NodeGpus>>(
+  nodes_ = std::make_unique<kube::Informer<meta::NodeGpus>>(
       options_.client, std::move(node_watch), DecodeNodeObject,
-      [](const api::NodeGpus& n) { return n.name; });
+      [](const meta::NodeGpus& n) { return n.name; });
   nodes_->SetVersionOf(
-      [](const api::NodeGpus& n) -> absl::string_view { return n.resource_version; });
-  nodes_->AddHandler([this](const api::NodeGpus* before, const api::NodeGpus* after) {
+      [](const meta::NodeGpus& n) -> absl::string_view { return n.resource_version; });
+  nodes_->AddHandler([this](const meta::NodeGpus* before, const meta::NodeGpus* after) {
     if (before != nullptr && after != nullptr &&
         before->device_plugin_devices == after->device_plugin_devices &&
         before->product == after->product && before->memory_mib == after->memory_mib) {
@@ -237,7 +238,7 @@ void ClusterCache::CreateDraInformers(dra::DraApiVersion version) {
   classes_ = std::make_unique<kube::Informer<dra::DeviceClass>>(
       options_.client, For(options_.watch, DeviceClassesPath(version)), DecodeDeviceClassObject,
       runtime::KeyByMeta<dra::DeviceClass>(
-          [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; }),
+          [](const dra::DeviceClass& c) -> const meta::ObjectMeta& { return c.metadata; }),
       ProfileLabelIndex<dra::DeviceClass>());
   templates_ = std::make_unique<kube::Informer<TemplateObject>>(
       options_.client,
@@ -248,7 +249,7 @@ void ClusterCache::CreateDraInformers(dra::DraApiVersion version) {
       std::map<std::string, runtime::Store<TemplateObject>::IndexFunc>{
           {kByProfileLabel,
            runtime::IndexByLabel<TemplateObject>(
-               profile::kProfileLabel, [](const TemplateObject& t) -> const api::ObjectMeta& {
+               profile::kProfileLabel, [](const TemplateObject& t) -> const meta::ObjectMeta& {
                  return t.shared_meta();
                })}});
   claims_ = std::make_unique<kube::Informer<dra::ResourceClaim>>(

@@ -71,10 +71,10 @@ class ClusterCache {
   ClusterCache& operator=(const ClusterCache&) = delete;
 
   kube::Informer<ProfileObject>& profile_informer() { return *profiles_; }
-  kube::Informer<api::Namespace>& namespace_informer() { return *namespaces_; }
+  kube::Informer<meta::Namespace>& namespace_informer() { return *namespaces_; }
   kube::Informer<NodeGroupObject>& node_group_informer() { return *node_groups_; }
-  kube::Informer<api::ResourceQuota>& quota_informer() { return *quotas_; }
-  kube::Informer<api::NodeGpus>& node_informer() { return *nodes_; }
+  kube::Informer<meta::ResourceQuota>& quota_informer() { return *quotas_; }
+  kube::Informer<meta::NodeGpus>& node_informer() { return *nodes_; }
   void SetDraWiring(DraWiring wiring) { dra_wiring_ = std::move(wiring); }
   void Start();
   // Creates and starts the DRA informers in `version` (once; later calls return false).
@@ -111,11 +111,11 @@ class ClusterCache {
   void Touch() { BumpSpecVersion(); }
 
   const runtime::Store<ProfileObject>& profiles() const { return profiles_->store(); }
-  const runtime::Store<api::Namespace>& namespaces() const { return namespaces_->store(); }
+  const runtime::Store<meta::Namespace>& namespaces() const { return namespaces_->store(); }
   const runtime::Store<NodeGroupObject>& node_groups() const { return node_groups_->store(); }
   // The operator's ResourceQuotas, keyed "<namespace>/<name>", indexed by kByProfileLabel.
-  const runtime::Store<api::ResourceQuota>& quotas() const { return quotas_->store(); }
-  const runtime::Store<api::NodeGpus>& nodes() const { return nodes_->store(); }
+  const runtime::Store<meta::ResourceQuota>& quotas() const { return quotas_->store(); }
+  const runtime::Store<meta::NodeGpus>& nodes() const { return nodes_->store(); }
   // Null until EnableDra.
   const runtime::Store<dra::ResourceSlice>* slices() const;
   const runtime::Store<dra::DeviceClass>* device_classes() const;
@@ -155,10 +155,10 @@ class ClusterCache {
     version_.fetch_add(1);
   }
   std::unique_ptr<kube::Informer<ProfileObject>> profiles_;
-  std::unique_ptr<kube::Informer<api::Namespace>> namespaces_;
+  std::unique_ptr<kube::Informer<meta::Namespace>> namespaces_;
   std::unique_ptr<kube::Informer<NodeGroupObject>> node_groups_;
-  std::unique_ptr<kube::Informer<api::ResourceQuota>> quotas_;
-  std::unique_ptr<kube::Informer<api::NodeGpus>> nodes_;
+  std::unique_ptr<kube::Informer<meta::ResourceQuota>> quotas_;
+  std::unique_ptr<kube::Informer<meta::NodeGpus>> nodes_;
 
   mutable absl::Mutex mu_;
   std::optional<dra::DraApiVersion> dra_version_ ABSL_GUARDED_BY(mu_);

@@ -46,7 +46,7 @@ absl::StatusOr<std::shared_ptr<const ProfileObject>> DecodeProfileObject(
   if (!object.is_object()) return absl::InvalidArgumentError("GpuProfile: not a JSON object");
   auto metadata = object.find("metadata");
   if (metadata == object.end()) return absl::InvalidArgumentError("GpuProfile: no metadata");
-  absl::StatusOr<api::ObjectMeta> meta = api::DecodeObjectMeta(*metadata, "metadata");
+  absl::StatusOr<meta::ObjectMeta> meta = meta::DecodeObjectMeta(*metadata, "metadata");
   if (!meta.ok()) return meta.status();
   auto out = std::make_shared<ProfileObject>();
   out->metadata = *std::move(meta);
@@ -65,9 +65,9 @@ absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
   return Shared(dra::DecodeDeviceClass(object));
 }
 
-absl::StatusOr<std::shared_ptr<const api::NodeGpus>> DecodeNodeObject(
+absl::StatusOr<std::shared_ptr<const meta::NodeGpus>> DecodeNodeObject(
     const nlohmann::json& object) {
-  return Shared(api::DecodeNodeGpus(object));
+  return Shared(meta::DecodeNodeGpus(object));
 }
 
 absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
@@ -88,7 +88,7 @@ bool PerObjectMetadata(const std::string& field) {
 
 // Moves the per-object fields of `t` into `out` and returns the rest (the shape).
 dra::ResourceClaimTemplate Split(dra::ResourceClaimTemplate t, TemplateObject* out) {
-  api::ObjectMeta& meta = t.metadata;
+  meta::ObjectMeta& meta = t.metadata;
   out->namespace_name = std::move(meta.namespace_name);
   out->uid = std::move(meta.uid);
   out->resource_version = std::move(meta.resource_version);
@@ -169,14 +169,14 @@ absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
   return Shared(dra::DecodeSlice(object));
 }
 
-absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
+absl::StatusOr<std::shared_ptr<const meta::Namespace>> DecodeNamespaceObject(
     const nlohmann::json& object) {
-  return Shared(api::DecodeNamespace(object));
+  return Shared(meta::DecodeNamespace(object));
 }
 
-absl::StatusOr<std::shared_ptr<const api::ResourceQuota>> DecodeResourceQuotaObject(
+absl::StatusOr<std::shared_ptr<const meta::ResourceQuota>> DecodeResourceQuotaObject(
     const nlohmann::json& object) {
-  return Shared(api::DecodeResourceQuota(object));
+  return Shared(meta::DecodeResourceQuota(object));
 }
 
 absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(

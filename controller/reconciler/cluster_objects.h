@@ -43,7 +43,7 @@ inline constexpr char kGpuProfileVersion[] = "v1alpha1";
 inline constexpr char kCleanupFinalizer[] = "gpuprofile.io/cleanup";
 
 struct ProfileObject {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   // Decoded and defaulted; nullopt when the object does not decode (then decode_error says why,
   // one "<field path>: <reason>" line per problem).
   std::optional<api::GpuProfile> profile;
@@ -76,7 +76,8 @@ absl::StatusOr<std::shared_ptr<const dra::DeviceClass>> DecodeDeviceClassObject(
 absl::StatusOr<std::shared_ptr<const dra::ResourceClaim>> DecodeResourceClaimObject(
     const nlohmann::json& object);
 // A Node as the migration view reads it (meta/node.h): device-plugin GPUs and GFD labels.
-absl::StatusOr<std::shared_ptr<const api::NodeGpus>> DecodeNodeObject(const nlohmann::json& object);
+absl::StatusOr<std::shared_ptr<const meta::NodeGpus>> DecodeNodeObject(
+    const nlohmann::json& object);
 
 // A ResourceClaimTemplate as cached: per object only where it is and which version of it this is;
 // everything else (name, labels, annotations, finalizers, owner references, deletion timestamp,
@@ -93,7 +94,7 @@ struct TemplateObject {
 
   const std::string& name() const { return shape->metadata.name; }
   // Labels, annotations, owner references... (not namespace, uid or resourceVersion).
-  const api::ObjectMeta& shared_meta() const { return shape->metadata; }
+  const meta::ObjectMeta& shared_meta() const { return shape->metadata; }
   // The template as decoded (without creationTimestamp and generation): a new object each call.
   std::shared_ptr<const dra::ResourceClaimTemplate> Full() const;
   // `t` split as the decoder splits it, with a shape of its own (tests, and templates that do not
@@ -128,11 +129,11 @@ class TemplateShapes {
 };
 absl::StatusOr<std::shared_ptr<const dra::ResourceSlice>> DecodeSliceObject(
     const nlohmann::json& object);
-absl::StatusOr<std::shared_ptr<const api::Namespace>> DecodeNamespaceObject(
+absl::StatusOr<std::shared_ptr<const meta::Namespace>> DecodeNamespaceObject(
     const nlohmann::json& object);
 // ResourceQuotas are cached whole: they are small (a map of limits), and only the operator's own
 // are watched.
-absl::StatusOr<std::shared_ptr<const api::ResourceQuota>> DecodeResourceQuotaObject(
+absl::StatusOr<std::shared_ptr<const meta::ResourceQuota>> DecodeResourceQuotaObject(
     const nlohmann::json& object);
 
 // A GpuNodeGroup as cached: the typed group plus its status as stored, to compare with.

@@ -42,26 +42,26 @@ class ClusterWriter {
                                       const std::string& name, const std::string& uid) = 0;
   // Merge-patches labels and ownerReferences (with the resourceVersion as precondition).
   virtual absl::Status PatchClassOwnership(dra::DraApiVersion version,
-                                           const api::ObjectMeta& meta) = 0;
+                                           const meta::ObjectMeta& meta) = 0;
   virtual absl::Status PatchTemplateOwnership(dra::DraApiVersion version,
-                                              const api::ObjectMeta& meta) = 0;
+                                              const meta::ObjectMeta& meta) = 0;
 
   // ResourceQuotas (core/v1, whatever DRA version is served). Replace is a PUT whose
   // `q.metadata` carries the stored resourceVersion; Delete has the uid precondition and counts
   // NotFound as done; PatchQuotaOwnership merge-patches labels and ownerReferences.
-  virtual absl::Status CreateQuota(const api::ResourceQuota& q) = 0;
-  virtual absl::Status ReplaceQuota(const api::ResourceQuota& q) = 0;
+  virtual absl::Status CreateQuota(const meta::ResourceQuota& q) = 0;
+  virtual absl::Status ReplaceQuota(const meta::ResourceQuota& q) = 0;
   virtual absl::StatusOr<nlohmann::json> GetQuota(const std::string& ns,
                                                   const std::string& name) = 0;
   virtual absl::Status DeleteQuota(const std::string& ns, const std::string& name,
                                    const std::string& uid) = 0;
-  virtual absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) = 0;
+  virtual absl::Status PatchQuotaOwnership(const meta::ObjectMeta& meta) = 0;
 
   // GpuProfile: status (merge patch of the status subresource) and finalizers (JSON patch that
   // tests the resourceVersion first, so a concurrent edit is never overwritten).
   virtual absl::Status PatchProfileStatus(const std::string& name,
                                           const nlohmann::json& status) = 0;
-  virtual absl::Status SetProfileFinalizers(const api::ObjectMeta& meta,
+  virtual absl::Status SetProfileFinalizers(const meta::ObjectMeta& meta,
                                             const std::vector<std::string>& finalizers) = 0;
 
   // GpuNodeGroups (cluster-scoped, status subresource).

@@ -10,7 +10,7 @@
 namespace gpuprofile::reconciler {
 namespace {
 
-const std::string& RequiredLabel(const api::ObjectMeta& meta, const char* label) {
+const std::string& RequiredLabel(const meta::ObjectMeta& meta, const char* label) {
   auto it = meta.labels.find(label);
   GPO_CHECK(it != meta.labels.end(), "generated object ", meta.name, " lacks label ", label);
   return it->second;
@@ -32,7 +32,7 @@ profile::EngineInput EngineInputOf(const ClusterCache& cache, const FeatureGates
     // The cached templates share their metadata (TemplateObject): no copy per template.
     for (auto& t : store->List()) {
       input.existing_templates.push_back(profile::ExistingTemplate{
-          t->namespace_name, std::shared_ptr<const api::ObjectMeta>(t, &t->shared_meta())});
+          t->namespace_name, std::shared_ptr<const meta::ObjectMeta>(t, &t->shared_meta())});
     }
   }
   // Quotas do not depend on DRA being served: their informer always runs.
@@ -42,8 +42,8 @@ profile::EngineInput EngineInputOf(const ClusterCache& cache, const FeatureGates
 
 // The Nodes whose device-plugin GPUs the node groups' migration view reads (only these change
 // it).
-std::vector<api::NodeGpus> DevicePluginNodes(const ClusterCache& cache) {
-  std::vector<api::NodeGpus> nodes;
+std::vector<meta::NodeGpus> DevicePluginNodes(const ClusterCache& cache) {
+  std::vector<meta::NodeGpus> nodes;
   for (const auto& n : cache.nodes().List()) {
     if (n->device_plugin_devices > 0) nodes.push_back(*n);
   }
@@ -149,7 +149,7 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
 void DesiredStateCache::UpdatePlan() {
   const uint64_t spec_version = cache_->spec_version();
   std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>> foreign;
-  std::vector<std::shared_ptr<const api::ResourceQuota>> foreign_quotas;
+  std::vector<std::shared_ptr<const meta::ResourceQuota>> foreign_quotas;
   const uint64_t foreign_version = foreign_->Snapshot(&foreign, &foreign_quotas);
   if (plan_ != nullptr && plan_version_ == spec_version &&
       plan_foreign_version_ == foreign_version) {

@@ -36,10 +36,10 @@ void ForeignObjects::AddTemplate(dra::ResourceClaimTemplate foreign) {
   ++version_;
 }
 
-void ForeignObjects::AddQuota(api::ResourceQuota foreign) {
+void ForeignObjects::AddQuota(meta::ResourceQuota foreign) {
   auto key = std::make_pair(foreign.metadata.namespace_name, foreign.metadata.name);
-  auto entry =
-      std::make_pair(std::make_shared<const api::ResourceQuota>(std::move(foreign)), clock_->Now());
+  auto entry = std::make_pair(std::make_shared<const meta::ResourceQuota>(std::move(foreign)),
+                              clock_->Now());
   absl::MutexLock lock(&mu_);
   quotas_[std::move(key)] = std::move(entry);
   ++version_;
@@ -47,11 +47,11 @@ void ForeignObjects::AddQuota(api::ResourceQuota foreign) {
 
 uint64_t ForeignObjects::Snapshot(
     std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>* templates,
-    std::vector<std::shared_ptr<const api::ResourceQuota>>* quotas) {
+    std::vector<std::shared_ptr<const meta::ResourceQuota>>* quotas) {
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
   Sweep<dra::ResourceClaimTemplate>(&templates_, now, ttl_, &version_, templates);
-  Sweep<api::ResourceQuota>(&quotas_, now, ttl_, &version_, quotas);
+  Sweep<meta::ResourceQuota>(&quotas_, now, ttl_, &version_, quotas);
   return version_;
 }
 

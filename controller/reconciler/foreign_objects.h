@@ -31,12 +31,12 @@ class ForeignObjects {
 
   // Records (or refreshes) an unmanaged object, keyed by namespace and name.
   void AddTemplate(dra::ResourceClaimTemplate foreign);
-  void AddQuota(api::ResourceQuota foreign);
+  void AddQuota(meta::ResourceQuota foreign);
 
   // Drops expired entries, then returns the version of the content (moves on every addition and
   // expiry) and, for each pointer that is not null, the objects of that kind held.
   uint64_t Snapshot(std::vector<std::shared_ptr<const dra::ResourceClaimTemplate>>* templates,
-                    std::vector<std::shared_ptr<const api::ResourceQuota>>* quotas = nullptr);
+                    std::vector<std::shared_ptr<const meta::ResourceQuota>>* quotas = nullptr);
 
  private:
   // (namespace, name) -> the object and when it was seen.
@@ -49,7 +49,7 @@ class ForeignObjects {
   absl::Mutex mu_;
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   Entries<dra::ResourceClaimTemplate> templates_ ABSL_GUARDED_BY(mu_);
-  Entries<api::ResourceQuota> quotas_ ABSL_GUARDED_BY(mu_);
+  Entries<meta::ResourceQuota> quotas_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpuprofile::reconciler

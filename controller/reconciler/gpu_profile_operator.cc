@@ -156,7 +156,8 @@ void GpuProfileOperator::WireControllers() {
       std::move(fleet_options), [this](const std::string&) { return node_groups_->Reconcile(); });
 }
 
-std::vector<std::string> GpuProfileOperator::ProfilesOfLabelled(const api::ObjectMeta& meta) const {
+std::vector<std::string> GpuProfileOperator::ProfilesOfLabelled(
+    const meta::ObjectMeta& meta) const {
   auto label = meta.labels.find(profile::kProfileLabel);
   if (label != meta.labels.end()) return std::vector<std::string>{label->second};
   // Unmanaged: it may now conflict with, or free, a name some profile wants.
@@ -167,26 +168,26 @@ void GpuProfileOperator::MapProfileEvents() {
   kube::ControllerBuilder(controller_.get())
       .For<ProfileObject>(
           &cache_->profile_informer(),
-          [](const ProfileObject& p) -> const api::ObjectMeta& { return p.metadata; })
-      .Watches<api::Namespace>(
+          [](const ProfileObject& p) -> const meta::ObjectMeta& { return p.metadata; })
+      .Watches<meta::Namespace>(
           &cache_->namespace_informer(),
-          [this](const api::Namespace&) { return cache_->profiles().ListKeys(); },
+          [this](const meta::Namespace&) { return cache_->profiles().ListKeys(); },
           /*urgent=*/true)
       // ResourceQuotas are core/v1: wired with the always-on informers, not with DRA's.
-      .Owns<api::ResourceQuota>(
+      .Owns<meta::ResourceQuota>(
           &cache_->quota_informer(),
-          [](const api::ResourceQuota& q) -> const api::ObjectMeta& { return q.metadata; },
+          [](const meta::ResourceQuota& q) -> const meta::ObjectMeta& { return q.metadata; },
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
-      .Watches<api::ResourceQuota>(&cache_->quota_informer(), [this](const api::ResourceQuota& q) {
-        return ProfilesOfLabelled(q.metadata);
-      });
+      .Watches<meta::ResourceQuota>(
+          &cache_->quota_informer(),
+          [this](const meta::ResourceQuota& q) { return ProfilesOfLabelled(q.metadata); });
 }
 
 void GpuProfileOperator::MapFleetEvents() {
   kube::ControllerBuilder(node_group_controller_.get())
       .Watches<ProfileObject>(&cache_->profile_informer(), kToFleet)
       .Watches<NodeGroupObject>(&cache_->node_group_informer(), kToFleet)
-      .Watches<api::NodeGpus>(&cache_->node_informer(), kToFleet);
+      .Watches<meta::NodeGpus>(&cache_->node_informer(), kToFleet);
 }
 
 void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices,
@@ -198,14 +199,14 @@ void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices
           &slices,
           [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
       .Owns<dra::DeviceClass>(
-          &classes, [](const dra::DeviceClass& c) -> const api::ObjectMeta& { return c.metadata; },
+          &classes, [](const dra::DeviceClass& c) -> const meta::ObjectMeta& { return c.metadata; },
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
       .Watches<dra::DeviceClass>(
           &classes, [this](const dra::DeviceClass& c) { return ProfilesOfLabelled(c.metadata); })
       // A template's shared metadata has no namespace: the owner is cluster-scoped.
       .Owns<TemplateObject>(
           &templates,
-          [](const TemplateObject& t) -> const api::ObjectMeta& { return t.shared_meta(); },
+          [](const TemplateObject& t) -> const meta::ObjectMeta& { return t.shared_meta(); },
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
       .Watches<TemplateObject>(
           &templates,

@@ -130,7 +130,7 @@ class GpuProfileOperator {
   absl::Time PollDiscoveryOnce(bool refresh);
   void EnqueueAllProfiles();
   // The profile named by a managed object's label; every profile for an unmanaged object.
-  std::vector<std::string> ProfilesOfLabelled(const api::ObjectMeta& meta) const;
+  std::vector<std::string> ProfilesOfLabelled(const meta::ObjectMeta& meta) const;
   // The names of the cached (decodable) profiles whose spec `keep` accepts, in cache order.
   std::vector<std::string> ProfilesWhere(
       absl::FunctionRef<bool(const api::GpuProfileSpec&)> keep) const;

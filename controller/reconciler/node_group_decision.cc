@@ -18,15 +18,15 @@ namespace {
 // change, else `now`; a new OfferedTwice=True is a warning.
 void StampConditions(const NodeGroupObject* stored, absl::Time now, api::GpuNodeGroup* group,
                      std::vector<NodeGroupEvent>* warnings) {
-  for (api::Condition& c : group->status.conditions) {
-    const api::Condition* before =
-        stored != nullptr ? api::FindCondition(stored->group.status.conditions, c.type) : nullptr;
+  for (meta::Condition& c : group->status.conditions) {
+    const meta::Condition* before =
+        stored != nullptr ? meta::FindCondition(stored->group.status.conditions, c.type) : nullptr;
     if (before != nullptr && before->status == c.status) {
       c.last_transition_time = before->last_transition_time;
       continue;
     }
     c.last_transition_time = FormatRfc3339Seconds(now);
-    if (c.type == api::kConditionOfferedTwice && c.status == api::ConditionStatus::kTrue) {
+    if (c.type == api::kConditionOfferedTwice && c.status == meta::ConditionStatus::kTrue) {
       warnings->push_back(NodeGroupEvent{group->metadata.name,
                                          stored != nullptr ? stored->group.metadata.uid : "",
                                          c.reason, c.message});
@@ -73,7 +73,7 @@ NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen) {
     PlanGroup(stored, group, &plan.writes);
   }
   for (const auto& stored : seen.stored) {
-    const api::ObjectMeta& meta = stored->group.metadata;
+    const meta::ObjectMeta& meta = stored->group.metadata;
     if (desired_names.count(meta.name) > 0) continue;
     NodeGroupWrite remove;
     remove.verb = NodeGroupWrite::Verb::kDelete;

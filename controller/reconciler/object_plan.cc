@@ -14,7 +14,7 @@ namespace gpuprofile::reconciler {
 namespace {
 
 // The metadata fields a plan decides.
-bool SameMeta(const api::ObjectMeta& a, const api::ObjectMeta& b) {
+bool SameMeta(const meta::ObjectMeta& a, const meta::ObjectMeta& b) {
   return a.name == b.name && a.namespace_name == b.namespace_name && a.uid == b.uid &&
          a.resource_version == b.resource_version && a.labels == b.labels &&
          a.annotations == b.annotations && a.owner_references == b.owner_references;
@@ -43,7 +43,7 @@ Action TemplateAction(ActionVerb verb, const TemplateObject& stored) {
   return action;
 }
 
-Action QuotaAction(ActionVerb verb, const api::ResourceQuota& stored) {
+Action QuotaAction(ActionVerb verb, const meta::ResourceQuota& stored) {
   Action action;
   action.verb = verb;
   action.kind = ObjectKind::kResourceQuota;
@@ -54,12 +54,12 @@ Action QuotaAction(ActionVerb verb, const api::ResourceQuota& stored) {
 }
 
 // `meta` without its owner references to `uid`; nullopt when it has none (nothing to write).
-std::optional<api::ObjectMeta> WithoutOwner(const api::ObjectMeta& meta, const std::string& uid) {
-  api::ObjectMeta out = meta;
+std::optional<meta::ObjectMeta> WithoutOwner(const meta::ObjectMeta& meta, const std::string& uid) {
+  meta::ObjectMeta out = meta;
   auto& refs = out.owner_references;
   const size_t before = refs.size();
   refs.erase(std::remove_if(refs.begin(), refs.end(),
-                            [&](const api::OwnerReference& r) { return r.uid == uid; }),
+                            [&](const meta::OwnerReference& r) { return r.uid == uid; }),
              refs.end());
   if (refs.size() == before) return std::nullopt;
   return out;
@@ -143,7 +143,7 @@ struct TemplateKind {
   static const std::vector<std::shared_ptr<const Stored>>& Labelled(const ObservedObjects& o) {
     return o.labelled_templates;
   }
-  static const api::ObjectMeta& Meta(const Stored& stored) { return stored.shared_meta(); }
+  static const meta::ObjectMeta& Meta(const Stored& stored) { return stored.shared_meta(); }
   static std::string KeyOf(const Stored& stored) {
     return TemplateKey(stored.namespace_name, stored.name());
   }
@@ -152,7 +152,7 @@ struct TemplateKind {
 
 struct QuotaKind {
   using Set = profile::QuotaSet;
-  using Stored = api::ResourceQuota;
+  using Stored = meta::ResourceQuota;
   static constexpr ObjectKind kKind = ObjectKind::kResourceQuota;
 
   static const std::string& Name(const Set& set) { return set.prototype.metadata.name; }
@@ -161,7 +161,7 @@ struct QuotaKind {
     return observed.quota_at ? observed.quota_at(ns, name) : nullptr;
   }
   static bool InPlace(const Set& set, const std::string& ns, const Stored& stored) {
-    return api::SameDesiredState(set.In(ns), stored);
+    return meta::SameDesiredState(set.In(ns), stored);
   }
   static Action Create(const Set& set, const std::string& ns) {
     Action create;
@@ -169,30 +169,30 @@ struct QuotaKind {
     create.kind = kKind;
     create.namespace_name = ns;
     create.name = Name(set);
-    create.quota = std::make_shared<const api::ResourceQuota>(set.In(ns));
+    create.quota = std::make_shared<const meta::ResourceQuota>(set.In(ns));
     return create;
   }
   // Same limits, other metadata (adoption, labels): patch; limits changed: replace in place,
   // since a quota's spec is mutable and nothing names a quota.
   static Action Update(const Set& set, const std::string& ns, const Stored& stored) {
-    const api::ResourceQuota desired = set.In(ns);
-    api::ResourceQuota next = desired;
+    const meta::ResourceQuota desired = set.In(ns);
+    meta::ResourceQuota next = desired;
     next.metadata = MergedMeta(stored.metadata, desired.metadata);
-    api::ResourceQuota relabelled = stored;
+    meta::ResourceQuota relabelled = stored;
     relabelled.metadata = next.metadata;
-    if (api::SameDesiredState(desired, relabelled)) {
+    if (meta::SameDesiredState(desired, relabelled)) {
       Action adopt = QuotaAction(ActionVerb::kAdopt, stored);
       adopt.meta = std::move(relabelled.metadata);
       return adopt;
     }
     Action replace = QuotaAction(ActionVerb::kReplace, stored);
-    replace.quota = std::make_shared<const api::ResourceQuota>(std::move(next));
+    replace.quota = std::make_shared<const meta::ResourceQuota>(std::move(next));
     return replace;
   }
   static const std::vector<std::shared_ptr<const Stored>>& Labelled(const ObservedObjects& o) {
     return o.labelled_quotas;
   }
-  static const api::ObjectMeta& Meta(const Stored& stored) { return stored.metadata; }
+  static const meta::ObjectMeta& Meta(const Stored& stored) { return stored.metadata; }
   static std::string KeyOf(const Stored& stored) {
     return TemplateKey(stored.metadata.namespace_name, stored.metadata.name);
   }
@@ -259,7 +259,7 @@ bool Action::operator==(const Action& other) const {
                                 const dra::ResourceClaimTemplate& b) {
     return dra::SameDesiredState(a, b);
   };
-  const auto same_quota = [](const api::ResourceQuota& a, const api::ResourceQuota& b) {
+  const auto same_quota = [](const meta::ResourceQuota& a, const meta::ResourceQuota& b) {
     return a.hard == b.hard && a.has_scopes == b.has_scopes;
   };
   return verb == other.verb && kind == other.kind && namespace_name == other.namespace_name &&
@@ -285,9 +285,9 @@ ObjectPlan PlanProfileObjects(const std::string& profile_uid, const dra::DeviceC
 std::vector<Action> PlanProfileCleanup(const std::string& profile_uid, bool orphan,
                                        const ObservedObjects& observed) {
   std::vector<Action> actions;
-  const auto plan_one = [&](const api::ObjectMeta& meta, Action action) {
+  const auto plan_one = [&](const meta::ObjectMeta& meta, Action action) {
     if (orphan) {
-      std::optional<api::ObjectMeta> released = WithoutOwner(meta, profile_uid);
+      std::optional<meta::ObjectMeta> released = WithoutOwner(meta, profile_uid);
       if (!released.has_value()) return;
       action.verb = ActionVerb::kRelease;
       action.meta = *std::move(released);
@@ -309,13 +309,13 @@ std::vector<Action> PlanProfileCleanup(const std::string& profile_uid, bool orph
   return actions;
 }
 
-api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta& desired) {
-  api::ObjectMeta merged = actual;
+meta::ObjectMeta MergedMeta(const meta::ObjectMeta& actual, const meta::ObjectMeta& desired) {
+  meta::ObjectMeta merged = actual;
   for (const auto& [k, v] : desired.labels) merged.labels[k] = v;
-  for (const api::OwnerReference& want : desired.owner_references) {
+  for (const meta::OwnerReference& want : desired.owner_references) {
     merged.owner_references.erase(
         std::remove_if(merged.owner_references.begin(), merged.owner_references.end(),
-                       [&](const api::OwnerReference& ref) {
+                       [&](const meta::OwnerReference& ref) {
                          return ref.kind == want.kind && ref.api_version == want.api_version &&
                                 (ref.name == want.name || ref.controller) && !(ref == want);
                        }),
@@ -328,8 +328,8 @@ api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta&
   return merged;
 }
 
-bool OwnedByOrOrphan(const api::ObjectMeta& meta, const std::string& uid) {
-  const api::OwnerReference* owner = meta.ControllerOwner();
+bool OwnedByOrOrphan(const meta::ObjectMeta& meta, const std::string& uid) {
+  const meta::OwnerReference* owner = meta.ControllerOwner();
   return owner == nullptr || owner->uid == uid || owner->kind == api::kGpuProfileKind;
 }
 

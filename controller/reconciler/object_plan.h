@@ -75,8 +75,8 @@ struct Action {
   // in, resourceVersion included).
   std::shared_ptr<const dra::DeviceClass> device_class;
   std::shared_ptr<const dra::ResourceClaimTemplate> claim_template;
-  std::shared_ptr<const api::ResourceQuota> quota;
-  api::ObjectMeta meta;  // kAdopt, kRelease: the metadata to write
+  std::shared_ptr<const meta::ResourceQuota> quota;
+  meta::ObjectMeta meta;  // kAdopt, kRelease: the metadata to write
 
   ObjectRef ref() const { return ObjectRef{kind, namespace_name, name}; }
   std::string Describe() const { return ref().Describe(); }
@@ -98,9 +98,9 @@ struct ObservedObjects {
       template_at;
   // ResourceQuotas carrying the profile's label, and the one stored under (namespace, name)
   // (null: none); only managed quotas are cached.
-  std::vector<std::shared_ptr<const api::ResourceQuota>> labelled_quotas;
-  std::function<std::shared_ptr<const api::ResourceQuota>(const std::string& ns,
-                                                          const std::string& name)>
+  std::vector<std::shared_ptr<const meta::ResourceQuota>> labelled_quotas;
+  std::function<std::shared_ptr<const meta::ResourceQuota>(const std::string& ns,
+                                                           const std::string& name)>
       quota_at;
 };
 
@@ -129,10 +129,10 @@ std::vector<Action> PlanProfileCleanup(const std::string& profile_uid, bool orph
 // Metadata to write over `actual`: the desired labels and owner reference added to what others
 // put there (labels, annotations, finalizers, their own owner references); owner references to
 // earlier incarnations of the same profile (other uid) dropped.
-api::ObjectMeta MergedMeta(const api::ObjectMeta& actual, const api::ObjectMeta& desired);
+meta::ObjectMeta MergedMeta(const meta::ObjectMeta& actual, const meta::ObjectMeta& desired);
 
 // Whether `meta` may be deleted on behalf of the profile with `uid`: controlled by it, by
 // nobody, or by a GpuProfile that is gone (another uid).
-bool OwnedByOrOrphan(const api::ObjectMeta& meta, const std::string& uid);
+bool OwnedByOrOrphan(const meta::ObjectMeta& meta, const std::string& uid);
 
 }  // namespace gpuprofile::reconciler

@@ -11,7 +11,7 @@
 namespace gpuprofile::reconciler {
 namespace {
 
-bool IsManaged(const api::ObjectMeta& meta) {
+bool IsManaged(const meta::ObjectMeta& meta) {
   auto managed = meta.labels.find(profile::kManagedByLabel);
   return managed != meta.labels.end() && managed->second == profile::kManagedByValue;
 }
@@ -43,12 +43,12 @@ void NoteExistingQuota(const Action& action, ClusterWriter* writer, ForeignObjec
   absl::StatusOr<nlohmann::json> existing = writer->GetQuota(action.namespace_name, action.name);
   if (!existing.ok()) return changes->Fail(existing.status());
   if (foreign == nullptr) return;
-  absl::StatusOr<api::ResourceQuota> decoded = api::DecodeResourceQuota(*existing);
+  absl::StatusOr<meta::ResourceQuota> decoded = meta::DecodeResourceQuota(*existing);
   if (decoded.ok()) {
     if (!IsManaged(decoded->metadata)) foreign->AddQuota(*std::move(decoded));
     return;
   }
-  api::ResourceQuota opaque;
+  meta::ResourceQuota opaque;
   opaque.metadata.namespace_name = action.namespace_name;
   opaque.metadata.name = action.name;
   foreign->AddQuota(std::move(opaque));

@@ -141,8 +141,9 @@ void ApplyEvents(const AppliedChanges& changes, const api::GpuProfileStatus& sta
   if (!parts.empty()) {
     events->push_back(PlannedEvent{false, "Applied", "Apply", absl::StrJoin(parts, "; ")});
   }
-  const api::Condition* conflict = api::FindCondition(status.conditions, api::kConditionConflict);
-  if (conflict != nullptr && conflict->status == api::ConditionStatus::kTrue) {
+  const meta::Condition* conflict =
+      meta::FindCondition(status.conditions, meta::kConditionConflict);
+  if (conflict != nullptr && conflict->status == meta::ConditionStatus::kTrue) {
     events->push_back(Warning(profile::kReasonConflict, "Apply", conflict->message));
   }
   if (!changes.first_error.ok()) {

@@ -30,7 +30,7 @@ absl::StatusOr<ObservedObjects> ObserveObjects(const ClusterCache& cache, const 
                                                const dra::DeviceClass* desired_class) {
   ObservedObjects observed;
   // Quotas are cached whether or not DRA is served.
-  const runtime::Store<api::ResourceQuota>* quotas = &cache.quotas();
+  const runtime::Store<meta::ResourceQuota>* quotas = &cache.quotas();
   ASSIGN_OR_RETURN(observed.labelled_quotas, quotas->ByIndex(kByProfileLabel, name));
   observed.quota_at = [quotas](const std::string& ns, const std::string& quota_name) {
     return quotas->Get(absl::StrCat(ns, "/", quota_name));
@@ -52,7 +52,7 @@ absl::StatusOr<ObservedObjects> ObserveObjects(const ClusterCache& cache, const 
 // Whether `record` was made for this snapshot's plan, these cached objects and this incarnation
 // and generation of the profile.
 bool StillInPlace(const ObjectsInPlace& record, const ProfileObservation& seen) {
-  const api::ObjectMeta& meta = seen.object->metadata;
+  const meta::ObjectMeta& meta = seen.object->metadata;
   return record.plan_id == seen.snapshot.computed->plan_id &&
          record.owned_version == seen.owned_version && record.uid == meta.uid &&
          record.generation == meta.generation;
@@ -231,9 +231,9 @@ void ProfileReconciler::ExportGauges(const std::string& name, const api::GpuProf
       static_cast<double>(status.allocation.allocated_devices));
   m.free_devices->WithLabels({name})->Set(static_cast<double>(status.allocation.free_devices));
   m.pending_claims->WithLabels({name})->Set(static_cast<double>(status.allocation.pending_claims));
-  const api::Condition* ready = api::FindCondition(status.conditions, api::kConditionReady);
+  const meta::Condition* ready = meta::FindCondition(status.conditions, meta::kConditionReady);
   m.ready->WithLabels({name})->Set(
-      ready != nullptr && ready->status == api::ConditionStatus::kTrue ? 1 : 0);
+      ready != nullptr && ready->status == meta::ConditionStatus::kTrue ? 1 : 0);
 }
 
 void ProfileReconciler::Event(const ProfileObject& object, const PlannedEvent& event) {

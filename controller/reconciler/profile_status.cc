@@ -11,9 +11,9 @@
 namespace gpuprofile::reconciler {
 namespace {
 
-api::Condition Make(const char* type, api::ConditionStatus status, const char* reason,
-                    std::string message, int64_t generation) {
-  api::Condition c;
+meta::Condition Make(const char* type, meta::ConditionStatus status, const char* reason,
+                     std::string message, int64_t generation) {
+  meta::Condition c;
   c.type = type;
   c.status = status;
   c.reason = reason;
@@ -22,8 +22,8 @@ api::Condition Make(const char* type, api::ConditionStatus status, const char* r
   return c;
 }
 
-api::Condition* Find(api::GpuProfileStatus* status, const char* type) {
-  for (api::Condition& c : status->conditions) {
+meta::Condition* Find(api::GpuProfileStatus* status, const char* type) {
+  for (meta::Condition& c : status->conditions) {
     if (c.type == type) return &c;
   }
   return nullptr;
@@ -47,13 +47,13 @@ api::GpuProfileStatus DraNotServedStatus(const ProfileObject& object,
                 ", so DeviceClasses and ResourceClaimTemplates cannot be written; the operator "
                 "picks up a served version without a restart";
   status.conditions = {
-      Make(api::kConditionReady, api::ConditionStatus::kFalse, kReasonDraNotServed, message, g),
-      Make(api::kConditionReconciling, api::ConditionStatus::kFalse, kReasonDraNotServed,
+      Make(meta::kConditionReady, meta::ConditionStatus::kFalse, kReasonDraNotServed, message, g),
+      Make(meta::kConditionReconciling, meta::ConditionStatus::kFalse, kReasonDraNotServed,
            "waiting for resource.k8s.io to be served", g),
-      Make(api::kConditionStalled, api::ConditionStatus::kTrue, kReasonDraNotServed, message, g),
-      Make(api::kConditionSatisfiable, api::ConditionStatus::kUnknown, kReasonDraNotServed,
+      Make(meta::kConditionStalled, meta::ConditionStatus::kTrue, kReasonDraNotServed, message, g),
+      Make(meta::kConditionSatisfiable, meta::ConditionStatus::kUnknown, kReasonDraNotServed,
            "no ResourceSlices can be read", g),
-      Make(api::kConditionConflict, api::ConditionStatus::kFalse, profile::kReasonNoConflict, "",
+      Make(meta::kConditionConflict, meta::ConditionStatus::kFalse, profile::kReasonNoConflict, "",
            g),
   };
   return status;
@@ -71,25 +71,25 @@ api::GpuProfileStatus UndecodableStatus(const ProfileObject& object) {
 }
 
 void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* status) {
-  if (api::Condition* ready = Find(status, api::kConditionReady)) {
-    if (ready->status == api::ConditionStatus::kTrue) {
-      ready->status = api::ConditionStatus::kFalse;
+  if (meta::Condition* ready = Find(status, meta::kConditionReady)) {
+    if (ready->status == meta::ConditionStatus::kTrue) {
+      ready->status = meta::ConditionStatus::kFalse;
       ready->reason = kReasonProgressing;
       ready->message = message;
     }
   }
-  if (api::Condition* reconciling = Find(status, api::kConditionReconciling)) {
-    reconciling->status = api::ConditionStatus::kTrue;
+  if (meta::Condition* reconciling = Find(status, meta::kConditionReconciling)) {
+    reconciling->status = meta::ConditionStatus::kTrue;
     reconciling->reason = kReasonProgressing;
     reconciling->message = message;
   }
 }
 
 void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status) {
-  for (const char* type : {api::kConditionReady, api::kConditionStalled}) {
-    if (api::Condition* c = Find(status, type)) {
-      c->status = type == api::kConditionReady ? api::ConditionStatus::kFalse
-                                               : api::ConditionStatus::kTrue;
+  for (const char* type : {meta::kConditionReady, meta::kConditionStalled}) {
+    if (meta::Condition* c = Find(status, type)) {
+      c->status = type == meta::kConditionReady ? meta::ConditionStatus::kFalse
+                                                : meta::ConditionStatus::kTrue;
       c->reason = profile::kReasonFeatureNotServed;
       c->message = message;
     }
@@ -99,9 +99,9 @@ void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status)
 void StampTransitionTimes(const std::map<std::string, StoredCondition>& stored, absl::Time now,
                           api::GpuProfileStatus* status) {
   const std::string stamp = FormatRfc3339Seconds(now);
-  for (api::Condition& c : status->conditions) {
+  for (meta::Condition& c : status->conditions) {
     auto it = stored.find(c.type);
-    if (it != stored.end() && it->second.status == api::ConditionStatusName(c.status) &&
+    if (it != stored.end() && it->second.status == meta::ConditionStatusName(c.status) &&
         !it->second.last_transition_time.empty()) {
       c.last_transition_time = it->second.last_transition_time;
     } else {

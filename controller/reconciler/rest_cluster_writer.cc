@@ -17,15 +17,15 @@ absl::Status DoneIfNotFound(absl::Status status) {
   return kube::apierrors::IsNotFound(status) ? absl::OkStatus() : status;
 }
 
-nlohmann::json OwnershipPatch(const api::ObjectMeta& meta) {
+nlohmann::json OwnershipPatch(const meta::ObjectMeta& meta) {
   nlohmann::json patch;
   patch["metadata"]["resourceVersion"] = meta.resource_version;
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [k, v] : meta.labels) labels[k] = v;
   patch["metadata"]["labels"] = labels;
   nlohmann::json refs = nlohmann::json::array();
-  for (const api::OwnerReference& ref : meta.owner_references) {
-    refs.push_back(nlohmann::json(api::EncodeOwnerReference(ref)));
+  for (const meta::OwnerReference& ref : meta.owner_references) {
+    refs.push_back(nlohmann::json(meta::EncodeOwnerReference(ref)));
   }
   // An empty list must be written as null for a merge patch to remove the field.
   patch["metadata"]["ownerReferences"] = refs.empty() ? nlohmann::json(nullptr) : refs;
@@ -101,7 +101,7 @@ absl::Status RestClusterWriter::DeleteTemplate(dra::DraApiVersion version, const
 }
 
 absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
-                                                    const api::ObjectMeta& meta) {
+                                                    const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "deviceclasses"));
   return options_.client
       ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
@@ -110,7 +110,7 @@ absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
 }
 
 absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
-                                                       const api::ObjectMeta& meta) {
+                                                       const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "resourceclaimtemplates"));
   return options_.client
       ->Patch(ResourceClaimTemplatesPath(version)
@@ -120,20 +120,20 @@ absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion versio
       .status();
 }
 
-absl::Status RestClusterWriter::CreateQuota(const api::ResourceQuota& q) {
+absl::Status RestClusterWriter::CreateQuota(const meta::ResourceQuota& q) {
   RETURN_IF_ERROR(Gate("create", "resourcequotas"));
   return options_.client
       ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
-               api::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+               meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
       .status();
 }
 
-absl::Status RestClusterWriter::ReplaceQuota(const api::ResourceQuota& q) {
+absl::Status RestClusterWriter::ReplaceQuota(const meta::ResourceQuota& q) {
   RETURN_IF_ERROR(Gate("update", "resourcequotas"));
   return options_.client
       ->Update(
           ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
-          api::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+          meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
       .status();
 }
 
@@ -152,7 +152,7 @@ absl::Status RestClusterWriter::DeleteQuota(const std::string& ns, const std::st
           .status());
 }
 
-absl::Status RestClusterWriter::PatchQuotaOwnership(const api::ObjectMeta& meta) {
+absl::Status RestClusterWriter::PatchQuotaOwnership(const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "resourcequotas"));
   return options_.client
       ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
@@ -169,7 +169,7 @@ absl::Status RestClusterWriter::PatchProfileStatus(const std::string& name,
       .status();
 }
 
-absl::Status RestClusterWriter::SetProfileFinalizers(const api::ObjectMeta& meta,
+absl::Status RestClusterWriter::SetProfileFinalizers(const meta::ObjectMeta& meta,
                                                      const std::vector<std::string>& finalizers) {
   RETURN_IF_ERROR(Gate("patch", "gpuprofiles"));
   nlohmann::json patch = nlohmann::json::array();

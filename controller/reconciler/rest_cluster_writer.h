@@ -41,19 +41,19 @@ class RestClusterWriter final : public ClusterWriter {
   absl::Status DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
                               const std::string& name, const std::string& uid) override;
   absl::Status PatchClassOwnership(dra::DraApiVersion version,
-                                   const api::ObjectMeta& meta) override;
+                                   const meta::ObjectMeta& meta) override;
   absl::Status PatchTemplateOwnership(dra::DraApiVersion version,
-                                      const api::ObjectMeta& meta) override;
+                                      const meta::ObjectMeta& meta) override;
 
-  absl::Status CreateQuota(const api::ResourceQuota& q) override;
-  absl::Status ReplaceQuota(const api::ResourceQuota& q) override;
+  absl::Status CreateQuota(const meta::ResourceQuota& q) override;
+  absl::Status ReplaceQuota(const meta::ResourceQuota& q) override;
   absl::StatusOr<nlohmann::json> GetQuota(const std::string& ns, const std::string& name) override;
   absl::Status DeleteQuota(const std::string& ns, const std::string& name,
                            const std::string& uid) override;
-  absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) override;
+  absl::Status PatchQuotaOwnership(const meta::ObjectMeta& meta) override;
 
   absl::Status PatchProfileStatus(const std::string& name, const nlohmann::json& status) override;
-  absl::Status SetProfileFinalizers(const api::ObjectMeta& meta,
+  absl::Status SetProfileFinalizers(const meta::ObjectMeta& meta,
                                     const std::vector<std::string>& finalizers) override;
 
   absl::Status CreateNodeGroup(const nlohmann::json& object) override;

@@ -48,7 +48,7 @@ struct WatchEvent {
 };
 
 // client-go's MetaNamespaceKeyFunc: "namespace/name", or "name" when the namespace is empty.
-inline std::string MetaNamespaceKey(const api::ObjectMeta& meta) {
+inline std::string MetaNamespaceKey(const meta::ObjectMeta& meta) {
   return meta.namespace_name.empty() ? meta.name
                                      : absl::StrCat(meta.namespace_name, "/", meta.name);
 }
@@ -242,16 +242,16 @@ class Store {
 };
 
 // Index functions over the ObjectMeta of T, reached through `meta` (e.g.
-// [](const GpuProfile& p) -> const api::ObjectMeta& { return p.metadata; }).
+// [](const GpuProfile& p) -> const meta::ObjectMeta& { return p.metadata; }).
 template <typename T>
-using MetaFunc = std::function<const api::ObjectMeta&(const T&)>;
+using MetaFunc = std::function<const meta::ObjectMeta&(const T&)>;
 
 // Index values: the uid of every owner reference.
 template <typename T>
 typename Store<T>::IndexFunc IndexByOwnerUid(MetaFunc<T> meta) {
   return [meta = std::move(meta)](const T& object) {
     std::vector<std::string> uids;
-    for (const api::OwnerReference& ref : meta(object).owner_references) uids.push_back(ref.uid);
+    for (const meta::OwnerReference& ref : meta(object).owner_references) uids.push_back(ref.uid);
     return uids;
   };
 }

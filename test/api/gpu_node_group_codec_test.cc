@@ -92,7 +92,7 @@ TEST(GpuNodeGroupCodecTest, RoundTrips) {
   g.status.offered_by = "Both";
   g.status.device_plugin_nodes = 1;
   g.status.offered_twice = {"node-a"};
-  g.status.conditions.push_back({"OfferedTwice", ConditionStatus::kTrue, 0,
+  g.status.conditions.push_back({"OfferedTwice", meta::ConditionStatus::kTrue, 0,
                                  "2026-12-02T03:00:00Z", "DevicePluginAndDRA", "1 node offers"});
   const std::string encoded = EncodeGpuNodeGroup(g, true).dump();
   ASSERT_OK_AND_ASSIGN(GpuNodeGroup decoded, DecodeGpuNodeGroup(json::parse(encoded)));

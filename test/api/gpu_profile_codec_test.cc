@@ -790,9 +790,9 @@ TEST(GpuProfileCodecTest, StatusIsDecodedLeniently) {
   EXPECT_EQ(p.status.observed_generation, 3);
   ASSERT_THAT(p.status.conditions, SizeIs(2));
   EXPECT_EQ(p.status.conditions[0].type, "Ready");
-  EXPECT_EQ(p.status.conditions[0].status, ConditionStatus::kTrue);
+  EXPECT_EQ(p.status.conditions[0].status, meta::ConditionStatus::kTrue);
   EXPECT_EQ(p.status.conditions[0].last_transition_time, "2025-01-01T00:00:00Z");
-  EXPECT_EQ(p.status.conditions[1].status, ConditionStatus::kUnknown);
+  EXPECT_EQ(p.status.conditions[1].status, meta::ConditionStatus::kUnknown);
   EXPECT_EQ(p.status.conditions[1].observed_generation, 0);
   EXPECT_EQ(p.status.device_class_name, "");
   EXPECT_THAT(p.status.selectors, ElementsAre("a", "b"));
@@ -888,9 +888,9 @@ TEST(GpuProfileCodecTest, EncodesDefaultsAndCanonicalValuesInOrder) {
 TEST(GpuProfileCodecTest, EncodesStatus) {
   GpuProfileStatus status;
   status.observed_generation = 3;
-  status.conditions.push_back({"Ready", ConditionStatus::kTrue, 3, "", "Reconciled", "done"});
-  status.conditions.push_back(
-      {"Satisfiable", ConditionStatus::kFalse, 3, "2025-01-01T00:00:00Z", "NoMatchingDevices", ""});
+  status.conditions.push_back({"Ready", meta::ConditionStatus::kTrue, 3, "", "Reconciled", "done"});
+  status.conditions.push_back({"Satisfiable", meta::ConditionStatus::kFalse, 3,
+                               "2025-01-01T00:00:00Z", "NoMatchingDevices", ""});
   status.device_class_name = "large-memory";
   status.selectors = {"device.driver == 'gpu.nvidia.com'"};
   status.matched_devices = 14;

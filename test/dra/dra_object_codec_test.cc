@@ -47,8 +47,8 @@ ordered_json ParseOrdered(const std::string& text) {
 // What a server or a file would hand the decoder.
 json ToJson(const ordered_json& value) { return Parse(value.dump()); }
 
-api::OwnerReference ProfileOwner() {
-  api::OwnerReference ref;
+meta::OwnerReference ProfileOwner() {
+  meta::OwnerReference ref;
   ref.api_version = "gpuprofile.io/v1alpha1";
   ref.kind = "GpuProfile";
   ref.name = "large-mem";
@@ -58,7 +58,7 @@ api::OwnerReference ProfileOwner() {
   return ref;
 }
 
-void AddServerFields(api::ObjectMeta* meta) {
+void AddServerFields(meta::ObjectMeta* meta) {
   meta->uid = "0b7d9a2e-0000-4000-8000-0000000000aa";
   meta->resource_version = "4711";
   meta->generation = 3;
@@ -1291,7 +1291,7 @@ TEST(SameDesiredStateTest, ResourceClaimTemplateTable) {
        [](ResourceClaimTemplate& a) { a.metadata.owner_references.clear(); }, false},
       {"extra owner reference", none,
        [](ResourceClaimTemplate& a) {
-         api::OwnerReference other = ProfileOwner();
+         meta::OwnerReference other = ProfileOwner();
          other.uid = "other";
          other.controller = false;
          a.metadata.owner_references.push_back(other);

@@ -19,12 +19,12 @@ namespace {
 using ::testing::UnorderedElementsAre;
 
 struct Obj {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
 };
-const api::ObjectMeta& MetaOf(const Obj& o) { return o.metadata; }
+const meta::ObjectMeta& MetaOf(const Obj& o) { return o.metadata; }
 
 absl::StatusOr<std::shared_ptr<const Obj>> Decode(const nlohmann::json& j) {
-  absl::StatusOr<api::ObjectMeta> meta = api::DecodeObjectMeta(j.at("metadata"));
+  absl::StatusOr<meta::ObjectMeta> meta = meta::DecodeObjectMeta(j.at("metadata"));
   if (!meta.ok()) return meta.status();
   return std::make_shared<const Obj>(Obj{*std::move(meta)});
 }

@@ -24,14 +24,14 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
 struct Obj {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   std::string value;
 };
 
 // The DOM decoder: needs metadata.name and a string "value".
 absl::StatusOr<std::shared_ptr<const Obj>> Decode(const nlohmann::json& j) {
   if (!j.contains("metadata")) return absl::InvalidArgumentError("no metadata");
-  absl::StatusOr<api::ObjectMeta> meta = api::DecodeObjectMeta(j.at("metadata"));
+  absl::StatusOr<meta::ObjectMeta> meta = meta::DecodeObjectMeta(j.at("metadata"));
   if (!meta.ok()) return meta.status();
   auto value = j.find("value");
   if (value == j.end() || !value->is_string()) return absl::InvalidArgumentError("value: bad");
@@ -53,7 +53,7 @@ class ReflectorTest : public ::testing::Test {
               return Decode(j);
             },
             runtime::KeyByMeta<Obj>(
-                [](const Obj& o) -> const api::ObjectMeta& { return o.metadata; })) {
+                [](const Obj& o) -> const meta::ObjectMeta& { return o.metadata; })) {
     if (by_version) {
       reflector_.SetVersionOf(
           [](const Obj& o) -> absl::string_view { return o.metadata.resource_version; });
@@ -265,10 +265,9 @@ TEST_F(ReflectorTest, DropUndecodableRemovesTheOlderVersion) {
 
 TEST_F(ReflectorTest, HandlersRunInTheOrderTheyWereAddedAfterTheStoreChanged) {
   std::vector<std::string> calls;
-  Reflector<Obj> reflector(Decode, runtime::KeyByMeta<Obj>([](const Obj& o)
-                                                               -> const api::ObjectMeta& {
-    return o.metadata;
-  }));
+  Reflector<Obj> reflector(
+      Decode,
+      runtime::KeyByMeta<Obj>([](const Obj& o) -> const meta::ObjectMeta& { return o.metadata; }));
   for (const std::string name : {"first", "second", "third"}) {
     reflector.AddHandler([&calls, &reflector, name](const Obj*, const Obj* after) {
       // The store already holds the object the handler hears about.

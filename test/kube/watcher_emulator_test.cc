@@ -26,15 +26,15 @@ using testing::KubeEmulator;
 const ResourcePath kConfigMaps{"", "v1", "configmaps", "default", "", ""};
 
 struct ConfigMapLite {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
 };
 
-const api::ObjectMeta& MetaOf(const ConfigMapLite& c) { return c.metadata; }
+const meta::ObjectMeta& MetaOf(const ConfigMapLite& c) { return c.metadata; }
 
 absl::StatusOr<std::shared_ptr<const ConfigMapLite>> Decode(const nlohmann::json& j) {
   auto meta = j.find("metadata");
   if (meta == j.end()) return absl::InvalidArgumentError("no metadata");
-  absl::StatusOr<api::ObjectMeta> m = api::DecodeObjectMeta(*meta);
+  absl::StatusOr<meta::ObjectMeta> m = meta::DecodeObjectMeta(*meta);
   if (!m.ok()) return m.status();
   auto out = std::make_shared<ConfigMapLite>();
   out->metadata = *std::move(m);

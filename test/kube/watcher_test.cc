@@ -29,14 +29,14 @@ using testing::StatusReply;
 using testing::WatchReply;
 
 struct Named {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   std::string value;
 };
 
 absl::StatusOr<std::shared_ptr<const Named>> DecodeNamed(const nlohmann::json& j) {
   auto meta = j.find("metadata");
   if (meta == j.end()) return absl::InvalidArgumentError("no metadata");
-  absl::StatusOr<api::ObjectMeta> m = api::DecodeObjectMeta(*meta);
+  absl::StatusOr<meta::ObjectMeta> m = meta::DecodeObjectMeta(*meta);
   if (!m.ok()) return m.status();
   auto out = std::make_shared<Named>();
   out->metadata = *m;
@@ -76,9 +76,9 @@ bool Eventually(F cond) {
 class WatcherTest : public ::testing::Test {
  protected:
   WatcherTest()
-      : sink_(DecodeNamed, runtime::KeyByMeta<Named>([](const Named& n) -> const api::ObjectMeta& {
-          return n.metadata;
-        })) {
+      : sink_(DecodeNamed, runtime::KeyByMeta<Named>([](const Named& n) -> const meta::ObjectMeta& {
+                return n.metadata;
+              })) {
     RestClientOptions o;
     o.clock = &clock_;
     o.max_retries = 0;  // failures go to the watcher's backoff
@@ -382,10 +382,9 @@ TEST(WatcherRawPathTest, MalformedLinesAreUndecodableAndTheStreamResumes) {
     client_options.clock = &clock;
     client_options.max_retries = 0;
     RestClient client(&transport, client_options);
-    Reflector<Named> sink(DecodeNamed, runtime::KeyByMeta<Named>([](const Named& n)
-                                                                  -> const api::ObjectMeta& {
-      return n.metadata;
-    }));
+    Reflector<Named> sink(
+        DecodeNamed, runtime::KeyByMeta<Named>(
+                         [](const Named& n) -> const meta::ObjectMeta& { return n.metadata; }));
     transport.Push(ListReply({}, "10"));
     Reply reply = WatchReply({Event("ADDED", Obj("a", "11"))});
     reply.lines.push_back(bad);

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using ::testing::HasSubstr;
@@ -143,4 +143,4 @@ TEST(LabelSelectorCodecTest, EncodesInOrderAndRoundTrips) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

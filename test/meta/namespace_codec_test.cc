@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using ::testing::HasSubstr;
@@ -72,4 +72,4 @@ TEST(NamespaceCodecTest, RejectsWhatIsNotANamespace) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using ::testing::HasSubstr;
@@ -53,4 +53,4 @@ TEST(NodeCodecTest, BadQuantitiesNameTheNodeAndTheResource) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using ::testing::ElementsAre;
@@ -148,4 +148,4 @@ TEST(ObjectMetaCodecTest, OmitsEmptyMembers) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

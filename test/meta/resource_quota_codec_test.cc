@@ -16,7 +16,7 @@
 #include "test/testing/status_matchers.h"
 #include "test/testing/test_paths.h"
 
-namespace gpuprofile::api {
+namespace gpuprofile::meta {
 namespace {
 
 using ::testing::HasSubstr;
@@ -326,4 +326,4 @@ TEST_F(ResourceQuotaSchemaTest, WrongShapesAreRejected) {
 }
 
 }  // namespace
-}  // namespace gpuprofile::api
+}  // namespace gpuprofile::meta

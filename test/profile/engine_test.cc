@@ -51,7 +51,7 @@ TEST_F(EngineTest, StoryProfileGeneratesClassTemplatesAndStatus) {
   api::GpuProfileSpec spec = DefaultSpec("large-memory");
   spec.selector.memory = api::QuantityRange{Q("40Gi"), std::nullopt};
   spec.claim_template.namespaces = {"ml-train"};
-  spec.claim_template.namespace_selector = api::LabelSelector{{{"gpu-profiles", "enabled"}}, {}};
+  spec.claim_template.namespace_selector = meta::LabelSelector{{{"gpu-profiles", "enabled"}}, {}};
   spec.count = 2;
   input_.profiles.push_back(MakeProfile("large-memory", spec));
   input_.profiles[0].metadata.generation = 3;
@@ -98,11 +98,11 @@ TEST_F(EngineTest, StoryProfileGeneratesClassTemplatesAndStatus) {
   EXPECT_EQ(status.node_groups[0].nodes, 3);
   EXPECT_EQ(status.claim_templates.desired, 2);
   EXPECT_EQ(status.claim_templates.ready, 2);
-  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kTrue);
-  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).status, api::ConditionStatus::kTrue);
-  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).message, "16 devices on 5 nodes in 2 node groups");
-  EXPECT_EQ(Cond(p, api::kConditionStalled).status, api::ConditionStatus::kFalse);
-  EXPECT_EQ(Cond(p, api::kConditionReady).observed_generation, 3);
+  EXPECT_EQ(Cond(p, meta::kConditionReady).status, meta::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).status, meta::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).message, "16 devices on 5 nodes in 2 node groups");
+  EXPECT_EQ(Cond(p, meta::kConditionStalled).status, meta::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, meta::kConditionReady).observed_generation, 3);
   EXPECT_THAT(state.node_groups[0].status.profiles, ElementsAre("large-memory"));
 }
 
@@ -115,9 +115,9 @@ TEST_F(EngineTest, FortyEightGiExcludesTheL40SAndAnEmptyMatchIsUnsatisfiableButR
   EXPECT_EQ(p.profile.status.matched_devices, 0);
   EXPECT_EQ(p.profile.status.matched_nodes, 0);
   EXPECT_THAT(p.profile.status.node_groups, IsEmpty());
-  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).status, api::ConditionStatus::kFalse);
-  EXPECT_EQ(Cond(p, api::kConditionSatisfiable).reason, "NoMatchingDevices");
-  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).status, meta::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).reason, "NoMatchingDevices");
+  EXPECT_EQ(Cond(p, meta::kConditionReady).status, meta::ConditionStatus::kTrue);
   EXPECT_EQ(state.device_classes.size(), 1u);     // declared before its nodes arrive
   EXPECT_THAT(state.template_sets, IsEmpty());  // no namespaces selected
 }
@@ -132,11 +132,11 @@ TEST_F(EngineTest, InvalidProfileIsStalledAndGeneratesNothing) {
   const ProfileOutcome& p = state.profiles[0];
   EXPECT_FALSE(p.valid);
   EXPECT_THAT(p.problems, HasSubstr("spec.selector.computeCapability: driver gpu.amd.com"));
-  EXPECT_EQ(Cond(p, api::kConditionStalled).status, api::ConditionStatus::kTrue);
-  EXPECT_THAT(Cond(p, api::kConditionStalled).message,
+  EXPECT_EQ(Cond(p, meta::kConditionStalled).status, meta::ConditionStatus::kTrue);
+  EXPECT_THAT(Cond(p, meta::kConditionStalled).message,
               HasSubstr("spec.selector.computeCapability"));
-  EXPECT_EQ(Cond(p, api::kConditionReady).status, api::ConditionStatus::kFalse);
-  EXPECT_EQ(Cond(p, api::kConditionReady).reason, "InvalidSpec");
+  EXPECT_EQ(Cond(p, meta::kConditionReady).status, meta::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(p, meta::kConditionReady).reason, "InvalidSpec");
   EXPECT_THAT(state.device_classes, IsEmpty());
   EXPECT_THAT(state.template_sets, IsEmpty());
 }
@@ -158,15 +158,16 @@ TEST_F(EngineTest, TheOlderProfileWinsANameAndTheOtherReportsConflict) {
   EXPECT_EQ(templates[1].metadata.labels.at(kProfileLabel), "b-older");
   const ProfileOutcome& loser = state.profiles[0];
   ASSERT_EQ(loser.profile.metadata.name, "a-newer");
-  EXPECT_EQ(Cond(loser, api::kConditionConflict).status, api::ConditionStatus::kTrue);
-  EXPECT_THAT(Cond(loser, api::kConditionConflict).message,
+  EXPECT_EQ(Cond(loser, meta::kConditionConflict).status, meta::ConditionStatus::kTrue);
+  EXPECT_THAT(Cond(loser, meta::kConditionConflict).message,
               HasSubstr("DeviceClass shared is claimed by the older GpuProfile b-older"));
-  EXPECT_THAT(Cond(loser, api::kConditionConflict).message,
+  EXPECT_THAT(Cond(loser, meta::kConditionConflict).message,
               HasSubstr("ResourceClaimTemplate ml-train/shared is claimed by the older"));
-  EXPECT_EQ(Cond(loser, api::kConditionReady).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(loser, meta::kConditionReady).status, meta::ConditionStatus::kFalse);
   EXPECT_EQ(loser.profile.status.claim_templates.desired, 2);
   EXPECT_EQ(loser.profile.status.claim_templates.ready, 1);
-  EXPECT_EQ(Cond(state.profiles[1], api::kConditionConflict).status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(state.profiles[1], meta::kConditionConflict).status,
+            meta::ConditionStatus::kFalse);
 }
 
 TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
@@ -194,9 +195,9 @@ TEST_F(EngineTest, ExistingObjectsAreAdoptedOnlyWhenTheOperatorManagesThem) {
   EXPECT_EQ(state.device_classes[0].metadata.name, "q");
   EXPECT_THAT(TemplateKeys(state), ElementsAre("a/p", "c/p"));
   const ProfileOutcome& p = state.profiles[0];
-  EXPECT_THAT(Cond(p, api::kConditionConflict).message,
+  EXPECT_THAT(Cond(p, meta::kConditionConflict).message,
               HasSubstr("DeviceClass p exists and is not managed by gpu-profile-operator"));
-  EXPECT_THAT(Cond(p, api::kConditionConflict).message,
+  EXPECT_THAT(Cond(p, meta::kConditionConflict).message,
               HasSubstr("ResourceClaimTemplate b/p belongs to GpuProfile q"));
 }
 
@@ -204,11 +205,11 @@ TEST_F(EngineTest, NamespaceSelection) {
   input_.namespaces = {Ns("x", {{"team", "ml"}}), Ns("y", {{"team", "web"}}), Ns("z"),
                        Ns("gone", {{"team", "ml"}}, /*terminating=*/true)};
   api::GpuProfileSpec all = DefaultSpec("all");
-  all.claim_template.namespace_selector = api::LabelSelector{};  // {} selects every namespace
+  all.claim_template.namespace_selector = meta::LabelSelector{};  // {} selects every namespace
   api::GpuProfileSpec none = DefaultSpec("none");                // absent selects none
   api::GpuProfileSpec expr = DefaultSpec("expr");
-  expr.claim_template.namespace_selector =
-      api::LabelSelector{{}, {{"team", api::LabelSelectorRequirement::Operator::kNotIn, {"web"}}}};
+  expr.claim_template.namespace_selector = meta::LabelSelector{
+      {}, {{"team", meta::LabelSelectorRequirement::Operator::kNotIn, {"web"}}}};
   expr.claim_template.namespaces = {"not-in-files"};
   input_.profiles = {MakeProfile("all", all), MakeProfile("none", none), MakeProfile("expr", expr)};
   DesiredState state = Run();
@@ -294,12 +295,11 @@ TEST_F(EngineTest, ClaimsGiveAllocatedFreeAndPendingCounts) {
 // The migration view: a DRA node that also offers device-plugin GPUs makes its group Both with
 // the OfferedTwice condition; nodes only the plugin serves form a DevicePlugin group per product.
 TEST_F(EngineTest, NodeGroupsShowWhoOffersTheGpus) {
-  std::vector<api::NodeGpus> nodes = {
+  std::vector<meta::NodeGpus> nodes = {
       {"a100-node-1", "1", 4, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA and the plugin
       {"a100-node-2", "1", 0, "NVIDIA-A100-SXM4-40GB", "40960"},  // DRA only
       {"v100-node-2", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},   // the plugin only
-      {"v100-node-1", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},
-      {"cpu-node-1", "1", 0, "", ""},
+      {"v100-node-1", "1", 8, "Tesla-V100-SXM2-16GB", "16384"},  {"cpu-node-1", "1", 0, "", ""},
   };
   const DesiredState state = ComputeDesiredState(input_, inventory_, nullptr, {}, nodes);
   std::map<std::string, const api::GpuNodeGroup*> by_name;
@@ -311,7 +311,7 @@ TEST_F(EngineTest, NodeGroupsShowWhoOffersTheGpus) {
   EXPECT_THAT(a100.offered_twice, ElementsAre("a100-node-1"));
   ASSERT_EQ(a100.conditions.size(), 1u);
   EXPECT_EQ(a100.conditions[0].type, "OfferedTwice");
-  EXPECT_EQ(a100.conditions[0].status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(a100.conditions[0].status, meta::ConditionStatus::kTrue);
   EXPECT_THAT(a100.conditions[0].message, HasSubstr("1 node offers these GPUs through both"));
   EXPECT_THAT(a100.conditions[0].message, HasSubstr(": a100-node-1."));
   const api::GpuNodeGroupStatus& l40s = by_name["nvidia-l40s-570.133.20"]->status;

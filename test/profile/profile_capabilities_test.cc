@@ -273,8 +273,8 @@ TEST_F(CapabilitiesTest, AMissingFallbackStallsTheProfileAndWritesNothing) {
   const DesiredState state = Run({testing::kSampleFleet});
   const ProfileOutcome& p = Outcome(state, "h100");
   EXPECT_FALSE(p.valid);
-  EXPECT_EQ(Cond(p, api::kConditionStalled).reason, kReasonInvalidFallback);
-  EXPECT_EQ(Cond(p, api::kConditionStalled).message,
+  EXPECT_EQ(Cond(p, meta::kConditionStalled).reason, kReasonInvalidFallback);
+  EXPECT_EQ(Cond(p, meta::kConditionStalled).message,
             "spec.fallback[0]: GpuProfile a100 does not exist");
   EXPECT_THAT(state.device_classes, IsEmpty());
   EXPECT_THAT(state.template_sets, IsEmpty());
@@ -334,8 +334,8 @@ TEST_F(CapabilitiesTest, FieldsAClusterCannotExpressAreFeatureNotServed) {
     }
     EXPECT_FALSE(p.valid);
     EXPECT_EQ(p.stalled_reason, kReasonFeatureNotServed);
-    EXPECT_EQ(Cond(p, api::kConditionStalled).reason, kReasonFeatureNotServed);
-    EXPECT_THAT(Cond(p, api::kConditionStalled).message, HasSubstr(c.expected));
+    EXPECT_EQ(Cond(p, meta::kConditionStalled).reason, kReasonFeatureNotServed);
+    EXPECT_THAT(Cond(p, meta::kConditionStalled).message, HasSubstr(c.expected));
     EXPECT_EQ(ClassOf(state, "p"), nullptr);  // nothing partial
     for (const TemplateSet& set : state.template_sets) {
       EXPECT_NE(set.prototype.metadata.name, "p");
@@ -454,13 +454,13 @@ TEST_F(CapabilitiesTest, ExtendedResourceNamesAreWrittenPublishedAndNeverShared)
   EXPECT_EQ(ClassOf(state, "first")->extended_resource_name, "example.com/large-memory");
   EXPECT_EQ(Outcome(state, "first").profile.status.extended_resource_name,
             "example.com/large-memory");
-  EXPECT_EQ(Cond(Outcome(state, "first"), api::kConditionConflict).status,
-            api::ConditionStatus::kFalse);
+  EXPECT_EQ(Cond(Outcome(state, "first"), meta::kConditionConflict).status,
+            meta::ConditionStatus::kFalse);
 
   const ProfileOutcome& second = Outcome(state, "second");
   EXPECT_EQ(ClassOf(state, "second")->extended_resource_name, std::nullopt);
   EXPECT_EQ(second.profile.status.extended_resource_name, "");
-  EXPECT_EQ(Cond(second, api::kConditionConflict).message,
+  EXPECT_EQ(Cond(second, meta::kConditionConflict).message,
             "extendedResourceName example.com/large-memory is claimed by the older GpuProfile "
             "first");
 
@@ -468,7 +468,7 @@ TEST_F(CapabilitiesTest, ExtendedResourceNamesAreWrittenPublishedAndNeverShared)
             "deviceclass.resource.kubernetes.io/implicit");
   EXPECT_EQ(ClassOf(state, "implicit")->extended_resource_name, std::nullopt);
 
-  EXPECT_EQ(Cond(Outcome(state, "third"), api::kConditionConflict).message,
+  EXPECT_EQ(Cond(Outcome(state, "third"), meta::kConditionConflict).message,
             "extendedResourceName example.com/taken is already on DeviceClass hand-written, "
             "which is not managed by gpu-profile-operator");
   EXPECT_EQ(ClassOf(state, "third")->extended_resource_name, std::nullopt);
@@ -491,13 +491,13 @@ TEST_F(CapabilitiesTest, QuotaIsOneResourceQuotaPerTargetedNamespace) {
   spec.extended_resource_name = "example.com/large-memory";
   api::GpuProfileSpec& plain = Add("plain");
   plain.quota = api::QuotaSpec{2};
-  auto foreign = std::make_shared<api::ResourceQuota>();
+  auto foreign = std::make_shared<meta::ResourceQuota>();
   foreign->metadata.name = QuotaName("plain");
   foreign->metadata.namespace_name = "ml-train";
   input_.existing_quotas.push_back(foreign);
   const DesiredState state = Run({testing::kSampleFleet});
 
-  const std::vector<api::ResourceQuota> quotas = state.Quotas();
+  const std::vector<meta::ResourceQuota> quotas = state.Quotas();
   ASSERT_EQ(quotas.size(), 2u);
   EXPECT_EQ(quotas[0].metadata.namespace_name, "ml-infer");
   EXPECT_EQ(quotas[0].metadata.name, "gpu-profile-large-memory");
@@ -513,7 +513,7 @@ TEST_F(CapabilitiesTest, QuotaIsOneResourceQuotaPerTargetedNamespace) {
   const ProfileOutcome& q = Outcome(state, "plain");
   EXPECT_EQ(q.profile.status.quotas.desired, 1);
   EXPECT_EQ(q.profile.status.quotas.ready, 0);
-  EXPECT_EQ(Cond(q, api::kConditionConflict).message,
+  EXPECT_EQ(Cond(q, meta::kConditionConflict).message,
             "ResourceQuota ml-train/gpu-profile-plain exists and is not managed by "
             "gpu-profile-operator");
 }

@@ -15,9 +15,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-api::Condition Satisfiable(const ProfileFacts& facts) {
-  for (const api::Condition& c : ProfileConditions(facts)) {
-    if (c.type == api::kConditionSatisfiable) return c;
+meta::Condition Satisfiable(const ProfileFacts& facts) {
+  for (const meta::Condition& c : ProfileConditions(facts)) {
+    if (c.type == meta::kConditionSatisfiable) return c;
   }
   ADD_FAILURE() << "no Satisfiable condition";
   return {};
@@ -33,8 +33,8 @@ ProfileFacts Matched(int64_t matched, int64_t schedulable) {
 }
 
 TEST(SatisfiableTest, SchedulableDevicesMakeItTrue) {
-  api::Condition c = Satisfiable(Matched(4, 4));
-  EXPECT_EQ(c.status, api::ConditionStatus::kTrue);
+  meta::Condition c = Satisfiable(Matched(4, 4));
+  EXPECT_EQ(c.status, meta::ConditionStatus::kTrue);
   EXPECT_EQ(c.reason, kReasonDevicesMatched);
   EXPECT_EQ(c.message, "4 devices on 1 node in 1 node group");
 }
@@ -42,15 +42,15 @@ TEST(SatisfiableTest, SchedulableDevicesMakeItTrue) {
 TEST(SatisfiableTest, TaintedDevicesAreNamedAsTheReason) {
   ProfileFacts f = Matched(2, 1);
   f.tainted_devices = 1;
-  api::Condition c = Satisfiable(f);
-  EXPECT_EQ(c.status, api::ConditionStatus::kTrue);
+  meta::Condition c = Satisfiable(f);
+  EXPECT_EQ(c.status, meta::ConditionStatus::kTrue);
   EXPECT_EQ(c.message,
             "2 devices on 1 node in 1 node group; 1 schedulable (1 with a taint the profile does "
             "not tolerate)");
   f = Matched(2, 0);
   f.tainted_devices = 2;
   c = Satisfiable(f);
-  EXPECT_EQ(c.status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(c.status, meta::ConditionStatus::kFalse);
   EXPECT_EQ(c.reason, kReasonDevicesTainted);
 }
 
@@ -59,8 +59,8 @@ TEST(SatisfiableTest, PoolsAndCountersMakeDevicesUnavailable) {
   f.tainted_devices = 1;
   f.incomplete_pool_devices = 1;
   f.counter_limited_devices = 1;
-  api::Condition c = Satisfiable(f);
-  EXPECT_EQ(c.status, api::ConditionStatus::kFalse);
+  meta::Condition c = Satisfiable(f);
+  EXPECT_EQ(c.status, meta::ConditionStatus::kFalse);
   EXPECT_EQ(c.reason, kReasonDevicesUnavailable);
   EXPECT_THAT(c.message, HasSubstr("0 schedulable (1 with a taint the profile does not "
                                    "tolerate, 1 in incomplete pools, 1 not allocatable at the "
@@ -68,8 +68,8 @@ TEST(SatisfiableTest, PoolsAndCountersMakeDevicesUnavailable) {
 }
 
 TEST(SatisfiableTest, NoMatchIsNoMatchingDevices) {
-  api::Condition c = Satisfiable(Matched(0, 0));
-  EXPECT_EQ(c.status, api::ConditionStatus::kFalse);
+  meta::Condition c = Satisfiable(Matched(0, 0));
+  EXPECT_EQ(c.status, meta::ConditionStatus::kFalse);
   EXPECT_EQ(c.reason, kReasonNoMatchingDevices);
 }
 
@@ -77,8 +77,8 @@ TEST(SatisfiableTest, UndecodableSlicesAreNamed) {
   ProfileFacts f = Matched(4, 4);
   f.undecodable_slices = 2;
   f.first_undecodable_slice = "node-a-gpu: spec.devices[0].attributes.x: bad";
-  api::Condition c = Satisfiable(f);
-  EXPECT_EQ(c.status, api::ConditionStatus::kTrue);
+  meta::Condition c = Satisfiable(f);
+  EXPECT_EQ(c.status, meta::ConditionStatus::kTrue);
   EXPECT_THAT(c.message, HasSubstr("; 2 ResourceSlices could not be decoded and their devices "
                                    "are not counted (first: node-a-gpu: "
                                    "spec.devices[0].attributes.x: bad)"));

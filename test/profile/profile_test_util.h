@@ -38,9 +38,9 @@ inline api::GpuProfile MakeProfile(const std::string& name, api::GpuProfileSpec 
   return profile;
 }
 
-inline api::Namespace Ns(const std::string& name, std::map<std::string, std::string> labels = {},
-                         bool terminating = false) {
-  api::Namespace ns;
+inline meta::Namespace Ns(const std::string& name, std::map<std::string, std::string> labels = {},
+                          bool terminating = false) {
+  meta::Namespace ns;
   ns.metadata.name = name;
   ns.metadata.labels = std::move(labels);
   ns.terminating = terminating;
@@ -48,10 +48,10 @@ inline api::Namespace Ns(const std::string& name, std::map<std::string, std::str
 }
 
 // The outcome's condition of `type` (a test failure, and an empty condition, when it has none).
-inline const api::Condition& Cond(const ProfileOutcome& p, const char* type) {
-  const api::Condition* c = api::FindCondition(p.profile.status.conditions, type);
+inline const meta::Condition& Cond(const ProfileOutcome& p, const char* type) {
+  const meta::Condition* c = meta::FindCondition(p.profile.status.conditions, type);
   EXPECT_NE(c, nullptr) << type;
-  static const api::Condition kMissing;
+  static const meta::Condition kMissing;
   return c ? *c : kMissing;
 }
 

@@ -79,7 +79,7 @@ TEST(TemplateShapesTest, CopiesInOtherNamespacesShareOneShape) {
     EXPECT_EQ(cached[n]->name(), "train");
   }
   // The shared part holds nothing of one copy.
-  const api::ObjectMeta& meta = cached[0]->shared_meta();
+  const meta::ObjectMeta& meta = cached[0]->shared_meta();
   EXPECT_EQ(meta.namespace_name, "");
   EXPECT_EQ(meta.uid, "");
   EXPECT_EQ(meta.resource_version, "");

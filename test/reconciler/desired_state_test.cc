@@ -323,10 +323,10 @@ TEST_F(DesiredStateCacheTest, ForeignObjectsAreComputedIn) {
   EXPECT_EQ(desired_->plans(), 2);
   EXPECT_EQ(conflicted.computed->templates_by_profile.count("p"), 0u);
   const profile::ProfileOutcome& p = *conflicted.computed->outcome_by_profile.at("p");
-  const api::Condition* conflict =
-      api::FindCondition(p.profile.status.conditions, api::kConditionConflict);
+  const meta::Condition* conflict =
+      meta::FindCondition(p.profile.status.conditions, meta::kConditionConflict);
   ASSERT_NE(conflict, nullptr);
-  EXPECT_EQ(conflict->status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(conflict->status, meta::ConditionStatus::kTrue);
   EXPECT_EQ(desired_->Get().computed, conflicted.computed);  // and kept while nothing changes
 
   clock_.Advance(absl::Seconds(61));  // the entry's ttl

@@ -29,9 +29,9 @@ api::GpuNodeGroup Group(const std::string& name, int64_t devices) {
   return group;
 }
 
-api::Condition Condition(const char* type, api::ConditionStatus status,
-                         const std::string& time = "") {
-  api::Condition c;
+meta::Condition Condition(const char* type, meta::ConditionStatus status,
+                          const std::string& time = "") {
+  meta::Condition c;
   c.type = type;
   c.status = status;
   c.reason = "Both";
@@ -83,11 +83,11 @@ TEST(DecideNodeGroupsTest, CreatesPatchesKeepsAndDeletes) {
 
 TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
   api::GpuNodeGroup stored = Group("a100", 8);
-  stored.status.conditions = {
-      Condition(api::kConditionOfferedTwice, api::ConditionStatus::kFalse, "2026-01-01T00:00:00Z")};
+  stored.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kFalse,
+                                        "2026-01-01T00:00:00Z")};
 
   api::GpuNodeGroup same = Group("a100", 8);
-  same.status.conditions = {Condition(api::kConditionOfferedTwice, api::ConditionStatus::kFalse)};
+  same.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kFalse)};
   std::vector<api::GpuNodeGroup> desired = {same};
   NodeGroupObservation seen;
   seen.desired = &desired;
@@ -95,7 +95,7 @@ TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
   seen.stored = {Stored(stored, "u-a100")};
   EXPECT_THAT(DecideNodeGroups(seen).writes, IsEmpty());  // time kept: nothing differs
 
-  desired[0].status.conditions[0].status = api::ConditionStatus::kTrue;
+  desired[0].status.conditions[0].status = meta::ConditionStatus::kTrue;
   const NodeGroupPlan plan = DecideNodeGroups(seen);
   ASSERT_THAT(Lines(plan), ElementsAre("patch a100"));
   EXPECT_EQ(plan.writes[0].status["conditions"][0]["lastTransitionTime"], kNowText);
@@ -105,7 +105,7 @@ TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
 
 TEST(DecideNodeGroupsTest, ANewGroupOfferedTwiceWarnsWithoutAUid) {
   api::GpuNodeGroup group = Group("a100", 8);
-  group.status.conditions = {Condition(api::kConditionOfferedTwice, api::ConditionStatus::kTrue)};
+  group.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kTrue)};
   const std::vector<api::GpuNodeGroup> desired = {group};
   NodeGroupObservation seen;
   seen.desired = &desired;

@@ -21,8 +21,8 @@ using ::testing::IsEmpty;
 
 constexpr char kUid[] = "uid-live";
 
-api::OwnerReference Owner(const std::string& uid, const std::string& name = "large-memory") {
-  api::OwnerReference ref;
+meta::OwnerReference Owner(const std::string& uid, const std::string& name = "large-memory") {
+  meta::OwnerReference ref;
   ref.api_version = "gpuprofile.io/v1alpha1";
   ref.kind = api::kGpuProfileKind;
   ref.name = name;
@@ -32,9 +32,9 @@ api::OwnerReference Owner(const std::string& uid, const std::string& name = "lar
   return ref;
 }
 
-api::ObjectMeta Managed(const std::string& ns, const std::string& name, const std::string& uid,
-                        const std::string& owner_uid = kUid) {
-  api::ObjectMeta meta;
+meta::ObjectMeta Managed(const std::string& ns, const std::string& name, const std::string& uid,
+                         const std::string& owner_uid = kUid) {
+  meta::ObjectMeta meta;
   meta.namespace_name = ns;
   meta.name = name;
   meta.uid = uid;
@@ -85,24 +85,24 @@ profile::QuotaSet Quotas(std::vector<std::string> namespaces, int64_t devices = 
 }
 
 // A stored quota: the desired one in `ns` as the server would keep it.
-std::shared_ptr<const api::ResourceQuota> StoredQuota(const profile::QuotaSet& set,
-                                                      const std::string& ns,
-                                                      const std::string& uid) {
-  api::ResourceQuota q = set.In(ns);
+std::shared_ptr<const meta::ResourceQuota> StoredQuota(const profile::QuotaSet& set,
+                                                       const std::string& ns,
+                                                       const std::string& uid) {
+  meta::ResourceQuota q = set.In(ns);
   q.metadata.uid = uid;
   q.metadata.resource_version = absl::StrCat("rv-", uid);
-  return std::make_shared<const api::ResourceQuota>(std::move(q));
+  return std::make_shared<const meta::ResourceQuota>(std::move(q));
 }
 
 struct Cluster {
   std::map<std::string, std::shared_ptr<const dra::ResourceClaimTemplate>> templates;
-  std::map<std::string, std::shared_ptr<const api::ResourceQuota>> quotas;
+  std::map<std::string, std::shared_ptr<const meta::ResourceQuota>> quotas;
   std::shared_ptr<const dra::DeviceClass> device_class;
 
   void Add(std::shared_ptr<const dra::ResourceClaimTemplate> t) {
     templates[absl::StrCat(t->metadata.namespace_name, "/", t->metadata.name)] = std::move(t);
   }
-  void Add(std::shared_ptr<const api::ResourceQuota> q) {
+  void Add(std::shared_ptr<const meta::ResourceQuota> q) {
     quotas[absl::StrCat(q->metadata.namespace_name, "/", q->metadata.name)] = std::move(q);
   }
   ObservedObjects Observe() const {
@@ -268,7 +268,7 @@ TEST(ObjectPlanTest, ARenamedClassIsCreatedAndTheOldOneDeleted) {
 TEST(ObjectPlanTest, ObjectsAnotherControllerOwnsAreNeverDeleted) {
   const profile::TemplateSet set = Templates({"batch"});
   dra::ResourceClaimTemplate theirs = *Stored(set, "ml-train", "t2");
-  api::OwnerReference other;
+  meta::OwnerReference other;
   other.api_version = "apps/v1";
   other.kind = "Deployment";
   other.name = "someone";
@@ -315,15 +315,15 @@ TEST(ObjectPlanTest, CleanupWithDeletionPolicyOrphanReleasesOwnerReferences) {
 }
 
 TEST(ObjectPlanTest, MergedMetaKeepsOthersOwnersAndDropsEarlierIncarnations) {
-  api::ObjectMeta actual = Managed("batch", "large-memory", "t1", "uid-old");
-  api::OwnerReference other;
+  meta::ObjectMeta actual = Managed("batch", "large-memory", "t1", "uid-old");
+  meta::OwnerReference other;
   other.api_version = "v1";
   other.kind = "ConfigMap";
   other.name = "notes";
   other.uid = "uid-cm";
   actual.owner_references.push_back(other);
   actual.annotations["note"] = "kept";
-  const api::ObjectMeta merged = MergedMeta(actual, Managed("batch", "large-memory", ""));
+  const meta::ObjectMeta merged = MergedMeta(actual, Managed("batch", "large-memory", ""));
   EXPECT_THAT(merged.owner_references, ElementsAre(other, Owner(kUid)));
   EXPECT_EQ(merged.annotations.at("note"), "kept");
 }
@@ -395,17 +395,17 @@ TEST(ObjectPlanTest, AQuotaCreateCarriesTheLimitsInItsNamespace) {
 
 TEST(ObjectPlanTest, AQuotaReplaceKeepsTheResourceVersionAndOthersMetadata) {
   const profile::QuotaSet before = Quotas({"batch"}, 2);
-  api::ResourceQuota stored = *StoredQuota(before, "batch", "q1");
+  meta::ResourceQuota stored = *StoredQuota(before, "batch", "q1");
   stored.metadata.labels["team"] = "platform";
   stored.metadata.annotations["note"] = "kept";
   stored.hard["pods"] = Quantity::FromInt(10);  // someone's extra limit: not ours to keep
   Cluster cluster;
-  cluster.Add(std::make_shared<const api::ResourceQuota>(stored));
+  cluster.Add(std::make_shared<const meta::ResourceQuota>(stored));
   const profile::QuotaSet after = Quotas({"batch"}, 4);
   const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, nullptr, &after, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions),
               ElementsAre("replace ResourceQuota batch/gpu-profile-large-memory uid=q1"));
-  const api::ResourceQuota& written = *plan.actions[0].quota;
+  const meta::ResourceQuota& written = *plan.actions[0].quota;
   EXPECT_EQ(written.metadata.resource_version, "rv-q1");  // optimistic concurrency
   EXPECT_EQ(written.metadata.uid, "q1");
   EXPECT_EQ(written.metadata.labels.at("team"), "platform");
@@ -415,10 +415,10 @@ TEST(ObjectPlanTest, AQuotaReplaceKeepsTheResourceVersionAndOthersMetadata) {
 
 TEST(ObjectPlanTest, AQuotaWithScopesIsReplacedWithoutThem) {
   const profile::QuotaSet set = Quotas({"batch"}, 2);
-  api::ResourceQuota stored = *StoredQuota(set, "batch", "q1");
+  meta::ResourceQuota stored = *StoredQuota(set, "batch", "q1");
   stored.has_scopes = true;  // would narrow what the limit counts
   Cluster cluster;
-  cluster.Add(std::make_shared<const api::ResourceQuota>(stored));
+  cluster.Add(std::make_shared<const meta::ResourceQuota>(stored));
   const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, nullptr, &set, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions),
               ElementsAre("replace ResourceQuota batch/gpu-profile-large-memory uid=q1"));
@@ -427,10 +427,10 @@ TEST(ObjectPlanTest, AQuotaWithScopesIsReplacedWithoutThem) {
 
 TEST(ObjectPlanTest, AnOrphanedQuotaWithTheWantedLimitsIsAdopted) {
   const profile::QuotaSet set = Quotas({"batch"}, 2);
-  api::ResourceQuota stored = *StoredQuota(set, "batch", "q1");
+  meta::ResourceQuota stored = *StoredQuota(set, "batch", "q1");
   stored.metadata.owner_references = {Owner("uid-old")};  // an earlier incarnation's
   Cluster cluster;
-  cluster.Add(std::make_shared<const api::ResourceQuota>(stored));
+  cluster.Add(std::make_shared<const meta::ResourceQuota>(stored));
   const ObjectPlan plan = PlanProfileObjects(kUid, nullptr, nullptr, &set, cluster.Observe());
   ASSERT_THAT(Lines(plan.actions),
               ElementsAre("adopt ResourceQuota batch/gpu-profile-large-memory uid=q1"));
@@ -441,8 +441,8 @@ TEST(ObjectPlanTest, AnOrphanedQuotaWithTheWantedLimitsIsAdopted) {
 
 TEST(ObjectPlanTest, QuotasAnotherControllerOwnsAreNeverDeleted) {
   const profile::QuotaSet set = Quotas({"batch"});
-  api::ResourceQuota theirs = *StoredQuota(set, "ml-train", "q2");
-  api::OwnerReference other;
+  meta::ResourceQuota theirs = *StoredQuota(set, "ml-train", "q2");
+  meta::OwnerReference other;
   other.api_version = "apps/v1";
   other.kind = "Deployment";
   other.name = "someone";
@@ -451,7 +451,7 @@ TEST(ObjectPlanTest, QuotasAnotherControllerOwnsAreNeverDeleted) {
   theirs.metadata.owner_references = {other};
   Cluster cluster;
   cluster.Add(StoredQuota(set, "batch", "q1"));
-  cluster.Add(std::make_shared<const api::ResourceQuota>(theirs));
+  cluster.Add(std::make_shared<const meta::ResourceQuota>(theirs));
   EXPECT_THAT(PlanProfileObjects(kUid, nullptr, nullptr, &set, cluster.Observe()).actions,
               IsEmpty());
   EXPECT_THAT(Lines(PlanProfileCleanup(kUid, /*orphan=*/false, cluster.Observe())),

@@ -75,7 +75,7 @@ Action Other(ActionVerb verb, ObjectKind kind, const std::string& ns, const std:
 }
 
 Action QuotaAction(ActionVerb verb, const std::string& ns, const std::string& uid = "") {
-  auto q = std::make_shared<api::ResourceQuota>();
+  auto q = std::make_shared<meta::ResourceQuota>();
   q->metadata.namespace_name = ns;
   q->metadata.name = "gpu-profile-p";
   q->metadata.uid = uid;
@@ -117,7 +117,7 @@ class PlanExecutorTest : public ::testing::Test {
     return keys;
   }
   std::vector<std::string> ForeignQuotaKeys() {
-    std::vector<std::shared_ptr<const api::ResourceQuota>> quotas;
+    std::vector<std::shared_ptr<const meta::ResourceQuota>> quotas;
     foreign_.Snapshot(nullptr, &quotas);
     std::vector<std::string> keys;
     for (const auto& q : quotas)

@@ -25,14 +25,14 @@ using Purpose = ProfilePlan::Purpose;
 constexpr char kName[] = "large-memory";
 constexpr char kUid[] = "uid-live";
 
-api::ObjectMeta Labelled(const std::string& ns, const std::string& name, const std::string& uid) {
-  api::ObjectMeta meta;
+meta::ObjectMeta Labelled(const std::string& ns, const std::string& name, const std::string& uid) {
+  meta::ObjectMeta meta;
   meta.namespace_name = ns;
   meta.name = name;
   meta.uid = uid;
   meta.labels = {{"app.kubernetes.io/managed-by", "gpu-profile-operator"},
                  {"gpuprofile.io/profile", kName}};
-  api::OwnerReference owner;
+  meta::OwnerReference owner;
   owner.api_version = "gpuprofile.io/v1alpha1";
   owner.kind = api::kGpuProfileKind;
   owner.name = kName;
@@ -78,11 +78,11 @@ struct Snapshot {
     outcome.profile.metadata.generation = 1;
     outcome.profile.status.matched_devices = 6;
     // As the engine leaves a valid profile: Ready, not reconciling, not stalled.
-    for (const auto& [type, status] : std::vector<std::pair<const char*, api::ConditionStatus>>{
-             {api::kConditionReady, api::ConditionStatus::kTrue},
-             {api::kConditionReconciling, api::ConditionStatus::kFalse},
-             {api::kConditionStalled, api::ConditionStatus::kFalse}}) {
-      api::Condition c;
+    for (const auto& [type, status] : std::vector<std::pair<const char*, meta::ConditionStatus>>{
+             {meta::kConditionReady, meta::ConditionStatus::kTrue},
+             {meta::kConditionReconciling, meta::ConditionStatus::kFalse},
+             {meta::kConditionStalled, meta::ConditionStatus::kFalse}}) {
+      meta::Condition c;
       c.type = type;
       c.status = status;
       outcome.profile.status.conditions.push_back(c);
@@ -117,8 +117,8 @@ std::vector<std::string> Lines(const std::vector<Action>& actions) {
   return lines;
 }
 
-const api::Condition* Find(const ProfilePlan& plan, const char* type) {
-  return api::FindCondition(plan.status->conditions, type);
+const meta::Condition* Find(const ProfilePlan& plan, const char* type) {
+  return meta::FindCondition(plan.status->conditions, type);
 }
 
 TEST(DecideProfileTest, GoneIsForgotten) {
@@ -188,7 +188,7 @@ TEST(DecideProfileTest, DraNotServedReportsWhatDiscoveryFound) {
   seen.dra_discovery = "the API server serves resource.k8s.io only in version v1alpha3";
   const ProfilePlan plan = DecideProfile(seen);
   EXPECT_EQ(plan.purpose, Purpose::kReport);
-  const api::Condition* stalled = Find(plan, api::kConditionStalled);
+  const meta::Condition* stalled = Find(plan, meta::kConditionStalled);
   ASSERT_NE(stalled, nullptr);
   EXPECT_EQ(stalled->reason, kReasonDraNotServed);
   EXPECT_THAT(stalled->message, ::testing::HasSubstr("v1alpha3"));
@@ -204,7 +204,7 @@ TEST(DecideProfileTest, UndecodableSpecIsStalledWithAWarningNamingTheField) {
   seen.object = object;
   const ProfilePlan plan = DecideProfile(seen);
   EXPECT_EQ(plan.purpose, Purpose::kReport);
-  const api::Condition* stalled = Find(plan, api::kConditionStalled);
+  const meta::Condition* stalled = Find(plan, meta::kConditionStalled);
   ASSERT_NE(stalled, nullptr);
   EXPECT_EQ(stalled->reason, profile::kReasonInvalidSpec);
   EXPECT_THAT(plan.events,
@@ -359,8 +359,8 @@ TEST(ConcludeProfileTest, AFailedWriteIsProgressingAWarningAndTheError) {
   changes.Fail(absl::UnavailableError("connection refused"));
   ConcludeProfile(seen, changes, &plan);
   EXPECT_EQ(plan.error.code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(Find(plan, api::kConditionReady)->status, api::ConditionStatus::kFalse);
-  const api::Condition* reconciling = Find(plan, api::kConditionReconciling);
+  EXPECT_EQ(Find(plan, meta::kConditionReady)->status, meta::ConditionStatus::kFalse);
+  const meta::Condition* reconciling = Find(plan, meta::kConditionReconciling);
   ASSERT_NE(reconciling, nullptr);
   EXPECT_THAT(reconciling->message, ::testing::HasSubstr("applying generated objects: "
                                                          "connection refused"));
@@ -378,11 +378,11 @@ TEST(ConcludeProfileTest, AConflictComesBackAtOnce) {
   ConcludeProfile(seen, changes, &plan);
   EXPECT_TRUE(plan.result.requeue);
   EXPECT_EQ(plan.result.requeue_after, absl::ZeroDuration());
-  const api::Condition* reconciling = Find(plan, api::kConditionReconciling);
+  const meta::Condition* reconciling = Find(plan, meta::kConditionReconciling);
   ASSERT_NE(reconciling, nullptr);
-  EXPECT_EQ(reconciling->status, api::ConditionStatus::kTrue);
+  EXPECT_EQ(reconciling->status, meta::ConditionStatus::kTrue);
   EXPECT_THAT(reconciling->message, ::testing::HasSubstr("not managed by the operator"));
-  EXPECT_EQ(Find(plan, api::kConditionReady)->status, api::ConditionStatus::kFalse);
+  EXPECT_EQ(Find(plan, meta::kConditionReady)->status, meta::ConditionStatus::kFalse);
 }
 
 TEST(ConcludeProfileTest, TemplatesNotStoredAreFeatureNotServed) {
@@ -391,7 +391,7 @@ TEST(ConcludeProfileTest, TemplatesNotStoredAreFeatureNotServed) {
   ProfilePlan plan = DecideProfile(seen);
   plan.not_stored = {TemplateIn("ml")};
   ConcludeProfile(seen, AppliedChanges{}, &plan);
-  const api::Condition* stalled = Find(plan, api::kConditionStalled);
+  const meta::Condition* stalled = Find(plan, meta::kConditionStalled);
   ASSERT_NE(stalled, nullptr);
   EXPECT_EQ(stalled->reason, profile::kReasonFeatureNotServed);
   ASSERT_EQ(plan.events.size(), 1u);

@@ -18,12 +18,12 @@ namespace gpuprofile::runtime {
 namespace {
 
 struct Thing {
-  api::ObjectMeta metadata;
+  meta::ObjectMeta metadata;
   int value = 0;
 };
 using ThingPtr = std::shared_ptr<const Thing>;
 
-const api::ObjectMeta& MetaOf(const Thing& t) { return t.metadata; }
+const meta::ObjectMeta& MetaOf(const Thing& t) { return t.metadata; }
 
 ThingPtr Make(const std::string& ns, const std::string& name, int value = 0,
               const std::string& owner_uid = "", const std::string& profile = "") {
@@ -96,7 +96,7 @@ class StoreTest : public ::testing::Test {
 };
 
 TEST(MetaNamespaceKeyTest, ClusterScopedObjectsAreKeyedByName) {
-  api::ObjectMeta meta;
+  meta::ObjectMeta meta;
   meta.name = "a";
   EXPECT_EQ(MetaNamespaceKey(meta), "a");
   meta.namespace_name = "ns";

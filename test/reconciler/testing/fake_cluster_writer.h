@@ -74,17 +74,17 @@ class FakeClusterWriter final : public ClusterWriter {
                               const std::string& uid) override {
     return Record(absl::StrCat("delete ", ns, "/", name, " uid=", uid));
   }
-  absl::Status PatchClassOwnership(dra::DraApiVersion, const api::ObjectMeta& meta) override {
+  absl::Status PatchClassOwnership(dra::DraApiVersion, const meta::ObjectMeta& meta) override {
     return Record(absl::StrCat("patch DeviceClass ", meta.name, Owners(meta)));
   }
-  absl::Status PatchTemplateOwnership(dra::DraApiVersion, const api::ObjectMeta& meta) override {
+  absl::Status PatchTemplateOwnership(dra::DraApiVersion, const meta::ObjectMeta& meta) override {
     return Record(absl::StrCat("patch ", meta.namespace_name, "/", meta.name, Owners(meta)));
   }
-  absl::Status CreateQuota(const api::ResourceQuota& q) override {
+  absl::Status CreateQuota(const meta::ResourceQuota& q) override {
     return Record(
         absl::StrCat("create ResourceQuota ", q.metadata.namespace_name, "/", q.metadata.name));
   }
-  absl::Status ReplaceQuota(const api::ResourceQuota& q) override {
+  absl::Status ReplaceQuota(const meta::ResourceQuota& q) override {
     return Record(absl::StrCat("replace ResourceQuota ", q.metadata.namespace_name, "/",
                                q.metadata.name, " rv=", q.metadata.resource_version));
   }
@@ -100,14 +100,14 @@ class FakeClusterWriter final : public ClusterWriter {
                            const std::string& uid) override {
     return Record(absl::StrCat("delete ResourceQuota ", ns, "/", name, " uid=", uid));
   }
-  absl::Status PatchQuotaOwnership(const api::ObjectMeta& meta) override {
+  absl::Status PatchQuotaOwnership(const meta::ObjectMeta& meta) override {
     return Record(
         absl::StrCat("patch ResourceQuota ", meta.namespace_name, "/", meta.name, Owners(meta)));
   }
   absl::Status PatchProfileStatus(const std::string& name, const nlohmann::json&) override {
     return Record(absl::StrCat("status GpuProfile ", name));
   }
-  absl::Status SetProfileFinalizers(const api::ObjectMeta& meta,
+  absl::Status SetProfileFinalizers(const meta::ObjectMeta& meta,
                                     const std::vector<std::string>& finalizers) override {
     return Record(absl::StrCat("finalizers GpuProfile ", meta.name, " [",
                                absl::StrJoin(finalizers, ","), "]"));
@@ -128,9 +128,9 @@ class FakeClusterWriter final : public ClusterWriter {
 
  private:
   // " owners=[uid1,uid2]"
-  static std::string Owners(const api::ObjectMeta& meta) {
+  static std::string Owners(const meta::ObjectMeta& meta) {
     std::vector<std::string> uids;
-    for (const api::OwnerReference& ref : meta.owner_references) uids.push_back(ref.uid);
+    for (const meta::OwnerReference& ref : meta.owner_references) uids.push_back(ref.uid);
     return absl::StrCat(" owners=[", absl::StrJoin(uids, ","), "]");
   }
 
