@@ -229,7 +229,9 @@ ClassAnalysis Diagnoser::Analyse(size_t p) const {
         CountTainted(dev, tolerations, &a, &taints);
         break;
       case DeviceOutcome::kIncompletePool:
-      case DeviceOutcome::kCounterLimited:
+      case DeviceOutcome::kCounterBlocked:
+      case DeviceOutcome::kOverlapping:
+      case DeviceOutcome::kUnavailable:
         ++a.unavailable;
         break;
       case DeviceOutcome::kNotMatched:

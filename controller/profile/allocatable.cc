@@ -47,8 +47,14 @@ void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
     case DeviceOutcome::kIncompletePool:
       ++out->incomplete_pool_count;
       break;
-    case DeviceOutcome::kCounterLimited:
-      ++out->counter_limited_count;
+    case DeviceOutcome::kCounterBlocked:
+      ++out->counter_blocked_count;
+      break;
+    case DeviceOutcome::kOverlapping:
+      ++out->overlapping_count;
+      break;
+    case DeviceOutcome::kUnavailable:
+      ++out->unavailable_count;
       break;
     case DeviceOutcome::kAllocated:
       ++out->allocated_count;
@@ -200,8 +206,12 @@ void AllocationModel::TakeCounters(const std::vector<Candidate>& candidates,
     }
     // Fits when every counter it draws exists and has enough left.
     absl::flat_hash_map<CounterKey, Quantity> need;
-    if (!CounterNeeds(devices[c.index], &need) || !Fits(c, need, &left)) {
-      Record(DeviceOutcome::kCounterLimited, c.index, out);
+    if (!CounterNeeds(devices[c.index], &need)) {
+      Record(DeviceOutcome::kUnavailable, c.index, out);
+      continue;
+    }
+    if (!Fits(c, need, &left)) {
+      Record(WhyNotFits(c, need), c.index, out);
       continue;
     }
     for (const auto& [key, amount] : need) {
@@ -228,16 +238,33 @@ bool AllocationModel::Fits(const Candidate& c,
   return true;
 }
 
+DeviceOutcome AllocationModel::WhyNotFits(
+    const Candidate& c, const absl::flat_hash_map<CounterKey, Quantity>& need) const {
+  bool blocked = false;
+  for (const auto& [key, amount] : need) {
+    const Quantity* total = CounterTotal(c.driver, c.pool, key);
+    if (total == nullptr || *total < amount) return DeviceOutcome::kUnavailable;
+    std::optional<Quantity> free = CounterFree(c.driver, c.pool, key);
+    blocked = blocked || !free.has_value() || *free < amount;
+  }
+  return blocked ? DeviceOutcome::kCounterBlocked : DeviceOutcome::kOverlapping;
+}
+
+const Quantity* AllocationModel::CounterTotal(absl::string_view driver, absl::string_view pool,
+                                              const CounterKey& key) const {
+  const dra::PoolCounterSet* set = inventory_->FindCounterSet(driver, pool, key.first);
+  if (set == nullptr) return nullptr;
+  const Quantity* total = nullptr;
+  for (const auto& [name, q] : set->set.counters) {
+    if (name == key.second) total = &q;
+  }
+  return total;
+}
+
 std::optional<Quantity> AllocationModel::CounterFree(absl::string_view driver,
                                                      absl::string_view pool,
                                                      const CounterKey& key) const {
-  const dra::PoolCounterSet* set = inventory_->FindCounterSet(driver, pool, key.first);
-  const Quantity* total = nullptr;
-  if (set != nullptr) {
-    for (const auto& [name, q] : set->set.counters) {
-      if (name == key.second) total = &q;
-    }
-  }
+  const Quantity* total = CounterTotal(driver, pool, key);
   if (total == nullptr) return std::nullopt;
   Quantity free = *total;
   if (!allocated_use_.empty()) {

@@ -43,8 +43,16 @@ enum class DeviceOutcome : uint8_t {
   kSchedulable,
   kTainted,         // an untolerated taint
   kIncompletePool,  // its pool is incomplete
-  kCounterLimited,  // its counters are missing or used up by the devices counted before it
-  kAllocated,       // a claim holds it (only with allocations)
+  // Draws counters that allocated devices (any claim's, of any class) use up: taken alone, it
+  // does not fit in what they leave (a whole GPU blocked by its allocated MIG placements).
+  kCounterBlocked,
+  // Fits alone, but draws counters that the devices counted schedulable before it use: free, yet
+  // not at the same time as those (a whole GPU and its free MIG placements).
+  kOverlapping,
+  // A counter it draws is missing from its pool, or it draws more than the counter holds (or
+  // its sum overflows): the scheduler never allocates it.
+  kUnavailable,
+  kAllocated,  // a claim holds it (only with allocations)
 };
 
 struct AllocatableCount {
@@ -60,7 +68,13 @@ struct AllocatableCount {
   int64_t tainted_count = 0;
   // Matched, untainted devices left out for their pool (incomplete) or their counters.
   int64_t incomplete_pool_count = 0;
-  int64_t counter_limited_count = 0;
+  int64_t counter_blocked_count = 0;
+  int64_t overlapping_count = 0;
+  int64_t unavailable_count = 0;
+  // Left out for their counters, whatever the reason.
+  int64_t counter_limited_count() const {
+    return counter_blocked_count + overlapping_count + unavailable_count;
+  }
   // Matched devices a claim holds (only with allocations). A device that allows multiple
   // allocations counts here once it holds a claim; what room it has left is not modelled.
   int64_t allocated_count = 0;
@@ -103,6 +117,14 @@ class AllocationModel {
   // Whether `left` (what is left of the pool's counters, filled on first use) covers `need`.
   bool Fits(const Candidate& c, const absl::flat_hash_map<CounterKey, Quantity>& need,
             absl::flat_hash_map<CounterKey, Quantity>* left) const;
+  // Why a candidate that does not fit now is left out: kUnavailable when a counter it draws is
+  // missing or smaller than its need, kCounterBlocked when allocated devices leave too little,
+  // kOverlapping when only the devices counted before it do.
+  DeviceOutcome WhyNotFits(const Candidate& c,
+                           const absl::flat_hash_map<CounterKey, Quantity>& need) const;
+  // One counter of a pool: its total; none when the pool has no such counter.
+  const Quantity* CounterTotal(absl::string_view driver, absl::string_view pool,
+                               const CounterKey& key) const;
   // What allocated devices leave of one counter of a pool; none when the pool has no such
   // counter.
   std::optional<Quantity> CounterFree(absl::string_view driver, absl::string_view pool,

@@ -602,7 +602,7 @@ void MatchFacts(const dra::Inventory& inventory, const ProfileMatches& m,
   facts->schedulable_devices = allocatable.schedulable_count;
   facts->tainted_devices = allocatable.tainted_count;
   facts->incomplete_pool_devices = allocatable.incomplete_pool_count;
-  facts->counter_limited_devices = allocatable.counter_limited_count;
+  facts->counter_limited_devices = allocatable.counter_limited_count();
   facts->undecodable_slices = static_cast<int64_t>(inventory.undecodable_slices().size());
   if (!inventory.undecodable_slices().empty()) {
     const dra::UndecodableSlice& first = inventory.undecodable_slices().front();

@@ -93,7 +93,7 @@ TEST(AllocatableTest, SharedCountersBoundWhatRunsAtOnce) {
   AllocationModel model(inventory);
   AllocatableCount c = model.Count(All(inventory));
   EXPECT_EQ(c.schedulable_count, 7);
-  EXPECT_EQ(c.counter_limited_count, 1);
+  EXPECT_EQ(c.counter_limited_count(), 1);
   // Only the full GPU selected: it fits.
   std::vector<bool> full(inventory.devices().size(), false);
   for (size_t d = 0; d < inventory.devices().size(); ++d) {
@@ -124,7 +124,7 @@ TEST(AllocatableTest, MissingCounterSetMeansNotSchedulable) {
   AllocationModel model(inventory);
   AllocatableCount c = model.Count(All(inventory));
   EXPECT_EQ(c.schedulable_count, 0);
-  EXPECT_EQ(c.counter_limited_count, 2);
+  EXPECT_EQ(c.counter_limited_count(), 2);
 }
 
 TEST(AllocatableTest, IncompletePoolIsNotSchedulable) {

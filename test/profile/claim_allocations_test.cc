@@ -209,7 +209,7 @@ TEST(ClaimAllocationsTest, AnAllocatedMigPlacementTakesItsCountersFromTheOthers)
   AllocatableCount for_whole = model.Count(whole);
   EXPECT_EQ(for_whole.allocated_count, 0);
   EXPECT_EQ(for_whole.schedulable_count, 0);
-  EXPECT_EQ(for_whole.counter_limited_count, 1);
+  EXPECT_EQ(for_whole.counter_limited_count(), 1);
 }
 
 TEST(ClaimAllocationsTest, SummarisesAllocatedAndPendingClaimsPerClass) {
