@@ -464,8 +464,9 @@ std::optional<int64_t> StoredCount(const ExactDeviceRequest& req) {
 
 // A toleration as the server stores it: an empty operator is Equal.
 bool SameToleration(const DeviceToleration& a, const DeviceToleration& b) {
-  const absl::string_view op_a = a.op.empty() ? kEqual : a.op;
-  const absl::string_view op_b = b.op.empty() ? kEqual : b.op;
+  // Both arms as string_view: a `char[]` and a std::string would make a temporary string.
+  const absl::string_view op_a = a.op.empty() ? absl::string_view(kEqual) : a.op;
+  const absl::string_view op_b = b.op.empty() ? absl::string_view(kEqual) : b.op;
   return a.key == b.key && op_a == op_b && a.value == b.value && a.effect == b.effect &&
          a.toleration_seconds == b.toleration_seconds;
 }
