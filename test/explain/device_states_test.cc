@@ -12,10 +12,13 @@
 #include "controller/explain/manifest_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/explain/explain_testing.h"
 
 namespace gpuprofile::explain {
 namespace {
 
+using ::gpuprofile::explain::testing::Codes;
+using ::gpuprofile::explain::testing::FindingOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -163,29 +166,7 @@ status:
 }
 
 ClusterView View(const std::string& objects) {
-  absl::StatusOr<std::vector<dra::ManifestObject>> parsed =
-      dra::ParseManifests(absl::StrCat(kProfiles, objects), "test.yaml");
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  dra::LoadedManifests loaded;
-  if (parsed.ok()) loaded.objects = *std::move(parsed);
-  const KubeVersion kube = KubeVersion::Newest();
-  absl::StatusOr<ManifestView> view =
-      ViewFromManifests(std::move(loaded), kube, FeatureGates(kube));
-  EXPECT_TRUE(view.ok()) << view.status();
-  return view.ok() ? view->view : ClusterView{};
-}
-
-std::vector<std::string> Codes(const Diagnosis& d) {
-  std::vector<std::string> out;
-  for (const Finding& f : d.findings) out.push_back(f.code);
-  return out;
-}
-
-const Finding* Find(const Diagnosis& d, const std::string& code) {
-  for (const Finding& f : d.findings) {
-    if (f.code == code) return &f;
-  }
-  return nullptr;
+  return testing::ViewOfManifests(absl::StrCat(kProfiles, objects));
 }
 
 Diagnosis Explain(const ClusterView& view, const std::string& kind, const std::string& ns,
@@ -235,7 +216,7 @@ TEST(DeviceStatesTest, PendingPodNamesEveryStateInTheSchedulersOrder) {
 TEST(DeviceStatesTest, BlockedDevicesNameTheirCounterSetAndTheClaimsHoldingIt) {
   const ClusterView view = View(Fleet() + Holders() + PendingPod());
   const Diagnosis d = Explain(view, "claim", "ml-train", "p-gpu");
-  const Finding* f = Find(d, "DevicesBlockedByCounters");
+  const Finding* f = FindingOf(d, "DevicesBlockedByCounters");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kCause);
   EXPECT_THAT(f->message, HasSubstr("2 of the 4 devices DeviceClass \"whole\" selects are held by "
@@ -306,7 +287,7 @@ spec:
 TEST(DeviceStatesTest, HealthTaintIsSaidInWords) {
   const ClusterView view = View(Fleet() + Holders() + PendingPod());
   const Diagnosis d = Explain(view, "pod", "ml-train", "p");
-  const Finding* f = Find(d, "DevicesTainted");
+  const Finding* f = FindingOf(d, "DevicesTainted");
   ASSERT_NE(f, nullptr);
   const std::string words =
       "gpu.nvidia.com/xid=79:NoSchedule is a health report: XID 79 (the GPU has fallen off the "
@@ -327,7 +308,7 @@ TEST(DeviceStatesTest, AMaintenanceTaintIsNoHealthReport) {
                        "{key: maintenance, value: \"true\", effect: NoSchedule}")) +
            PendingPod());
   const Diagnosis d = Explain(view, "pod", "ml-train", "p");
-  const Finding* f = Find(d, "DevicesTainted");
+  const Finding* f = FindingOf(d, "DevicesTainted");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->evidence.contains("healthReports"));
   EXPECT_THAT(f->message, Not(HasSubstr("health report")));
