@@ -155,7 +155,39 @@ void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
   if (fits) claim->strings = ClaimStrings(namespace_name, name, resource_version, owner_pod);
 }
 
+// status.devices[].conditions[i] at `path`.
+DeviceStatusCondition ReadCondition(const json& item, absl::string_view path, FieldErrors* errors) {
+  DeviceStatusCondition c;
+  c.type = meta::StringField(item, "type", path, /*required=*/true, errors).value_or("");
+  c.status = meta::StringField(item, "status", path, /*required=*/true, errors).value_or("");
+  c.reason = meta::StringField(item, "reason", path, false, errors).value_or("");
+  c.message = meta::StringField(item, "message", path, false, errors).value_or("");
+  (void)meta::StringField(item, "lastTransitionTime", path, false, errors);  // type-checked only
+  (void)meta::IntField(item, "observedGeneration", path, false, errors);
+  return c;
+}
+
+// status.devices into *out (null: type-check only). data and networkData are the driver's own
+// and are not read.
+void ReadDeviceStatuses(const json& status, std::vector<AllocatedDeviceStatus>* out,
+                        FieldErrors* errors) {
+  meta::ForEachObject(
+      status, "devices", "status", errors, [&](const json& item, const std::string& path) {
+        AllocatedDeviceStatus d;
+        d.driver = meta::StringField(item, "driver", path, true, errors).value_or("");
+        d.pool = meta::StringField(item, "pool", path, true, errors).value_or("");
+        d.device = meta::StringField(item, "device", path, true, errors).value_or("");
+        (void)meta::StringField(item, "shareID", path, false, errors);
+        meta::ForEachObject(item, "conditions", path, errors,
+                            [&](const json& c, const std::string& c_path) {
+                              d.conditions.push_back(ReadCondition(c, c_path, errors));
+                            });
+        if (out != nullptr) out->push_back(std::move(d));
+      });
+}
+
 void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
+  ReadDeviceStatuses(status, nullptr, errors);
   std::vector<ConsumedCapacity> consumed_capacity;
   if (const json* allocation = meta::ObjectField(status, "allocation", "status", false, errors)) {
     claim->allocated = true;
@@ -189,8 +221,9 @@ void ReadStatus(const json& status, ResourceClaim* claim, FieldErrors* errors) {
               errors->AddInvalid(field, value.get_ref<const std::string&>(), "must be a quantity");
               continue;
             }
-            consumed_capacity.push_back(ConsumedCapacity{
-                static_cast<uint32_t>(claim->results.size()), ClaimSymbol(name), *std::move(amount)});
+            consumed_capacity.push_back(
+                ConsumedCapacity{static_cast<uint32_t>(claim->results.size()), ClaimSymbol(name),
+                                 *std::move(amount)});
           }
         }
         claim->results.push_back(std::move(result));
@@ -320,6 +353,18 @@ absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
   }
   if (errors.empty()) return claim;
   return errors.ToStatus(label);
+}
+
+absl::StatusOr<std::vector<AllocatedDeviceStatus>> DecodeClaimDeviceStatuses(const json& obj) {
+  FieldErrors errors;
+  std::vector<AllocatedDeviceStatus> out;
+  if (!meta::CheckObject(obj, "(root)", &errors))
+    return errors.ToStatus(meta::ObjectLabel(obj, kKind));
+  if (const json* status = meta::ObjectField(obj, "status", "", false, &errors)) {
+    ReadDeviceStatuses(*status, &out, &errors);
+  }
+  if (errors.empty()) return out;
+  return errors.ToStatus(meta::ObjectLabel(obj, kKind));
 }
 
 }  // namespace gpuprofile::dra

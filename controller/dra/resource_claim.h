@@ -55,7 +55,7 @@ class ClaimSymbol {
   ClaimSymbol();
   ClaimSymbol(absl::string_view value);  // NOLINT(google-explicit-constructor): reads as a string
   ClaimSymbol(const std::string& value) : ClaimSymbol(absl::string_view(value)) {}  // NOLINT
-  ClaimSymbol(const char* value) : ClaimSymbol(absl::string_view(value)) {}  // NOLINT
+  ClaimSymbol(const char* value) : ClaimSymbol(absl::string_view(value)) {}         // NOLINT
 
   const std::string& str() const { return *value_; }
   operator const std::string&() const { return *value_; }  // NOLINT
@@ -138,9 +138,7 @@ class ClaimStrings {
 
   // "namespace/name", or "name" without a namespace (client-go's key).
   absl::string_view key() const { return {data_.get(), key_size()}; }
-  absl::string_view name() const {
-    return {data_.get() + key_size() - name_size_, name_size_};
-  }
+  absl::string_view name() const { return {data_.get() + key_size() - name_size_, name_size_}; }
   absl::string_view resource_version() const { return {data_.get() + key_size(), version_size_}; }
   absl::string_view owner_pod() const {
     return {data_.get() + key_size() + version_size_, owner_size_};
@@ -198,8 +196,36 @@ struct ResourceClaim {
   ClaimSymbol ClassOfResult(const ClaimDeviceResult& result) const;
 };
 
+// One condition a driver reports on an allocated device (metav1.Condition); lastTransitionTime
+// and observedGeneration are not kept.
+struct DeviceStatusCondition {
+  std::string type;
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+};
+
+// One entry of status.devices (AllocatedDeviceStatus: driver, pool, device, shareID, conditions,
+// data, networkData; the same in v1beta1, v1beta2 and v1, checked against kubernetes/api
+// release-1.33 to 1.37): what the driver reports about a device it prepared for the claim. Only
+// the device's name and its conditions are kept; data and networkData are ignored.
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::vector<DeviceStatusCondition> conditions;
+};
+
 bool IsResourceClaim(const nlohmann::json& obj);
 
+// Type-checks status.devices as well (see DecodeClaimDeviceStatuses) but keeps none of it: the
+// operator holds every claim of the cluster and never reads it.
 absl::StatusOr<ResourceClaim> DecodeResourceClaim(const nlohmann::json& obj);
+
+// status.devices of claim object `obj`, for `explain`, which reads them per claim. Lenient like
+// DecodeResourceClaim: unknown fields are ignored; a wrong type is InvalidArgument naming the
+// claim and the field (e.g. `status.devices[0].conditions[1].status`). Empty when there is none.
+absl::StatusOr<std::vector<AllocatedDeviceStatus>> DecodeClaimDeviceStatuses(
+    const nlohmann::json& obj);
 
 }  // namespace gpuprofile::dra

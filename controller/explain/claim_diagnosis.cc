@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "controller/explain/diagnoser.h"
@@ -33,6 +34,47 @@ Finding ClaimAllocated(const dra::ResourceClaim& claim, const std::string& key) 
   f.evidence["reservedFor"] =
       std::vector<std::string>(claim.reserved_for_pods.begin(), claim.reserved_for_pods.end());
   return f;
+}
+
+// Whether `c` says something is wrong: False on a condition that is good when True (Ready,
+// Healthy), True on one named for a fault (Unhealthy, Degraded, NotReady, ...).
+bool ConditionReportsProblem(const dra::DeviceStatusCondition& c) {
+  const absl::string_view type = c.type;
+  const bool fault = absl::StartsWith(type, "Un") || absl::StartsWith(type, "Not") ||
+                     absl::StrContains(type, "Degraded") || absl::StrContains(type, "Fail") ||
+                     absl::StrContains(type, "Error");
+  return fault ? c.status == "True" : c.status == "False";
+}
+
+// ClaimDeviceCondition (Info) for each device of allocated claim `key` whose driver reports a
+// problem in the claim's status.devices (`statuses`).
+void AddDeviceConditions(const std::string& key,
+                         const std::vector<dra::AllocatedDeviceStatus>& statuses,
+                         std::vector<Finding>* out) {
+  for (const dra::AllocatedDeviceStatus& d : statuses) {
+    std::vector<std::string> problems;
+    for (const dra::DeviceStatusCondition& c : d.conditions) {
+      if (!ConditionReportsProblem(c)) continue;
+      std::string text = absl::StrCat(c.type, " is ", c.status);
+      if (!c.reason.empty()) absl::StrAppend(&text, " (", c.reason, ")");
+      if (!c.message.empty()) absl::StrAppend(&text, ": ", c.message);
+      problems.push_back(std::move(text));
+    }
+    if (problems.empty()) continue;
+    const std::string device = absl::StrCat(d.driver, "/", d.pool, "/", d.device);
+    Finding f;
+    f.code = "ClaimDeviceCondition";
+    f.severity = Severity::kInfo;
+    f.message =
+        absl::StrCat("The DRA driver reports a problem with device ", device,
+                     " of ResourceClaim \"", key, "\": ", absl::StrJoin(problems, "; "), ".");
+    f.remedy =
+        "Check the device on its node (the driver's logs); a pod on a faulty device may fail: "
+        "delete it so that its claim is allocated anew.";
+    f.evidence["device"] = device;
+    f.evidence["conditions"] = problems;
+    out->push_back(std::move(f));
+  }
 }
 
 Finding ClaimBeingDeleted(const std::string& key) {
@@ -173,6 +215,12 @@ void Diagnoser::DiagnoseClaim(const dra::ResourceClaim& claim, const std::string
   };
   if (claim.allocated) {
     out->push_back(tag(ClaimAllocated(claim, key)));
+    auto statuses = view_.device_statuses.find(key);
+    if (statuses != view_.device_statuses.end()) {
+      std::vector<Finding> conditions;
+      AddDeviceConditions(key, statuses->second, &conditions);
+      for (Finding& f : conditions) out->push_back(tag(std::move(f)));
+    }
     return;
   }
   if (claim.deleting) {

@@ -43,14 +43,20 @@ std::string Key(const std::string& ns, const std::string& name);
 // The first kMaxListedClaims of `names`.
 nlohmann::ordered_json Capped(const std::vector<std::string>& names);
 
-// What one profile's class finds on the cluster now. (The structs are outside the Diagnoser so
-// that the files' local helpers can take them.)
+// What one profile's class finds on the cluster now: every matched device in exactly one state
+// (status.allocation.deviceStates, the allocation model's outcome with the cluster's claims), and
+// the evidence behind each state. (The structs are outside the Diagnoser so that the files'
+// local helpers can take them.)
 struct ClassAnalysis {
   int64_t matched = 0;
-  int64_t free = 0;
-  int64_t allocated = 0;
-  int64_t tainted = 0;
-  int64_t unavailable = 0;  // incomplete pool or counters used up
+  // The states, adding up to `matched`.
+  int64_t free = 0;             // schedulable at once
+  int64_t overlapping = 0;      // free on its own, not together with the free ones
+  int64_t allocated = 0;        // a claim (any class) holds it
+  int64_t blocked = 0;          // blockedByCounters: allocated devices use its counters
+  int64_t tainted = 0;          // an untolerated NoSchedule/NoExecute taint
+  int64_t incomplete_pool = 0;  // its pool is incomplete
+  int64_t unavailable = 0;      // a counter it draws is missing or too small
   int64_t max_free_on_node = 0;
   std::string max_free_node;
   int64_t nodeless_free = 0;         // free devices not tied to one node (any node may get them)
@@ -58,8 +64,32 @@ struct ClassAnalysis {
   std::vector<std::string> holders;  // claims holding matched devices, sorted, distinct
   std::vector<std::string> taints;   // untolerated taints of matched devices, distinct
   std::vector<std::string> sample_tainted;  // "node/device" of some tainted devices
-  std::vector<std::string> nodes;           // nodes with matched devices, sorted, distinct
+  // "<taint> is a health report: <words>" for the untolerated taints drivers set to report
+  // health (dra/device_health.h), distinct.
+  std::vector<std::string> health_reports;
+  // Per blocked device (the first kMaxListedClaims): the device, the counter sets allocated
+  // devices use and the claims holding those devices.
+  std::vector<std::string> blocked_devices;
+  std::vector<std::string> blocking_claims;      // those claims, sorted, distinct
+  std::vector<std::string> overlapping_devices;  // "node/device", the first kMaxListedClaims
+  std::vector<std::string> incomplete_pools;     // their names, sorted, distinct
+  // Per unavailable device (the first kMaxListedClaims): the counter that is missing or too
+  // small.
+  std::vector<std::string> missing_counters;
+  std::vector<std::string> nodes;  // nodes with matched devices, sorted, distinct
 };
+// "6 devices match: 0 free, 3 allocated, 2 blocked by counters, 1 tainted": the matched devices,
+// the free ones and each other state that has devices (class_diagnosis.cc).
+std::string AccountText(const ClassAnalysis& a);
+// " The N overlapping devices are free, but share counters ..." when some are; else empty.
+std::string OverlappingNote(const ClassAnalysis& a);
+// The states as status.allocation.deviceStates writes them (all seven keys).
+nlohmann::ordered_json DeviceStates(const ClassAnalysis& a);
+// Adds to f->evidence the evidence of each state that has devices: holders, blocked devices and
+// the claims blocking them, overlapping devices, taints and health reports, incomplete pools and
+// missing counters.
+void AddStateEvidence(const ClassAnalysis& a, Finding* f);
+
 // Devices the profile's selector matches without its capacity requests, and how many of
 // them allow multiple allocations.
 struct RelaxedMatch {
@@ -89,6 +119,11 @@ class Diagnoser {
 
   // class_diagnosis.cc
   ClassAnalysis Analyse(size_t p) const;
+  // Fills counter_users_ (called once, by the constructor).
+  void IndexCounterUsers();
+  // Why device `d`, blocked by counters, is: the counter sets of its pool that allocated devices
+  // use, those devices and the claims holding them (added to *claims).
+  std::string BlockedEvidence(size_t d, std::set<std::string>* claims) const;
   RelaxedMatch MatchWithoutCapacity(size_t p) const;
   // Causes that keep a request of `count` devices (all: allocationMode All) of profile `p`'s
   // class from being allocated; empty when the class could satisfy it now.
@@ -146,6 +181,9 @@ class Diagnoser {
   profile::AllocationModel model_;
   // Per inventory device, the claims ("namespace/name") holding it.
   std::vector<std::vector<std::string>> holders_;
+  // Per counter set of a pool (driver, pool and set joined by '\x1f'), the allocated devices
+  // (inventory indices) that draw from it.
+  std::map<std::string, std::vector<size_t>> counter_users_;
   // Class name -> the profiles (indices into plan_.profiles) that name it; template name -> the
   // profiles that name it.
   std::map<std::string, std::vector<size_t>> class_profiles_;

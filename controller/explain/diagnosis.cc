@@ -21,17 +21,26 @@ namespace {
 // cause sits in the chain pod -> template -> claim -> class -> devices, the more it explains).
 int Rank(const std::string& code) {
   static const std::map<std::string, int>* ranks = new std::map<std::string, int>{
-      {"DraNotServed", 0},           {"ProfileStalled", 1},
-      {"TemplateMissing", 2},        {"ClaimNotFound", 2},
-      {"DevicePluginNotOffered", 2}, {"ClaimNotCreated", 3},
-      {"ClassMissing", 3},           {"ClassNotGenerated", 3},
-      {"NoMatchingDevice", 4},       {"CapacityNotAdmitted", 5},
-      {"AllDevicesAllocated", 6},    {"DevicesTainted", 6},
-      {"DevicesUnavailable", 7},     {"NotEnoughDevicesOnOneNode", 8},
-      {"ClaimBeingDeleted", 9},
+      {"DraNotServed", 0},
+      {"ProfileStalled", 1},
+      {"TemplateMissing", 2},
+      {"ClaimNotFound", 2},
+      {"DevicePluginNotOffered", 2},
+      {"ClaimNotCreated", 3},
+      {"ClassMissing", 3},
+      {"ClassNotGenerated", 3},
+      {"NoMatchingDevice", 4},
+      {"CapacityNotAdmitted", 5},
+      {"AllDevicesAllocated", 6},
+      {"DevicesTainted", 6},
+      // The allocator checks a device's taints before its counters.
+      {"DevicesBlockedByCounters", 7},
+      {"DevicesUnavailable", 8},
+      {"NotEnoughDevicesOnOneNode", 9},
+      {"ClaimBeingDeleted", 10},
   };
   auto it = ranks->find(code);
-  return it == ranks->end() ? 10 : it->second;
+  return it == ranks->end() ? 11 : it->second;
 }
 
 // Rank of each Info finding: what the pod asks the device plugin for comes first (it says why a
@@ -71,6 +80,9 @@ void RankFindings(std::vector<Finding>* findings) {
                                    f.device_class, "\x1f", f.profile);
     if (f.code == "ProfileStalled" || f.code == "DraNotServed" || f.code == "NodesOfferedTwice") {
       key = absl::StrCat(f.code, "\x1f", f.profile);  // one per profile, whoever reached it
+    }
+    if (f.code == "ClaimDeviceCondition" || f.code == "KubeletDeviceHealth") {
+      absl::StrAppend(&key, "\x1f", f.message);  // one per device
     }
     if (!seen.insert(key).second) continue;
     unique.push_back(std::move(f));
@@ -134,6 +146,7 @@ Diagnoser::Diagnoser(const ClusterView& view)
       if (std::find(h.begin(), h.end(), key) == h.end()) h.push_back(key);
     }
   }
+  IndexCounterUsers();
   for (size_t p = 0; p < plan_.profiles.size(); ++p) {
     const api::GpuProfileSpec& spec = plan_.profiles[p].profile.spec;
     class_profiles_[spec.device_class_name].push_back(p);
@@ -212,6 +225,21 @@ const char* SeverityName(Severity severity) {
       return "OK";
   }
   return "?";
+}
+
+absl::Status AddClaimObject(const nlohmann::json& obj, ClusterView* view) {
+  absl::StatusOr<dra::ResourceClaim> claim = dra::DecodeResourceClaim(obj);
+  if (!claim.ok()) return claim.status();
+  absl::StatusOr<std::vector<dra::AllocatedDeviceStatus>> statuses =
+      dra::DecodeClaimDeviceStatuses(obj);
+  if (!statuses.ok()) return statuses.status();
+  if (claim->namespace_name.empty()) claim->namespace_name = "default";
+  if (!statuses->empty()) {
+    view->device_statuses[internal::Key(claim->namespace_name, std::string(claim->name()))] =
+        *std::move(statuses);
+  }
+  view->claims.push_back(*std::move(claim));
+  return absl::OkStatus();
 }
 
 bool Diagnosis::HasCause() const {

@@ -13,11 +13,17 @@
 // Causes, in the order they are ranked:
 //   DraNotServed, ProfileStalled, TemplateMissing, ClaimNotFound, DevicePluginNotOffered,
 //   ClaimNotCreated, ClassMissing, ClassNotGenerated, NoMatchingDevice, CapacityNotAdmitted,
-//   AllDevicesAllocated, DevicesTainted, DevicesUnavailable, NotEnoughDevicesOnOneNode,
-//   ClaimBeingDeleted.
+//   AllDevicesAllocated, DevicesTainted, DevicesBlockedByCounters, DevicesUnavailable,
+//   NotEnoughDevicesOnOneNode, ClaimBeingDeleted.
+// Every matched device of a class is in one state (free, overlapping, allocated,
+// blockedByCounters, tainted, incompletePool, unavailable: status.allocation.deviceStates); when
+// none is free, each other state with devices is a cause with its evidence, and every class
+// finding carries the whole account.
 // Not causes: ClaimAllocated, ProfileServing, NoResourceClaims (OK); in the order they are
 // ranked, DevicePluginRequest, then PodPendingNotDra, NoDraCauseFound, ClassNotManaged,
-// PendingClaims (as found), then NodesOfferedTwice (Info).
+// PendingClaims, ClaimDeviceCondition (a driver's condition on an allocated device, from the
+// claim's status.devices), KubeletDeviceHealth (the kubelet's Unhealthy or Unknown device health,
+// from the pod's allocatedResourcesStatus) (as found), then NodesOfferedTwice (Info).
 // A request with several classes (firstAvailable) is blocked only when every class is; it then
 // reports the causes of each class. The count of a firstAvailable request is its first
 // subrequest's (the compact claim keeps no more).
@@ -25,12 +31,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim.h"
@@ -48,6 +56,9 @@ struct ClusterView {
   profile::EngineInput engine;
   dra::Inventory inventory;
   std::vector<dra::ResourceClaim> claims;  // every claim of the cluster (any may hold devices)
+  // status.devices of the claims that have any, by "namespace/name": what the drivers report
+  // about the devices they prepared (the compact claim keeps none of it).
+  std::map<std::string, std::vector<dra::AllocatedDeviceStatus>> device_statuses;
   std::vector<Pod> pods;
   // Whether the cluster serves resource.k8s.io and, when not, why (discovery's answer live; the
   // DynamicResourceAllocation gate of the release offline).
@@ -63,6 +74,12 @@ struct ClusterView {
   std::vector<meta::NodeGpus> nodes;
   bool nodes_known = false;
 };
+
+// Decodes ResourceClaim object `obj` into `view`: the claim, and its status.devices into
+// device_statuses. A claim without a namespace is read as in "default". Both the live and the
+// offline reader use it, so that they see the same. InvalidArgument naming the claim and the
+// field when it does not decode.
+absl::Status AddClaimObject(const nlohmann::json& obj, ClusterView* view);
 
 enum class Severity { kCause, kInfo, kOk };
 // "Cause", "Info", "OK".

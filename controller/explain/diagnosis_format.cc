@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "controller/api/gpu_node_group.h"
@@ -98,6 +99,19 @@ std::string EvidenceValue(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
+// A list whose items are sentences of their own (a blocked device with the claims blocking it):
+// one line each, since joined by commas they would read as one.
+bool ItemsNeedLines(const nlohmann::ordered_json& v) {
+  if (!v.is_array()) return false;
+  for (const auto& item : v) {
+    if (item.is_string() && (absl::StrContains(item.get_ref<const std::string&>(), ", ") ||
+                             absl::StrContains(item.get_ref<const std::string&>(), "; "))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string FormatDiagnosis(const Diagnosis& d) {
@@ -123,6 +137,11 @@ std::string FormatDiagnosis(const Diagnosis& d) {
                     "\n   ", f.message, "\n");
     if (!f.remedy.empty()) absl::StrAppend(&out, "   Fix: ", f.remedy, "\n");
     for (const auto& [k, v] : f.evidence.items()) {
+      if (ItemsNeedLines(v)) {
+        absl::StrAppend(&out, "     ", k, ":\n");
+        for (const auto& item : v) absl::StrAppend(&out, "       - ", EvidenceValue(item), "\n");
+        continue;
+      }
       absl::StrAppend(&out, "     ", k, ": ", EvidenceValue(v), "\n");
     }
   }

@@ -127,13 +127,8 @@ bool AddClusterObject(const dra::ManifestObject& object, ClusterView* view,
         },
         problems);
   } else if (dra::IsResourceClaim(json)) {
-    DecodeInto(
-        object, dra::DecodeResourceClaim,
-        [&](dra::ResourceClaim c) {
-          if (c.namespace_name.empty()) c.namespace_name = "default";
-          view->claims.push_back(std::move(c));
-        },
-        problems);
+    const absl::Status added = AddClaimObject(json, view);
+    if (!added.ok()) AddProblems(object, added.message(), problems);
   } else if (IsPod(json)) {
     DecodeInto(
         object, DecodePod,

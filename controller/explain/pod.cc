@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
 #include "controller/meta/node.h"
@@ -193,6 +194,51 @@ std::optional<PodScheduledCondition> ScheduledCondition(Reader& r, const nlohman
   return scheduled;
 }
 
+// "claim:<entry>/<request>" or "claim:<entry>" into h->pod_claim and h->request.
+void SplitClaimResource(PodDeviceHealth* h) {
+  constexpr absl::string_view kClaimPrefix = "claim:";
+  absl::string_view name = h->resource;
+  if (!absl::ConsumePrefix(&name, kClaimPrefix)) return;
+  const size_t slash = name.find('/');
+  h->pod_claim = std::string(name.substr(0, slash));
+  if (slash != absl::string_view::npos) h->request = std::string(name.substr(slash + 1));
+}
+
+// One container's allocatedResourcesStatus (container status `c` at `path`), appended to *out.
+void ContainerDeviceHealth(Reader& r, const nlohmann::json& c, const std::string& path,
+                           std::vector<PodDeviceHealth>* out) {
+  PodDeviceHealth h;
+  h.container = r.String(c, "name", path + ".name");
+  ForEachObject(r, c, "allocatedResourcesStatus", path + ".allocatedResourcesStatus",
+                [&](const nlohmann::json& rs, const std::string& rs_path) {
+                  h.resource = r.String(rs, "name", rs_path + ".name");
+                  h.pod_claim.clear();
+                  h.request.clear();
+                  SplitClaimResource(&h);
+                  ForEachObject(r, rs, "resources", rs_path + ".resources",
+                                [&](const nlohmann::json& d, const std::string& at) {
+                                  PodDeviceHealth one = h;
+                                  one.resource_id = r.String(d, "resourceID", at + ".resourceID");
+                                  one.health = r.String(d, "health", at + ".health");
+                                  one.message = r.String(d, "message", at + ".message");
+                                  out->push_back(std::move(one));
+                                });
+                });
+}
+
+// The kubelet's device health of every container (Pod::device_health).
+std::vector<PodDeviceHealth> DeviceHealth(Reader& r, const nlohmann::json& status) {
+  std::vector<PodDeviceHealth> out;
+  for (const char* list :
+       {"initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"}) {
+    ForEachObject(r, status, list, absl::StrCat("status.", list),
+                  [&](const nlohmann::json& c, const std::string& path) {
+                    ContainerDeviceHealth(r, c, path, &out);
+                  });
+  }
+  return out;
+}
+
 }  // namespace
 
 const PodClaimStatus* Pod::StatusOf(const std::string& entry) const {
@@ -227,6 +273,7 @@ absl::StatusOr<Pod> DecodePod(const nlohmann::json& obj) {
     pod.phase = r.String(*status, "phase", "status.phase");
     pod.claim_statuses = ClaimStatuses(r, *status);
     pod.scheduled = ScheduledCondition(r, *status);
+    pod.device_health = DeviceHealth(r, *status);
   }
   if (!r.errors().empty()) {
     const std::string who = absl::StrCat("Pod \"", pod.namespace_name,

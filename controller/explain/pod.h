@@ -5,8 +5,8 @@
 // PodScheduled condition. Nothing else of the pod is kept.
 // Decoding is strict about what it reads (types, one of resourceClaimName /
 // resourceClaimTemplateName, whole numbers of device-plugin devices) and ignores every other
-// field. Errors are InvalidArgument, one line
-// per problem, each naming the pod and the field path. Pure; thread-safe.
+// field (the containers' allocatedResourcesStatus is read as well). Errors are InvalidArgument, one
+// line per problem, each naming the pod and the field path. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,23 @@ struct PodScheduledCondition {
   std::string message;
 };
 
+// One device's health as the kubelet reports it (KEP-4680, the ResourceHealthStatus gate):
+// status.containerStatuses[] (and initContainerStatuses[], ephemeralContainerStatuses[])
+// .allocatedResourcesStatus[] (core/v1 ResourceStatus {name, resources[]}) .resources[]
+// (ResourceHealth {resourceID, health, message}); shapes checked against kubernetes/api
+// release-1.33 to 1.37 (message since 1.36).
+struct PodDeviceHealth {
+  std::string container;
+  // ResourceStatus.name: "claim:<entry>/<request>" or "claim:<entry>" for DRA (the entry is the
+  // pod's spec.resourceClaims[] name), a device-plugin resource name otherwise.
+  std::string resource;
+  std::string pod_claim;    // <entry> of a "claim:" name; empty otherwise
+  std::string request;      // <request> of a "claim:" name; may be empty
+  std::string resource_id;  // DRA: "<driver>/<pool>/<device>"; device plugin: the device ID
+  std::string health;       // Healthy, Unhealthy, Unknown; empty when not reported
+  std::string message;
+};
+
 struct Pod {
   std::string namespace_name;
   std::string name;
@@ -54,6 +71,8 @@ struct Pod {
   // with restartPolicy Always), or more when one init container asks for more. Each container's
   // limit, else its request. Resources asked for 0 are left out.
   std::map<std::string, int64_t> device_plugin_requests;
+  // Every device health the kubelet reports for the pod's containers, in their order.
+  std::vector<PodDeviceHealth> device_health;
 
   // The claim status of entry `name`, or nullptr.
   const PodClaimStatus* StatusOf(const std::string& name) const;

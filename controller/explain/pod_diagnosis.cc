@@ -2,7 +2,11 @@
 // A Pod's diagnosis: each of its spec.resourceClaims (a claim by name, or one made from a
 // template that may be missing), then what is not DRA's (diagnoser.h).
 #include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -132,6 +136,66 @@ void AddPendingNotDra(const Pod& pod, Diagnosis* d) {
   RankFindings(&out);  // DevicePluginRequest, when there is one, says more: it goes first
 }
 
+// The ResourceClaim ("namespace/name") of the pod's spec.resourceClaims entry `entry`: the one it
+// names, or the one made for it from a template; empty when not known.
+std::string ClaimOfEntry(const Pod& pod, const std::string& entry) {
+  for (const PodClaimRef& ref : pod.claims) {
+    if (ref.name != entry) continue;
+    if (!ref.claim_name.empty()) return Key(pod.namespace_name, ref.claim_name);
+    const PodClaimStatus* status = pod.StatusOf(entry);
+    if (status != nullptr && status->claim_name) {
+      return Key(pod.namespace_name, *status->claim_name);
+    }
+  }
+  return "";
+}
+
+// What a ResourceHealth value means.
+std::string HealthWords(const std::string& health) {
+  if (health == "Unhealthy") return "Unhealthy (the device reports a fault)";
+  if (health == "Unknown") {
+    return "Unknown (its health cannot be determined: the driver or device plugin does not "
+           "report it now)";
+  }
+  return health;
+}
+
+// KubeletDeviceHealth (Info) for each device the kubelet reports as not Healthy in the pod's
+// allocatedResourcesStatus: one per device and resource, naming its containers.
+std::vector<Finding> KubeletDeviceHealth(const Pod& pod) {
+  std::vector<Finding> out;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> seen;
+  std::vector<const PodDeviceHealth*> order;
+  for (const PodDeviceHealth& h : pod.device_health) {
+    if (h.health.empty() || h.health == "Healthy") continue;
+    auto [it, inserted] = seen.try_emplace({h.resource, h.resource_id, h.health});
+    if (inserted) order.push_back(&h);
+    it->second.push_back(h.container);
+  }
+  for (const PodDeviceHealth* h : order) {
+    const std::vector<std::string>& containers = seen[{h->resource, h->resource_id, h->health}];
+    Finding f;
+    f.code = "KubeletDeviceHealth";
+    f.severity = Severity::kInfo;
+    f.pod_claim = h->pod_claim;
+    if (!h->pod_claim.empty()) f.resource_claim = ClaimOfEntry(pod, h->pod_claim);
+    f.message = absl::StrCat("The kubelet reports device ", h->resource_id, " (", h->resource,
+                             ") of container", containers.size() == 1 ? " " : "s ",
+                             absl::StrJoin(containers, ", "), " as ", HealthWords(h->health),
+                             h->message.empty() ? "" : absl::StrCat(": ", h->message), ".");
+    f.remedy =
+        "Check the device on the pod's node; a pod on a faulty device may fail or hang: delete "
+        "it so that it gets a healthy device.";
+    f.evidence["resource"] = h->resource;
+    f.evidence["resourceID"] = h->resource_id;
+    f.evidence["health"] = h->health;
+    f.evidence["containers"] = containers;
+    if (!h->request.empty()) f.evidence["request"] = h->request;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 // The scheduler's own word (the PodScheduled condition), on the first finding.
 void AddSchedulerEvidence(const Pod& pod, std::vector<Finding>* out) {
   if (!pod.scheduled || out->empty()) return;
@@ -254,6 +318,7 @@ absl::StatusOr<Diagnosis> Diagnoser::ExplainPod(const std::string& ns,
   AddDraNotServed(&out);
   for (const PodClaimRef& ref : pod->claims) DiagnosePodClaim(*pod, ref, &out);
   for (Finding& f : DevicePluginFindings(*pod)) out.push_back(std::move(f));
+  for (Finding& f : KubeletDeviceHealth(*pod)) out.push_back(std::move(f));
   if (pod->claims.empty()) out.push_back(NoResourceClaims());
   RankFindings(&out);
   AddPendingNotDra(*pod, &d);

@@ -71,20 +71,22 @@ Finding PendingClaims(const std::string& name, const std::string& cls,
   return f;
 }
 
-// No cause: the profile `w` serves, and its class finds `a`.
+// No cause: the profile `w` serves, and its class finds `a`: the whole account of its devices,
+// with each state's evidence.
 Finding ProfileServing(const profile::ProfilePlan& w, const ClassAnalysis& a) {
   const std::string& name = w.profile.metadata.name;
   Finding f =
       ProfileFinding("ProfileServing", Severity::kOk, name, w.profile.spec.device_class_name);
-  f.message = absl::StrCat("GpuProfile \"", name, "\" is serving: ", a.free, " of the ", a.matched,
-                           " devices its class selects are free (", a.allocated, " allocated, ",
-                           a.tainted, " tainted).");
+  f.message = absl::StrCat("GpuProfile \"", name, "\" is serving: ", AccountText(a), ".",
+                           OverlappingNote(a));
   f.evidence["matchedDevices"] = a.matched;
   f.evidence["freeDevices"] = a.free;
   f.evidence["allocatedDevices"] = a.allocated;
   f.evidence["taintedDevices"] = a.tainted;
+  f.evidence["deviceStates"] = DeviceStates(a);
   f.evidence["maxFreeOnOneNode"] = a.max_free_on_node;
   f.evidence["templateNamespaces"] = w.template_namespaces;
+  AddStateEvidence(a, &f);
   return f;
 }
 

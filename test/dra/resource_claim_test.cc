@@ -3,6 +3,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
@@ -268,6 +269,64 @@ TEST(ClaimStringsTest, KeepsTheClaimsStringsInOneBlockAndCopies) {
   EXPECT_EQ(s.name(), "trainer-0-gpu-x7k2p");
   copy = s;
   EXPECT_EQ(copy.owner_pod(), "trainer-0");
+}
+
+// status.devices (AllocatedDeviceStatus), as a driver reports a device it prepared: the
+// conditions are read, data and networkData and unknown fields are ignored.
+constexpr char kDeviceStatuses[] = R"({
+  "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+  "metadata": {"name": "c", "namespace": "ml"},
+  "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
+  "status": {
+    "allocation": {"devices": {"results": [
+      {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "node-1", "device": "gpu-0"}]}},
+    "devices": [
+      {"driver": "gpu.nvidia.com", "pool": "node-1", "device": "gpu-0", "shareID": "s",
+       "data": {"anything": [1]}, "networkData": {"interfaceName": "eth1", "ips": ["10.0.0.1/24"]},
+       "futureField": 1,
+       "conditions": [
+         {"type": "Ready", "status": "False", "reason": "PrepareFailed", "message": "m",
+          "lastTransitionTime": "2026-12-01T10:00:00Z", "observedGeneration": 2,
+          "futureConditionField": "x"}]}]
+  }
+})";
+
+TEST(ResourceClaimTest, DecodesTheDevicesStatusConditions) {
+  ASSERT_OK_AND_ASSIGN(std::vector<AllocatedDeviceStatus> statuses,
+                       DecodeClaimDeviceStatuses(Parse(kDeviceStatuses)));
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(statuses[0].driver, "gpu.nvidia.com");
+  EXPECT_EQ(statuses[0].pool, "node-1");
+  EXPECT_EQ(statuses[0].device, "gpu-0");
+  ASSERT_EQ(statuses[0].conditions.size(), 1u);
+  EXPECT_EQ(statuses[0].conditions[0].type, "Ready");
+  EXPECT_EQ(statuses[0].conditions[0].status, "False");
+  EXPECT_EQ(statuses[0].conditions[0].reason, "PrepareFailed");
+  EXPECT_EQ(statuses[0].conditions[0].message, "m");
+  // The compact claim decodes the same object and keeps none of it.
+  EXPECT_TRUE(DecodeResourceClaim(Parse(kDeviceStatuses)).ok());
+  ASSERT_OK_AND_ASSIGN(std::vector<AllocatedDeviceStatus> none,
+                       DecodeClaimDeviceStatuses(Parse(kAllocatedV1)));
+  EXPECT_TRUE(none.empty());
+}
+
+TEST(ResourceClaimTest, DevicesStatusOfTheWrongTypeNamesTheClaimAndField) {
+  json obj = Parse(kDeviceStatuses);
+  obj["status"]["devices"][0]["conditions"][0]["status"] = false;
+  obj["status"]["devices"][0]["device"] = 7;
+  for (const absl::Status& status :
+       {DecodeClaimDeviceStatuses(obj).status(), DecodeResourceClaim(obj).status()}) {
+    ASSERT_FALSE(status.ok());
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("ResourceClaim \"ml/c\": status.devices[0].conditions[0].status: must "
+                          "be a string"));
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("ResourceClaim \"ml/c\": status.devices[0].device: must be a string"));
+  }
+  obj = Parse(kDeviceStatuses);
+  obj["status"]["devices"] = json::object();
+  EXPECT_THAT(std::string(DecodeClaimDeviceStatuses(obj).status().message()),
+              HasSubstr("status.devices: must be"));
 }
 
 }  // namespace

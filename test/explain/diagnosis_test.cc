@@ -335,7 +335,12 @@ TEST(DiagnosisTest, DevicesOfIncompletePoolsAreUnavailable) {
            /*tainted=*/false, /*slice_count=*/2);
   const Diagnosis d = ExplainPod(view, "ml-train", "p");
   ASSERT_THAT(Codes(d), ElementsAre("DevicesUnavailable"));
-  EXPECT_EQ(d.findings[0].evidence["unavailableDevices"], 3);
+  EXPECT_EQ(d.findings[0].evidence["deviceStates"]["incompletePool"], 3);
+  EXPECT_EQ(d.findings[0].evidence["incompletePools"],
+            nlohmann::ordered_json({"node-1", "node-2"}));
+  EXPECT_THAT(d.findings[0].message,
+              HasSubstr("3 of the 3 devices DeviceClass \"large-memory\" selects cannot be "
+                        "allocated: 3 are in incomplete pools"));
 }
 
 TEST(DiagnosisTest, ClassHeldByAForeignObject) {

@@ -15,9 +15,13 @@
 #include "controller/explain/manifest_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/explain/explain_testing.h"
 
 namespace gpuprofile::explain {
 namespace {
+
+using ::gpuprofile::explain::testing::Codes;
+using ::gpuprofile::explain::testing::FindingOf;
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -101,28 +105,7 @@ ClusterView View(const std::string& extra, bool slices = true) {
   const std::string text = absl::StrCat(
       slices ? absl::StrCat(Slice("node-1", 2), Slice("node-2", 1), Slice("node-3", 1)) : "",
       kFleet, extra);
-  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ParseManifests(text, "test.yaml");
-  EXPECT_TRUE(objects.ok()) << objects.status();
-  dra::LoadedManifests loaded;
-  if (objects.ok()) loaded.objects = *std::move(objects);
-  const KubeVersion kube = KubeVersion::Newest();
-  absl::StatusOr<ManifestView> view =
-      ViewFromManifests(std::move(loaded), kube, FeatureGates(kube));
-  EXPECT_TRUE(view.ok()) << view.status();
-  return view.ok() ? view->view : ClusterView{};
-}
-
-std::vector<std::string> Codes(const Diagnosis& d) {
-  std::vector<std::string> out;
-  for (const Finding& f : d.findings) out.push_back(f.code);
-  return out;
-}
-
-const Finding* FindingOf(const Diagnosis& d, const std::string& code) {
-  for (const Finding& f : d.findings) {
-    if (f.code == code) return &f;
-  }
-  return nullptr;
+  return testing::ViewOfManifests(text);
 }
 
 struct OffersCase {
