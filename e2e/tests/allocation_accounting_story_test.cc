@@ -275,10 +275,7 @@ void DroppedFields(const json& sent, const json& stored, const std::string& path
 
 class AllocationAccountingStoryTest : public ::testing::Test, public StoryCluster {
  protected:
-  void TearDown() override {
-    if (HasFailure()) PrintFailureLogs({op_.get()}, emulator_.get());
-    if (op_) op_->Kill();
-  }
+  void TearDown() override { StopStory(HasFailure()); }
 
   void StartEmulator() {
     kubeconfig_ = scratch_.File("kubeconfig");
@@ -318,19 +315,9 @@ class AllocationAccountingStoryTest : public ::testing::Test, public StoryCluste
     return Allocate(claim, &pod, devices);
   }
 
-  CommandResult Kubectl(const std::vector<std::string>& args) {
-    return RunKubectlOk(kubectl_, scratch_, args);
-  }
-
   ControllerResult Explain(std::vector<std::string> args) {
     return RunExplain(std::move(args), kKube, {});
   }
-
-  ScratchDir scratch_;
-  std::string kubeconfig_;
-  std::string kubectl_;
-  std::unique_ptr<EmulatorProcess> emulator_;
-  std::unique_ptr<OperatorProcess> op_;
 };
 
 TEST_F(AllocationAccountingStoryTest, EveryMatchedDeviceAccountedForInFourPlaces) {

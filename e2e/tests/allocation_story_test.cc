@@ -58,7 +58,6 @@ namespace {
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-constexpr char kDra[] = "/apis/resource.k8s.io/v1";
 constexpr char kA100Group[] = "nvidia-a100-sxm4-40gb-550.127.8";
 constexpr char kL40sGroup[] = "nvidia-l40s-570.133.20";
 constexpr char kPluginGroup[] = "tesla-v100-sxm2-16gb-device-plugin";
@@ -114,10 +113,7 @@ struct Pending {
 
 class AllocationStoryTest : public ::testing::TestWithParam<Release>, public StoryCluster {
  protected:
-  void TearDown() override {
-    if (HasFailure()) PrintFailureLogs({op_.get()}, emulator_.get());
-    if (op_) op_->Kill();
-  }
+  void TearDown() override { StopStory(HasFailure()); }
 
   std::vector<std::string> Gates() const {
     if (GetParam().feature_gates.empty()) return {};
@@ -150,7 +146,7 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release>, public Sto
   // Taints devices of a node's slice (as a driver marks unhealthy GPUs).
   void TaintDevices(const std::string& node, const std::vector<std::string>& names) {
     std::vector<json> slices =
-        List(absl::StrCat(kDra, "/resourceslices?fieldSelector=spec.nodeName%3D", node));
+        List(absl::StrCat(kDraV1, "/resourceslices?fieldSelector=spec.nodeName%3D", node));
     ASSERT_EQ(slices.size(), 1u) << node;
     json slice = slices[0];
     for (json& d : slice["spec"]["devices"]) {
@@ -158,7 +154,7 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release>, public Sto
       d["taints"] = {
           {{"key", "example.com/gpu-health"}, {"value", "xid-79"}, {"effect", "NoSchedule"}}};
     }
-    json updated = Put(absl::StrCat(kDra, "/resourceslices/", Name(slice)), slice);
+    json updated = Put(absl::StrCat(kDraV1, "/resourceslices/", Name(slice)), slice);
     ASSERT_FALSE(updated.is_null());
     for (const json& d : updated["spec"]["devices"]) {
       if (std::find(names.begin(), names.end(), d.value("name", "")) != names.end()) {
@@ -178,11 +174,6 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release>, public Sto
 
   // ---- the binaries ----------------------------------------------------------------------------
 
-  // kubectl against the test's emulator; an exit code other than 0 is a failure.
-  CommandResult Kubectl(const std::vector<std::string>& args) {
-    return RunKubectlOk(kubectl_, scratch_, args);
-  }
-
   ControllerResult Explain(std::vector<std::string> args) {
     return RunExplain(std::move(args), GetParam().kube_version, Gates());
   }
@@ -200,12 +191,6 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release>, public Sto
     ASSERT_FALSE(j.value("findings", json::array()).empty()) << r.out;
     EXPECT_EQ(j["findings"][0].value("code", ""), p.first_code) << r.out;
   }
-
-  ScratchDir scratch_;
-  std::string kubeconfig_;
-  std::string kubectl_;
-  std::unique_ptr<EmulatorProcess> emulator_;
-  std::unique_ptr<OperatorProcess> op_;
 };
 
 TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
@@ -245,7 +230,7 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
   ASSERT_TRUE(PollUntil(
       [&] {
         for (const auto& [ns, t] : templates) {
-          if (Get(absl::StrCat(kDra, "/namespaces/", ns, "/resourceclaimtemplates/", t))
+          if (Get(absl::StrCat(kDraV1, "/namespaces/", ns, "/resourceclaimtemplates/", t))
                   .is_null()) {
             return false;
           }

@@ -133,6 +133,15 @@ json StoryCluster::Allocate(json claim, json* pod, const std::vector<AllocatedDe
   return stored;
 }
 
+CommandResult StoryCluster::Kubectl(const std::vector<std::string>& args) {
+  return RunKubectlOk(kubectl_, scratch_, args);
+}
+
+void StoryCluster::StopStory(bool failed) {
+  if (failed) PrintFailureLogs({op_.get()}, emulator_.get());
+  if (op_) op_->Kill();
+}
+
 ControllerResult RunExplain(std::vector<std::string> args, const std::string& kube_version,
                             const std::vector<std::string>& gates) {
   if (std::find(args.begin(), args.end(), "-f") != args.end()) {

@@ -5,7 +5,8 @@
 // writes what they would: a pod from a profile's template, its claim (generated name, owned by
 // the pod, the pod-claim-name annotation, the pod's status.resourceClaimStatuses) and the claim's
 // allocation (results naming devices of the fleet, reservedFor the pod).
-// A story's fixture derives from StoryCluster and sets `api_` once kube-emulator runs.
+// A story's fixture derives from StoryCluster, starts kube-emulator and the operator into its
+// members and sets `api_` once kube-emulator runs.
 // Thread-compatible.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
 
@@ -59,7 +61,18 @@ class StoryCluster {
   nlohmann::json Allocate(nlohmann::json claim, nlohmann::json* pod,
                           const std::vector<AllocatedDevice>& devices);
 
+  // `kubectl ARGS...` with the pinned `kubectl_` against `scratch_`'s kubeconfig; an exit code
+  // other than 0 is a test failure.
+  CommandResult Kubectl(const std::vector<std::string>& args);
+  // On a failed test, the operator's log and the emulator's stderr; then the operator killed.
+  void StopStory(bool failed);
+
+  ScratchDir scratch_;
+  std::string kubeconfig_;  // scratch_'s "kubeconfig", written by kube-emulator
+  std::string kubectl_;     // the pinned kubectl (PinnedKubectl)
+  std::unique_ptr<EmulatorProcess> emulator_;
   std::unique_ptr<RawHttpClient> api_;
+  std::unique_ptr<OperatorProcess> op_;
 };
 
 // `gpu-profile-controller explain ARGS...` for Kubernetes `kube_version` with `gates` (the
