@@ -43,9 +43,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "controller/dra/manifest_reader.h"
 #include "e2e/tests/operator_process.h"
 #include "e2e/tests/raw_http_client.h"
+#include "e2e/tests/story_cluster.h"
 #include "e2e/tests/story_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -58,8 +58,6 @@ namespace {
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-constexpr char kDra[] = "/apis/resource.k8s.io/v1";
-constexpr char kDriver[] = "gpu.nvidia.com";
 constexpr char kA100Group[] = "nvidia-a100-sxm4-40gb-550.127.8";
 constexpr char kL40sGroup[] = "nvidia-l40s-570.133.20";
 constexpr char kPluginGroup[] = "tesla-v100-sxm2-16gb-device-plugin";
@@ -113,12 +111,9 @@ struct Pending {
   std::string ns, pod, first_code;
 };
 
-class AllocationStoryTest : public ::testing::TestWithParam<Release> {
+class AllocationStoryTest : public ::testing::TestWithParam<Release>, public StoryCluster {
  protected:
-  void TearDown() override {
-    if (HasFailure()) PrintFailureLogs({op_.get()}, emulator_.get());
-    if (op_) op_->Kill();
-  }
+  void TearDown() override { StopStory(HasFailure()); }
 
   std::vector<std::string> Gates() const {
     if (GetParam().feature_gates.empty()) return {};
@@ -127,8 +122,13 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
 
   void StartEmulator() {
     kubeconfig_ = scratch_.File("kubeconfig");
-    std::vector<std::string> args = {"--kube-version", GetParam().kube_version, "-f", Src("crds"),
-                                     "-f", Src("config/samples/fleet"), "--kubeconfig-out",
+    std::vector<std::string> args = {"--kube-version",
+                                     GetParam().kube_version,
+                                     "-f",
+                                     Src("crds"),
+                                     "-f",
+                                     Src("config/samples/fleet"),
+                                     "--kubeconfig-out",
                                      kubeconfig_};
     for (const std::string& g : Gates()) args.push_back(g);
     emulator_ = std::make_unique<EmulatorProcess>(args);
@@ -143,137 +143,18 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
     ASSERT_TRUE(op_->Start());
   }
 
-  // ---- the raw client --------------------------------------------------------------------------
-
-  json Get(const std::string& path) {
-    RawResponse r = api_->Get(path);
-    return r.status == 200 ? r.Json() : json(nullptr);
-  }
-  std::vector<json> List(const std::string& path) {
-    RawResponse r = api_->Get(path);
-    std::vector<json> items;
-    if (r.status != 200) return items;
-    for (const json& item : r.Json().value("items", json::array())) items.push_back(item);
-    return items;
-  }
-  json Create(const std::string& collection, const json& object) {
-    RawResponse r = api_->Post(collection, object);
-    EXPECT_EQ(r.status, 201) << collection << ": " << r.body;
-    return r.status == 201 ? r.Json() : json(nullptr);
-  }
-  json Put(const std::string& path, const json& object) {
-    RawResponse r = api_->Put(path, object);
-    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
-    return r.status == 200 ? r.Json() : json(nullptr);
-  }
-  static std::string Pods(const std::string& ns) {
-    return absl::StrCat("/api/v1/namespaces/", ns, "/pods");
-  }
-  static std::string Claims(const std::string& ns) {
-    return absl::StrCat(kDra, "/namespaces/", ns, "/resourceclaims");
-  }
-  void CreateAll(const std::string& file) {
-    absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests({Src(file)});
-    ASSERT_TRUE(objects.ok()) << objects.status();
-    for (const dra::ManifestObject& o : *objects) {
-      const std::string kind = o.object.value("kind", "");
-      Create(kind == "Namespace" ? "/api/v1/namespaces" : kProfiles, o.object);
-    }
-  }
-
-  json ProfileStatus(const std::string& name) {
-    json p = Get(absl::StrCat(kProfiles, "/", name));
-    return p.is_null() ? json::object() : p.value("status", json::object());
-  }
-  json GroupStatus(const std::string& name) {
-    json g = Get(absl::StrCat(kNodeGroups, "/", name));
-    return g.is_null() ? json::object() : g.value("status", json::object());
-  }
-  bool ConditionIs(const std::string& profile, const std::string& type,
-                   const std::string& status) {
-    json c = FindCondition(ProfileStatus(profile), type);
-    return !c.is_null() && c.value("status", "") == status;
-  }
-
-  // ---- what users, the resourceclaim controller and the scheduler do ---------------------------
-
-  // A user's pod asking for one claim from template `tmpl`, as `kubectl apply` would create it.
-  json UserPod(const std::string& ns, const std::string& name, const std::string& tmpl) {
-    json pod = {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", name}, {"namespace", ns}}},
-                {"spec",
-                 {{"containers",
-                   {{{"name", "main"},
-                     {"image", "registry.example.com/train:1"},
-                     {"resources", {{"claims", {{{"name", "gpu"}}}}}}}}},
-                  {"resourceClaims", {{{"name", "gpu"}, {"resourceClaimTemplateName", tmpl}}}}}}};
-    return Create(Pods(ns), pod);
-  }
-
-  // The resourceclaim controller: the pod's claim from its template, and the pod's status
-  // naming it. Returns the claim (null when the template does not exist).
-  json ClaimFor(json* pod, const std::string& tmpl) {
-    const std::string ns = (*pod)["metadata"].value("namespace", "");
-    json t = Get(absl::StrCat(kDra, "/namespaces/", ns, "/resourceclaimtemplates/", tmpl));
-    EXPECT_FALSE(t.is_null()) << "no template " << ns << "/" << tmpl;
-    if (t.is_null()) return nullptr;
-    json claim = {{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceClaim"},
-                  {"metadata",
-                   {{"generateName", absl::StrCat(Name(*pod), "-gpu-")},
-                    {"namespace", ns},
-                    {"annotations", {{"resource.kubernetes.io/pod-claim-name", "gpu"}}},
-                    {"ownerReferences",
-                     {{{"apiVersion", "v1"},
-                       {"kind", "Pod"},
-                       {"name", Name(*pod)},
-                       {"uid", (*pod)["metadata"]["uid"]},
-                       {"controller", true},
-                       {"blockOwnerDeletion", true}}}}}},
-                  {"spec", t["spec"]["spec"]}};
-    json created = Create(Claims(ns), claim);
-    if (created.is_null()) return nullptr;
-    (*pod)["status"]["phase"] = "Pending";
-    (*pod)["status"]["resourceClaimStatuses"] = {
-        {{"name", "gpu"}, {"resourceClaimName", Name(created)}}};
-    *pod = Put(absl::StrCat(Pods(ns), "/", Name(*pod), "/status"), *pod);
-    return created;
-  }
-
-  // The scheduler: `devices` ({pool, device} of the fleet) allocated to the claim and the claim
-  // reserved for the pod; the pod scheduled.
-  void Allocate(json claim, json* pod,
-                const std::vector<std::pair<std::string, std::string>>& devices) {
-    const std::string ns = claim["metadata"].value("namespace", "");
-    const std::string request = claim["spec"]["devices"]["requests"][0].value("name", "");
-    json results = json::array();
-    for (const auto& [pool, device] : devices) {
-      results.push_back(
-          {{"request", request}, {"driver", kDriver}, {"pool", pool}, {"device", device}});
-    }
-    claim["status"] = {
-        {"allocation", {{"devices", {{"results", results}}}}},
-        {"reservedFor",
-         {{{"resource", "pods"}, {"name", Name(*pod)}, {"uid", (*pod)["metadata"]["uid"]}}}}};
-    Put(absl::StrCat(Claims(ns), "/", Name(claim), "/status"), claim);
-    (*pod)["status"]["phase"] = "Running";
-    (*pod)["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "True"}}};
-    *pod = Put(absl::StrCat(Pods(ns), "/", Name(*pod), "/status"), *pod);
-  }
-
   // Taints devices of a node's slice (as a driver marks unhealthy GPUs).
   void TaintDevices(const std::string& node, const std::vector<std::string>& names) {
     std::vector<json> slices =
-        List(absl::StrCat(kDra, "/resourceslices?fieldSelector=spec.nodeName%3D", node));
+        List(absl::StrCat(kDraV1, "/resourceslices?fieldSelector=spec.nodeName%3D", node));
     ASSERT_EQ(slices.size(), 1u) << node;
     json slice = slices[0];
     for (json& d : slice["spec"]["devices"]) {
       if (std::find(names.begin(), names.end(), d.value("name", "")) == names.end()) continue;
-      d["taints"] = {{{"key", "example.com/gpu-health"}, {"value", "xid-79"},
-                      {"effect", "NoSchedule"}}};
+      d["taints"] = {
+          {{"key", "example.com/gpu-health"}, {"value", "xid-79"}, {"effect", "NoSchedule"}}};
     }
-    json updated = Put(absl::StrCat(kDra, "/resourceslices/", Name(slice)), slice);
+    json updated = Put(absl::StrCat(kDraV1, "/resourceslices/", Name(slice)), slice);
     ASSERT_FALSE(updated.is_null());
     for (const json& d : updated["spec"]["devices"]) {
       if (std::find(names.begin(), names.end(), d.value("name", "")) != names.end()) {
@@ -293,20 +174,8 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
 
   // ---- the binaries ----------------------------------------------------------------------------
 
-  // kubectl against the test's emulator; an exit code other than 0 is a failure.
-  CommandResult Kubectl(const std::vector<std::string>& args) {
-    return RunKubectlOk(kubectl_, scratch_, args);
-  }
-
   ControllerResult Explain(std::vector<std::string> args) {
-    // Offline, the release is told; live, explain reads it from the server's /version.
-    if (std::find(args.begin(), args.end(), "-f") != args.end()) {
-      args.push_back("--kube-version");
-      args.push_back(GetParam().kube_version);
-    }
-    args.insert(args.begin(), "explain");
-    for (const std::string& g : Gates()) args.push_back(g);
-    return RunController(args, kCommandDeadline);
+    return RunExplain(std::move(args), GetParam().kube_version, Gates());
   }
 
   // `explain pod/NAME -n NS -o json` (live or with `where`): the exit code and first code.
@@ -322,13 +191,6 @@ class AllocationStoryTest : public ::testing::TestWithParam<Release> {
     ASSERT_FALSE(j.value("findings", json::array()).empty()) << r.out;
     EXPECT_EQ(j["findings"][0].value("code", ""), p.first_code) << r.out;
   }
-
-  ScratchDir scratch_;
-  std::string kubeconfig_;
-  std::string kubectl_;
-  std::unique_ptr<EmulatorProcess> emulator_;
-  std::unique_ptr<RawHttpClient> api_;
-  std::unique_ptr<OperatorProcess> op_;
 };
 
 TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
@@ -340,39 +202,35 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
   // A100 node), an H100 profile no device matches, and one the operator cannot realise.
   ASSERT_NO_FATAL_FAILURE(StartEmulator());
   CreateAll("config/samples/namespaces.yaml");
-  Create("/api/v1/namespaces", {{"apiVersion", "v1"},
-                                {"kind", "Namespace"},
-                                {"metadata", {{"name", "research"}}}});
+  Create("/api/v1/namespaces",
+         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "research"}}}});
   for (const char* p : {"ampere-or-newer", "large-memory", "light-inference", "recent-driver"}) {
     CreateAll(absl::StrCat("config/samples/profiles/", p, ".yaml"));
   }
   const json ml_train = {{"namespaces", {"ml-train"}}};
   Create(kProfiles, Profile("l40s", {{"selector", {{"productNames", {"NVIDIA L40S"}}}},
                                      {"claimTemplate", ml_train}}));
+  Create(kProfiles, Profile("pcie-root-40", {{"selector",
+                                              {{"attributes",
+                                                {{{"name", "resource.kubernetes.io/pcieRoot"},
+                                                  {"operator", "In"},
+                                                  {"values", {"pci0000:40"}}}}}}},
+                                             {"claimTemplate", ml_train}}));
   Create(kProfiles,
-         Profile("pcie-root-40",
-                 {{"selector",
-                   {{"attributes",
-                     {{{"name", "resource.kubernetes.io/pcieRoot"},
-                       {"operator", "In"},
-                       {"values", {"pci0000:40"}}}}}}},
-                  {"claimTemplate", ml_train}}));
-  Create(kProfiles, Profile("h100-only",
-                            {{"selector", {{"productNames", {"NVIDIA H100 80GB HBM3"}}}},
-                             {"claimTemplate", ml_train}}));
+         Profile("h100-only", {{"selector", {{"productNames", {"NVIDIA H100 80GB HBM3"}}}},
+                               {"claimTemplate", ml_train}}));
   Create(kProfiles, Profile("amd-compute", {{"driver", "gpu.amd.com"},
                                             {"selector", {{"computeCapability", {{"min", "8.0"}}}}},
                                             {"claimTemplate", ml_train}}));
   ASSERT_NO_FATAL_FAILURE(StartOperator());
 
   const std::vector<std::pair<std::string, std::string>> templates = {
-      {"ml-train", "large-memory"}, {"ml-inference", "light-inference"},
-      {"batch", "recent-driver"},   {"ml-train", "l40s"},
-      {"ml-train", "pcie-root-40"}, {"ml-train", "h100-only"}};
+      {"ml-train", "large-memory"}, {"ml-inference", "light-inference"}, {"batch", "recent-driver"},
+      {"ml-train", "l40s"},         {"ml-train", "pcie-root-40"},        {"ml-train", "h100-only"}};
   ASSERT_TRUE(PollUntil(
       [&] {
         for (const auto& [ns, t] : templates) {
-          if (Get(absl::StrCat(kDra, "/namespaces/", ns, "/resourceclaimtemplates/", t))
+          if (Get(absl::StrCat(kDraV1, "/namespaces/", ns, "/resourceclaimtemplates/", t))
                   .is_null()) {
             return false;
           }
@@ -388,14 +246,15 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
   for (const char* node : {"a100-node-1", "a100-node-2", "a100-node-3"}) {
     ASSERT_NO_FATAL_FAILURE(TaintDevices(node, {"gpu-2", "gpu-3"}));
   }
-  const std::vector<std::pair<std::string, std::string>> l40s = {
-      {"l40s-node-1", "gpu-0"}, {"l40s-node-1", "gpu-1"},
-      {"l40s-node-2", "gpu-0"}, {"l40s-node-2", "gpu-1"}};
+  const std::vector<std::pair<std::string, std::string>> l40s = {{"l40s-node-1", "gpu-0"},
+                                                                 {"l40s-node-1", "gpu-1"},
+                                                                 {"l40s-node-2", "gpu-0"},
+                                                                 {"l40s-node-2", "gpu-1"}};
   for (size_t i = 0; i < l40s.size(); ++i) {
     json pod = UserPod("ml-inference", absl::StrCat("infer-", i), "light-inference");
     json claim = ClaimFor(&pod, "light-inference");
     ASSERT_FALSE(claim.is_null());
-    Allocate(claim, &pod, {l40s[i]});
+    Allocate(claim, &pod, {{l40s[i].first, l40s[i].second}});
   }
   for (int i = 0; i < 3; ++i) {
     json pod = UserPod("ml-train", absl::StrCat("train-", i), "large-memory");
@@ -423,10 +282,13 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
     std::string profile;
     int allocated, free, pending;
   };
-  const std::vector<Want> want = {
-      {"large-memory", 3, 3, 0}, {"light-inference", 4, 3, 0}, {"ampere-or-newer", 0, 3, 0},
-      {"recent-driver", 0, 3, 1}, {"l40s", 0, 0, 1},           {"pcie-root-40", 0, 0, 1},
-      {"h100-only", 0, 0, 1}};
+  const std::vector<Want> want = {{"large-memory", 3, 3, 0},
+                                  {"light-inference", 4, 3, 0},
+                                  {"ampere-or-newer", 0, 3, 0},
+                                  {"recent-driver", 0, 3, 1},
+                                  {"l40s", 0, 0, 1},
+                                  {"pcie-root-40", 0, 0, 1},
+                                  {"h100-only", 0, 0, 1}};
   std::string last;
   EXPECT_TRUE(PollUntil(
       [&] {
@@ -495,11 +357,11 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
   // it with the arguments after the plugin name; the plugin reads KUBECONFIG.
   const std::string bin_dir = ControllerPath().substr(0, ControllerPath().rfind('/'));
   const char* path = std::getenv("PATH");
-  CommandResult plugin = RunCommand(
-      {"env", absl::StrCat("PATH=", bin_dir, ":", path == nullptr ? "" : path),
-       "KUBECONFIG=" + kubeconfig_, "HOME=" + scratch_.path(), kubectl_, "gpuprofile", "explain",
-       "pod/notebook", "-n", "research", "-o", "json"},
-      kCommandDeadline);
+  CommandResult plugin =
+      RunCommand({"env", absl::StrCat("PATH=", bin_dir, ":", path == nullptr ? "" : path),
+                  "KUBECONFIG=" + kubeconfig_, "HOME=" + scratch_.path(), kubectl_, "gpuprofile",
+                  "explain", "pod/notebook", "-n", "research", "-o", "json"},
+                 kCommandDeadline);
   EXPECT_EQ(plugin.exit_code, kCause) << plugin.out;
   json plugin_json = json::parse(plugin.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(plugin_json.is_discarded()) << plugin.out;
@@ -515,16 +377,15 @@ TEST_P(AllocationStoryTest, FreeCountsExplainAndTheMigrationView) {
     ASSERT_TRUE(off.ok()) << off.Stderr();
     RawHttpClient off_api(off.url());
     off_api.SetBearerToken(KubeconfigToken(off_config));
-    json pod = {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", "trainer"}, {"namespace", "default"}}},
-                {"spec",
-                 {{"containers", {{{"name", "main"}, {"image", "registry.example.com/t:1"}}}},
-                  {"resourceClaims",
-                   {{{"name", "gpu"}, {"resourceClaimTemplateName", "large-memory"}}}}}}};
+    json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", "trainer"}, {"namespace", "default"}}},
+        {"spec",
+         {{"containers", {{{"name", "main"}, {"image", "registry.example.com/t:1"}}}},
+          {"resourceClaims", {{{"name", "gpu"}, {"resourceClaimTemplateName", "large-memory"}}}}}}};
     ASSERT_EQ(off_api.Post(Pods("default"), pod).status, 201);
-    ExpectFirstCause({"--kubeconfig", off_config}, {"default", "trainer", "DraNotServed"},
-                     kCause);
+    ExpectFirstCause({"--kubeconfig", off_config}, {"default", "trainer", "DraNotServed"}, kCause);
   }
 
   // 4. The migration view: a node the device plugin alone serves (GFD labels, allocatable, no
