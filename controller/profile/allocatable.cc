@@ -66,6 +66,34 @@ void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
 
 }  // namespace
 
+void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states) {
+  switch (outcome) {
+    case DeviceOutcome::kSchedulable:
+      ++states->free;
+      break;
+    case DeviceOutcome::kOverlapping:
+      ++states->overlapping;
+      break;
+    case DeviceOutcome::kAllocated:
+      ++states->allocated;
+      break;
+    case DeviceOutcome::kCounterBlocked:
+      ++states->blocked_by_counters;
+      break;
+    case DeviceOutcome::kTainted:
+      ++states->tainted;
+      break;
+    case DeviceOutcome::kIncompletePool:
+      ++states->incomplete_pool;
+      break;
+    case DeviceOutcome::kUnavailable:
+      ++states->unavailable;
+      break;
+    case DeviceOutcome::kNotMatched:
+      break;
+  }
+}
+
 // One device that draws from counters, for the greedy pass.
 struct AllocationModel::Candidate {
   absl::string_view driver;
