@@ -19,28 +19,28 @@ using dra::ResourceSlice;
 
 Quantity Q(const char* text) { return *Quantity::Parse(text); }
 
+// A slice of pool `pool` (named after its node) announcing `slice_count` slices.
+ResourceSlice PoolSlice(const std::string& name, const std::string& pool, int64_t slice_count) {
+  ResourceSlice s;
+  s.name = name;
+  s.driver = "gpu.nvidia.com";
+  s.pool = pool;
+  s.pool_generation = 1;
+  s.resource_slice_count = slice_count;
+  s.node_name = pool;
+  return s;
+}
+
 // One GPU as NVIDIA publishes it on 1.35+ with DynamicMIG: a counters-only slice (memory slices
 // 0..7) and a devices slice with the full GPU (all 8 slices) and MIG placements.
 std::vector<ResourceSlice> Gpu(int mig_1g, int mig_3g, int64_t slice_count = 2) {
-  ResourceSlice counters;
-  counters.name = "node-a-counters";
-  counters.driver = "gpu.nvidia.com";
-  counters.pool = "node-a";
-  counters.pool_generation = 1;
-  counters.resource_slice_count = slice_count;
-  counters.node_name = "node-a";
+  ResourceSlice counters = PoolSlice("node-a-counters", "node-a", slice_count);
   dra::CounterSet set;
   set.name = "gpu-0-counter-set";
   set.counters = {{"memory", Q("40Gi")}, {"multiprocessors", Q("98")}};
   counters.shared_counters.push_back(set);
 
-  ResourceSlice devices;
-  devices.name = "node-a-gpu-0";
-  devices.driver = "gpu.nvidia.com";
-  devices.pool = "node-a";
-  devices.pool_generation = 1;
-  devices.resource_slice_count = slice_count;
-  devices.node_name = "node-a";
+  ResourceSlice devices = PoolSlice("node-a-gpu-0", "node-a", slice_count);
   DeviceSetBuilder b("gpu.nvidia.com", "node-a", 1, devices.name);
   b.AddDevice("gpu-0", "node-a");
   b.AddCounterUse("gpu-0-counter-set", "memory", Q("40Gi"));
@@ -64,13 +64,7 @@ std::vector<bool> All(const dra::Inventory& inventory) {
 }
 
 TEST(AllocatableTest, DevicesWithoutTaintsOrCountersAreAllSchedulable) {
-  ResourceSlice s;
-  s.name = "plain";
-  s.driver = "gpu.nvidia.com";
-  s.pool = "node-b";
-  s.pool_generation = 1;
-  s.resource_slice_count = 1;
-  s.node_name = "node-b";
+  ResourceSlice s = PoolSlice("plain", "node-b", 1);
   DeviceSetBuilder b("gpu.nvidia.com", "node-b", 1, "plain");
   b.AddDevice("gpu-0", "node-b");
   b.AddDevice("gpu-1", "node-b");
@@ -137,13 +131,7 @@ TEST(AllocatableTest, IncompletePoolIsNotSchedulable) {
 }
 
 TEST(AllocatableTest, TaintsAndTolerations) {
-  ResourceSlice s;
-  s.name = "tainted";
-  s.driver = "gpu.nvidia.com";
-  s.pool = "node-c";
-  s.pool_generation = 1;
-  s.resource_slice_count = 1;
-  s.node_name = "node-c";
+  ResourceSlice s = PoolSlice("tainted", "node-c", 1);
   DeviceSetBuilder b("gpu.nvidia.com", "node-c", 1, "tainted");
   b.AddDevice("gpu-0", "node-c");
   b.AddTaint("gpu.nvidia.com/xid", "79", "NoSchedule");
@@ -243,24 +231,12 @@ TEST(AllocatableTest, MigPlacementIsBlockedByTheAllocatedWholeGpu) {
 
 // Two placements over memory slices 0-3 and 2-3 of one GPU (one counter per slice).
 std::vector<ResourceSlice> OverlappingPlacements() {
-  ResourceSlice counters;
-  counters.name = "node-d-counters";
-  counters.driver = "gpu.nvidia.com";
-  counters.pool = "node-d";
-  counters.pool_generation = 1;
-  counters.resource_slice_count = 2;
-  counters.node_name = "node-d";
+  ResourceSlice counters = PoolSlice("node-d-counters", "node-d", 2);
   dra::CounterSet set;
   set.name = "gpu-0-counter-set";
   for (int i = 0; i < 8; ++i) set.counters.push_back({"memorySlice" + std::to_string(i), Q("1")});
   counters.shared_counters.push_back(set);
-  ResourceSlice devices;
-  devices.name = "node-d-gpu-0";
-  devices.driver = "gpu.nvidia.com";
-  devices.pool = "node-d";
-  devices.pool_generation = 1;
-  devices.resource_slice_count = 2;
-  devices.node_name = "node-d";
+  ResourceSlice devices = PoolSlice("node-d-gpu-0", "node-d", 2);
   DeviceSetBuilder b("gpu.nvidia.com", "node-d", 1, devices.name);
   b.AddDevice("mig-4g-0", "node-d");
   for (int i = 0; i < 4; ++i) b.AddCounterUse(set.name, "memorySlice" + std::to_string(i), Q("1"));
