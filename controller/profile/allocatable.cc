@@ -66,28 +66,28 @@ void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
 
 }  // namespace
 
-void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states) {
+void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states, int64_t n) {
   switch (outcome) {
     case DeviceOutcome::kSchedulable:
-      ++states->free;
+      states->free += n;
       break;
     case DeviceOutcome::kOverlapping:
-      ++states->overlapping;
+      states->overlapping += n;
       break;
     case DeviceOutcome::kAllocated:
-      ++states->allocated;
+      states->allocated += n;
       break;
     case DeviceOutcome::kCounterBlocked:
-      ++states->blocked_by_counters;
+      states->blocked_by_counters += n;
       break;
     case DeviceOutcome::kTainted:
-      ++states->tainted;
+      states->tainted += n;
       break;
     case DeviceOutcome::kIncompletePool:
-      ++states->incomplete_pool;
+      states->incomplete_pool += n;
       break;
     case DeviceOutcome::kUnavailable:
-      ++states->unavailable;
+      states->unavailable += n;
       break;
     case DeviceOutcome::kNotMatched:
       break;

@@ -81,9 +81,10 @@ struct AllocatableCount {
   int64_t allocated_count = 0;
 };
 
-// Adds one matched device's outcome to the state it is counted in (api::DeviceStates: with
-// claims, kSchedulable is free and kCounterBlocked blockedByCounters). kNotMatched adds nothing.
-void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states);
+// Adds `n` matched devices of one outcome to the state they are counted in (api::DeviceStates:
+// with claims, kSchedulable is free and kCounterBlocked blockedByCounters). kNotMatched adds
+// nothing.
+void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states, int64_t n = 1);
 
 class AllocationModel {
  public:

@@ -2,6 +2,7 @@
 #include "controller/profile/engine.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <map>
@@ -499,6 +500,9 @@ ProfileOutcome OutcomeOfPlan(const ProfilePlan& w, ProfileFacts* facts) {
   return outcome;
 }
 
+// How many DeviceOutcome values there are (kAllocated is the last).
+constexpr size_t kDeviceOutcomes = static_cast<size_t>(DeviceOutcome::kAllocated) + 1;
+
 // One valid profile's matched devices, counted per node group and overall in one pass.
 struct MatchTally {
   explicit MatchTally(size_t groups)
@@ -507,6 +511,7 @@ struct MatchTally {
         group_schedulable(groups, 0),
         group_tainted(groups, 0),
         group_last_node(groups, dra::Inventory::kNoNode),
+        group_outcomes(groups, std::array<int64_t, kDeviceOutcomes>{}),
         group_states(groups) {}
 
   std::vector<int64_t> group_devices;
@@ -514,7 +519,10 @@ struct MatchTally {
   std::vector<int64_t> group_schedulable;
   std::vector<int64_t> group_tainted;
   std::vector<uint32_t> group_last_node;
-  // Every matched device's state with the cluster's claims, per group and overall.
+  // Every matched device's state with the cluster's claims: per group, counted by outcome (an
+  // index per DeviceOutcome: one increment per device, the hot loop of a large fleet), then
+  // turned into states per group and overall (StatesOf).
+  std::vector<std::array<int64_t, kDeviceOutcomes>> group_outcomes;
   std::vector<api::DeviceStates> group_states;
   api::DeviceStates states;
   int64_t nodes = 0;
@@ -565,6 +573,18 @@ class StateNow {
   const std::vector<bool>& matched_;
 };
 
+// The tally's states per group and overall, from its counts by outcome.
+void StatesOf(MatchTally* tally) {
+  for (size_t g = 0; g < tally->group_outcomes.size(); ++g) {
+    for (size_t o = 0; o < kDeviceOutcomes; ++o) {
+      const int64_t n = tally->group_outcomes[g][o];
+      if (n == 0) continue;
+      AddDeviceState(static_cast<DeviceOutcome>(o), &tally->group_states[g], n);
+      AddDeviceState(static_cast<DeviceOutcome>(o), &tally->states, n);
+    }
+  }
+}
+
 // Node numbers ascend with the devices (a node's devices are contiguous), so one pass counts
 // distinct nodes overall and per group.
 MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
@@ -586,9 +606,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
       }
     }
     if (device_outcome == DeviceOutcome::kTainted) ++tally.group_tainted[g];
-    const DeviceOutcome state = now.Of(d);
-    AddDeviceState(state, &tally.group_states[g]);
-    AddDeviceState(state, &tally.states);
+    ++tally.group_outcomes[g][static_cast<size_t>(now.Of(d))];
     const uint32_t node = node_index[d];
     if (node == dra::Inventory::kNoNode) continue;
     if (node != last_node) {
@@ -600,6 +618,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
       ++tally.group_nodes[g];
     }
   }
+  StatesOf(&tally);
   return tally;
 }
 
