@@ -62,15 +62,20 @@ struct GpuNodeGroupStatus {
   // Of `devices`: those claims hold, and the schedulable ones no claim holds.
   int64_t allocated_devices = 0;
   int64_t free_devices = 0;
+  // Of `devices`: those blocked by counters that allocated devices use (for a claim that
+  // tolerates no taint: a whole GPU whose MIG placements claims hold), and those the driver's
+  // health taints mark unhealthy (dra/device_health.h).
+  int64_t blocked_devices = 0;
+  int64_t unhealthy_devices = 0;
   std::vector<IncompletePool> incomplete_pools;
   std::vector<std::string> profiles;  // sorted names of profiles whose selectors select the group
   // The migration view. A group of DRA devices is offered by DRA, or Both when any of its nodes
   // also offers device-plugin GPUs; nodes the device plugin alone serves form groups of their
   // own (by their GPU Feature Discovery labels), offered by DevicePlugin.
   std::string offered_by;
-  int64_t device_plugin_nodes = 0;           // nodes offering device-plugin GPUs
-  std::vector<std::string> offered_twice;    // sorted; the first kMaxNodeNamesInStatus
-  std::vector<meta::Condition> conditions;   // OfferedTwice when offered_twice is not empty
+  int64_t device_plugin_nodes = 0;          // nodes offering device-plugin GPUs
+  std::vector<std::string> offered_twice;   // sorted; the first kMaxNodeNamesInStatus
+  std::vector<meta::Condition> conditions;  // OfferedTwice when offered_twice is not empty
 };
 
 struct GpuNodeGroup {

@@ -55,6 +55,9 @@ GpuNodeGroupStatus DecodeStatus(const json& status, meta::FieldErrors* errors) {
   out.allocated_devices =
       meta::IntField(status, "allocatedDevices", path, false, errors).value_or(0);
   out.free_devices = meta::IntField(status, "freeDevices", path, false, errors).value_or(0);
+  out.blocked_devices = meta::IntField(status, "blockedDevices", path, false, errors).value_or(0);
+  out.unhealthy_devices =
+      meta::IntField(status, "unhealthyDevices", path, false, errors).value_or(0);
   if (const json* pools = meta::ArrayField(status, "incompletePools", path, false, errors)) {
     for (size_t i = 0; i < pools->size(); ++i) {
       const std::string pool_path = meta::FieldIndex(meta::FieldChild(path, "incompletePools"), i);
@@ -133,6 +136,8 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
   out["taintedDevices"] = status.tainted_devices;
   out["allocatedDevices"] = status.allocated_devices;
   out["freeDevices"] = status.free_devices;
+  out["blockedDevices"] = status.blocked_devices;
+  out["unhealthyDevices"] = status.unhealthy_devices;
   if (!status.incomplete_pools.empty()) {
     ordered_json pools = ordered_json::array();
     for (const IncompletePool& pool : status.incomplete_pools) {

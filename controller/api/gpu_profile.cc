@@ -1,6 +1,8 @@
 // File: controller/api/gpu_profile.cc
 #include "controller/api/gpu_profile.h"
 
+#include <tuple>
+
 namespace gpuprofile::api {
 
 const char* AllocationModeName(AllocationMode mode) {
@@ -33,6 +35,14 @@ const char* SharingStrategyName(SharingStrategy strategy) {
       return "MPS";
   }
   return "Exclusive";
+}
+
+bool DeviceStates::operator==(const DeviceStates& other) const {
+  const auto fields = [](const DeviceStates& s) {
+    return std::tie(s.free, s.overlapping, s.allocated, s.blocked_by_counters, s.tainted,
+                    s.incomplete_pool, s.unavailable);
+  };
+  return fields(*this) == fields(other);
 }
 
 const std::string& GpuProfileSpec::EffectiveDeviceType() const {

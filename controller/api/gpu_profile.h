@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "controller/core/quantity.h"
+#include "controller/core/semver.h"
 #include "controller/meta/condition.h"
 #include "controller/meta/label_selector.h"
 #include "controller/meta/object_meta.h"
-#include "controller/core/quantity.h"
-#include "controller/core/semver.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::api {
@@ -67,16 +67,16 @@ struct CapacityTerm {
 
 struct ProfileSelector {
   std::optional<QuantityRange> memory;
-  std::vector<std::string> product_names;   // empty: no term
+  std::vector<std::string> product_names;  // empty: no term
   // MIG profiles (NVIDIA's `profile` attribute, e.g. "1g.10gb"); only with deviceType mig.
-  std::vector<std::string> mig_profiles;    // empty: no term
-  std::vector<std::string> architectures;   // empty: no term
+  std::vector<std::string> mig_profiles;   // empty: no term
+  std::vector<std::string> architectures;  // empty: no term
   std::optional<VersionRange> compute_capability;
   std::optional<VersionRange> driver_version;
   std::optional<VersionRange> cuda_driver_version;
   std::vector<AttributeTerm> attributes;
   std::vector<CapacityTerm> capacity;
-  std::vector<std::string> cel;             // raw CEL selector expressions
+  std::vector<std::string> cel;  // raw CEL selector expressions
 };
 
 enum class AllocationMode { kExactCount, kAll };
@@ -104,7 +104,7 @@ struct TimeSlicingSettings {
 };
 
 struct MpsSettings {
-  std::optional<int64_t> default_active_thread_percentage;   // 0..100
+  std::optional<int64_t> default_active_thread_percentage;  // 0..100
   std::optional<Quantity> default_pinned_device_memory_limit;
 };
 
@@ -117,10 +117,10 @@ struct SharingSpec {
 // spec.tolerations[]: a device taint toleration written into the template's request and used by
 // the schedulable counts (the API's DeviceToleration).
 struct DeviceTolerationSpec {
-  std::string key;                 // empty with Exists: every key
-  std::string op = "Equal";        // "Equal" | "Exists"
+  std::string key;           // empty with Exists: every key
+  std::string op = "Equal";  // "Equal" | "Exists"
   std::string value;
-  std::string effect;              // "" (every effect) | "NoSchedule" | "NoExecute"
+  std::string effect;                         // "" (every effect) | "NoSchedule" | "NoExecute"
   std::optional<int64_t> toleration_seconds;  // only with effect NoExecute
 };
 
@@ -139,17 +139,17 @@ struct ClaimTemplateSpec {
 
 struct GpuProfileSpec {
   std::string description;
-  std::string driver;                      // defaulted: gpu.nvidia.com
+  std::string driver;  // defaulted: gpu.nvidia.com
   // As written; nullopt means "the default" (gpu), which drivers without a type attribute ignore
   // while an explicit value on such a driver is an error. Use EffectiveDeviceType().
   std::optional<std::string> device_type;
   ProfileSelector selector;
-  std::optional<int64_t> count;            // as written; defaulted in code to 1 for ExactCount
+  std::optional<int64_t> count;  // as written; defaulted in code to 1 for ExactCount
   AllocationMode allocation_mode = AllocationMode::kExactCount;
   std::vector<OpaqueConfig> config;
-  std::string device_class_name;           // defaulted: the profile's name
+  std::string device_class_name;  // defaulted: the profile's name
   ClaimTemplateSpec claim_template;
-  std::optional<SharingSpec> sharing;      // unset: the driver's default (exclusive)
+  std::optional<SharingSpec> sharing;  // unset: the driver's default (exclusive)
   // capacityRequests: what one claim takes of a device that allows multiple allocations
   // (name -> amount; unqualified names live in the driver's domain). Sorted by name.
   std::map<std::string, Quantity> capacity_requests;
@@ -166,12 +166,39 @@ struct GpuProfileSpec {
   std::optional<int64_t> EffectiveCount() const;
 };
 
+// Where each matched device stands, counted with the cluster's claims (deviceStates): every
+// matched device is in exactly one state, so the seven add up to the matched devices. A device
+// is settled by the first that applies, in this order: allocated, tainted, incompletePool, then
+// its counters (unavailable, blockedByCounters, overlapping), else free.
+struct DeviceStates {
+  // Free now, all at the same time (status.allocation.freeDevices).
+  int64_t free = 0;
+  // Free on its own, but draws counters the devices counted free use (a whole GPU and its free
+  // MIG placements): not at the same time as those.
+  int64_t overlapping = 0;
+  int64_t allocated = 0;  // a claim of any class holds it
+  // Allocated devices use up counters it needs: it does not fit in what they leave.
+  int64_t blocked_by_counters = 0;
+  int64_t tainted = 0;          // an untolerated NoSchedule or NoExecute taint
+  int64_t incomplete_pool = 0;  // its pool is incomplete
+  // A counter it draws is missing or smaller than its need: never allocatable.
+  int64_t unavailable = 0;
+
+  int64_t Total() const {
+    return free + overlapping + allocated + blocked_by_counters + tainted + incomplete_pool +
+           unavailable;
+  }
+  bool operator==(const DeviceStates& other) const;
+  bool operator!=(const DeviceStates& other) const { return !(*this == other); }
+};
+
 struct NodeGroupMatch {
   std::string name;
   int64_t devices = 0;
   int64_t nodes = 0;
   int64_t schedulable_devices = 0;  // of `devices`, what the scheduler could allocate at once
-  int64_t tainted_devices = 0;      // of `devices`, those with a taint the profile does not tolerate
+  int64_t tainted_devices = 0;  // of `devices`, those with a taint the profile does not tolerate
+  DeviceStates device_states;   // of `devices`
 };
 
 struct ClaimTemplateCounts {
@@ -179,7 +206,8 @@ struct ClaimTemplateCounts {
   int64_t ready = 0;
 };
 
-// What the cluster's ResourceClaims hold of a profile's class, and what is left (status.allocation).
+// What the cluster's ResourceClaims hold of a profile's class, and what is left
+// (status.allocation).
 struct AllocationCounts {
   // Devices allocated to claims from this profile's class (a firstAvailable claim counts for
   // the class it was allocated from), and those claims.
@@ -196,6 +224,9 @@ struct AllocationCounts {
   // (RFC 3339; empty when none).
   int64_t pending_claims = 0;
   std::string oldest_pending_claim_time;
+  // Every matched device in one state (they add up to status.matchedDevices; `free` equals
+  // free_devices). Without claims, allocated and blocked_by_counters are 0.
+  DeviceStates device_states;
 };
 
 struct GpuProfileStatus {

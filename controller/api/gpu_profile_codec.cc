@@ -853,6 +853,30 @@ const json* LenientArray(const json& object, absl::string_view key) {
   return value != nullptr && value->is_array() ? value : nullptr;
 }
 
+// The keys of a deviceStates object, in the order they are written.
+struct DeviceStateKey {
+  const char* key;
+  int64_t DeviceStates::*member;
+};
+constexpr DeviceStateKey kDeviceStateKeys[] = {
+    {"free", &DeviceStates::free},
+    {"overlapping", &DeviceStates::overlapping},
+    {"allocated", &DeviceStates::allocated},
+    {"blockedByCounters", &DeviceStates::blocked_by_counters},
+    {"tainted", &DeviceStates::tainted},
+    {"incompletePool", &DeviceStates::incomplete_pool},
+    {"unavailable", &DeviceStates::unavailable},
+};
+
+// A deviceStates object; a missing object or key reads as 0 (statuses written before it existed).
+DeviceStates DecodeDeviceStatesLeniently(const json& parent) {
+  DeviceStates out;
+  const json* states = meta::JsonMember(parent, "deviceStates");
+  if (states == nullptr || !states->is_object()) return out;
+  for (const DeviceStateKey& k : kDeviceStateKeys) out.*k.member = LenientInt(*states, k.key);
+  return out;
+}
+
 GpuProfileStatus DecodeStatusLeniently(const json& status) {
   GpuProfileStatus out;
   if (!status.is_object()) return out;
@@ -875,7 +899,7 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
       if (!g.is_object()) continue;
       out.node_groups.push_back({LenientString(g, "name"), LenientInt(g, "devices"),
                                  LenientInt(g, "nodes"), LenientInt(g, "schedulableDevices"),
-                                 LenientInt(g, "taintedDevices")});
+                                 LenientInt(g, "taintedDevices"), DecodeDeviceStatesLeniently(g)});
     }
   }
   if (const json* templates = meta::JsonMember(status, "claimTemplates")) {
@@ -899,8 +923,8 @@ GpuProfileStatus DecodeStatusLeniently(const json& status) {
       out.allocation.free_claims = LenientInt(*allocation, "freeClaims");
     }
     out.allocation.pending_claims = LenientInt(*allocation, "pendingClaims");
-    out.allocation.oldest_pending_claim_time =
-        LenientString(*allocation, "oldestPendingClaimTime");
+    out.allocation.oldest_pending_claim_time = LenientString(*allocation, "oldestPendingClaimTime");
+    out.allocation.device_states = DecodeDeviceStatesLeniently(*allocation);
   }
   return out;
 }
@@ -1045,6 +1069,15 @@ ordered_json EncodeSpec(const GpuProfileSpec& spec) {
   return out;
 }
 
+// deviceStates: every key, or (`non_zero_only`, per node group) only those above 0.
+ordered_json EncodeDeviceStates(const DeviceStates& states, bool non_zero_only) {
+  ordered_json out = ordered_json::object();
+  for (const DeviceStateKey& k : kDeviceStateKeys) {
+    if (!non_zero_only || states.*k.member != 0) out[k.key] = states.*k.member;
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* AttributeOperatorName(Operator op) {
@@ -1152,6 +1185,8 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
     group["nodes"] = g.nodes;
     group["schedulableDevices"] = g.schedulable_devices;
     group["taintedDevices"] = g.tainted_devices;
+    ordered_json states = EncodeDeviceStates(g.device_states, /*non_zero_only=*/true);
+    if (!states.empty()) group["deviceStates"] = std::move(states);
     groups.push_back(std::move(group));
   }
   out["nodeGroups"] = std::move(groups);
@@ -1176,6 +1211,8 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   if (!status.allocation.oldest_pending_claim_time.empty()) {
     allocation["oldestPendingClaimTime"] = status.allocation.oldest_pending_claim_time;
   }
+  allocation["deviceStates"] =
+      EncodeDeviceStates(status.allocation.device_states, /*non_zero_only=*/false);
   out["allocation"] = std::move(allocation);
   return out;
 }

@@ -2,6 +2,7 @@
 #include "controller/dra/device.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <ostream>
 
@@ -9,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace gpuprofile::dra {
 namespace device_internal {
@@ -28,9 +30,12 @@ struct AttributeEntry {
 };
 static_assert(sizeof(AttributeEntry) == 16);
 
+inline constexpr uint32_t kNoPolicy = ~uint32_t{0};
+
 struct CapacityEntry {
-  uint32_t name = 0;      // index into Block::names
-  uint32_t quantity = 0;  // index into Block::quantities
+  uint32_t name = 0;            // index into Block::names
+  uint32_t quantity = 0;        // index into Block::quantities
+  uint32_t policy = kNoPolicy;  // index into Extras::policies
 };
 
 // A taint: its texts in the block.
@@ -78,7 +83,8 @@ struct Extras {
   // is begin << 32 | count into them), and the same as values, made once the text is final.
   std::vector<AttributeEntry> list_entries;
   std::vector<AttributeValue> list_values;
-  bool empty() const { return devices.empty() && list_entries.empty(); }
+  std::vector<CapacityRequestPolicy> policies;  // distinct capacity request policies
+  bool empty() const { return devices.empty() && list_entries.empty() && policies.empty(); }
 };
 
 struct Block {
@@ -92,7 +98,7 @@ struct Block {
   std::vector<AttributeEntry> attributes;
   std::vector<CapacityEntry> capacities;
   std::vector<Quantity> quantities;  // distinct capacity values
-  std::unique_ptr<Extras> extras;  // null when no device has any
+  std::unique_ptr<Extras> extras;    // null when no device has any
 
   // The extras of device `index`, or nullptr.
   const DeviceExtra* ExtraOf(uint32_t index) const {
@@ -190,35 +196,54 @@ AttributeValue AttributeValue::Opaque(absl::string_view json_text) {
 
 AttributeValue::Kind AttributeValue::ElementKind(Kind list_kind) {
   switch (list_kind) {
-    case Kind::kIntList: return Kind::kInt;
-    case Kind::kBoolList: return Kind::kBool;
-    case Kind::kStringList: return Kind::kString;
-    case Kind::kVersionList: return Kind::kVersion;
-    default: return list_kind;
+    case Kind::kIntList:
+      return Kind::kInt;
+    case Kind::kBoolList:
+      return Kind::kBool;
+    case Kind::kStringList:
+      return Kind::kString;
+    case Kind::kVersionList:
+      return Kind::kVersion;
+    default:
+      return list_kind;
   }
 }
 
 AttributeValue::Kind AttributeValue::ListKindOf(Kind element_kind) {
   switch (element_kind) {
-    case Kind::kInt: return Kind::kIntList;
-    case Kind::kBool: return Kind::kBoolList;
-    case Kind::kString: return Kind::kStringList;
-    case Kind::kVersion: return Kind::kVersionList;
-    default: return element_kind;
+    case Kind::kInt:
+      return Kind::kIntList;
+    case Kind::kBool:
+      return Kind::kBoolList;
+    case Kind::kString:
+      return Kind::kStringList;
+    case Kind::kVersion:
+      return Kind::kVersionList;
+    default:
+      return element_kind;
   }
 }
 
 absl::string_view AttributeValue::KindName(Kind kind) {
   switch (kind) {
-    case Kind::kInt: return "int";
-    case Kind::kBool: return "bool";
-    case Kind::kString: return "string";
-    case Kind::kVersion: return "version";
-    case Kind::kIntList: return "ints";
-    case Kind::kBoolList: return "bools";
-    case Kind::kStringList: return "strings";
-    case Kind::kVersionList: return "versions";
-    case Kind::kOpaque: return "opaque";
+    case Kind::kInt:
+      return "int";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kString:
+      return "string";
+    case Kind::kVersion:
+      return "version";
+    case Kind::kIntList:
+      return "ints";
+    case Kind::kBoolList:
+      return "bools";
+    case Kind::kStringList:
+      return "strings";
+    case Kind::kVersionList:
+      return "versions";
+    case Kind::kOpaque:
+      return "opaque";
   }
   return "opaque";
 }
@@ -262,7 +287,9 @@ NamedAttribute DeviceEntries<NamedAttribute>::Iterator::operator*() const {
 template <>
 NamedCapacity DeviceEntries<NamedCapacity>::Iterator::operator*() const {
   const CapacityEntry& e = block_->capacities[index_];
-  return NamedCapacity{block_->Name(e.name), &block_->quantities[e.quantity]};
+  return NamedCapacity{
+      block_->Name(e.name), &block_->quantities[e.quantity],
+      e.policy == device_internal::kNoPolicy ? nullptr : &block_->extras->policies[e.policy]};
 }
 
 namespace {
@@ -290,7 +317,64 @@ const Entry* FindByName(const Block& block, const std::vector<Entry>& entries, u
   return it;
 }
 
+// min + n*step, the smallest such value >= amount (amount > min, step > 0). Exact for whole
+// numbers (capacities are bytes or counts); approximate otherwise.
+std::optional<Quantity> RoundUpToStep(const Quantity& min, const Quantity& step,
+                                      const Quantity& amount) {
+  absl::StatusOr<int64_t> lo = min.AsInt64(), by = step.AsInt64(), want = amount.AsInt64();
+  if (lo.ok() && by.ok() && want.ok() && *by > 0) {
+    const int64_t n = (*want - *lo + *by - 1) / *by;
+    if (n > (std::numeric_limits<int64_t>::max() - *lo) / *by) return std::nullopt;
+    return Quantity::FromInt(*lo + n * *by, amount.format());
+  }
+  const double base = min.AsApproximateDouble(), unit = step.AsApproximateDouble();
+  const double n = std::ceil((amount.AsApproximateDouble() - base) / unit);
+  absl::StatusOr<Quantity> q = Quantity::Parse(absl::StrFormat("%.6f", base + n * unit));
+  if (!q.ok()) return std::nullopt;
+  return *q;
+}
+
 }  // namespace
+
+std::optional<Quantity> CapacityRequestPolicy::Round(const Quantity& amount) const {
+  if (!valid_values.empty()) {
+    // The smallest valid value >= amount (the API keeps them ascending; no order is assumed).
+    const Quantity* best = nullptr;
+    for (const Quantity& v : valid_values) {
+      if (!(v < amount) && (best == nullptr || v < *best)) best = &v;
+    }
+    if (best == nullptr) return std::nullopt;
+    return *best;
+  }
+  if (!valid_range) return amount;
+  const Range& range = *valid_range;
+  std::optional<Quantity> out = amount;
+  if (amount < range.min) {
+    out = range.min;
+  } else if (range.step && range.step->Sign() > 0 && range.min < amount) {
+    out = RoundUpToStep(range.min, *range.step, amount);
+  }
+  if (!out || (range.max && *range.max < *out)) return std::nullopt;
+  return out;
+}
+
+bool operator==(const CapacityRequestPolicy& a, const CapacityRequestPolicy& b) {
+  const auto same = [](const std::optional<Quantity>& x, const std::optional<Quantity>& y) {
+    return x.has_value() == y.has_value() &&
+           (!x.has_value() || (*x == *y && x->format() == y->format()));
+  };
+  if (!same(a.default_value, b.default_value) || a.valid_values.size() != b.valid_values.size() ||
+      a.valid_range.has_value() != b.valid_range.has_value()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.valid_values.size(); ++i) {
+    if (!same(a.valid_values[i], b.valid_values[i])) return false;
+  }
+  if (!a.valid_range) return true;
+  return same(a.valid_range->min, b.valid_range->min) &&
+         same(a.valid_range->max, b.valid_range->max) &&
+         same(a.valid_range->step, b.valid_range->step);
+}
 
 Device::Device() : block_(EmptyBlock()), index_(0) {}
 
@@ -325,6 +409,14 @@ const Quantity* Device::FindCapacity(absl::string_view name) const {
       FindByName(*block_, block_->capacities, d.capacity_begin, d.capacity_count, name);
   if (e == nullptr) return nullptr;
   return &block_->quantities[e->quantity];
+}
+
+const CapacityRequestPolicy* Device::FindRequestPolicy(absl::string_view name) const {
+  const DeviceEntry& d = block_->devices[index_];
+  const CapacityEntry* e =
+      FindByName(*block_, block_->capacities, d.capacity_begin, d.capacity_count, name);
+  if (e == nullptr || e->policy == device_internal::kNoPolicy) return nullptr;
+  return &block_->extras->policies[e->policy];
 }
 
 NodeScope Device::node_scope() const {
@@ -414,6 +506,10 @@ bool operator==(const Device& a, const Device& b) {
         ac[i].value->format() != bc[i].value->format()) {
       return false;
     }
+    if ((ac[i].request_policy == nullptr) != (bc[i].request_policy == nullptr) ||
+        (ac[i].request_policy != nullptr && *ac[i].request_policy != *bc[i].request_policy)) {
+      return false;
+    }
   }
   return true;
 }
@@ -423,12 +519,23 @@ std::string Device::DebugString() const {
                                  " slice=", slice_name(), " node=", node(), " {");
   auto append_value = [&out](const AttributeValue& v) {
     switch (v.kind()) {
-      case AttributeValue::Kind::kInt: absl::StrAppend(&out, v.int_value()); break;
-      case AttributeValue::Kind::kBool: absl::StrAppend(&out, v.bool_value() ? "true" : "false"); break;
-      case AttributeValue::Kind::kString: absl::StrAppend(&out, "\"", v.string_value(), "\""); break;
-      case AttributeValue::Kind::kVersion: absl::StrAppend(&out, "version:", v.string_value()); break;
-      case AttributeValue::Kind::kOpaque: absl::StrAppend(&out, "opaque:", v.string_value()); break;
-      default: break;
+      case AttributeValue::Kind::kInt:
+        absl::StrAppend(&out, v.int_value());
+        break;
+      case AttributeValue::Kind::kBool:
+        absl::StrAppend(&out, v.bool_value() ? "true" : "false");
+        break;
+      case AttributeValue::Kind::kString:
+        absl::StrAppend(&out, "\"", v.string_value(), "\"");
+        break;
+      case AttributeValue::Kind::kVersion:
+        absl::StrAppend(&out, "version:", v.string_value());
+        break;
+      case AttributeValue::Kind::kOpaque:
+        absl::StrAppend(&out, "opaque:", v.string_value());
+        break;
+      default:
+        break;
     }
   };
   for (const NamedAttribute& a : attributes()) {
@@ -446,6 +553,19 @@ std::string Device::DebugString() const {
   }
   for (const NamedCapacity& c : capacity()) {
     absl::StrAppend(&out, " ", c.name, "=", c.value->ToString());
+    if (c.request_policy == nullptr) continue;
+    const CapacityRequestPolicy& p = *c.request_policy;
+    const auto text = [](const std::optional<Quantity>& q) {
+      return q ? absl::StrCat(q->ToString(), "/", static_cast<int>(q->format())) : "-";
+    };
+    absl::StrAppend(&out, "(default=", text(p.default_value), " values=[");
+    for (const Quantity& v : p.valid_values) absl::StrAppend(&out, text(v), ",");
+    absl::StrAppend(&out, "]");
+    if (p.valid_range) {
+      absl::StrAppend(&out, " range=", text(p.valid_range->min), "..", text(p.valid_range->max),
+                      " step=", text(p.valid_range->step));
+    }
+    absl::StrAppend(&out, ")");
   }
   if (node_scope() != NodeScope::kNode) {
     absl::StrAppend(&out, node_scope() == NodeScope::kAllNodes ? " allNodes" : " nodeSelector");
@@ -474,7 +594,9 @@ struct TextHash {
   using is_transparent = void;
   const std::string* text;
   size_t operator()(absl::string_view s) const { return absl::Hash<absl::string_view>{}(s); }
-  size_t operator()(Text t) const { return (*this)(absl::string_view(*text).substr(t.offset, t.size)); }
+  size_t operator()(Text t) const {
+    return (*this)(absl::string_view(*text).substr(t.offset, t.size));
+  }
 };
 struct TextEq {
   using is_transparent = void;
@@ -570,8 +692,7 @@ DeviceSetBuilder::DeviceSetBuilder(absl::string_view driver, absl::string_view p
 
 DeviceSetBuilder::~DeviceSetBuilder() = default;
 
-void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node,
-                                 NodeScope scope) {
+void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node, NodeScope scope) {
   state_->FinishDevice();
   Block& b = *state_->block;
   DeviceEntry d;
@@ -646,11 +767,19 @@ void DeviceSetBuilder::SetAllowMultipleAllocations(bool allow) {
   if (allow) state_->Extra().allow_multiple_allocations = true;
 }
 
-void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value) {
+void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value,
+                                   const CapacityRequestPolicy* request_policy) {
   if (state_->block->devices.empty()) AddDevice("", "");
   CapacityEntry e;
   e.name = state_->NameIndex(name);
   e.quantity = state_->QuantityIndex(value);
+  if (request_policy != nullptr) {
+    // Devices of one slice mostly share their policies: keep each once.
+    std::vector<CapacityRequestPolicy>& policies = state_->extras->policies;
+    auto it = std::find(policies.begin(), policies.end(), *request_policy);
+    e.policy = static_cast<uint32_t>(it - policies.begin());
+    if (it == policies.end()) policies.push_back(*request_policy);
+  }
   state_->block->capacities.push_back(e);
 }
 
@@ -671,6 +800,7 @@ std::vector<Device> DeviceSetBuilder::Build() && {
     x.devices.shrink_to_fit();
     x.taints.shrink_to_fit();
     x.counters.shrink_to_fit();
+    x.policies.shrink_to_fit();
     // The text is final: list items can now view it.
     x.list_values.reserve(x.list_entries.size());
     for (const AttributeEntry& e : x.list_entries) {
@@ -741,8 +871,9 @@ DeviceBuilder& DeviceBuilder::AllowMultipleAllocations(bool allow) {
   allow_multiple_allocations_ = allow;
   return *this;
 }
-DeviceBuilder& DeviceBuilder::Capacity(absl::string_view name, const Quantity& value) {
-  capacity_.insert_or_assign(std::string(name), value);
+DeviceBuilder& DeviceBuilder::Capacity(absl::string_view name, const Quantity& value,
+                                       std::optional<CapacityRequestPolicy> request_policy) {
+  capacity_.insert_or_assign(std::string(name), std::make_pair(value, std::move(request_policy)));
   return *this;
 }
 DeviceBuilder& DeviceBuilder::RemoveAttribute(absl::string_view name) {
@@ -755,11 +886,16 @@ Device DeviceBuilder::Build() const {
   builder.AddDevice(name_, node_, scope_);
   auto view = [](const OwnedValue& v) {
     switch (v.kind) {
-      case AttributeValue::Kind::kInt: return AttributeValue::Int(v.int_value);
-      case AttributeValue::Kind::kBool: return AttributeValue::Bool(v.int_value != 0);
-      case AttributeValue::Kind::kVersion: return AttributeValue::Version(v.text);
-      case AttributeValue::Kind::kOpaque: return AttributeValue::Opaque(v.text);
-      default: return AttributeValue::String(v.text);
+      case AttributeValue::Kind::kInt:
+        return AttributeValue::Int(v.int_value);
+      case AttributeValue::Kind::kBool:
+        return AttributeValue::Bool(v.int_value != 0);
+      case AttributeValue::Kind::kVersion:
+        return AttributeValue::Version(v.text);
+      case AttributeValue::Kind::kOpaque:
+        return AttributeValue::Opaque(v.text);
+      default:
+        return AttributeValue::String(v.text);
     }
   };
   for (const auto& [name, v] : attributes_) {
@@ -771,7 +907,10 @@ Device DeviceBuilder::Build() const {
     for (const OwnedValue& item : v.items) items.push_back(view(item));
     builder.AddAttribute(name, AttributeValue::List(AttributeValue::ElementKind(v.kind), items));
   }
-  for (const auto& [name, q] : capacity_) builder.AddCapacity(name, q);
+  for (const auto& [name, capacity] : capacity_) {
+    builder.AddCapacity(name, capacity.first,
+                        capacity.second.has_value() ? &*capacity.second : nullptr);
+  }
   for (const OwnedTaint& t : taints_) builder.AddTaint(t.key, t.value, t.effect);
   for (const OwnedCounter& c : counters_) builder.AddCounterUse(c.counter_set, c.counter, c.value);
   builder.SetAllowMultipleAllocations(allow_multiple_allocations_);

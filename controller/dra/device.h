@@ -129,6 +129,31 @@ struct CounterUse {
   const Quantity* value;  // never null
 };
 
+// capacity.<name>.requestPolicy (DRAConsumableCapacity, resource.k8s.io/v1 from 1.34): how the
+// scheduler rounds what a claim requests of a shared device's capacity, and what a claim that
+// does not request the capacity consumes. At most one of valid_values and valid_range is set.
+struct CapacityRequestPolicy {
+  struct Range {
+    Quantity min;
+    std::optional<Quantity> max;
+    std::optional<Quantity> step;
+  };
+  std::optional<Quantity> default_value;  // `default`
+  std::vector<Quantity> valid_values;     // ascending
+  std::optional<Range> valid_range;
+
+  // What a claim requesting `amount` consumes, as the scheduler rounds it: with valid_values the
+  // smallest value >= amount; with valid_range below min min, with a step min + n*step (the
+  // smallest >= amount); otherwise amount itself. None when the device cannot grant it (above
+  // every valid value, or above the range's max).
+  std::optional<Quantity> Round(const Quantity& amount) const;
+
+  friend bool operator==(const CapacityRequestPolicy& a, const CapacityRequestPolicy& b);
+  friend bool operator!=(const CapacityRequestPolicy& a, const CapacityRequestPolicy& b) {
+    return !(a == b);
+  }
+};
+
 namespace device_internal {
 struct Block;
 }  // namespace device_internal
@@ -140,7 +165,8 @@ struct NamedAttribute {
 };
 struct NamedCapacity {
   absl::string_view name;
-  const Quantity* value;  // never null
+  const Quantity* value;                        // never null
+  const CapacityRequestPolicy* request_policy;  // null when the capacity has none
 };
 
 // The attributes (or capacities) of one device, sorted by name in byte order. `Item` is
@@ -192,14 +218,14 @@ class Device {
  public:
   Device();  // no driver, no name, no attributes
 
-  absl::string_view driver() const;      // spec.driver of its slice
-  absl::string_view pool() const;        // spec.pool.name
+  absl::string_view driver() const;  // spec.driver of its slice
+  absl::string_view pool() const;    // spec.pool.name
   int64_t pool_generation() const;
   absl::string_view slice_name() const;  // metadata.name of its slice
   // spec.nodeName of its slice (or the device's own nodeName); empty when the device is not tied
   // to one node (nodeSelector / allNodes).
   absl::string_view node() const;
-  absl::string_view name() const;        // devices[].name
+  absl::string_view name() const;  // devices[].name
 
   // Attribute names as published: unqualified ("productName": the driver's domain) or qualified
   // ("resource.kubernetes.io/pcieRoot").
@@ -207,6 +233,8 @@ class Device {
   DeviceEntries<NamedCapacity> capacity() const;
   std::optional<AttributeValue> FindAttribute(absl::string_view name) const;
   const Quantity* FindCapacity(absl::string_view name) const;
+  // The request policy of capacity `name`; null when it has none (or there is no such capacity).
+  const CapacityRequestPolicy* FindRequestPolicy(absl::string_view name) const;
 
   NodeScope node_scope() const;
   bool allow_multiple_allocations() const;  // allowMultipleAllocations (DRAConsumableCapacity)
@@ -255,7 +283,8 @@ class DeviceSetBuilder {
                  NodeScope scope = NodeScope::kNode);
   // A name given twice for one device keeps the last value (as a JSON object would).
   void AddAttribute(absl::string_view name, const AttributeValue& value);
-  void AddCapacity(absl::string_view name, const Quantity& value);
+  void AddCapacity(absl::string_view name, const Quantity& value,
+                   const CapacityRequestPolicy* request_policy = nullptr);
   void AddTaint(absl::string_view key, absl::string_view value, absl::string_view effect);
   void AddCounterUse(absl::string_view counter_set, absl::string_view counter,
                      const Quantity& value);
@@ -282,7 +311,8 @@ class DeviceBuilder {
   DeviceBuilder& Node(std::string node);
   // Sets (or replaces) one attribute / capacity.
   DeviceBuilder& Attribute(absl::string_view name, const AttributeValue& value);
-  DeviceBuilder& Capacity(absl::string_view name, const Quantity& value);
+  DeviceBuilder& Capacity(absl::string_view name, const Quantity& value,
+                          std::optional<CapacityRequestPolicy> request_policy = std::nullopt);
   DeviceBuilder& RemoveAttribute(absl::string_view name);
   DeviceBuilder& Scope(NodeScope scope);
   DeviceBuilder& Taint(std::string key, std::string value, std::string effect);
@@ -312,7 +342,7 @@ class DeviceBuilder {
   std::string slice_name_;
   std::string node_;
   std::map<std::string, OwnedValue> attributes_;
-  std::map<std::string, Quantity> capacity_;
+  std::map<std::string, std::pair<Quantity, std::optional<CapacityRequestPolicy>>> capacity_;
   NodeScope scope_ = NodeScope::kNode;
   bool allow_multiple_allocations_ = false;
   std::vector<OwnedTaint> taints_;

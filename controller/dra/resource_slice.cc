@@ -131,6 +131,24 @@ void Attribute(absl::string_view name, const json& value, const std::string& pat
   }
 }
 
+// A quantity (string or number) at `path`, or nullopt (reported).
+std::optional<Quantity> QuantityAt(const json& q, const std::string& value_path,
+                                   FieldErrors* errors) {
+  std::optional<std::string> text = meta::QuantityText(q);
+  if (!text) {
+    errors->Add(value_path,
+                absl::StrCat("must be a quantity (string or number), got ", errors->TypeName(q)));
+    return std::nullopt;
+  }
+  absl::StatusOr<Quantity> parsed = Quantity::Parse(*text);
+  if (!parsed.ok()) {
+    errors->Add(value_path,
+                absl::StrCat("invalid quantity \"", *text, "\": ", parsed.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(parsed);
+}
+
 // A capacity `{value: Q}` at `path`, or nullopt (reported).
 std::optional<Quantity> Capacity(const json& value, const std::string& path, FieldErrors* errors) {
   if (!value.is_object()) {
@@ -144,19 +162,63 @@ std::optional<Quantity> Capacity(const json& value, const std::string& path, Fie
     errors->Add(value_path, "required");
     return std::nullopt;
   }
-  std::optional<std::string> text = meta::QuantityText(*q);
-  if (!text) {
-    errors->Add(value_path,
-                absl::StrCat("must be a quantity (string or number), got ", errors->TypeName(*q)));
+  return QuantityAt(*q, value_path, errors);
+}
+
+// validRange {min (required), max, step} of a request policy at `path`, or nullopt (reported).
+std::optional<CapacityRequestPolicy::Range> ValidRange(const json& range, const std::string& path,
+                                                       FieldErrors* errors) {
+  CapacityRequestPolicy::Range out;
+  const json* min = meta::JsonMember(range, "min");
+  if (min == nullptr) {
+    errors->Add(FieldMember(path, "min"), "required");
     return std::nullopt;
   }
-  absl::StatusOr<Quantity> parsed = Quantity::Parse(*text);
-  if (!parsed.ok()) {
-    errors->Add(value_path,
-                absl::StrCat("invalid quantity \"", *text, "\": ", parsed.status().message()));
-    return std::nullopt;
+  std::optional<Quantity> min_value = QuantityAt(*min, FieldMember(path, "min"), errors);
+  if (!min_value) return std::nullopt;
+  out.min = *min_value;
+  bool ok = true;
+  const auto optional_member = [&](const char* key, std::optional<Quantity>* to) {
+    const json* q = meta::JsonMember(range, key);
+    if (q == nullptr) return;
+    *to = QuantityAt(*q, FieldMember(path, key), errors);
+    ok = ok && to->has_value();
+  };
+  optional_member("max", &out.max);
+  optional_member("step", &out.step);
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+// capacity.<name>.requestPolicy (DRAConsumableCapacity) of the capacity at `path`: none when
+// absent; an invalid shape is reported. Members this project does not know are ignored, as for
+// the rest of the device.
+std::optional<CapacityRequestPolicy> RequestPolicy(const json& capacity, const std::string& path,
+                                                   FieldErrors* errors) {
+  const json* policy = meta::ObjectField(capacity, "requestPolicy", path, false, errors);
+  if (policy == nullptr) return std::nullopt;
+  const std::string policy_path = FieldMember(path, "requestPolicy");
+  const size_t errors_before = errors->lines().size();
+  CapacityRequestPolicy out;
+  if (const json* d = meta::JsonMember(*policy, "default")) {
+    out.default_value = QuantityAt(*d, FieldMember(policy_path, "default"), errors);
   }
-  return *std::move(parsed);
+  if (const json* values = meta::ArrayField(*policy, "validValues", policy_path, false, errors)) {
+    const std::string values_path = FieldMember(policy_path, "validValues");
+    for (size_t i = 0; i < values->size(); ++i) {
+      std::optional<Quantity> v =
+          QuantityAt((*values)[i], meta::FieldIndex(values_path, i), errors);
+      if (v) out.valid_values.push_back(*v);
+    }
+  }
+  if (const json* range = meta::ObjectField(*policy, "validRange", policy_path, false, errors)) {
+    out.valid_range = ValidRange(*range, FieldMember(policy_path, "validRange"), errors);
+  }
+  if (!out.valid_values.empty() && out.valid_range) {
+    errors->Add(policy_path, "validValues and validRange are mutually exclusive");
+  }
+  if (errors->lines().size() != errors_before) return std::nullopt;
+  return out;
 }
 
 // `counters: {name: {value: Q}}` of a counter set or a consumption, sorted by name. Required by
@@ -346,9 +408,11 @@ void DecodeDevice(const json& entry, const std::string& path, const ResourceSlic
   DecodeTaintsAndCounters(*body, body_path, builder, errors);
   ForEachNamed(*body, "capacity", body_path, "capacity", errors,
                [&](const std::string& name, const json& value, const std::string& item_path) {
-                 if (std::optional<Quantity> q = Capacity(value, item_path, errors)) {
-                   builder->AddCapacity(name, *q);
-                 }
+                 std::optional<Quantity> q = Capacity(value, item_path, errors);
+                 if (!q) return;
+                 std::optional<CapacityRequestPolicy> policy =
+                     RequestPolicy(value, item_path, errors);
+                 builder->AddCapacity(name, *q, policy ? &*policy : nullptr);
                });
 }
 

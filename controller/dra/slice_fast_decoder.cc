@@ -109,13 +109,20 @@ bool SliceVersion(std::string_view api_version, bool* basic_wrapper) {
 // strings, versions (4-7); -1 for any other name.
 int AttributeKindIndex(std::string_view key) {
   switch (key.size()) {
-    case 3: return key == "int" ? 0 : -1;
-    case 4: return key == "bool" ? 1 : key == "ints" ? 4 : -1;
-    case 5: return key == "bools" ? 5 : -1;
-    case 6: return key == "string" ? 2 : -1;
-    case 7: return key == "version" ? 3 : key == "strings" ? 6 : -1;
-    case 8: return key == "versions" ? 7 : -1;
-    default: return -1;
+    case 3:
+      return key == "int" ? 0 : -1;
+    case 4:
+      return key == "bool" ? 1 : key == "ints" ? 4 : -1;
+    case 5:
+      return key == "bools" ? 5 : -1;
+    case 6:
+      return key == "string" ? 2 : -1;
+    case 7:
+      return key == "version" ? 3 : key == "strings" ? 6 : -1;
+    case 8:
+      return key == "versions" ? 7 : -1;
+    default:
+      return -1;
   }
 }
 
@@ -210,8 +217,9 @@ class SliceDecoder {
  private:
   // The fields of a device body: on the device (v1beta2, v1) or under `basic` (v1beta1).
   static constexpr std::array<std::string_view, 8> kBodyFields = {
-      "attributes", "capacity",         "nodeName",         "allNodes",
-      "nodeSelector", "allowMultipleAllocations", "taints", "consumesCounters"};
+      "attributes", "capacity",        "nodeName",
+      "allNodes",   "nodeSelector",    "allowMultipleAllocations",
+      "taints",     "consumesCounters"};
 
   // Adds one device of `slice` (whose node fields are decoded) to `builder`.
   bool DecodeDevice(const sj::element& entry, bool basic_wrapper, const ResourceSlice& slice,
@@ -273,11 +281,12 @@ class SliceDecoder {
       member_names_.clear();
       for (sj::key_value_pair member : capacity) {
         std::optional<Quantity> quantity;
+        std::optional<CapacityRequestPolicy> policy;
         if (member.key.empty() || !member_names_.insert(member.key).second ||
-            !DecodeCapacity(member.value, &quantity)) {
+            !DecodeDeviceCapacity(member.value, &quantity, &policy)) {
           return false;
         }
-        builder->AddCapacity(ToAbsl(member.key), *quantity);
+        builder->AddCapacity(ToAbsl(member.key), *quantity, policy ? &*policy : nullptr);
       }
     }
     if (body[6] != nullptr && !DecodeTaints(*body[6], builder)) return false;
@@ -437,13 +446,83 @@ class SliceDecoder {
     return parsed;
   }
 
+  // `{value: Q}` (a counter's; a device capacity's members besides `value` are ignored).
   bool DecodeCapacity(const sj::element& value, std::optional<Quantity>* out) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
     std::array<std::optional<sj::element>, 1> fields;
     if (!Pick<1>(object, {"value"}, &fields)) return false;
     const sj::element* q = Set(fields[0]);
-    if (q == nullptr) return false;
+    return q != nullptr && DecodeQuantity(*q, out);
+  }
+
+  // A device capacity `{value: Q, requestPolicy: {default, validValues, validRange}}`, the
+  // policy into `policy` (unset when absent). Any policy the strict path would reject, or read
+  // differently, is left to it.
+  bool DecodeDeviceCapacity(const sj::element& value, std::optional<Quantity>* out,
+                            std::optional<CapacityRequestPolicy>* policy) {
+    sj::object object;
+    if (value.get_object().get(object) != simdjson::SUCCESS) return false;
+    std::array<std::optional<sj::element>, 2> fields;
+    if (!Pick<2>(object, {"value", "requestPolicy"}, &fields)) return false;
+    const sj::element* q = Set(fields[0]);
+    if (q == nullptr || !DecodeQuantity(*q, out)) return false;
+    const sj::element* p = Set(fields[1]);
+    if (p == nullptr) return true;
+    sj::object policy_object;
+    if (p->get_object().get(policy_object) != simdjson::SUCCESS) return false;
+    std::array<std::optional<sj::element>, 3> members;
+    if (!Pick<3>(policy_object, {"default", "validValues", "validRange"}, &members)) return false;
+    CapacityRequestPolicy decoded;
+    if (const sj::element* d = Set(members[0]);
+        d != nullptr && !DecodeQuantity(*d, &decoded.default_value)) {
+      return false;
+    }
+    if (const sj::element* values = Set(members[1]); values != nullptr) {
+      sj::array list;
+      if (values->get_array().get(list) != simdjson::SUCCESS) return false;
+      for (sj::element item : list) {
+        std::optional<Quantity> v;
+        if (!DecodeQuantity(item, &v)) return false;
+        decoded.valid_values.push_back(*v);
+      }
+    }
+    if (const sj::element* range = Set(members[2]);
+        range != nullptr && !DecodeValidRange(*range, &decoded.valid_range)) {
+      return false;
+    }
+    if (!decoded.valid_values.empty() && decoded.valid_range) return false;
+    *policy = std::move(decoded);
+    return true;
+  }
+
+  bool DecodeValidRange(const sj::element& value,
+                        std::optional<CapacityRequestPolicy::Range>* out) {
+    sj::object object;
+    if (value.get_object().get(object) != simdjson::SUCCESS) return false;
+    std::array<std::optional<sj::element>, 3> fields;
+    if (!Pick<3>(object, {"min", "max", "step"}, &fields)) return false;
+    std::optional<Quantity> min;
+    const sj::element* m = Set(fields[0]);
+    if (m == nullptr || !DecodeQuantity(*m, &min)) return false;
+    CapacityRequestPolicy::Range range;
+    range.min = *min;
+    if (const sj::element* max = Set(fields[1]);
+        max != nullptr && !DecodeQuantity(*max, &range.max)) {
+      return false;
+    }
+    if (const sj::element* step = Set(fields[2]);
+        step != nullptr && !DecodeQuantity(*step, &range.step)) {
+      return false;
+    }
+    *out = std::move(range);
+    return true;
+  }
+
+  // A quantity: a string, or an integer as nlohmann's dump() prints it; floating point is left
+  // to the strict path (its text is nlohmann's shortest round-trip form).
+  bool DecodeQuantity(const sj::element& value, std::optional<Quantity>* out) {
+    const sj::element* q = &value;
     absl::StatusOr<Quantity> parsed = absl::InvalidArgumentError("");
     switch (q->type()) {
       case sj::element_type::STRING: {
@@ -452,8 +531,6 @@ class SliceDecoder {
         parsed = ParseQuantity(text);
         break;
       }
-      // Integers print as nlohmann's dump() prints them; floating point is left to the strict
-      // path (its text is nlohmann's shortest round-trip form).
       case sj::element_type::INT64: {
         int64_t i = 0;
         if (q->get_int64().get(i) != simdjson::SUCCESS) return false;
@@ -476,8 +553,8 @@ class SliceDecoder {
 
   static constexpr size_t kMaxCached = 4096;
   absl::flat_hash_set<std::string_view> device_names_;
-  absl::flat_hash_set<std::string_view> member_names_;  // of one attributes / capacity object
-  std::vector<AttributeValue> list_items_;               // of one list-typed attribute
+  absl::flat_hash_set<std::string_view> member_names_;      // of one attributes / capacity object
+  std::vector<AttributeValue> list_items_;                  // of one list-typed attribute
   std::vector<std::pair<std::string, Quantity>> counters_;  // of one consumesCounters entry
   absl::flat_hash_map<std::string, Quantity> quantities_;
 };

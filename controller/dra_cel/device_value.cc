@@ -324,9 +324,9 @@ struct DeviceValueBuilder::Caches {
   template <typename Source, typename Convert>
   Ref Domains(const Source& source, absl::string_view driver, Convert convert) {
     std::map<absl::string_view, std::vector<std::pair<absl::string_view, Value>>> by_domain;
-    for (const auto& [name, value] : source) {
-      auto [domain, id] = SplitQualified(name, driver);
-      by_domain[domain].emplace_back(id, convert(name, value));
+    for (const auto& entry : source) {  // NamedAttribute or NamedCapacity
+      auto [domain, id] = SplitQualified(entry.name, driver);
+      by_domain[domain].emplace_back(id, convert(entry.name, entry.value));
     }
     std::vector<Entry> domains;
     std::string whole_key;

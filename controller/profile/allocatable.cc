@@ -66,6 +66,34 @@ void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
 
 }  // namespace
 
+void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states, int64_t n) {
+  switch (outcome) {
+    case DeviceOutcome::kSchedulable:
+      states->free += n;
+      break;
+    case DeviceOutcome::kOverlapping:
+      states->overlapping += n;
+      break;
+    case DeviceOutcome::kAllocated:
+      states->allocated += n;
+      break;
+    case DeviceOutcome::kCounterBlocked:
+      states->blocked_by_counters += n;
+      break;
+    case DeviceOutcome::kTainted:
+      states->tainted += n;
+      break;
+    case DeviceOutcome::kIncompletePool:
+      states->incomplete_pool += n;
+      break;
+    case DeviceOutcome::kUnavailable:
+      states->unavailable += n;
+      break;
+    case DeviceOutcome::kNotMatched:
+      break;
+  }
+}
+
 // One device that draws from counters, for the greedy pass.
 struct AllocationModel::Candidate {
   absl::string_view driver;

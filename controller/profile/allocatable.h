@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "controller/api/gpu_profile.h"
 #include "controller/core/quantity.h"
 #include "controller/dra/device_toleration.h"
 #include "controller/dra/inventory.h"
@@ -80,6 +81,11 @@ struct AllocatableCount {
   int64_t allocated_count = 0;
 };
 
+// Adds `n` matched devices of one outcome to the state they are counted in (api::DeviceStates:
+// with claims, kSchedulable is free and kCounterBlocked blockedByCounters). kNotMatched adds
+// nothing.
+void AddDeviceState(DeviceOutcome outcome, api::DeviceStates* states, int64_t n = 1);
+
 class AllocationModel {
  public:
   // Reads the inventory once (taints, counters, incomplete pools); keeps a pointer to it.
@@ -94,6 +100,10 @@ class AllocationModel {
   // True when nothing in the inventory keeps a device from being allocated: every matched device
   // is schedulable (the common fleet, which then pays nothing for this model).
   bool AllSchedulable() const { return !any_flag_; }
+  // True when claims are the only thing keeping devices back (no taint, counter or incomplete
+  // pool anywhere): a matched device is then allocated when a claim holds it, else schedulable,
+  // and a caller need not pay for Count's per-device outcomes.
+  bool OnlyClaimsMatter() const { return only_allocated_flags_; }
   // Count(matched, tolerations).schedulable_count, without the per-device outcomes: when claims
   // are the only thing keeping devices back (no taint, counter or incomplete pool anywhere: the
   // common fleet), a count of the matched devices no claim holds.

@@ -2,6 +2,7 @@
 #include "controller/profile/engine.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <map>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "controller/core/rfc3339.h"
 #include "controller/profile/allocatable.h"
@@ -118,8 +120,8 @@ ProfilePlan* SettleClaim(absl::string_view kind, absl::string_view object,
 // Each node group's schedulable and tainted devices, as if a claim that tolerates no taint asked
 // for the group's devices alone (a GPU's MIG placements are another group than the GPU, though
 // they share its counters).
-// With claims, also each group's allocated devices and the schedulable ones no claim holds
-// (`with_claims` null: none is held).
+// With claims, also each group's allocated devices, the schedulable ones no claim holds and
+// those blocked by the counters allocated devices use (`with_claims` null: none is held).
 void CountGroupAllocations(const AllocationModel& allocation, const AllocationModel* with_claims,
                            const DeviceClaims& held, NodeGroups* groups) {
   const size_t device_count = groups->group_of_device.size();
@@ -140,8 +142,15 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
     api::GpuNodeGroupStatus& status = groups->groups[g].status;
     status.schedulable_devices = count.schedulable_count;
     status.tainted_devices = count.tainted_count;
-    status.free_devices =
-        with_claims != nullptr ? with_claims->SchedulableCount(in_group) : count.schedulable_count;
+    status.free_devices = count.schedulable_count;
+    if (with_claims == nullptr) continue;
+    if (with_claims->OnlyClaimsMatter()) {
+      status.free_devices = with_claims->SchedulableCount(in_group);
+    } else {
+      const AllocatableCount now = with_claims->Count(in_group);
+      status.free_devices = now.schedulable_count;
+      status.blocked_devices = now.counter_blocked_count;
+    }
   }
 }
 
@@ -298,36 +307,67 @@ dra::ExactDeviceRequest RequestFor(const api::GpuProfileSpec& spec, std::string 
   return request;
 }
 
+// What one claim consumes of capacity `c` of a shared device, as the scheduler works it out:
+// a requested amount (`requested`; null when the claim does not request the capacity) rounded
+// up by the capacity's request policy; an unrequested capacity consumes the policy's default, or
+// the whole capacity when there is no policy or default. None when the device cannot grant the
+// request (above the policy's valid values or range).
+std::optional<Quantity> ConsumedByClaim(const dra::NamedCapacity& c, const Quantity* requested) {
+  if (requested != nullptr) {
+    return c.request_policy != nullptr ? c.request_policy->Round(*requested) : *requested;
+  }
+  if (c.request_policy != nullptr && c.request_policy->default_value) {
+    return *c.request_policy->default_value;
+  }
+  return *c.value;
+}
+
+// How many times `each` fits in `left`.
+int64_t TimesFits(const Quantity& left, const Quantity& each) {
+  absl::StatusOr<int64_t> have = left.AsInt64();
+  absl::StatusOr<int64_t> want = each.AsInt64();
+  int64_t n = 0;
+  if (have.ok() && want.ok() && *want > 0) {
+    n = *have / *want;
+  } else {
+    n = static_cast<int64_t>(left.AsApproximateDouble() / each.AsApproximateDouble());
+  }
+  return std::max<int64_t>(n, 0);
+}
+
 // How many claims with `requests` the device could hold at once (it allows multiple
-// allocations): the smallest quotient over the requested capacities, of what `taken` (the
-// claims holding it now; null: none) leaves. Unqualified names are in the driver's domain, as
-// the device publishes them.
+// allocations): the smallest quotient over the device's capacities of what `taken` (the claims
+// holding it now; null: none) leaves by what one claim consumes (ConsumedByClaim). Unqualified
+// names are in the driver's domain, as the device publishes them. 0 when the device lacks a
+// requested capacity or cannot grant a request.
 int64_t ClaimsPerDevice(const dra::Device& device, const std::map<std::string, Quantity>& requests,
                         const std::string& driver, const CapacityTaken* taken = nullptr) {
-  int64_t fits = std::numeric_limits<int64_t>::max();
   const std::string prefix = absl::StrCat(driver, "/");
+  std::vector<std::pair<absl::string_view, const Quantity*>> requested;  // by device name
   for (const auto& [name, amount] : requests) {
-    std::string id = name;
-    if (absl::StartsWith(id, prefix)) id = id.substr(prefix.size());
-    const Quantity* capacity = device.FindCapacity(id);
-    if (capacity == nullptr || amount.Sign() <= 0) return 0;
-    Quantity left = *capacity;
+    absl::string_view id = name;
+    absl::ConsumePrefix(&id, prefix);
+    if (device.FindCapacity(id) == nullptr || amount.Sign() <= 0) return 0;
+    requested.emplace_back(id, &amount);
+  }
+  int64_t fits = std::numeric_limits<int64_t>::max();
+  for (const dra::NamedCapacity& c : device.capacity()) {
+    const Quantity* amount = nullptr;
+    for (const auto& [id, q] : requested) {
+      if (id == c.name) amount = q;
+    }
+    const std::optional<Quantity> each = ConsumedByClaim(c, amount);
+    if (!each) return 0;
+    if (each->Sign() <= 0) continue;  // a claim takes none of it
+    Quantity left = *c.value;
     if (taken != nullptr) {
       for (const auto& [taken_name, taken_amount] : *taken) {
-        if (taken_name != id && taken_name != absl::StrCat(prefix, id)) continue;
+        if (taken_name != c.name && taken_name != absl::StrCat(prefix, c.name)) continue;
         absl::StatusOr<Quantity> rest = left.Sub(taken_amount);
         left = rest.ok() && rest->Sign() > 0 ? *rest : Quantity();
       }
     }
-    absl::StatusOr<int64_t> have = left.AsInt64();
-    absl::StatusOr<int64_t> want = amount.AsInt64();
-    int64_t n = 0;
-    if (have.ok() && want.ok() && *want > 0) {
-      n = *have / *want;
-    } else {
-      n = static_cast<int64_t>(left.AsApproximateDouble() / amount.AsApproximateDouble());
-    }
-    fits = std::min(fits, std::max<int64_t>(n, 0));
+    fits = std::min(fits, TimesFits(left, *each));
   }
   return fits == std::numeric_limits<int64_t>::max() ? 0 : fits;
 }
@@ -460,6 +500,9 @@ ProfileOutcome OutcomeOfPlan(const ProfilePlan& w, ProfileFacts* facts) {
   return outcome;
 }
 
+// How many DeviceOutcome values there are (kAllocated is the last).
+constexpr size_t kDeviceOutcomes = static_cast<size_t>(DeviceOutcome::kAllocated) + 1;
+
 // One valid profile's matched devices, counted per node group and overall in one pass.
 struct MatchTally {
   explicit MatchTally(size_t groups)
@@ -467,13 +510,21 @@ struct MatchTally {
         group_nodes(groups, 0),
         group_schedulable(groups, 0),
         group_tainted(groups, 0),
-        group_last_node(groups, dra::Inventory::kNoNode) {}
+        group_last_node(groups, dra::Inventory::kNoNode),
+        group_outcomes(groups, std::array<int64_t, kDeviceOutcomes>{}),
+        group_states(groups) {}
 
   std::vector<int64_t> group_devices;
   std::vector<int64_t> group_nodes;
   std::vector<int64_t> group_schedulable;
   std::vector<int64_t> group_tainted;
   std::vector<uint32_t> group_last_node;
+  // Every matched device's state with the cluster's claims: per group, counted by outcome (an
+  // index per DeviceOutcome: one increment per device, the hot loop of a large fleet), then
+  // turned into states per group and overall (StatesOf).
+  std::vector<std::array<int64_t, kDeviceOutcomes>> group_outcomes;
+  std::vector<api::DeviceStates> group_states;
+  api::DeviceStates states;
   int64_t nodes = 0;
   // With spec.capacityRequests: the claims the schedulable devices could hold, and have room for
   // now.
@@ -498,10 +549,47 @@ void AddClaimRoom(const dra::Device& device, size_t d, const DeviceClaims& held,
   }
 }
 
+// Each matched device's state with the cluster's claims (deviceStates), from the count that
+// applies: the with-claims model's when something besides claims keeps devices back; else a
+// device is allocated when a claim holds it, and otherwise as counted without claims.
+class StateNow {
+ public:
+  StateNow(const AllocatableCount& without_claims, const AllocatableCount* with_claims,
+           const DeviceClaims& held, const std::vector<bool>& matched)
+      : without_claims_(without_claims),
+        with_claims_(with_claims),
+        held_(held),
+        matched_(matched) {}
+  DeviceOutcome Of(size_t d) const {
+    if (with_claims_ != nullptr) return with_claims_->Of(d, matched_);
+    if (d < held_.allocated.size() && held_.allocated[d]) return DeviceOutcome::kAllocated;
+    return without_claims_.Of(d, matched_);
+  }
+
+ private:
+  const AllocatableCount& without_claims_;
+  const AllocatableCount* with_claims_;  // null: only claims matter, or there are none
+  const DeviceClaims& held_;
+  const std::vector<bool>& matched_;
+};
+
+// The tally's states per group and overall, from its counts by outcome.
+void StatesOf(MatchTally* tally) {
+  for (size_t g = 0; g < tally->group_outcomes.size(); ++g) {
+    for (size_t o = 0; o < kDeviceOutcomes; ++o) {
+      const int64_t n = tally->group_outcomes[g][o];
+      if (n == 0) continue;
+      AddDeviceState(static_cast<DeviceOutcome>(o), &tally->group_states[g], n);
+      AddDeviceState(static_cast<DeviceOutcome>(o), &tally->states, n);
+    }
+  }
+}
+
 // Node numbers ascend with the devices (a node's devices are contiguous), so one pass counts
 // distinct nodes overall and per group.
 MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
-                        const AllocatableCount& allocatable, const api::GpuProfileSpec& spec) {
+                        const AllocatableCount& allocatable, const StateNow& now,
+                        const api::GpuProfileSpec& spec) {
   const std::vector<dra::Device>& devices = fleet.inventory.devices();
   const std::vector<uint32_t>& node_index = fleet.inventory.node_index();
   MatchTally tally(fleet.groups.groups.size());
@@ -518,6 +606,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
       }
     }
     if (device_outcome == DeviceOutcome::kTainted) ++tally.group_tainted[g];
+    ++tally.group_outcomes[g][static_cast<size_t>(now.Of(d))];
     const uint32_t node = node_index[d];
     if (node == dra::Inventory::kNoNode) continue;
     if (node != last_node) {
@@ -529,6 +618,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
       ++tally.group_nodes[g];
     }
   }
+  StatesOf(&tally);
   return tally;
 }
 
@@ -541,26 +631,23 @@ void ReportNodeGroups(const NodeGroups& groups, const MatchTally& tally, const s
     if (tally.group_devices[g] == 0) continue;
     status->node_groups.push_back({groups.groups[g].metadata.name, tally.group_devices[g],
                                    tally.group_nodes[g], tally.group_schedulable[g],
-                                   tally.group_tainted[g]});
+                                   tally.group_tainted[g], tally.group_states[g]});
     (*group_profiles)[g].insert(profile);
   }
 }
 
-// The matched, schedulable and free devices, status.allocation from the claims on the
-// profile's class, and the claims the devices could hold.
+// The matched, schedulable and free devices and every matched device's state,
+// status.allocation from the claims on the profile's class, and the claims the devices could hold.
 void ReportAllocation(const Fleet& fleet, const ProfilePlan& w, const ProfileMatches& m,
-                      const AllocatableCount& allocatable,
-                      absl::Span<const dra::DeviceToleration> tolerations, const MatchTally& tally,
+                      const AllocatableCount& allocatable, const MatchTally& tally,
                       api::GpuProfileStatus* status) {
   const api::GpuProfileSpec& spec = w.profile.spec;
   status->matched_devices = m.matched_count;
   status->matched_nodes = tally.nodes;
   status->schedulable_devices = allocatable.schedulable_count;
   status->tainted_devices = allocatable.tainted_count;
-  const AllocationModel* with_claims = fleet.allocations.WithClaims();
-  status->allocation.free_devices = with_claims != nullptr
-                                        ? with_claims->SchedulableCount(m.matched, tolerations)
-                                        : allocatable.schedulable_count;
+  status->allocation.free_devices = tally.states.free;
+  status->allocation.device_states = tally.states;
   if (w.generates_class) {
     if (const ClassClaims* c = fleet.claims.ForClass(spec.device_class_name)) {
       status->allocation.allocated_devices = c->allocated_devices;
@@ -629,9 +716,18 @@ ProfileOutcome OutcomeOf(const Fleet& fleet, size_t p,
     const ProfileMatches& m = fleet.matches[p];
     const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(w.profile.spec);
     const AllocatableCount allocatable = fleet.allocations.model.Count(m.matched, tolerations);
-    const MatchTally tally = TallyMatches(fleet, m, allocatable, w.profile.spec);
+    // With claims, one more count when more than claims keeps devices back (its per-device
+    // outcomes give the states); when only claims do, the held devices are enough.
+    const AllocationModel* with_claims = fleet.allocations.WithClaims();
+    std::optional<AllocatableCount> counted_now;
+    if (with_claims != nullptr && !with_claims->OnlyClaimsMatter()) {
+      counted_now = with_claims->Count(m.matched, tolerations);
+    }
+    const StateNow now(allocatable, counted_now ? &*counted_now : nullptr, fleet.allocations.held,
+                       m.matched);
+    const MatchTally tally = TallyMatches(fleet, m, allocatable, now, w.profile.spec);
     ReportNodeGroups(fleet.groups, tally, w.profile.metadata.name, &status, group_profiles);
-    ReportAllocation(fleet, w, m, allocatable, tolerations, tally, &status);
+    ReportAllocation(fleet, w, m, allocatable, tally, &status);
     ReportObjects(w, fleet.plan.gates, &status);
     MatchFacts(fleet.inventory, m, allocatable, status, &facts);
   }

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "controller/core/quantity.h"
+#include "controller/dra/device_health.h"
 #include "controller/profile/driver_terms.h"
 
 namespace gpuprofile::profile {
@@ -141,6 +142,7 @@ struct SignatureTally {
   uint32_t last_node = dra::Inventory::kNoNode;
   std::vector<std::string> node_names;  // the first kMaxNodeNamesInStatus, sorted
   int64_t devices = 0;
+  int64_t unhealthy = 0;                                     // dra::HealthOf says kUnhealthy
   std::set<std::pair<std::string, std::string>> incomplete;  // (driver, pool)
 };
 
@@ -167,6 +169,9 @@ SignatureTallies TallySignatures(const dra::Inventory& inventory,
     SignatureTally& acc = out.of_signature[it->second];
     out.of_device[d] = static_cast<uint32_t>(it->second);
     ++acc.devices;
+    if (devices[d].has_taints() && dra::HealthOf(devices[d]) == dra::DeviceHealth::kUnhealthy) {
+      ++acc.unhealthy;
+    }
     // Node numbers ascend with the devices, so a node not seen last is a node not seen yet.
     const uint32_t node = node_index[d];
     if (node != dra::Inventory::kNoNode && node != acc.last_node) {
@@ -208,6 +213,7 @@ std::vector<api::GpuNodeGroup> NameGroups(std::vector<SignatureTally>* tallies,
     group.metadata.name = std::move(name);
     group.status.signature = signature;
     group.status.devices = acc.devices;
+    group.status.unhealthy_devices = acc.unhealthy;
     group.status.node_count = acc.nodes;
     group.status.nodes = std::move(acc.node_names);
     for (const auto& [driver, pool_name] : acc.incomplete) {

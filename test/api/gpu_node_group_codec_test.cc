@@ -61,6 +61,8 @@ TEST(GpuNodeGroupCodecTest, EncodesInDocumentedOrder) {
     "taintedDevices": 0,
     "allocatedDevices": 0,
     "freeDevices": 0,
+    "blockedDevices": 0,
+    "unhealthyDevices": 0,
     "profiles": [
       "large-memory"
     ],
@@ -78,7 +80,7 @@ TEST(GpuNodeGroupCodecTest, OmitsEmptySignatureFieldsAndWritesIncompletePools) {
   EXPECT_EQ(EncodeGpuNodeGroupStatus(g.status).dump(),
             R"({"driver":"gpu.example.com","productName":"model-x","nodeCount":0,"nodes":[],)"
             R"("devices":0,"schedulableDevices":0,"taintedDevices":0,)"
-            R"("allocatedDevices":0,"freeDevices":0,)"
+            R"("allocatedDevices":0,"freeDevices":0,"blockedDevices":0,"unhealthyDevices":0,)"
             R"("incompletePools":[{"driver":"gpu.example.com","pool":"node-a",)"
             R"("generation":4,"slicesSeen":1,"resourceSliceCount":2}],"profiles":[],)"
             R"("devicePluginNodes":0})");
@@ -89,6 +91,8 @@ TEST(GpuNodeGroupCodecTest, RoundTrips) {
   g.status.incomplete_pools.push_back({"gpu.nvidia.com", "node-c", 2, 1, 3});
   g.status.allocated_devices = 5;
   g.status.free_devices = 7;
+  g.status.blocked_devices = 2;
+  g.status.unhealthy_devices = 1;
   g.status.offered_by = "Both";
   g.status.device_plugin_nodes = 1;
   g.status.offered_twice = {"node-a"};
@@ -100,6 +104,8 @@ TEST(GpuNodeGroupCodecTest, RoundTrips) {
   EXPECT_EQ(decoded.metadata.uid, "u-1");
   EXPECT_EQ(decoded.status.allocated_devices, 5);
   EXPECT_EQ(decoded.status.free_devices, 7);
+  EXPECT_EQ(decoded.status.blocked_devices, 2);
+  EXPECT_EQ(decoded.status.unhealthy_devices, 1);
   EXPECT_EQ(decoded.status.offered_by, "Both");
   EXPECT_EQ(decoded.status.offered_twice, std::vector<std::string>{"node-a"});
   ASSERT_EQ(decoded.status.conditions.size(), 1u);

@@ -877,7 +877,16 @@ TEST(GpuProfileCodecTest, EncodesDefaultsAndCanonicalValuesInOrder) {
       "allocatedDevices": 0,
       "allocatedClaims": 0,
       "freeDevices": 0,
-      "pendingClaims": 0
+      "pendingClaims": 0,
+      "deviceStates": {
+        "free": 0,
+        "overlapping": 0,
+        "allocated": 0,
+        "blockedByCounters": 0,
+        "tainted": 0,
+        "incompletePool": 0,
+        "unavailable": 0
+      }
     }
   }
 })");
@@ -895,7 +904,7 @@ TEST(GpuProfileCodecTest, EncodesStatus) {
   status.selectors = {"device.driver == 'gpu.nvidia.com'"};
   status.matched_devices = 14;
   status.matched_nodes = 5;
-  status.node_groups.push_back({"nvidia-a100-sxm4-40gb-535.161.8", 12, 3});
+  status.node_groups.push_back({"nvidia-a100-sxm4-40gb-535.161.8", 12, 3, 0, 0, {}});
   status.claim_templates = {4, 4};
   EXPECT_EQ(EncodeGpuProfileStatus(status).dump(),
             R"({"observedGeneration":3,"conditions":[)"
@@ -911,7 +920,8 @@ TEST(GpuProfileCodecTest, EncodesStatus) {
             R"("devices":12,"nodes":3,"schedulableDevices":0,"taintedDevices":0}],)"
             R"("claimTemplates":{"desired":4,"ready":4},"quotas":{"desired":0,"ready":0},)"
             R"("allocation":{"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,)"
-            R"("pendingClaims":0}})");
+            R"("pendingClaims":0,"deviceStates":{"free":0,"overlapping":0,"allocated":0,)"
+            R"("blockedByCounters":0,"tainted":0,"incompletePool":0,"unavailable":0}}})");
 }
 
 // decode -> encode -> decode -> encode gives the same bytes, and the decoded profiles agree.
@@ -1284,11 +1294,11 @@ TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
   // After claimTemplates, in this order.
   std::vector<std::string> keys;
   for (const auto& [key, value] : encoded.items()) keys.push_back(key);
-  EXPECT_THAT(keys, ElementsAre("observedGeneration", "conditions", "deviceClassName", "selectors",
-                                "matchedDevices", "matchedNodes", "schedulableDevices",
-                                "taintedDevices", "nodeGroups", "claimTemplates",
-                                "extendedResourceName", "schedulableClaims", "quotas",
-                                "allocation"));
+  EXPECT_THAT(
+      keys, ElementsAre("observedGeneration", "conditions", "deviceClassName", "selectors",
+                        "matchedDevices", "matchedNodes", "schedulableDevices", "taintedDevices",
+                        "nodeGroups", "claimTemplates", "extendedResourceName", "schedulableClaims",
+                        "quotas", "allocation"));
   EXPECT_EQ(encoded["extendedResourceName"], "example.com/large-memory");
   EXPECT_EQ(encoded["schedulableClaims"], 12);
   EXPECT_EQ(encoded["quotas"].dump(), R"({"desired":3,"ready":1})");
@@ -1303,11 +1313,15 @@ TEST(GpuProfileCodecTest, EncodesWorkloadStatusFields) {
   EXPECT_EQ(bare["quotas"].dump(), R"({"desired":0,"ready":0})");
   // Allocation always, its oldest pending time only when a claim is pending.
   EXPECT_EQ(bare["allocation"].dump(),
-            R"({"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,"pendingClaims":0})");
-  status.allocation = {6, 3, 10, std::nullopt, 2, "2026-11-30T10:00:00Z"};
+            R"({"allocatedDevices":0,"allocatedClaims":0,"freeDevices":0,"pendingClaims":0,)"
+            R"("deviceStates":{"free":0,"overlapping":0,"allocated":0,"blockedByCounters":0,)"
+            R"("tainted":0,"incompletePool":0,"unavailable":0}})");
+  status.allocation = {6, 3, 10, std::nullopt, 2, "2026-11-30T10:00:00Z", {10, 1, 6, 2, 1, 0, 0}};
   EXPECT_EQ(EncodeGpuProfileStatus(status)["allocation"].dump(),
             R"({"allocatedDevices":6,"allocatedClaims":3,"freeDevices":10,"pendingClaims":2,)"
-            R"("oldestPendingClaimTime":"2026-11-30T10:00:00Z"})");
+            R"("oldestPendingClaimTime":"2026-11-30T10:00:00Z",)"
+            R"("deviceStates":{"free":10,"overlapping":1,"allocated":6,"blockedByCounters":2,)"
+            R"("tainted":1,"incompletePool":0,"unavailable":0}})");
   // freeClaims only for a profile with capacity requests (set), zero included.
   status.allocation.free_claims = 0;
   EXPECT_EQ(EncodeGpuProfileStatus(status)["allocation"]["freeClaims"], 0);
@@ -1322,7 +1336,8 @@ TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
   profile.status.extended_resource_name = "deviceclass.resource.kubernetes.io/large-memory";
   profile.status.schedulable_claims = 0;
   profile.status.quotas = {2, 2};
-  profile.status.allocation = {6, 3, 10, 5, 2, "2026-11-30T10:00:00Z"};
+  profile.status.allocation = {6, 3, 10, 5, 2, "2026-11-30T10:00:00Z", {10, 1, 6, 2, 1, 3, 4}};
+  profile.status.node_groups.push_back({"g", 7, 1, 5, 0, {5, 0, 2, 0, 0, 0, 0}});
   ASSERT_OK_AND_ASSIGN(GpuProfile back,
                        DecodeGpuProfile(json::parse(EncodeGpuProfile(profile, true).dump())));
   EXPECT_EQ(back.status.extended_resource_name, "deviceclass.resource.kubernetes.io/large-memory");
@@ -1335,6 +1350,24 @@ TEST(GpuProfileCodecTest, WorkloadStatusFieldsRoundTripAndDecodeLeniently) {
   EXPECT_EQ(back.status.allocation.free_devices, 10);
   EXPECT_EQ(back.status.allocation.pending_claims, 2);
   EXPECT_EQ(back.status.allocation.oldest_pending_claim_time, "2026-11-30T10:00:00Z");
+  EXPECT_EQ(back.status.allocation.device_states, profile.status.allocation.device_states);
+  ASSERT_EQ(back.status.node_groups.size(), 1u);
+  EXPECT_EQ(back.status.node_groups[0].device_states, profile.status.node_groups[0].device_states);
+  // A node group writes only its non-zero states.
+  EXPECT_EQ(EncodeGpuProfileStatus(profile.status)["nodeGroups"][0]["deviceStates"].dump(),
+            R"({"free":5,"allocated":2})");
+
+  // A status written before deviceStates existed, or with the wrong shapes, reads as zeros.
+  for (const char* allocation :
+       {R"({"freeDevices": 3})", R"({"deviceStates": 5})", R"({"deviceStates": {"free": "x"}})"}) {
+    SCOPED_TRACE(allocation);
+    json old_status = MinimalProfile();
+    old_status["status"] = {{"allocation", json::parse(allocation)},
+                            {"nodeGroups", json::parse(R"([{"name": "g", "devices": 2}])")}};
+    ASSERT_OK_AND_ASSIGN(GpuProfile old, DecodeGpuProfile(old_status));
+    EXPECT_EQ(old.status.allocation.device_states, DeviceStates{});
+    EXPECT_EQ(old.status.node_groups.at(0).device_states, DeviceStates{});
+  }
 
   json object = MinimalProfile();
   object["status"] = json::parse(

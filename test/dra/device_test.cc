@@ -695,5 +695,81 @@ TEST(DeviceTest, DebugStringAndPrintTo) {
   EXPECT_EQ(::testing::PrintToString(d), s);
 }
 
+// --- capacity.<name>.requestPolicy --------------------------------------------------------
+
+CapacityRequestPolicy Range(const char* min, std::optional<const char*> max,
+                            std::optional<const char*> step) {
+  CapacityRequestPolicy p;
+  p.valid_range = CapacityRequestPolicy::Range{Q(min), std::nullopt, std::nullopt};
+  if (max) p.valid_range->max = Q(*max);
+  if (step) p.valid_range->step = Q(*step);
+  return p;
+}
+
+std::string Rounded(const CapacityRequestPolicy& p, const char* amount) {
+  std::optional<Quantity> q = p.Round(Q(amount));
+  return q ? q->ToString() : "none";
+}
+
+TEST(CapacityRequestPolicyTest, ValidValuesRoundUpToTheSmallestNotBelow) {
+  CapacityRequestPolicy p;
+  p.valid_values = {Q("10Gi"), Q("20Gi"), Q("40Gi")};
+  EXPECT_EQ(Rounded(p, "1Gi"), "10Gi");
+  EXPECT_EQ(Rounded(p, "10Gi"), "10Gi");
+  EXPECT_EQ(Rounded(p, "11Gi"), "20Gi");
+  EXPECT_EQ(Rounded(p, "40Gi"), "40Gi");
+  EXPECT_EQ(Rounded(p, "41Gi"), "none");  // above every valid value
+}
+
+TEST(CapacityRequestPolicyTest, ValidRangeRoundsToMinAndSteps) {
+  const CapacityRequestPolicy stepped = Range("8Gi", std::nullopt, "8Gi");
+  EXPECT_EQ(Rounded(stepped, "1Gi"), "8Gi");  // below min: min
+  EXPECT_EQ(Rounded(stepped, "8Gi"), "8Gi");
+  EXPECT_EQ(Rounded(stepped, "9Gi"), "16Gi");  // min + 1 step
+  EXPECT_EQ(Rounded(stepped, "16Gi"), "16Gi");
+  EXPECT_EQ(Rounded(stepped, "17Gi"), "24Gi");
+  const CapacityRequestPolicy offset = Range("1", std::nullopt, "4");
+  EXPECT_EQ(Rounded(offset, "2"), "5");  // min + n*step, not a multiple of step
+  const CapacityRequestPolicy bounded = Range("8Gi", "16Gi", "8Gi");
+  EXPECT_EQ(Rounded(bounded, "16Gi"), "16Gi");
+  EXPECT_EQ(Rounded(bounded, "17Gi"), "none");                          // rounds to 24Gi, above max
+  EXPECT_EQ(Rounded(Range("1Gi", "4Gi", std::nullopt), "3Gi"), "3Gi");  // no step: as requested
+  EXPECT_EQ(Rounded(Range("1Gi", "4Gi", std::nullopt), "5Gi"), "none");
+  EXPECT_EQ(Rounded(Range("0", std::nullopt, "1Mi"), "1500Ki"), "2Mi");
+}
+
+TEST(CapacityRequestPolicyTest, NoValuesOrRangeTakesTheRequest) {
+  CapacityRequestPolicy p;
+  p.default_value = Q("1Gi");
+  EXPECT_EQ(Rounded(p, "3Gi"), "3Gi");
+}
+
+TEST(CapacityRequestPolicyTest, BuildersKeepPoliciesAndDevicesCompareThem) {
+  const CapacityRequestPolicy policy = Range("8Gi", "48Gi", "8Gi");
+  const Device with = DeviceBuilder().Capacity("memory", Q("48Gi"), policy).Build();
+  ASSERT_NE(with.FindRequestPolicy("memory"), nullptr);
+  EXPECT_EQ(*with.FindRequestPolicy("memory"), policy);
+  EXPECT_EQ(with.capacity()[0].request_policy, with.FindRequestPolicy("memory"));
+  EXPECT_EQ(with.FindRequestPolicy("shares"), nullptr);
+  const Device without = DeviceBuilder().Capacity("memory", Q("48Gi")).Build();
+  EXPECT_EQ(without.FindRequestPolicy("memory"), nullptr);
+  EXPECT_EQ(without.capacity()[0].request_policy, nullptr);
+  EXPECT_NE(with, without);
+  EXPECT_EQ(with, DeviceBuilder().Capacity("memory", Q("48Gi"), policy).Build());
+  EXPECT_NE(with,
+            DeviceBuilder().Capacity("memory", Q("48Gi"), Range("8Gi", "48Gi", "4Gi")).Build());
+
+  // One slice's devices share equal policies.
+  DeviceSetBuilder b("d", "p", 1, "s");
+  for (const char* name : {"a", "b"}) {
+    b.AddDevice(name, "n");
+    b.AddCapacity("memory", Q("48Gi"), &policy);
+    b.AddCapacity("cores", Q("4"));
+  }
+  const std::vector<Device> devices = std::move(b).Build();
+  EXPECT_EQ(devices[0].FindRequestPolicy("memory"), devices[1].FindRequestPolicy("memory"));
+  EXPECT_EQ(devices[1].FindRequestPolicy("cores"), nullptr);
+}
+
 }  // namespace
 }  // namespace gpuprofile::dra

@@ -29,8 +29,7 @@ json Object(const std::string& yaml) {
 }
 
 json FromFile(const std::string& name) {
-  absl::StatusOr<std::vector<ManifestObject>> objects =
-      ReadManifests({TestData() + name});
+  absl::StatusOr<std::vector<ManifestObject>> objects = ReadManifests({TestData() + name});
   EXPECT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(objects->size(), 1u);
   return objects->at(0).object;
@@ -204,7 +203,8 @@ TEST(DecodeResourceSliceTest, ListTypedAttributesInEveryVersion) {
   drivers: {versions: ["1.2.3", "not-semver"]}
   empty: {ints: []})"))));
     ASSERT_EQ(devices.size(), 1u);
-    std::optional<AttributeValue> numa = devices[0].FindAttribute("resource.kubernetes.io/numaNode");
+    std::optional<AttributeValue> numa =
+        devices[0].FindAttribute("resource.kubernetes.io/numaNode");
     ASSERT_TRUE(numa.has_value());
     EXPECT_EQ(numa->kind(), AttributeValue::Kind::kIntList);
     ASSERT_EQ(numa->list_size(), 1u);
@@ -254,7 +254,8 @@ TEST(DecodeResourceSliceTest, UnknownAttributeKindIsKeptOpaque) {
 TEST(DecodeResourceSliceTest, TaintsCountersAndSharing) {
   for (const char* version : {"v1", "v1beta2", "v1beta1"}) {
     SCOPED_TRACE(version);
-    ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice(version, R"(allowMultipleAllocations: true
+    ASSERT_OK_AND_ASSIGN(auto devices,
+                         DecodeResourceSlice(Object(Slice(version, R"(allowMultipleAllocations: true
 taints:
 - {key: gpu.nvidia.com/xid, value: "79", effect: NoSchedule, timeAdded: "2026-11-30T10:00:00Z"}
 - {key: gpu.nvidia.com/unmonitored, effect: None}
@@ -287,6 +288,71 @@ capacity:
     EXPECT_EQ(*uses[0].value, *Quantity::Parse("5Gi"));
     EXPECT_EQ(uses[1].counter, "multiprocessors");
     EXPECT_EQ(d.FindCapacity("memory")->ToString(), "40Gi");
+  }
+}
+
+TEST(DecodeResourceSliceTest, CapacityRequestPolicies) {
+  ASSERT_OK_AND_ASSIGN(auto devices, DecodeResourceSlice(Object(Slice("v1", R"(capacity:
+  memory:
+    value: 48Gi
+    requestPolicy: {default: 8Gi, validRange: {min: 8Gi, max: 48Gi, step: 8Gi}}
+  shares:
+    value: "4"
+    requestPolicy: {default: "1", validValues: ["1", "2", 4]}
+  cores: {value: "64"}
+  bandwidth:
+    value: 100G
+    requestPolicy: {validRange: {min: 1G}, future: {x: 1}})"))));
+  ASSERT_EQ(devices.size(), 1u);
+  const Device& d = devices[0];
+  const CapacityRequestPolicy* memory = d.FindRequestPolicy("memory");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->default_value->ToString(), "8Gi");
+  EXPECT_TRUE(memory->valid_values.empty());
+  ASSERT_TRUE(memory->valid_range.has_value());
+  EXPECT_EQ(memory->valid_range->min.ToString(), "8Gi");
+  EXPECT_EQ(memory->valid_range->max->ToString(), "48Gi");
+  EXPECT_EQ(memory->valid_range->step->ToString(), "8Gi");
+  const CapacityRequestPolicy* shares = d.FindRequestPolicy("shares");
+  ASSERT_NE(shares, nullptr);
+  ASSERT_EQ(shares->valid_values.size(), 3u);
+  EXPECT_EQ(shares->valid_values[2].ToString(), "4");
+  EXPECT_FALSE(shares->valid_range.has_value());
+  EXPECT_EQ(d.FindRequestPolicy("cores"), nullptr);
+  const CapacityRequestPolicy* bandwidth = d.FindRequestPolicy("bandwidth");
+  ASSERT_NE(bandwidth, nullptr);  // members of a newer release are ignored
+  EXPECT_FALSE(bandwidth->default_value.has_value());
+  EXPECT_FALSE(bandwidth->valid_range->max.has_value());
+  EXPECT_FALSE(bandwidth->valid_range->step.has_value());
+}
+
+TEST(DecodeResourceSliceTest, InvalidRequestPoliciesNameTheSliceAndField) {
+  struct Case {
+    const char* policy;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"requestPolicy: 8Gi", "capacity.memory.requestPolicy: must be an object"},
+      {"requestPolicy: {default: {x: 1}}",
+       "capacity.memory.requestPolicy.default: must be a quantity"},
+      {"requestPolicy: {validValues: 8Gi}", "capacity.memory.requestPolicy.validValues: must be"},
+      {"requestPolicy: {validValues: [8Gi, lots]}",
+       "capacity.memory.requestPolicy.validValues[1]: invalid quantity \"lots\""},
+      {"requestPolicy: {validRange: {max: 8Gi}}",
+       "capacity.memory.requestPolicy.validRange.min: required"},
+      {"requestPolicy: {validRange: {min: 1Gi, step: true}}",
+       "capacity.memory.requestPolicy.validRange.step: must be a quantity"},
+      {"requestPolicy: {validValues: [8Gi], validRange: {min: 1Gi}}",
+       "capacity.memory.requestPolicy: validValues and validRange are mutually exclusive"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.policy);
+    absl::StatusOr<ResourceSlice> result = DecodeSlice(
+        Object(Slice("v1", std::string("capacity:\n  memory:\n    value: 48Gi\n    ") + c.policy)));
+    ASSERT_FALSE(result.ok());
+    EXPECT_THAT(std::string(result.status().message()), HasSubstr("s1"));
+    EXPECT_THAT(std::string(result.status().message()),
+                HasSubstr(std::string("spec.devices[0].") + c.error));
   }
 }
 
@@ -380,10 +446,11 @@ TEST(DecodeResourceSliceTest, AttributeWithoutKindNamesObjectAndField) {
   auto result = DecodeResourceSlice(obj);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(result.status().message(),
-            "ResourceSlice \"a100-node-1-gpu.nvidia.com-7kq2x\": spec.devices[0].attributes.memory: "
-            "attribute must have exactly one of int, bool, string, version, ints, bools, strings, "
-            "versions");
+  EXPECT_EQ(
+      result.status().message(),
+      "ResourceSlice \"a100-node-1-gpu.nvidia.com-7kq2x\": spec.devices[0].attributes.memory: "
+      "attribute must have exactly one of int, bool, string, version, ints, bools, strings, "
+      "versions");
 }
 
 TEST(DecodeResourceSliceTest, AttributeWithTwoKindsIsRejected) {
@@ -400,19 +467,22 @@ TEST(DecodeResourceSliceTest, WrongTypesAreReportedWithTheirPath) {
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {"attributes:\n  minor: {int: \"0\"}", "spec.devices[0].attributes.minor.int: must be an "
-                                              "integer, got string"},
+      {"attributes:\n  minor: {int: \"0\"}",
+       "spec.devices[0].attributes.minor.int: must be an "
+       "integer, got string"},
       {"attributes:\n  minor: {int: 1.5}", "attributes.minor.int: must be an integer, got number"},
       {"attributes:\n  sriov: {bool: \"true\"}", "attributes.sriov.bool: must be a boolean"},
-      {"attributes:\n  label: {string: 3}", "attributes.label.string: must be a string, got integer"},
+      {"attributes:\n  label: {string: 3}",
+       "attributes.label.string: must be a string, got integer"},
       {"attributes:\n  v: {version: 12.4}",
        "attributes.v.version: must be a string (a semantic version), got number"},
       {"attributes:\n  v: gpu", "attributes.v: attribute must be an object"},
       {"attributes: [a]", "spec.devices[0].attributes: must be an object, got array"},
       {"attributes:\n  resource.kubernetes.io/pcieRoot: {}",
        "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: attribute must have"},
-      {"capacity:\n  memory: 40Gi", "capacity.memory: capacity must be an object {value: "
-                                     "<quantity>}, got string"},
+      {"capacity:\n  memory: 40Gi",
+       "capacity.memory: capacity must be an object {value: "
+       "<quantity>}, got string"},
       {"capacity:\n  memory: {}", "capacity.memory.value: required"},
       {"capacity:\n  memory: {value: true}", "capacity.memory.value: must be a quantity"},
   };
@@ -456,13 +526,14 @@ spec:
 }
 
 TEST(DecodeResourceSliceTest, MissingSpecAndPool) {
-  auto no_spec = DecodeResourceSlice(Object(
-      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"));
+  auto no_spec = DecodeResourceSlice(
+      Object("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"));
   ASSERT_FALSE(no_spec.ok());
-  EXPECT_THAT(std::string(no_spec.status().message()), HasSubstr("ResourceSlice \"x\": spec: required"));
-  auto no_pool = DecodeResourceSlice(Object(
-      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"
-      "spec: {driver: d}\n"));
+  EXPECT_THAT(std::string(no_spec.status().message()),
+              HasSubstr("ResourceSlice \"x\": spec: required"));
+  auto no_pool = DecodeResourceSlice(
+      Object("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: x}\n"
+             "spec: {driver: d}\n"));
   ASSERT_FALSE(no_pool.ok());
   EXPECT_THAT(std::string(no_pool.status().message()), HasSubstr("spec.pool: required"));
 }
@@ -516,12 +587,11 @@ TEST(DecodeResourceSliceTest, UnsupportedVersionAndKind) {
 }
 
 TEST(IsResourceSliceTest, MatchesKindAndGroup) {
-  EXPECT_TRUE(IsResourceSlice(
-      json{{"apiVersion", "resource.k8s.io/v1beta2"}, {"kind", "ResourceSlice"}}));
-  EXPECT_FALSE(IsResourceSlice(
-      json{{"apiVersion", "example.com/v1"}, {"kind", "ResourceSlice"}}));
-  EXPECT_FALSE(IsResourceSlice(
-      json{{"apiVersion", "resource.k8s.io/v1"}, {"kind", "DeviceClass"}}));
+  EXPECT_TRUE(
+      IsResourceSlice(json{{"apiVersion", "resource.k8s.io/v1beta2"}, {"kind", "ResourceSlice"}}));
+  EXPECT_FALSE(IsResourceSlice(json{{"apiVersion", "example.com/v1"}, {"kind", "ResourceSlice"}}));
+  EXPECT_FALSE(
+      IsResourceSlice(json{{"apiVersion", "resource.k8s.io/v1"}, {"kind", "DeviceClass"}}));
   EXPECT_FALSE(IsResourceSlice(json("ResourceSlice")));
 }
 

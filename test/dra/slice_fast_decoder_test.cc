@@ -45,13 +45,11 @@ const char* KindName(AttributeValue::Kind kind) {
 
 // Every field of a slice and its devices, one per line, so that a mismatch names the field.
 std::string Dump(const ResourceSlice& s, int item_index) {
-  std::string out =
-      absl::StrCat("item ", item_index, " name=", s.name, " rv=", s.resource_version,
-                   " apiVersion=", s.api_version,
-                   " driver=", s.driver, " pool=", s.pool, " generation=", s.pool_generation,
-                   " count=", s.resource_slice_count, " node=", s.node_name,
-                   " scope=", static_cast<int>(s.node_scope),
-                   " perDevice=", s.per_device_node_selection, "\n");
+  std::string out = absl::StrCat(
+      "item ", item_index, " name=", s.name, " rv=", s.resource_version,
+      " apiVersion=", s.api_version, " driver=", s.driver, " pool=", s.pool,
+      " generation=", s.pool_generation, " count=", s.resource_slice_count, " node=", s.node_name,
+      " scope=", static_cast<int>(s.node_scope), " perDevice=", s.per_device_node_selection, "\n");
   for (const CounterSet& set : s.shared_counters) {
     absl::StrAppend(&out, "  counterSet ", set.name);
     for (const auto& [name, q] : set.counters) {
@@ -149,7 +147,11 @@ TEST(SliceFastDecoderTest, AgreesOnTheNewerFields) {
     "devices": [{"name": "gpu-0", "allowMultipleAllocations": true,
       "attributes": {"resource.kubernetes.io/numaNode": {"ints": [0]}, "m": {"strings": ["b", "a"]},
                      "f": {"bools": [false]}, "v": {"versions": ["1.2.3"]}, "e": {"ints": []}},
-      "capacity": {"memory": {"value": "40Gi", "requestPolicy": {"default": "1Mi"}}},
+      "capacity": {"memory": {"value": "40Gi", "requestPolicy": {"default": "1Mi"}},
+                   "shares": {"value": 4, "requestPolicy": {"default": 1, "validValues": ["1", 2, "4"]}},
+                   "bandwidth": {"value": "100G", "requestPolicy": null},
+                   "cores": {"value": "64",
+                             "requestPolicy": {"validRange": {"min": "8", "max": 64, "step": "8"}}}},
       "taints": [{"key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoSchedule"},
                  {"key": "k", "effect": "None", "timeAdded": "2026-01-01T00:00:00Z"}],
       "consumesCounters": [{"counterSet": "gpu-0-counter-set",
@@ -160,13 +162,15 @@ TEST(SliceFastDecoderTest, AgreesOnTheNewerFields) {
     "pool": {"name": "node-a", "generation": 2, "resourceSliceCount": 2}, "nodeName": "node-a",
     "sharedCounters": [{"name": "gpu-0-counter-set",
       "counters": {"memory": {"value": "40Gi"}, "memorySlice0": {"value": 1}}}]}})";
-  const std::string per_device = R"({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice",
+  const std::string per_device =
+      R"({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice",
     "metadata": {"name": "fabric"}, "spec": {"driver": "fabric.example.com", "perDeviceNodeSelection": true,
     "pool": {"name": "rack", "generation": 1, "resourceSliceCount": 1},
     "devices": [{"name": "a", "basic": {"nodeName": "node-b", "taints": [{"key": "k", "effect": "NoExecute"}]}},
                 {"name": "b", "basic": {"allNodes": true}},
                 {"name": "c", "basic": {"nodeSelector": {"nodeSelectorTerms": []}}}]}})";
-  const std::string all_nodes = R"({"apiVersion": "resource.k8s.io/v1beta2", "kind": "ResourceSlice",
+  const std::string all_nodes =
+      R"({"apiVersion": "resource.k8s.io/v1beta2", "kind": "ResourceSlice",
     "metadata": {"name": "all"}, "spec": {"driver": "fabric.example.com", "allNodes": true,
     "pool": {"name": "all", "generation": 1, "resourceSliceCount": 1},
     "devices": [{"name": "a"}]}})";
@@ -189,14 +193,24 @@ TEST(SliceFastDecoderTest, DeclinesWrongTypesInTheNewerFields) {
       "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [)",
                         device, "]}}");
   };
-  for (const std::string& device :
-       {std::string(R"({"name": "a", "taints": [{"effect": "NoSchedule"}]})"),
-        std::string(R"({"name": "a", "taints": {"key": "k"}})"),
-        std::string(R"({"name": "a", "allowMultipleAllocations": "true"})"),
-        std::string(R"({"name": "a", "consumesCounters": [{"counters": {}}]})"),
-        std::string(R"({"name": "a", "attributes": {"x": {"ints": [1, "2"]}}})"),
-        std::string(R"({"name": "a", "attributes": {"x": {"ints": 1}}})"),
-        std::string(R"({"name": "a", "nodeSelector": "x"})")}) {
+  for (
+      const std::string& device :
+      {std::string(R"({"name": "a", "taints": [{"effect": "NoSchedule"}]})"),
+       std::string(R"({"name": "a", "taints": {"key": "k"}})"),
+       std::string(R"({"name": "a", "allowMultipleAllocations": "true"})"),
+       std::string(R"({"name": "a", "consumesCounters": [{"counters": {}}]})"),
+       std::string(R"({"name": "a", "attributes": {"x": {"ints": [1, "2"]}}})"),
+       std::string(R"({"name": "a", "attributes": {"x": {"ints": 1}}})"),
+       std::string(R"({"name": "a", "nodeSelector": "x"})"),
+       std::string(R"({"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": 1}}})"),
+       std::string(
+           R"({"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {"default": []}}}})"),
+       std::string(
+           R"({"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {"validValues": [null]}}}})"),
+       std::string(
+           R"({"name": "a", "capacity": {"m": {"value": "1", "requestPolicy": {"validRange": {"max": "2"}}}}})"),
+       std::string(R"({"name": "a", "capacity": {"m": {"value": "1", "requestPolicy":
+            {"validValues": ["1"], "validRange": {"min": "1"}}}}})")}) {
     ExpectDeclined(slice(device), /*strict_ok=*/false);
   }
 }
@@ -317,8 +331,9 @@ TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {
   ExpectSame(with(R"("allNodes": true, "devices": [])"));
   ExpectSame(with(R"("allNodes": true, "devices": [{"name": "a"}])"));
   // The resourceVersion (the informer keeps unchanged slices by it on a relist).
-  const std::string with_version = absl::StrReplaceAll(
-      with(R"("nodeName": "n")"), {{R"("name": "s"})", R"("name": "s", "resourceVersion": "42"})"}});
+  const std::string with_version =
+      absl::StrReplaceAll(with(R"("nodeName": "n")"),
+                          {{R"("name": "s"})", R"("name": "s", "resourceVersion": "42"})"}});
   ExpectSame(with_version);
   absl::StatusOr<ResourceSlice> fast = DecodeSliceFast(with_version);
   ASSERT_TRUE(fast.ok()) << fast.status();

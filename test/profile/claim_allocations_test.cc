@@ -119,8 +119,8 @@ TEST(ClaimAllocationsTest, IndexesTheDevicesClaimsHold) {
 // The operator keeps one ledger while the claims stay and matches it to each new inventory.
 TEST(ClaimAllocationsTest, OneLedgerMatchesEachInventoryAsAFreshIndexWould) {
   ResourceClaim mig = Claim("mig", {"mig"}, {Result("gpu", "node-a", "gpu-0-mig-3g-4")});
-  ResourceClaim two = Claim("two", {"plain"}, {Result("gpu", "node-b", "gpu-1"),
-                                               Result("gpu", "node-b", "gpu-0")});
+  ResourceClaim two =
+      Claim("two", {"plain"}, {Result("gpu", "node-b", "gpu-1"), Result("gpu", "node-b", "gpu-0")});
   std::vector<const ResourceClaim*> claims = {&two, &mig};
   const ClaimLedger ledger(claims);
   EXPECT_EQ(ledger.results(), 3);
@@ -131,7 +131,8 @@ TEST(ClaimAllocationsTest, OneLedgerMatchesEachInventoryAsAFreshIndexWould) {
   EXPECT_EQ(held.results_outside_inventory, 0);
   for (size_t d = 0; d < full.devices().size(); ++d) {
     const bool want = d == IndexOf(full, "node-a", "gpu-0-mig-3g-4") ||
-                      d == IndexOf(full, "node-b", "gpu-0") || d == IndexOf(full, "node-b", "gpu-1");
+                      d == IndexOf(full, "node-b", "gpu-0") ||
+                      d == IndexOf(full, "node-b", "gpu-1");
     EXPECT_EQ(held.allocated[d], want) << full.devices()[d].name();
   }
 

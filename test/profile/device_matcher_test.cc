@@ -29,7 +29,6 @@ std::vector<CompiledSelectors> CompileAll(const std::vector<api::GpuProfileSpec>
   return out;
 }
 
-
 TEST(DeviceMatcherTest, SharedEvaluationAgreesWithPerDeviceEvaluation) {
   for (const char* path : {testing::kMixedFleet, testing::kSampleFleet}) {
     dra::Inventory inventory = LoadInventory({path});

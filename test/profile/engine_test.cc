@@ -26,8 +26,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-
-
 std::vector<std::string> TemplateKeys(const DesiredState& state) {
   std::vector<std::string> keys;
   for (const dra::ResourceClaimTemplate& t : state.ClaimTemplates()) {
@@ -118,7 +116,7 @@ TEST_F(EngineTest, FortyEightGiExcludesTheL40SAndAnEmptyMatchIsUnsatisfiableButR
   EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).status, meta::ConditionStatus::kFalse);
   EXPECT_EQ(Cond(p, meta::kConditionSatisfiable).reason, "NoMatchingDevices");
   EXPECT_EQ(Cond(p, meta::kConditionReady).status, meta::ConditionStatus::kTrue);
-  EXPECT_EQ(state.device_classes.size(), 1u);     // declared before its nodes arrive
+  EXPECT_EQ(state.device_classes.size(), 1u);   // declared before its nodes arrive
   EXPECT_THAT(state.template_sets, IsEmpty());  // no namespaces selected
 }
 
@@ -206,7 +204,7 @@ TEST_F(EngineTest, NamespaceSelection) {
                        Ns("gone", {{"team", "ml"}}, /*terminating=*/true)};
   api::GpuProfileSpec all = DefaultSpec("all");
   all.claim_template.namespace_selector = meta::LabelSelector{};  // {} selects every namespace
-  api::GpuProfileSpec none = DefaultSpec("none");                // absent selects none
+  api::GpuProfileSpec none = DefaultSpec("none");                 // absent selects none
   api::GpuProfileSpec expr = DefaultSpec("expr");
   expr.claim_template.namespace_selector = meta::LabelSelector{
       {}, {{"team", meta::LabelSelectorRequirement::Operator::kNotIn, {"web"}}}};

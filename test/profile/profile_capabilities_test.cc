@@ -35,8 +35,6 @@ constexpr char kDynamicMig136[] =
 constexpr char kConsumableShares136[] =
     "test/testdata/dra/nvidia-1.35/consumable-shares-a100x2.k8s-1.36.v1.yaml";
 
-
-
 const ProfileOutcome& Outcome(const DesiredState& state, const std::string& name) {
   for (const ProfileOutcome& p : state.profiles) {
     if (p.profile.metadata.name == name) return p;
@@ -129,12 +127,13 @@ TEST_F(CapabilitiesTest, SharingBecomesTheDriversConfigurationKindOnTheClass) {
   api::GpuProfileSpec& ts = Add("time-sliced");
   ts.sharing = api::SharingSpec{api::SharingStrategy::kTimeSlicing,
                                 api::TimeSlicingSettings{"Long"}, std::nullopt};
-  ts.config = {{"gpu.nvidia.com", {{"apiVersion", "resource.nvidia.com/v1beta1"},
-                                   {"kind", "ComputeDomainChannelConfig"}}}};
+  ts.config = {
+      {"gpu.nvidia.com",
+       {{"apiVersion", "resource.nvidia.com/v1beta1"}, {"kind", "ComputeDomainChannelConfig"}}}};
   api::GpuProfileSpec& mps = Add("mig-mps");
   mps.device_type = "mig";
-  mps.sharing = api::SharingSpec{api::SharingStrategy::kMps, std::nullopt,
-                                 api::MpsSettings{50, Q("8Gi")}};
+  mps.sharing =
+      api::SharingSpec{api::SharingStrategy::kMps, std::nullopt, api::MpsSettings{50, Q("8Gi")}};
   api::GpuProfileSpec& exclusive = Add("exclusive");
   exclusive.sharing = api::SharingSpec{};
   const DesiredState state = Run({kDynamicMig136});
@@ -176,16 +175,31 @@ TEST_F(CapabilitiesTest, SharingProblemsNameTheDriverAndTheField) {
   const api::SharingSpec interval{api::SharingStrategy::kTimeSlicing,
                                   api::TimeSlicingSettings{"Short"}, std::nullopt};
   const std::vector<Case> cases = {
-      {"example", "gpu.example.com", std::nullopt, mps, {},
+      {"example",
+       "gpu.example.com",
+       std::nullopt,
+       mps,
+       {},
        "spec.sharing: driver gpu.example.com has no sharing configuration the operator knows "
        "(drivers with one: gpu.nvidia.com)"},
-      {"vfio", "gpu.nvidia.com", "vfio", mps, {},
+      {"vfio",
+       "gpu.nvidia.com",
+       "vfio",
+       mps,
+       {},
        "spec.sharing: driver gpu.nvidia.com cannot share devices of type \"vfio\" (only gpu, "
        "mig)"},
-      {"mig-interval", "gpu.nvidia.com", "mig", interval, {},
+      {"mig-interval",
+       "gpu.nvidia.com",
+       "mig",
+       interval,
+       {},
        "spec.sharing.timeSlicing.interval: driver gpu.nvidia.com's MigDeviceConfig (device type "
        "mig) has no time-slice interval"},
-      {"twice", "gpu.nvidia.com", std::nullopt, mps,
+      {"twice",
+       "gpu.nvidia.com",
+       std::nullopt,
+       mps,
        {{"gpu.nvidia.com", {{"apiVersion", "resource.nvidia.com/v1beta1"}, {"kind", "GpuConfig"}}}},
        "spec.config[0]: a GpuConfig for gpu.nvidia.com would conflict with the one spec.sharing "
        "generates"},
@@ -286,7 +300,7 @@ TEST_F(CapabilitiesTest, FieldsAClusterCannotExpressAreFeatureNotServed) {
   struct Case {
     std::string version;
     std::string gates;
-    std::string field;  // which field the profile uses
+    std::string field;     // which field the profile uses
     std::string expected;  // "" when served
   };
   const std::vector<Case> cases = {

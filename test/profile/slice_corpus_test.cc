@@ -30,15 +30,15 @@ using json = nlohmann::json;
 struct Counts {
   int64_t slices = 0, devices = 0, nodes = 0, tainted = 0, counter_sets = 0, consumers = 0;
   bool operator==(const Counts& o) const {
-    return slices == o.slices && devices == o.devices && nodes == o.nodes &&
-           tainted == o.tainted && counter_sets == o.counter_sets && consumers == o.consumers;
+    return slices == o.slices && devices == o.devices && nodes == o.nodes && tainted == o.tainted &&
+           counter_sets == o.counter_sets && consumers == o.consumers;
   }
 };
 
 std::ostream& operator<<(std::ostream& os, const Counts& c) {
   return os << "{slices " << c.slices << ", devices " << c.devices << ", nodes " << c.nodes
-            << ", tainted " << c.tainted << ", counter sets " << c.counter_sets
-            << ", consuming " << c.consumers << "}";
+            << ", tainted " << c.tainted << ", counter sets " << c.counter_sets << ", consuming "
+            << c.consumers << "}";
 }
 
 Counts Count(const std::vector<dra::ResourceSlice>& slices) {
@@ -65,9 +65,9 @@ std::map<std::string, Counts> Expectations() {
   json doc = json::parse(in);
   std::map<std::string, Counts> out;
   for (auto& [file, e] : doc.at("files").items()) {
-    out[file] = Counts{e.at("slices"),       e.at("devices"),      e.at("nodes"),
-                       e.at("tainted_devices"), e.at("counter_sets"),
-                       e.at("devices_consuming_counters")};
+    out[file] =
+        Counts{e.at("slices"),          e.at("devices"),      e.at("nodes"),
+               e.at("tainted_devices"), e.at("counter_sets"), e.at("devices_consuming_counters")};
   }
   return out;
 }
