@@ -21,6 +21,7 @@
 // objects, `explain gpuprofile/training` live and offline (its account line). Then `explain pod`
 // for the pending training pod (the counter set and the claims holding the MIG placements, and
 // what XID 79 means), and the node groups (blocked, unhealthy). Every wait polls with a deadline.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -93,25 +94,28 @@ std::string StateOfWords(absl::string_view words) {
   return "";
 }
 
-// The counts of explain's account line in `text`: matchedDevices and every state (a state the
-// line does not name is 0). Empty when there is no such line.
+// The counts of explain's account ("6 devices match: 0 free, 3 allocated, ..."), which a
+// finding's message carries on its own or in parentheses, in `text`: matchedDevices and every
+// state (a state the account does not name is 0). Empty when there is no account.
 Counts FromAccountLine(const std::string& text) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    const size_t colon = line.find(" match: ");
-    const size_t space = line.find(' ');
+  for (const std::string marker : {" devices match: ", " device matches: "}) {
+    const size_t at = text.find(marker);
+    if (at == std::string::npos) continue;
+    const size_t start = text.find_last_not_of("0123456789", at - 1) + 1;
     int64_t matched = 0;
-    if (colon == absl::string_view::npos || !absl::SimpleAtoi(line.substr(0, space), &matched)) {
-      continue;
-    }
+    if (!absl::SimpleAtoi(absl::string_view(text).substr(start, at - start), &matched)) continue;
     Counts c = {{"matchedDevices", matched}};
     for (const char* s : kStates) c[absl::StrCat("deviceStates.", s)] = 0;
-    for (absl::string_view part : absl::StrSplit(line.substr(colon + 8), ',')) {
+    absl::string_view rest = absl::string_view(text).substr(at + marker.size());
+    rest = rest.substr(0, std::min(rest.find_first_of(")\n"), rest.size()));
+    for (absl::string_view part : absl::StrSplit(rest, ',')) {
       part = absl::StripAsciiWhitespace(absl::StripSuffix(absl::StripAsciiWhitespace(part), "."));
       int64_t n = 0;
-      const size_t at = part.find(' ');
-      if (at == absl::string_view::npos || !absl::SimpleAtoi(part.substr(0, at), &n)) continue;
-      const std::string state = StateOfWords(part.substr(at + 1));
+      const size_t space = part.find(' ');
+      if (space == absl::string_view::npos || !absl::SimpleAtoi(part.substr(0, space), &n)) {
+        continue;
+      }
+      const std::string state = StateOfWords(part.substr(space + 1));
       if (!state.empty()) c[absl::StrCat("deviceStates.", state)] = n;
     }
     return c;
