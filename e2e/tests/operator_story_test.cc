@@ -361,8 +361,7 @@ class OperatorE2eTest : public ::testing::Test {
     ControllerResult r = RunController(
         {"render", "-f", write("render-profiles.json", profiles), "-f",
          write("render-slices.json", slices), "-f", write("render-namespaces.json", namespaces),
-         "--kube-version", release_.kube_version, "--feature-gates", feature_gates_, "-o",
-         "json"});
+         "--kube-version", release_.kube_version, "--feature-gates", feature_gates_, "-o", "json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<json> items;
     json list = json::parse(r.out, nullptr, false);
@@ -491,10 +490,9 @@ class OperatorE2eTest : public ::testing::Test {
           p["status"].value("observedGeneration", -1) != p["metadata"].value("generation", -2)) {
         problems.push_back(absl::StrCat("GpuProfile ", Key(p), " not Ready for its generation"));
       }
-      for (const char* field :
-           {"matchedDevices", "matchedNodes", "schedulableDevices", "selectors", "deviceClassName",
-            "nodeGroups", "claimTemplates", "quotas", "extendedResourceName",
-            "schedulableClaims"}) {
+      for (const char* field : {"matchedDevices", "matchedNodes", "schedulableDevices", "selectors",
+                                "deviceClassName", "nodeGroups", "claimTemplates", "quotas",
+                                "extendedResourceName", "schedulableClaims"}) {
         json have = p.value("status", json::object()).value(field, json(nullptr));
         json expected = it->second.value("status", json::object()).value(field, json(nullptr));
         if (have != expected) {
@@ -616,15 +614,18 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
   if (HaveKubectl()) {
     // The admin's view: printer columns of both kinds.
     CommandResult profiles = KubectlOk({"get", "gpuprofiles"});
-    EXPECT_THAT(profiles.out,
-                ::testing::ContainsRegex(
-                    "NAME +READY +SATISFIABLE +DEVICES +SCHEDULABLE +FREE +PENDING +NODES +NAMESPACES"));
+    EXPECT_THAT(
+        profiles.out,
+        ::testing::ContainsRegex(
+            "NAME +READY +SATISFIABLE +DEVICES +SCHEDULABLE +FREE +PENDING +NODES +NAMESPACES"));
     // No claim yet: every schedulable device is free, nothing pending.
-    EXPECT_THAT(profiles.out, ::testing::ContainsRegex("large-memory +True +True +4 +4 +4 +0 +2 +1"));
+    EXPECT_THAT(profiles.out,
+                ::testing::ContainsRegex("large-memory +True +True +4 +4 +4 +0 +2 +1"));
     CommandResult groups = KubectlOk({"get", "gpunodegroups"});
-    EXPECT_THAT(groups.out, ::testing::ContainsRegex("FREE +OFFERED BY +PROFILES"));
-    EXPECT_THAT(groups.out, ::testing::ContainsRegex(
-                                "nvidia-l40s-570.133.20 +NVIDIA L40S +46068Mi +570.133.20 +2 +4 +4 +DRA +"));
+    EXPECT_THAT(groups.out, ::testing::ContainsRegex("FREE +UNHEALTHY +OFFERED BY +PROFILES"));
+    EXPECT_THAT(groups.out,
+                ::testing::ContainsRegex(
+                    "nvidia-l40s-570.133.20 +NVIDIA L40S +46068Mi +570.133.20 +2 +4 +4 +0 +DRA +"));
   }
 
   // Nothing below edits a profile: generations and class resourceVersions are recorded.
@@ -719,8 +720,8 @@ TEST_P(FleetGrowthTest, NodesJoinAndProfilesFollowWithoutEdits) {
   // changes.
   const std::string h100_slice = Dra("resourceslices/h100-node-1-gpu.nvidia.com-h9x2k");
   json devices = Get(h100_slice)["spec"]["devices"];
-  devices[0]["taints"] = json::array(
-      {{{"key", "gpu.nvidia.com/xid"}, {"value", "79"}, {"effect", "NoSchedule"}}});
+  devices[0]["taints"] =
+      json::array({{{"key", "gpu.nvidia.com/xid"}, {"value", "79"}, {"effect", "NoSchedule"}}});
   Patch(h100_slice, {{"spec", {{"devices", devices}}}});
   const bool taints_kept = GetParam().kube_version == "1.37";
   EXPECT_EQ(Get(h100_slice)["spec"]["devices"][0].contains("taints"), taints_kept);
@@ -1163,8 +1164,8 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
   // Fallback: one firstAvailable request, this profile's class first.
   json fallback = Get(Template("ml-train", "h100-else-a100"));
   ASSERT_FALSE(fallback.is_null());
-  json first = fallback["spec"]["spec"]["devices"]["requests"][0].value("firstAvailable",
-                                                                         json::array());
+  json first =
+      fallback["spec"]["spec"]["devices"]["requests"][0].value("firstAvailable", json::array());
   ASSERT_EQ(first.size(), 2u) << fallback.dump();
   EXPECT_EQ(first[0].value("deviceClassName", ""), "h100-else-a100");
   EXPECT_EQ(first[1].value("deviceClassName", ""), "large-memory");
@@ -1186,8 +1187,8 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
   // Tolerations: written into the request.
   json shared_template = Get(Template("ml-inference", "shared-inference"));
   ASSERT_FALSE(shared_template.is_null());
-  EXPECT_EQ(FlatRequest(shared_template["spec"]["spec"]["devices"]["requests"][0])
-                ["tolerations"][0].value("key", ""),
+  EXPECT_EQ(FlatRequest(shared_template["spec"]["spec"]["devices"]["requests"][0])["tolerations"][0]
+                .value("key", ""),
             "gpu.nvidia.com/xid");
   // Quotas: one per namespace the template is in.
   EXPECT_EQ(Hard("ml-train", "gpu-profile-mig-small"),
@@ -1212,11 +1213,12 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
                                 {{"quota", {{"devicesPerNamespace", 6}}},
                                  {"extendedResourceName", "example.com/mig-small"},
                                  {"selector", {{"migProfiles", {"1g.5gb"}}}}}}});
-  Patch(Profile("shared-inference"),
-        {{"spec", {{"sharing", {{"strategy", "TimeSlicing"},
-                                {"mps", nullptr},
-                                {"timeSlicing", {{"interval", "Long"}}}}},
-                   {"tolerations", nullptr}}}});
+  Patch(
+      Profile("shared-inference"),
+      {{"spec",
+        {{"sharing",
+          {{"strategy", "TimeSlicing"}, {"mps", nullptr}, {"timeSlicing", {{"interval", "Long"}}}}},
+         {"tolerations", nullptr}}}});
   Patch(Profile("h100-else-a100"), {{"spec", {{"fallback", {"large-memory", "light-inference"}}}}});
   Patch(Profile("memory-slice"), {{"spec", {{"capacityRequests", {{"memory", "20Gi"}}}}}});
   Patch(Profile("legacy-gpu"), {{"spec", {{"extendedResourceName", "example.com/legacy-gpu"}}}});
@@ -1253,16 +1255,15 @@ TEST_F(AdvancedProfilesTest, EveryFieldIsGeneratedAndEveryEditConverges) {
               HasSubstr("extendedResourceName example.com/legacy-gpu is claimed by the older "
                         "GpuProfile legacy-gpu"));
   EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu-copy"))["spec"].value("extendedResourceName",
-                                                                     json(nullptr)),
+                                                                    json(nullptr)),
             json(nullptr));
   EXPECT_EQ(Get(Dra("deviceclasses/legacy-gpu"))["spec"].value("extendedResourceName", ""),
             "example.com/legacy-gpu");
 
   // Deleting a profile deletes its quotas with its other objects.
   Delete(Profile("mig-small"));
-  EXPECT_TRUE(Eventually([&] {
-    return List("/api/v1/resourcequotas", "gpuprofile.io/profile=mig-small").empty();
-  }));
+  EXPECT_TRUE(Eventually(
+      [&] { return List("/api/v1/resourcequotas", "gpuprofile.io/profile=mig-small").empty(); }));
 }
 
 // On 1.34 the fields whose gates are alpha cannot be expressed: those profiles are Stalled with
