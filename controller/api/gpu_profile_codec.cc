@@ -1069,7 +1069,8 @@ ordered_json EncodeSpec(const GpuProfileSpec& spec) {
   return out;
 }
 
-// deviceStates: every key, or (`non_zero_only`, per node group) only those above 0.
+}  // namespace
+
 ordered_json EncodeDeviceStates(const DeviceStates& states, bool non_zero_only) {
   ordered_json out = ordered_json::object();
   for (const DeviceStateKey& k : kDeviceStateKeys) {
@@ -1077,8 +1078,6 @@ ordered_json EncodeDeviceStates(const DeviceStates& states, bool non_zero_only) 
   }
   return out;
 }
-
-}  // namespace
 
 const char* AttributeOperatorName(Operator op) {
   switch (op) {

@@ -109,6 +109,9 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const nlohmann::json& object);
 nlohmann::ordered_json EncodeGpuProfile(const GpuProfile& profile, bool include_server_fields);
 // The `status` member alone (what a status update writes).
 nlohmann::ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status);
+// status.allocation.deviceStates (and explain's evidence of the same name): every key, or
+// (`non_zero_only`, as per node group) only those above 0.
+nlohmann::ordered_json EncodeDeviceStates(const DeviceStates& states, bool non_zero_only);
 
 // Enum names as written in the API: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Ge", "Lt",
 // "Le"; "String", "Int", "Bool", "Version".

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "controller/api/gpu_profile_codec.h"
 #include "controller/dra/device_health.h"
 #include "controller/dra/device_toleration.h"
 #include "controller/explain/diagnoser.h"
@@ -304,17 +305,17 @@ std::string AccountText(const ClassAnalysis& a) {
   return out;
 }
 
-// status.allocation.deviceStates' shape: all seven keys.
+// status.allocation.deviceStates' shape (all seven keys), written by the status codec.
 nlohmann::ordered_json DeviceStates(const ClassAnalysis& a) {
-  nlohmann::ordered_json j;
-  j["free"] = a.free;
-  j["overlapping"] = a.overlapping;
-  j["allocated"] = a.allocated;
-  j["blockedByCounters"] = a.blocked;
-  j["tainted"] = a.tainted;
-  j["incompletePool"] = a.incomplete_pool;
-  j["unavailable"] = a.unavailable;
-  return j;
+  api::DeviceStates states;
+  states.free = a.free;
+  states.overlapping = a.overlapping;
+  states.allocated = a.allocated;
+  states.blocked_by_counters = a.blocked;
+  states.tainted = a.tainted;
+  states.incomplete_pool = a.incomplete_pool;
+  states.unavailable = a.unavailable;
+  return api::EncodeDeviceStates(states, /*non_zero_only=*/false);
 }
 
 std::string OverlappingNote(const ClassAnalysis& a) {
