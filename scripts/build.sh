@@ -6,11 +6,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPO_BUILD_DIR:-$root/build}
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-# Paths relative to the checkout, so that another clone of the same sources hits the cache.
-export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
-# Precompiled headers (GPO_PCH): ccache caches objects built with them only with this sloppiness.
-export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+# shellcheck source=lib/ccache_env.sh
+source "$root/scripts/lib/ccache_env.sh"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPO_WERROR=$werror \
   >/dev/null
 ninja -C "$build" -j"$(nproc)" "$@"
