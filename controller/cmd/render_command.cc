@@ -33,7 +33,7 @@
 namespace gpuprofile::cmd {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kRenderUsage[] =
     "usage: gpu-profile-controller render -f PATH [-f PATH]... [--kube-version 1.32|...|1.37] "
     "[--feature-gates NAME=true,...] [--api-version resource.k8s.io/v1beta1|v1beta2|v1] "
     "[-o yaml|json]\n";
@@ -157,14 +157,14 @@ std::optional<int> ParseRelease(const ParsedArgs& parsed, std::ostream& err, Ren
   if (parsed.Has("--kube-version")) {
     absl::StatusOr<KubeVersion> v = KubeVersion::Parse(parsed.Get("--kube-version"));
     if (!v.ok()) {
-      err << "render: --kube-version: " << v.status().message() << "\n" << kUsage;
+      err << "render: --kube-version: " << v.status().message() << "\n" << kRenderUsage;
       return kExitUsage;
     }
     flags->kube = *v;
   }
   absl::StatusOr<FeatureGates> gates = ParseFeatureGatesFlag(parsed, flags->kube);
   if (!gates.ok()) {
-    err << "render: " << gates.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+    err << "render: " << gates.status().message() << "\n" << kRenderUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   flags->gates = *gates;
@@ -173,7 +173,7 @@ std::optional<int> ParseRelease(const ParsedArgs& parsed, std::ostream& err, Ren
     absl::StatusOr<dra::DraApiVersion> v = dra::ParseDraApiVersion(parsed.Get("--api-version"));
     absl::Status served = v.ok() ? dra::CheckServedVersion(flags->kube, *v) : v.status();
     if (!served.ok()) {
-      err << "render: --api-version: " << served.message() << "\n" << kUsage;
+      err << "render: --api-version: " << served.message() << "\n" << kRenderUsage;
       return kExitUsage;
     }
     flags->api_version = *v;
@@ -191,21 +191,21 @@ std::optional<int> ParseRenderFlags(const std::vector<std::string>& args, std::o
                                                        {{"-o", "--output"}, true, false},
                                                        kFeatureGatesFlag});
   if (!parsed.ok()) {
-    err << "render: " << parsed.status().message() << "\n" << kUsage << kFeatureGatesHelp;
+    err << "render: " << parsed.status().message() << "\n" << kRenderUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   if (!parsed->positional.empty()) {
-    err << "render: unexpected argument \"" << parsed->positional[0] << "\"\n" << kUsage;
+    err << "render: unexpected argument \"" << parsed->positional[0] << "\"\n" << kRenderUsage;
     return kExitUsage;
   }
   flags->paths = parsed->GetAll("-f");
   if (flags->paths.empty()) {
-    err << "render: at least one -f PATH is required\n" << kUsage;
+    err << "render: at least one -f PATH is required\n" << kRenderUsage;
     return kExitUsage;
   }
   flags->output = parsed->Get("-o", "yaml");
   if (flags->output != "yaml" && flags->output != "json") {
-    err << "render: -o must be yaml or json, got \"" << flags->output << "\"\n" << kUsage;
+    err << "render: -o must be yaml or json, got \"" << flags->output << "\"\n" << kRenderUsage;
     return kExitUsage;
   }
   return ParseRelease(*parsed, err, flags);

@@ -41,7 +41,7 @@
 namespace gpuprofile::cmd {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kRunUsage[] =
     "usage: gpu-profile-controller run [--kubeconfig PATH] [--context NAME]\n"
     "         [--leader-elect[=true|false]] [--leader-election-namespace NS]\n"
     "         [--leader-election-id NAME] [--leader-elect-lease-duration 15s]\n"
@@ -287,7 +287,7 @@ reconciler::OperatorOptions OperatorOptionsFor(const RunFlags& flags, Cluster* c
 int OperatorCreateFailed(const absl::Status& status, const Logger& log, std::ostream& err) {
   // --feature-gates is checked against the server's release, known only now.
   if (absl::StartsWith(status.message(), "--feature-gates")) {
-    err << "run: " << status.message() << "\n" << kUsage << kFeatureGatesHelp;
+    err << "run: " << status.message() << "\n" << kRunUsage << kFeatureGatesHelp;
     return kExitUsage;
   }
   log.Error("cannot start the operator", {{"error", status.ToString()}});
@@ -445,13 +445,13 @@ int AwaitShutdown(Lifecycle* lifecycle, runtime::Manager* manager, EventPipeline
 int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
   for (const std::string& arg : args) {
     if (arg == "-h" || arg == "--help") {
-      err << kUsage;
+      err << kRunUsage;
       return kExitOk;
     }
   }
   absl::StatusOr<RunFlags> parsed = ParseRunFlags(args);
   if (!parsed.ok()) {
-    err << "run: " << parsed.status().message() << "\n" << kUsage;
+    err << "run: " << parsed.status().message() << "\n" << kRunUsage;
     return kExitUsage;
   }
   const RunFlags& flags = *parsed;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace gpuprofile {
@@ -37,8 +38,6 @@ constexpr char kErrSuffix[] = "unable to parse quantity's suffix";
 constexpr int kMaxMantissaDigits = 38;
 // The finest precision Kubernetes keeps: smaller values are rounded up to 1n.
 constexpr int64_t kNanoExponent = -9;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 absl::uint128 Abs(absl::int128 v) {
   // |mantissa| never reaches 2^127 (it stays within Int128Max), so negation is safe.
@@ -186,14 +185,14 @@ absl::Status Scan(absl::string_view str, Scanned& out) {
     return absl::OkStatus();
   }
   size_t start = pos;
-  while (pos < end && IsDigit(str[pos])) ++pos;
+  while (pos < end && absl::ascii_isdigit(str[pos])) ++pos;
   out.num = std::string(str.substr(start, pos - start));
   if (!out.num.empty()) out.has_digit = true;
   if (out.num.empty()) out.num = "0";
   if (pos < end && str[pos] == '.') {
     ++pos;
     start = pos;
-    while (pos < end && IsDigit(str[pos])) ++pos;
+    while (pos < end && absl::ascii_isdigit(str[pos])) ++pos;
     out.denom = std::string(str.substr(start, pos - start));
     if (!out.denom.empty()) out.has_digit = true;
   }
@@ -202,7 +201,7 @@ absl::Status Scan(absl::string_view str, Scanned& out) {
     ++pos;
   }
   if (pos < end && (str[pos] == '-' || str[pos] == '+')) ++pos;
-  while (pos < end && IsDigit(str[pos])) ++pos;
+  while (pos < end && absl::ascii_isdigit(str[pos])) ++pos;
   if (pos < end) return absl::InvalidArgumentError(kErrFormatWrong);
   out.suffix = std::string(str.substr(suffix_start));
   return absl::OkStatus();
@@ -224,7 +223,7 @@ bool ParseInt64(absl::string_view s, int64_t* out) {
   if (s.empty()) return false;
   absl::uint128 mag = 0;
   for (char c : s) {
-    if (!IsDigit(c)) return false;
+    if (!absl::ascii_isdigit(c)) return false;
     mag = mag * 10 + static_cast<uint64_t>(c - '0');
     if (mag > (absl::uint128(1) << 63)) return false;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -20,14 +21,13 @@
 namespace gpuprofile {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlphanumOrHyphen(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
 }
 
 bool ContainsOnlyDigits(absl::string_view s) {
   for (char c : s) {
-    if (!IsDigit(c)) return false;
+    if (!absl::ascii_isdigit(c)) return false;
   }
   return true;
 }
@@ -166,7 +166,7 @@ absl::StatusOr<Semver> Semver::ParseNormalized(absl::string_view text) {
     if (part.size() <= 1) continue;
     const size_t first = part.find_first_not_of('0');
     part = first == std::string::npos ? std::string() : part.substr(first);
-    if (part.empty() || !IsDigit(part[0])) part.insert(part.begin(), '0');
+    if (part.empty() || !absl::ascii_isdigit(part[0])) part.insert(part.begin(), '0');
   }
   if (parts.size() < 3) {
     if (parts.back().find_first_of("+-") != std::string::npos) {

@@ -32,8 +32,8 @@ using ordered_json = nlohmann::ordered_json;
 constexpr char kGroup[] = "resource.k8s.io";
 constexpr char kDeviceClassKind[] = "DeviceClass";
 constexpr char kTemplateKind[] = "ResourceClaimTemplate";
-constexpr char kExactCount[] = "ExactCount";
-constexpr char kAll[] = "All";
+constexpr char kAllocationModeExactCount[] = "ExactCount";
+constexpr char kAllocationModeAll[] = "All";
 constexpr char kEqual[] = "Equal";
 constexpr char kExists[] = "Exists";
 // DeviceRequest.firstAvailable holds at most this many subrequests (all versions).
@@ -234,7 +234,8 @@ void Metadata(const json& obj, meta::ObjectMeta* meta, FieldErrors* errors) {
 }
 
 // Checks kind and apiVersion; the version, or nullopt (reported) when unusable.
-std::optional<DraApiVersion> Header(const json& obj, const char* want_kind, FieldErrors* errors) {
+std::optional<DraApiVersion> ReadObjectHeader(const json& obj, const char* want_kind,
+                                              FieldErrors* errors) {
   if (std::optional<std::string> kind = meta::StringField(obj, "kind", "", true, errors);
       kind && *kind != want_kind) {
     errors->Add("kind", absl::StrCat("expected ", want_kind, ", got \"", *kind, "\""));
@@ -264,14 +265,14 @@ constexpr const char* kExactFields[] = {"deviceClassName", "selectors",   "alloc
 
 // Reads the exact fields of `body`: the request in v1beta1, `exactly` otherwise, or one
 // firstAvailable subrequest (which has no adminAccess).
-void ReadExact(const json& body, const std::string& path, bool subrequest, ExactDeviceRequest* req,
-               FieldErrors* errors) {
+void ReadExactRequest(const json& body, const std::string& path, bool subrequest,
+                      ExactDeviceRequest* req, FieldErrors* errors) {
   req->device_class_name =
       meta::StringField(body, "deviceClassName", path, true, errors).value_or("");
   req->selectors = Selectors(body, path, errors);
   if (std::optional<std::string> mode =
           meta::StringField(body, "allocationMode", path, false, errors)) {
-    if (*mode != kExactCount && *mode != kAll && !mode->empty()) {
+    if (*mode != kAllocationModeExactCount && *mode != kAllocationModeAll && !mode->empty()) {
       errors->Add(meta::FieldMember(path, "allocationMode"),
                   absl::StrCat("must be \"ExactCount\" or \"All\", got \"", *mode, "\""));
     }
@@ -305,7 +306,7 @@ void ReadSubrequests(const json& entry, const std::string& path, ExactDeviceRequ
     if (!meta::CheckObject(item, item_path, errors)) continue;
     ExactDeviceRequest sub;
     sub.name = meta::StringField(item, "name", item_path, true, errors).value_or("");
-    ReadExact(item, item_path, /*subrequest=*/true, &sub, errors);
+    ReadExactRequest(item, item_path, /*subrequest=*/true, &sub, errors);
     req->first_available.push_back(std::move(sub));
   }
 }
@@ -325,7 +326,7 @@ ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, Dra
       return req;
     }
     if (!has_first_available) {
-      ReadExact(entry, path, /*subrequest=*/false, &req, errors);
+      ReadExactRequest(entry, path, /*subrequest=*/false, &req, errors);
       return req;
     }
     if (meta::JsonMember(entry, "deviceClassName") != nullptr) {
@@ -359,7 +360,8 @@ ExactDeviceRequest DecodeRequest(const json& entry, const std::string& path, Dra
   if (has_first_available) {
     ReadSubrequests(entry, path, &req, errors);
   } else if (const json* exactly = meta::ObjectField(entry, "exactly", path, false, errors)) {
-    ReadExact(*exactly, meta::FieldMember(path, "exactly"), /*subrequest=*/false, &req, errors);
+    ReadExactRequest(*exactly, meta::FieldMember(path, "exactly"), /*subrequest=*/false, &req,
+                     errors);
   }
   return req;
 }
@@ -453,11 +455,11 @@ bool SameConfig(const std::vector<OpaqueDeviceConfig>& a, const std::vector<Opaq
 
 // allocationMode and count as the server stores them after defaulting.
 std::string StoredMode(const ExactDeviceRequest& req) {
-  return req.allocation_mode.empty() ? kExactCount : req.allocation_mode;
+  return req.allocation_mode.empty() ? kAllocationModeExactCount : req.allocation_mode;
 }
 std::optional<int64_t> StoredCount(const ExactDeviceRequest& req) {
   const int64_t count = req.count.value_or(0);
-  if (StoredMode(req) == kExactCount && count == 0) return 1;
+  if (StoredMode(req) == kAllocationModeExactCount && count == 0) return 1;
   if (count == 0) return std::nullopt;
   return count;
 }
@@ -567,7 +569,7 @@ absl::StatusOr<DeviceClass> DecodeDeviceClass(const json& obj) {
   const std::string label = meta::ObjectLabel(obj, kDeviceClassKind);
   FieldErrors errors(meta::ArrayWording::kList);
   if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
-  if (!Header(obj, kDeviceClassKind, &errors)) return errors.ToStatus(label);
+  if (!ReadObjectHeader(obj, kDeviceClassKind, &errors)) return errors.ToStatus(label);
   DeviceClass out;
   Metadata(obj, &out.metadata, &errors);
   if (const json* spec = meta::ObjectField(obj, "spec", "", true, &errors)) {
@@ -584,7 +586,7 @@ absl::StatusOr<ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& ob
   const std::string label = meta::ObjectLabel(obj, kTemplateKind);
   FieldErrors errors(meta::ArrayWording::kList);
   if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
-  std::optional<DraApiVersion> version = Header(obj, kTemplateKind, &errors);
+  std::optional<DraApiVersion> version = ReadObjectHeader(obj, kTemplateKind, &errors);
   if (!version) return errors.ToStatus(label);
   ResourceClaimTemplate out;
   Metadata(obj, &out.metadata, &errors);

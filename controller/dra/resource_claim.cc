@@ -39,19 +39,20 @@ const std::string* Intern(absl::string_view value) {
 using json = nlohmann::json;
 using meta::FieldErrors;
 
-constexpr char kKind[] = "ResourceClaim";
-constexpr char kAll[] = "All";
-constexpr char kExactCount[] = "ExactCount";
+constexpr char kClaimKind[] = "ResourceClaim";
+constexpr char kClaimModeAll[] = "All";
+constexpr char kClaimModeExactCount[] = "ExactCount";
 
 // The exact fields of a request (v1beta1: on the request; later: under `exactly`) or of a
 // firstAvailable subrequest. Returns the class name.
-std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* request, bool first,
-                      FieldErrors* errors) {
+std::string ReadClaimExactRequest(const json& exact, absl::string_view path, ClaimRequest* request,
+                                  bool first, FieldErrors* errors) {
   std::string device_class =
       meta::StringField(exact, "deviceClassName", path, /*required=*/true, errors).value_or("");
   std::string mode = meta::StringField(exact, "allocationMode", path, false, errors).value_or("");
-  if (!mode.empty() && mode != kAll && mode != kExactCount) {
-    errors->AddUnsupported(meta::FieldChild(path, "allocationMode"), mode, {kAll, kExactCount});
+  if (!mode.empty() && mode != kClaimModeAll && mode != kClaimModeExactCount) {
+    errors->AddUnsupported(meta::FieldChild(path, "allocationMode"), mode,
+                           {kClaimModeAll, kClaimModeExactCount});
   }
   std::optional<int64_t> count = meta::IntField(exact, "count", path, false, errors);
   if (count && *count < 1) {
@@ -59,7 +60,7 @@ std::string ReadExact(const json& exact, absl::string_view path, ClaimRequest* r
                        "must be greater than zero");
   }
   if (first) {
-    request->all = mode == kAll;
+    request->all = mode == kClaimModeAll;
     request->count = static_cast<int32_t>(std::min<int64_t>(count.value_or(1), INT32_MAX));
   }
   if (const json* capacity = meta::ObjectField(exact, "capacity", path, false, errors)) {
@@ -84,12 +85,13 @@ void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRe
       if (!meta::CheckObject(sub, sub_path, errors)) continue;
       request->subrequests.push_back(
           meta::StringField(sub, "name", sub_path, /*required=*/true, errors).value_or(""));
-      request->device_classes.push_back(ReadExact(sub, sub_path, request, i == 0, errors));
+      request->device_classes.push_back(
+          ReadClaimExactRequest(sub, sub_path, request, i == 0, errors));
     }
     return;
   }
   if (v1beta1) {
-    request->device_classes.push_back(ReadExact(item, path, request, true, errors));
+    request->device_classes.push_back(ReadClaimExactRequest(item, path, request, true, errors));
     return;
   }
   const json* exact = meta::ObjectField(item, "exactly", path, false, errors);
@@ -98,7 +100,7 @@ void ReadRequest(const json& item, absl::string_view path, bool v1beta1, ClaimRe
     return;
   }
   request->device_classes.push_back(
-      ReadExact(*exact, meta::FieldChild(path, "exactly"), request, true, errors));
+      ReadClaimExactRequest(*exact, meta::FieldChild(path, "exactly"), request, true, errors));
 }
 
 void ReadMetadata(const json& obj, ResourceClaim* claim, FieldErrors* errors) {
@@ -313,14 +315,15 @@ ClaimSymbol ResourceClaim::ClassOfResult(const ClaimDeviceResult& result) const 
 }
 
 bool IsResourceClaim(const json& obj) {
-  return meta::MemberEquals(obj, "kind", kKind) && meta::JsonMember(obj, "apiVersion") != nullptr &&
+  return meta::MemberEquals(obj, "kind", kClaimKind) &&
+         meta::JsonMember(obj, "apiVersion") != nullptr &&
          (*meta::JsonMember(obj, "apiVersion")).is_string() &&
          absl::StartsWith((*meta::JsonMember(obj, "apiVersion")).get<std::string>(),
                           "resource.k8s.io/");
 }
 
 absl::StatusOr<ResourceClaim> DecodeResourceClaim(const json& obj) {
-  const std::string label = meta::ObjectLabel(obj, kKind);
+  const std::string label = meta::ObjectLabel(obj, kClaimKind);
   FieldErrors errors;
   ResourceClaim claim;
   if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
@@ -359,12 +362,12 @@ absl::StatusOr<std::vector<AllocatedDeviceStatus>> DecodeClaimDeviceStatuses(con
   FieldErrors errors;
   std::vector<AllocatedDeviceStatus> out;
   if (!meta::CheckObject(obj, "(root)", &errors))
-    return errors.ToStatus(meta::ObjectLabel(obj, kKind));
+    return errors.ToStatus(meta::ObjectLabel(obj, kClaimKind));
   if (const json* status = meta::ObjectField(obj, "status", "", false, &errors)) {
     ReadDeviceStatuses(*status, &out, &errors);
   }
   if (errors.empty()) return out;
-  return errors.ToStatus(meta::ObjectLabel(obj, kKind));
+  return errors.ToStatus(meta::ObjectLabel(obj, kClaimKind));
 }
 
 }  // namespace gpuprofile::dra

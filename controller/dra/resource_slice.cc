@@ -26,7 +26,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr char kKind[] = "ResourceSlice";
+constexpr char kResourceSliceKind[] = "ResourceSlice";
 constexpr char kAttributeKinds[] = "int, bool, string, version, ints, bools, strings, versions";
 constexpr const char* kScalarKinds[] = {"int", "bool", "string", "version"};
 constexpr const char* kListKinds[] = {"ints", "bools", "strings", "versions"};
@@ -268,8 +268,9 @@ DeviceNodes DeviceNodeScope(const ResourceSlice& slice, absl::string_view device
 bool IsResourceSlice(const json& obj) {
   const json* kind = meta::JsonMember(obj, "kind");
   const json* api_version = meta::JsonMember(obj, "apiVersion");
-  return kind != nullptr && kind->is_string() && kind->get_ref<const std::string&>() == kKind &&
-         api_version != nullptr && api_version->is_string() &&
+  return kind != nullptr && kind->is_string() &&
+         kind->get_ref<const std::string&>() == kResourceSliceKind && api_version != nullptr &&
+         api_version->is_string() &&
          absl::StartsWith(api_version->get_ref<const std::string&>(),
                           absl::StrCat(kResourceApiGroup, "/"));
 }
@@ -278,11 +279,11 @@ namespace {
 
 // Checks kind and apiVersion; the version ("v1", "v1beta2", "v1beta1"), or nullopt (reported)
 // when it is missing or unsupported.
-std::optional<std::string> SliceVersion(const json& obj, std::string* api_version,
+std::optional<std::string> ReadSliceVersion(const json& obj, std::string* api_version,
                                         FieldErrors* errors) {
   if (std::optional<std::string> kind = meta::StringField(obj, "kind", "", true, errors);
-      kind && *kind != kKind) {
-    errors->Add("kind", absl::StrCat("expected ", kKind, ", got \"", *kind, "\""));
+      kind && *kind != kResourceSliceKind) {
+    errors->Add("kind", absl::StrCat("expected ", kResourceSliceKind, ", got \"", *kind, "\""));
   }
   std::optional<std::string> text = meta::StringField(obj, "apiVersion", "", true, errors);
   if (!text) return std::nullopt;
@@ -422,11 +423,12 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
   ResourceSlice slice;
   slice.name = MetadataString(obj, "name");
   slice.resource_version = MetadataString(obj, "resourceVersion");
-  const std::string label = slice.name.empty() ? absl::StrCat(kKind, " <unnamed>")
-                                               : absl::StrCat(kKind, " \"", slice.name, "\"");
+  const std::string label = slice.name.empty()
+                                ? absl::StrCat(kResourceSliceKind, " <unnamed>")
+                                : absl::StrCat(kResourceSliceKind, " \"", slice.name, "\"");
   FieldErrors errors;
   if (!meta::CheckObject(obj, "(root)", &errors)) return errors.ToStatus(label);
-  std::optional<std::string> version = SliceVersion(obj, &slice.api_version, &errors);
+  std::optional<std::string> version = ReadSliceVersion(obj, &slice.api_version, &errors);
   if (!version) return errors.ToStatus(label);
   if (const json* meta = meta::ObjectField(obj, "metadata", "", true, &errors)) {
     meta::StringField(*meta, "name", "metadata", true, &errors);

@@ -33,7 +33,7 @@ static_assert(kFastDecoderPadding >= simdjson::SIMDJSON_PADDING,
               "the padding simdjson reads past the end");
 
 constexpr std::string_view kSliceKind = "ResourceSlice";
-constexpr std::string_view kGroupPrefix = "resource.k8s.io/";
+constexpr std::string_view kResourceGroupPrefix = "resource.k8s.io/";
 
 absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
@@ -98,9 +98,9 @@ bool GetInt(const sj::element* value, int64_t* out) {
 }
 
 // "v1beta1" → true (devices wrap their fields in `basic`), "v1beta2"/"v1" → false.
-bool SliceVersion(std::string_view api_version, bool* basic_wrapper) {
-  if (!StartsWith(api_version, kGroupPrefix)) return false;
-  const std::string_view version = api_version.substr(kGroupPrefix.size());
+bool IsKnownSliceVersion(std::string_view api_version, bool* basic_wrapper) {
+  if (!StartsWith(api_version, kResourceGroupPrefix)) return false;
+  const std::string_view version = api_version.substr(kResourceGroupPrefix.size());
   *basic_wrapper = version == "v1beta1";
   return version == "v1" || version == "v1beta2" || version == "v1beta1";
 }
@@ -133,7 +133,7 @@ class SliceDecoder {
   bool Decode(sj::object object, std::string_view kind, std::string_view api_version,
               ResourceSlice* slice) {
     bool basic_wrapper = false;
-    if (kind != kSliceKind || !SliceVersion(api_version, &basic_wrapper)) return false;
+    if (kind != kSliceKind || !IsKnownSliceVersion(api_version, &basic_wrapper)) return false;
     std::array<std::optional<sj::element>, 2> members;
     if (!Pick<2>(object, {"metadata", "spec"}, &members)) return false;
     sj::object metadata, spec;

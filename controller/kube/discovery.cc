@@ -9,7 +9,7 @@
 namespace gpuprofile::kube {
 namespace {
 
-std::string StringAt(const nlohmann::json& object, const char* key) {
+std::string DiscoveryStringAt(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -26,11 +26,11 @@ bool LeadingInt(const std::string& text, int* out) {
 absl::StatusOr<ServerVersion> ParseServerVersion(const nlohmann::json& body) {
   if (!body.is_object()) return absl::DataLossError("/version: the answer is not an object");
   ServerVersion v;
-  v.git_version = StringAt(body, "gitVersion");
-  if (!LeadingInt(StringAt(body, "major"), &v.major) ||
-      !LeadingInt(StringAt(body, "minor"), &v.minor)) {
-    return absl::DataLossError(absl::StrCat("/version: major \"", StringAt(body, "major"),
-                                            "\" and minor \"", StringAt(body, "minor"),
+  v.git_version = DiscoveryStringAt(body, "gitVersion");
+  if (!LeadingInt(DiscoveryStringAt(body, "major"), &v.major) ||
+      !LeadingInt(DiscoveryStringAt(body, "minor"), &v.minor)) {
+    return absl::DataLossError(absl::StrCat("/version: major \"", DiscoveryStringAt(body, "major"),
+                                            "\" and minor \"", DiscoveryStringAt(body, "minor"),
                                             "\" are not numbers"));
   }
   // The patch comes from gitVersion ("v1.32.4-eks-abc" -> 4) when it parses.
@@ -69,16 +69,16 @@ absl::StatusOr<std::vector<ApiGroupInfo>> Discovery::FetchGroups() {
   for (const nlohmann::json& g : *list) {
     if (!g.is_object()) continue;
     ApiGroupInfo info;
-    info.name = StringAt(g, "name");
+    info.name = DiscoveryStringAt(g, "name");
     if (auto versions = g.find("versions"); versions != g.end() && versions->is_array()) {
       for (const nlohmann::json& v : *versions) {
-        if (v.is_object() && !StringAt(v, "version").empty()) {
-          info.versions.push_back(StringAt(v, "version"));
+        if (v.is_object() && !DiscoveryStringAt(v, "version").empty()) {
+          info.versions.push_back(DiscoveryStringAt(v, "version"));
         }
       }
     }
     if (auto pref = g.find("preferredVersion"); pref != g.end() && pref->is_object()) {
-      info.preferred_version = StringAt(*pref, "version");
+      info.preferred_version = DiscoveryStringAt(*pref, "version");
     }
     if (info.preferred_version.empty() && !info.versions.empty()) {
       info.preferred_version = info.versions.front();

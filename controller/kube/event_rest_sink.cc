@@ -11,7 +11,7 @@
 namespace gpuprofile::kube {
 namespace {
 
-absl::Status FieldError(const nlohmann::json& object, absl::string_view field,
+absl::Status EventFieldError(const nlohmann::json& object, absl::string_view field,
                         absl::string_view problem) {
   std::string who = "Event";
   if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
@@ -26,7 +26,7 @@ absl::Status ReadString(const nlohmann::json& root, const nlohmann::json& object
                         absl::string_view field, std::string* out) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_string()) return FieldError(root, field, "is not a string");
+  if (!it->is_string()) return EventFieldError(root, field, "is not a string");
   *out = it->get<std::string>();
   return absl::OkStatus();
 }
@@ -37,7 +37,7 @@ absl::Status ReadTime(const nlohmann::json& root, const nlohmann::json& object, 
   if (absl::Status s = ReadString(root, object, key, field, &text); !s.ok()) return s;
   if (text.empty()) return absl::OkStatus();
   absl::StatusOr<absl::Time> time = ParseMicroTime(text);
-  if (!time.ok()) return FieldError(root, field, time.status().message());
+  if (!time.ok()) return EventFieldError(root, field, time.status().message());
   *out = *time;
   return absl::OkStatus();
 }
@@ -77,7 +77,7 @@ absl::StatusOr<runtime::Event> DecodeEvent(const nlohmann::json& object) {
   auto object_at = [&](const char* key) -> absl::StatusOr<const nlohmann::json*> {
     auto it = object.find(key);
     if (it == object.end() || it->is_null()) return &empty;
-    if (!it->is_object()) return FieldError(object, key, "is not an object");
+    if (!it->is_object()) return EventFieldError(object, key, "is not an object");
     return &*it;
   };
   absl::StatusOr<const nlohmann::json*> metadata = object_at("metadata");
@@ -116,7 +116,7 @@ absl::StatusOr<runtime::Event> DecodeEvent(const nlohmann::json& object) {
   } else if (type.empty() || type == "Normal") {
     event.type = runtime::EventType::kNormal;
   } else {
-    return FieldError(object, "type",
+    return EventFieldError(object, "type",
                       absl::StrCat("is neither Normal nor Warning: \"", type, "\""));
   }
   if (*series != &empty) {
@@ -124,7 +124,7 @@ absl::StatusOr<runtime::Event> DecodeEvent(const nlohmann::json& object) {
     auto count = (*series)->find("count");
     if (count != (*series)->end() && !count->is_null()) {
       if (!count->is_number_integer())
-        return FieldError(object, "series.count", "is not an integer");
+        return EventFieldError(object, "series.count", "is not an integer");
       s.count = count->get<int32_t>();
     }
     if (absl::Status st = ReadTime(object, **series, "lastObservedTime", "series.lastObservedTime",

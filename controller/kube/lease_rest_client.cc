@@ -39,7 +39,7 @@ absl::Status MapError(const absl::Status& status) {
   return status;
 }
 
-absl::Status FieldError(const runtime::Lease& lease, absl::string_view field,
+absl::Status LeaseFieldError(const runtime::Lease& lease, absl::string_view field,
                         absl::string_view problem) {
   return absl::DataLossError(
       absl::StrCat("Lease ", lease.namespace_name, "/", lease.name, ": ", field, " ", problem));
@@ -49,7 +49,7 @@ absl::StatusOr<std::string> StringField(const runtime::Lease& lease, const nlohm
                                         const char* key, absl::string_view field) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return FieldError(lease, field, "is not a string");
+  if (!it->is_string()) return LeaseFieldError(lease, field, "is not a string");
   return it->get<std::string>();
 }
 
@@ -57,10 +57,10 @@ absl::StatusOr<int32_t> Int32Field(const runtime::Lease& lease, const nlohmann::
                                    const char* key, absl::string_view field) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return 0;
-  if (!it->is_number_integer()) return FieldError(lease, field, "is not an integer");
+  if (!it->is_number_integer()) return LeaseFieldError(lease, field, "is not an integer");
   const int64_t value = it->get<int64_t>();
   if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
-    return FieldError(lease, field, absl::StrCat("is out of range: ", value));
+    return LeaseFieldError(lease, field, absl::StrCat("is out of range: ", value));
   }
   return static_cast<int32_t>(value);
 }
@@ -69,9 +69,9 @@ absl::StatusOr<absl::Time> TimeField(const runtime::Lease& lease, const nlohmann
                                      const char* key, absl::string_view field) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return absl::UnixEpoch();
-  if (!it->is_string()) return FieldError(lease, field, "is not a string");
+  if (!it->is_string()) return LeaseFieldError(lease, field, "is not a string");
   absl::StatusOr<absl::Time> time = ParseMicroTime(it->get<std::string>());
-  if (!time.ok()) return FieldError(lease, field, time.status().message());
+  if (!time.ok()) return LeaseFieldError(lease, field, time.status().message());
   return *time;
 }
 
@@ -135,7 +135,7 @@ absl::StatusOr<runtime::Lease> DecodeLease(const nlohmann::json& object) {
   }
   auto spec = object.find("spec");
   if (spec == object.end() || spec->is_null()) return lease;
-  if (!spec->is_object()) return FieldError(lease, "spec", "is not an object");
+  if (!spec->is_object()) return LeaseFieldError(lease, "spec", "is not an object");
   runtime::LeaseSpec& s = lease.spec;
   absl::StatusOr<std::string> holder =
       StringField(lease, *spec, "holderIdentity", "spec.holderIdentity");

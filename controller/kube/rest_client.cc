@@ -61,7 +61,7 @@ bool RetryableTransportError(const absl::Status& s) {
   return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
 }
 
-std::string StringAt(const nlohmann::json& object, const char* key) {
+std::string BodyStringAt(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -261,11 +261,11 @@ absl::StatusOr<ObjectList> RestClient::List(const ResourcePath& collection,
     return absl::DataLossError(absl::StrCat("GET ", call.path, ": the list is not an object"));
   }
   ObjectList list;
-  list.api_version = StringAt(body, "apiVersion");
-  list.kind = StringAt(body, "kind");
+  list.api_version = BodyStringAt(body, "apiVersion");
+  list.kind = BodyStringAt(body, "kind");
   if (auto meta = body.find("metadata"); meta != body.end() && meta->is_object()) {
-    list.resource_version = StringAt(*meta, "resourceVersion");
-    list.continue_token = StringAt(*meta, "continue");
+    list.resource_version = BodyStringAt(*meta, "resourceVersion");
+    list.continue_token = BodyStringAt(*meta, "continue");
     if (auto r = meta->find("remainingItemCount"); r != meta->end() && r->is_number_integer()) {
       list.remaining_item_count = r->get<int64_t>();
     }

@@ -35,7 +35,7 @@ std::optional<DeviceOutcome> OutcomeBeforeCounters(
 }
 
 // Sets device `d`'s outcome and counts it.
-void Record(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
+void RecordAllocatable(DeviceOutcome outcome, size_t d, AllocatableCount* out) {
   out->outcome[d] = outcome;
   switch (outcome) {
     case DeviceOutcome::kSchedulable:
@@ -200,7 +200,7 @@ std::vector<AllocationModel::Candidate> AllocationModel::Classify(
     if (!matched[d]) continue;
     if (std::optional<DeviceOutcome> outcome =
             OutcomeBeforeCounters(flags_[d], devices[d], tolerations)) {
-      Record(*outcome, d, out);
+      RecordAllocatable(*outcome, d, out);
       continue;
     }
     const dra::Device& device = devices[d];
@@ -235,18 +235,18 @@ void AllocationModel::TakeCounters(const std::vector<Candidate>& candidates,
     // Fits when every counter it draws exists and has enough left.
     absl::flat_hash_map<CounterKey, Quantity> need;
     if (!CounterNeeds(devices[c.index], &need)) {
-      Record(DeviceOutcome::kUnavailable, c.index, out);
+      RecordAllocatable(DeviceOutcome::kUnavailable, c.index, out);
       continue;
     }
     if (!Fits(c, need, &left)) {
-      Record(WhyNotFits(c, need), c.index, out);
+      RecordAllocatable(WhyNotFits(c, need), c.index, out);
       continue;
     }
     for (const auto& [key, amount] : need) {
       absl::StatusOr<Quantity> rest = left.at(key).Sub(amount);
       if (rest.ok()) left.at(key) = *rest;
     }
-    Record(DeviceOutcome::kSchedulable, c.index, out);
+    RecordAllocatable(DeviceOutcome::kSchedulable, c.index, out);
   }
 }
 

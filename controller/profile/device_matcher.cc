@@ -26,7 +26,7 @@ std::string DeviceName(const dra::Device& device) {
   return absl::StrCat(device.driver(), "/", device.pool(), "/", device.name());
 }
 
-void Record(const SelectorOutcome& outcome, const dra::Device& device, size_t index,
+void RecordMatch(const SelectorOutcome& outcome, const dra::Device& device, size_t index,
             ProfileMatches* out) {
   if (outcome.matched) {
     out->matched[index] = true;
@@ -80,14 +80,14 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
       std::vector<SelectorOutcome> by_class(class_count);
       for (uint32_t c : classes) by_class[c] = memo->ClassOutcome(selectors_id, *profiles[p], c);
       for (size_t d = 0; d < devices.size(); ++d) {
-        Record(by_class[class_of_device[d]], devices[d], d, &results[p]);
+        RecordMatch(by_class[class_of_device[d]], devices[d], d, &results[p]);
       }
     }
   }
   for (size_t p : per_device) {
     const uint32_t selectors_id = memo->SelectorsId(*profiles[p]);
     for (size_t d = 0; d < devices.size(); ++d) {
-      Record(memo->DeviceOutcome(selectors_id, *profiles[p], devices[d]), devices[d], d,
+      RecordMatch(memo->DeviceOutcome(selectors_id, *profiles[p], devices[d]), devices[d], d,
              &results[p]);
     }
   }

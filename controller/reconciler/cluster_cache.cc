@@ -88,7 +88,7 @@ bool NamespaceRelevant(const meta::Namespace* before, const meta::Namespace* aft
          before->terminating != after->terminating;
 }
 
-bool IsManaged(const meta::ObjectMeta& meta) {
+bool IsManagedObject(const meta::ObjectMeta& meta) {
   auto it = meta.labels.find(profile::kManagedByLabel);
   return it != meta.labels.end() && it->second == profile::kManagedByValue;
 }
@@ -98,7 +98,7 @@ bool IsManaged(const meta::ObjectMeta& meta) {
 // updates and deletes of managed objects that keep their labels do not.
 bool OwnedObjectRelevant(const meta::ObjectMeta* before, const meta::ObjectMeta* after) {
   const meta::ObjectMeta* any = after != nullptr ? after : before;
-  if (!IsManaged(*any)) return true;
+  if (!IsManagedObject(*any)) return true;
   if (before != nullptr && after != nullptr) {
     return before->labels.find(profile::kProfileLabel) != before->labels.end() &&
                    after->labels.find(profile::kProfileLabel) != after->labels.end()

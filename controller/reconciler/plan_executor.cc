@@ -11,7 +11,7 @@
 namespace gpuprofile::reconciler {
 namespace {
 
-bool IsManaged(const meta::ObjectMeta& meta) {
+bool IsManagedByOperator(const meta::ObjectMeta& meta) {
   auto managed = meta.labels.find(profile::kManagedByLabel);
   return managed != meta.labels.end() && managed->second == profile::kManagedByValue;
 }
@@ -26,7 +26,7 @@ void NoteExistingTemplate(const Action& action, dra::DraApiVersion version, Clus
   if (foreign == nullptr) return;
   absl::StatusOr<dra::ResourceClaimTemplate> decoded = dra::DecodeResourceClaimTemplate(*existing);
   if (decoded.ok()) {
-    if (!IsManaged(decoded->metadata)) foreign->AddTemplate(*std::move(decoded));
+    if (!IsManagedByOperator(decoded->metadata)) foreign->AddTemplate(*std::move(decoded));
     return;
   }
   // A template the operator cannot even read is certainly not its own.
@@ -45,7 +45,7 @@ void NoteExistingQuota(const Action& action, ClusterWriter* writer, ForeignObjec
   if (foreign == nullptr) return;
   absl::StatusOr<meta::ResourceQuota> decoded = meta::DecodeResourceQuota(*existing);
   if (decoded.ok()) {
-    if (!IsManaged(decoded->metadata)) foreign->AddQuota(*std::move(decoded));
+    if (!IsManagedByOperator(decoded->metadata)) foreign->AddQuota(*std::move(decoded));
     return;
   }
   meta::ResourceQuota opaque;

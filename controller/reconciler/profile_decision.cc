@@ -22,7 +22,8 @@ constexpr absl::Duration kWaitForSync = absl::Seconds(1);
 constexpr absl::Duration kWaitForSnapshot = absl::Milliseconds(50);
 
 template <typename T>
-const T* Find(const std::map<std::string, const T*>& by_profile, const std::string& name) {
+const T* FindProfileEntry(const std::map<std::string, const T*>& by_profile,
+                          const std::string& name) {
   const auto it = by_profile.find(name);
   return it == by_profile.end() ? nullptr : it->second;
 }
@@ -97,7 +98,7 @@ ProfilePlan DecideFromSnapshot(const ProfileObservation& seen) {
   const ProfileObject& object = *seen.object;
   const DesiredSnapshot& snapshot = seen.snapshot;
   const Computed& computed = *snapshot.computed;
-  const profile::ProfileOutcome* outcome = Find(computed.outcome_by_profile, seen.name);
+  const profile::ProfileOutcome* outcome = FindProfileEntry(computed.outcome_by_profile, seen.name);
   // A snapshot without this profile, or computed for another incarnation or generation of it
   // (re-created under the same name, or edited since), must not be applied: its owner references
   // would name the old uid, and the garbage collector would take the objects.
@@ -210,13 +211,13 @@ void ConcludeCleanup(const ProfileObservation& seen, const AppliedChanges& chang
 }  // namespace
 
 const dra::DeviceClass* DesiredClassOf(const Computed& computed, const std::string& name) {
-  return Find(computed.class_by_profile, name);
+  return FindProfileEntry(computed.class_by_profile, name);
 }
 const profile::TemplateSet* DesiredTemplatesOf(const Computed& computed, const std::string& name) {
-  return Find(computed.templates_by_profile, name);
+  return FindProfileEntry(computed.templates_by_profile, name);
 }
 const profile::QuotaSet* DesiredQuotasOf(const Computed& computed, const std::string& name) {
-  return Find(computed.quotas_by_profile, name);
+  return FindProfileEntry(computed.quotas_by_profile, name);
 }
 
 ProfilePlan DecideProfile(const ProfileObservation& seen) {

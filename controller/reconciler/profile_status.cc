@@ -22,7 +22,7 @@ meta::Condition Make(const char* type, meta::ConditionStatus status, const char*
   return c;
 }
 
-meta::Condition* Find(api::GpuProfileStatus* status, const char* type) {
+meta::Condition* FindCondition(api::GpuProfileStatus* status, const char* type) {
   for (meta::Condition& c : status->conditions) {
     if (c.type == type) return &c;
   }
@@ -71,14 +71,14 @@ api::GpuProfileStatus UndecodableStatus(const ProfileObject& object) {
 }
 
 void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* status) {
-  if (meta::Condition* ready = Find(status, meta::kConditionReady)) {
+  if (meta::Condition* ready = FindCondition(status, meta::kConditionReady)) {
     if (ready->status == meta::ConditionStatus::kTrue) {
       ready->status = meta::ConditionStatus::kFalse;
       ready->reason = kReasonProgressing;
       ready->message = message;
     }
   }
-  if (meta::Condition* reconciling = Find(status, meta::kConditionReconciling)) {
+  if (meta::Condition* reconciling = FindCondition(status, meta::kConditionReconciling)) {
     reconciling->status = meta::ConditionStatus::kTrue;
     reconciling->reason = kReasonProgressing;
     reconciling->message = message;
@@ -87,7 +87,7 @@ void ProgressingOverlay(const std::string& message, api::GpuProfileStatus* statu
 
 void NotStoredOverlay(const std::string& message, api::GpuProfileStatus* status) {
   for (const char* type : {meta::kConditionReady, meta::kConditionStalled}) {
-    if (meta::Condition* c = Find(status, type)) {
+    if (meta::Condition* c = FindCondition(status, type)) {
       c->status = type == meta::kConditionReady ? meta::ConditionStatus::kFalse
                                                 : meta::ConditionStatus::kTrue;
       c->reason = profile::kReasonFeatureNotServed;

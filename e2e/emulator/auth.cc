@@ -50,7 +50,7 @@ bool Contains(const nlohmann::json& list, const std::string& value) {
   return false;
 }
 
-std::string Str(const nlohmann::json& object, const char* key) {
+std::string AuthString(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -96,13 +96,13 @@ bool RuleAllows(const nlohmann::json& rule, const RequestAttributes& a) {
 
 bool SubjectMatches(const nlohmann::json& subject, const UserInfo& user,
                     const std::string& binding_ns) {
-  std::string kind = Str(subject, "kind");
-  std::string name = Str(subject, "name");
+  std::string kind = AuthString(subject, "kind");
+  std::string name = AuthString(subject, "name");
   if (kind == "User") return name == user.name;
   if (kind == "Group")
     return std::find(user.groups.begin(), user.groups.end(), name) != user.groups.end();
   if (kind == "ServiceAccount") {
-    std::string ns = Str(subject, "namespace");
+    std::string ns = AuthString(subject, "namespace");
     if (ns.empty()) ns = binding_ns;
     return user.name == absl::StrCat("system:serviceaccount:", ns, ":", name);
   }
@@ -260,7 +260,7 @@ Decision Authorize(const UserInfo& user, const RequestAttributes& a, const RbacO
   for (const RbacObjectPtr& ptr : rbac.cluster_role_bindings) {
     const nlohmann::json& binding = *ptr;
     if (!BindingApplies(binding, user, "")) continue;
-    std::string role_name = Str(binding.value("roleRef", nlohmann::json::object()), "name");
+    std::string role_name = AuthString(binding.value("roleRef", nlohmann::json::object()), "name");
     const nlohmann::json* role = FindRole(rbac.cluster_roles, "", role_name);
     if (!role) {
       errors.push_back(
@@ -274,8 +274,8 @@ Decision Authorize(const UserInfo& user, const RequestAttributes& a, const RbacO
       const nlohmann::json& binding = *ptr;
       if (NamespaceOf(binding) != a.ns || !BindingApplies(binding, user, a.ns)) continue;
       nlohmann::json ref = binding.value("roleRef", nlohmann::json::object());
-      std::string kind = Str(ref, "kind");
-      std::string role_name = Str(ref, "name");
+      std::string kind = AuthString(ref, "kind");
+      std::string role_name = AuthString(ref, "name");
       const nlohmann::json* role = kind == "ClusterRole"
                                        ? FindRole(rbac.cluster_roles, "", role_name)
                                        : FindRole(rbac.roles, a.ns, role_name);

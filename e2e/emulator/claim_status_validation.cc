@@ -39,40 +39,41 @@ constexpr size_t kMaxDriverName = 63;
 constexpr size_t kMaxConditionReason = 1024;
 constexpr size_t kMaxConditionMessage = 32 * 1024;
 
-const json* Field(const json& o, const char* key) {
+const json* StatusField(const json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
-json* Field(json& o, const char* key) {
+json* StatusField(json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
-std::string Text(const json& o, const char* key) {
-  const json* f = Field(o, key);
+std::string StatusText(const json& o, const char* key) {
+  const json* f = StatusField(o, key);
   return f && f->is_string() ? f->get<std::string>() : std::string();
 }
 // A list field: empty when absent, null or not a list.
-const json& List(const json& o, const char* key) {
+const json& StatusList(const json& o, const char* key) {
   static const json kEmpty = json::array();
-  const json* f = Field(o, key);
+  const json* f = StatusField(o, key);
   return f && f->is_array() ? *f : kEmpty;
 }
 const json* Allocation(const json& claim) {
-  const json* status = Field(claim, "status");
-  return status ? Field(*status, "allocation") : nullptr;
+  const json* status = StatusField(claim, "status");
+  return status ? StatusField(*status, "allocation") : nullptr;
 }
 const json& Results(const json* allocation) {
   static const json kEmpty = json::array();
-  const json* devices = allocation ? Field(*allocation, "devices") : nullptr;
-  return devices ? List(*devices, "results") : kEmpty;
+  const json* devices = allocation ? StatusField(*allocation, "devices") : nullptr;
+  return devices ? StatusList(*devices, "results") : kEmpty;
 }
 
 // structured.SharedDeviceID's String(): driver/pool/device[/shareID].
 std::string DeviceId(const json& d, bool with_share) {
-  std::string id = absl::StrCat(Text(d, "driver"), "/", Text(d, "pool"), "/", Text(d, "device"));
-  if (with_share && Field(d, "shareID")) absl::StrAppend(&id, "/", Text(d, "shareID"));
+  std::string id = absl::StrCat(StatusText(d, "driver"), "/", StatusText(d, "pool"), "/",
+                                StatusText(d, "device"));
+  if (with_share && StatusField(d, "shareID")) absl::StrAppend(&id, "/", StatusText(d, "shareID"));
   return id;
 }
 
@@ -113,42 +114,42 @@ using RequestNames = std::map<std::string, std::set<std::string>>;
 
 RequestNames GatherRequestNames(const json& claim) {
   RequestNames names;
-  const json* spec = Field(claim, "spec");
-  const json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const json* spec = StatusField(claim, "spec");
+  const json* devices = spec ? StatusField(*spec, "devices") : nullptr;
   if (!devices) return names;
-  for (const json& r : List(*devices, "requests")) {
-    std::set<std::string>& subs = names[Text(r, "name")];
-    for (const json& s : List(r, "firstAvailable")) subs.insert(Text(s, "name"));
+  for (const json& r : StatusList(*devices, "requests")) {
+    std::set<std::string>& subs = names[StatusText(r, "name")];
+    for (const json& s : StatusList(r, "firstAvailable")) subs.insert(StatusText(s, "name"));
   }
   return names;
 }
 
-class Validator {
+class StatusValidator {
  public:
-  Validator(Rules rules, RequestNames names) : rules_(rules), names_(std::move(names)) {}
+  StatusValidator(Rules rules, RequestNames names) : rules_(rules), names_(std::move(names)) {}
 
   std::vector<StatusCause> Take() { return std::move(causes_); }
 
   // validateResourceClaimStatusUpdate.
   void Status(const json& claim, const json& old) {
     static const json kNone = json::object();
-    const json* status = Field(claim, "status");
+    const json* status = StatusField(claim, "status");
     const json& s = status ? *status : kNone;
-    const json* old_status = Field(old, "status");
+    const json* old_status = StatusField(old, "status");
     const json& os = old_status ? *old_status : kNone;
-    const json& reserved = List(s, "reservedFor");
-    const json* allocation = Field(s, "allocation");
-    const json* old_allocation = Field(os, "allocation");
+    const json& reserved = StatusList(s, "reservedFor");
+    const json* allocation = StatusField(s, "allocation");
+    const json* old_allocation = StatusField(os, "allocation");
 
     Set(
         reserved, rules_.max_reserved_for(), "status.reservedFor",
         [&](const json& ref, const std::string& p) { UserReference(ref, p); },
-        [](const json& ref) { return json(Text(ref, "uid")); }, "uid", false);
+        [](const json& ref) { return json(StatusText(ref, "uid")); }, "uid", false);
 
     std::set<std::string> allocated;
     for (const json& r : Results(allocation)) allocated.insert(DeviceId(r, rules_.share_ids()));
     Set(
-        List(s, "devices"), -1, "status.devices",
+        StatusList(s, "devices"), -1, "status.devices",
         [&](const json& d, const std::string& p) { DeviceStatus(d, p, allocated); },
         [&](const json& d) { return json(DeviceId(d, rules_.share_ids())); }, "deviceID", true);
 
@@ -156,10 +157,11 @@ class Validator {
       if (!allocation) {
         causes_.push_back(FieldForbidden("status.reservedFor",
                                          "may not be specified when `allocated` is not set"));
-      } else if (Field(old, "metadata") && Field(old["metadata"], "deletionTimestamp")) {
+      } else if (StatusField(old, "metadata") &&
+                 StatusField(old["metadata"], "deletionTimestamp")) {
         // Entries may be removed while the claim is being deleted, not added.
         std::set<std::string> before;
-        for (const json& ref : List(os, "reservedFor")) before.insert(ref.dump());
+        for (const json& ref : StatusList(os, "reservedFor")) before.insert(ref.dump());
         for (const json& ref : reserved) {
           if (!before.count(ref.dump())) {
             causes_.push_back(FieldForbidden("status.reservedFor",
@@ -231,7 +233,7 @@ class Validator {
 
   void UserReference(const json& ref, const std::string& p) {
     for (const char* k : {"resource", "name", "uid"}) {
-      if (Text(ref, k).empty()) causes_.push_back(FieldRequired(absl::StrCat(p, ".", k)));
+      if (StatusText(ref, k).empty()) causes_.push_back(FieldRequired(absl::StrCat(p, ".", k)));
     }
   }
 
@@ -339,45 +341,45 @@ class Validator {
 
   // validateAllocationResult.
   void AllocationResult(const json& allocation, const std::string& path) {
-    const json* devices = Field(allocation, "devices");
+    const json* devices = StatusField(allocation, "devices");
     static const json kNone = json::object();
     const json& d = devices ? *devices : kNone;
     const std::string dp = path + ".devices";
-    Slice(List(d, "results"), kMaxResults, dp + ".results",
+    Slice(StatusList(d, "results"), kMaxResults, dp + ".results",
           [&](const json& r, const std::string& p) { RequestResult(r, p); });
-    Slice(List(d, "config"), kMaxAllocationConfigs, dp + ".config",
+    Slice(StatusList(d, "config"), kMaxAllocationConfigs, dp + ".config",
           [&](const json& c, const std::string& p) { AllocationConfig(c, p); });
-    if (const json* selector = Field(allocation, "nodeSelector")) {
+    if (const json* selector = StatusField(allocation, "nodeSelector")) {
       NodeSelector(*selector, path + ".nodeSelector");
     }
   }
 
   // validateDeviceRequestAllocationResult.
   void RequestResult(const json& r, const std::string& p) {
-    RequestRef(Text(r, "request"), p + ".request");
-    DriverName(Text(r, "driver"), p + ".driver");
-    PoolName(Text(r, "pool"), p + ".pool");
-    DnsLabel(Text(r, "device"), p + ".device");
+    RequestRef(StatusText(r, "request"), p + ".request");
+    DriverName(StatusText(r, "driver"), p + ".driver");
+    PoolName(StatusText(r, "pool"), p + ".pool");
+    DnsLabel(StatusText(r, "device"), p + ".device");
     if (rules_.binding_conditions()) BindingConditions(r, p);
-    const json& tolerations = List(r, "tolerations");
+    const json& tolerations = StatusList(r, "tolerations");
     for (size_t i = 0; rules_.validates_result_tolerations() && i < tolerations.size(); ++i) {
       Toleration(tolerations[i], absl::StrCat(p, ".tolerations[", i, "]"));
     }
-    if (rules_.validates_share_id() && Field(r, "shareID")) {
-      Uid(Text(r, "shareID"), p + ".shareID");
+    if (rules_.validates_share_id() && StatusField(r, "shareID")) {
+      Uid(StatusText(r, "shareID"), p + ".shareID");
     }
   }
 
   // validateDeviceToleration (1.37: effects NoExecute, NoSchedule, None).
   void Toleration(const json& t, const std::string& p) {
-    const std::string key = Text(t, "key");
+    const std::string key = StatusText(t, "key");
     if (!key.empty()) {
       for (const std::string& m : QualifiedNameErrors(key)) {
         causes_.push_back(FieldInvalid(p + ".key", key, m));
       }
     }
-    const std::string op = Text(t, "operator");
-    const std::string value = Text(t, "value");
+    const std::string op = StatusText(t, "operator");
+    const std::string value = StatusText(t, "value");
     if (op == "Exists") {
       if (!value.empty()) {
         causes_.push_back(FieldInvalid(p + ".value", value, "must be empty for operator `Exists`"));
@@ -391,7 +393,7 @@ class Validator {
     } else {
       causes_.push_back(FieldNotSupported(p + ".operator", op, {"Equal", "Exists"}));
     }
-    const std::string effect = Text(t, "effect");
+    const std::string effect = StatusText(t, "effect");
     if (!effect.empty() && effect != "NoExecute" && effect != "NoSchedule" && effect != "None") {
       causes_.push_back(
           FieldNotSupported(p + ".effect", effect, {"NoExecute", "NoSchedule", "None"}));
@@ -400,8 +402,8 @@ class Validator {
 
   // validateDeviceBindingParameters.
   void BindingConditions(const json& r, const std::string& p) {
-    const json& conditions = List(r, "bindingConditions");
-    const json& failures = List(r, "bindingFailureConditions");
+    const json& conditions = StatusList(r, "bindingConditions");
+    const json& failures = StatusList(r, "bindingFailureConditions");
     auto label_names = [&](const json& list, size_t max, const std::string& lp) {
       Slice(list, static_cast<long>(max), lp, [&](const json& v, const std::string& ip) {
         std::string name = v.is_string() ? v.get<std::string>() : "";
@@ -433,15 +435,16 @@ class Validator {
     }
     // field.Invalid prints the empty []string with %#v.
     if (conditions.empty() && !failures.empty()) {
-      causes_.push_back(InvalidText(p + ".bindingConditions",
-                                    Field(r, "bindingConditions") ? "[]string{}" : "[]string(nil)",
-                                    "bindingConditions are required to use "
-                                    "bindingFailureConditions"));
+      causes_.push_back(
+          InvalidText(p + ".bindingConditions",
+                      StatusField(r, "bindingConditions") ? "[]string{}" : "[]string(nil)",
+                      "bindingConditions are required to use "
+                      "bindingFailureConditions"));
     }
     if (failures.empty() && !conditions.empty()) {
       causes_.push_back(
           InvalidText(p + ".bindingFailureConditions",
-                      Field(r, "bindingFailureConditions") ? "[]string{}" : "[]string(nil)",
+                      StatusField(r, "bindingFailureConditions") ? "[]string{}" : "[]string(nil)",
                       "bindingFailureConditions are required to use "
                       "bindingConditions"));
     }
@@ -449,42 +452,42 @@ class Validator {
 
   // validateDeviceAllocationConfiguration.
   void AllocationConfig(const json& c, const std::string& p) {
-    const std::string source = Text(c, "source");
+    const std::string source = StatusText(c, "source");
     if (source.empty()) {
       causes_.push_back(FieldRequired(p + ".source"));
     } else if (source != "FromClaim" && source != "FromClass") {
       causes_.push_back(FieldNotSupported(p + ".source", source, {"FromClaim", "FromClass"}));
     }
     Set(
-        List(c, "requests"), kMaxConfigRequests, p + ".requests",
+        StatusList(c, "requests"), kMaxConfigRequests, p + ".requests",
         [&](const json& name, const std::string& ip) {
           RequestRef(name.is_string() ? name.get<std::string>() : "", ip);
         },
         [](const json& name) { return name; }, "", false);
-    const json* opaque = Field(c, "opaque");
+    const json* opaque = StatusField(c, "opaque");
     if (!opaque) {
       causes_.push_back(FieldRequired(p + ".opaque"));
       return;
     }
-    DriverName(Text(*opaque, "driver"), p + ".opaque.driver");
-    RawObject(Field(*opaque, "parameters"), p + ".opaque.parameters", kMaxOpaqueParameters);
+    DriverName(StatusText(*opaque, "driver"), p + ".opaque.driver");
+    RawObject(StatusField(*opaque, "parameters"), p + ".opaque.parameters", kMaxOpaqueParameters);
   }
 
   // corevalidation.ValidateNodeSelector (allowInvalidLabelValueInRequiredNodeAffinity false).
   void NodeSelector(const json& selector, const std::string& path) {
     const std::string tp = path + ".nodeSelectorTerms";
-    const json& terms = List(selector, "nodeSelectorTerms");
+    const json& terms = StatusList(selector, "nodeSelectorTerms");
     if (terms.empty()) {
       causes_.push_back(FieldRequired(tp, "must have at least one node selector term"));
       return;
     }
     for (size_t i = 0; i < terms.size(); ++i) {
       const std::string p = absl::StrCat(tp, "[", i, "]");
-      const json& expressions = List(terms[i], "matchExpressions");
+      const json& expressions = StatusList(terms[i], "matchExpressions");
       for (size_t j = 0; j < expressions.size(); ++j) {
         LabelRequirement(expressions[j], absl::StrCat(p, ".matchExpressions[", j, "]"));
       }
-      const json& fields = List(terms[i], "matchFields");
+      const json& fields = StatusList(terms[i], "matchFields");
       for (size_t j = 0; j < fields.size(); ++j) {
         FieldRequirement(fields[j], absl::StrCat(p, ".matchFields[", j, "]"));
       }
@@ -493,8 +496,8 @@ class Validator {
 
   // ValidateNodeSelectorRequirement.
   void LabelRequirement(const json& rq, const std::string& p) {
-    const std::string op = Text(rq, "operator");
-    const json& values = List(rq, "values");
+    const std::string op = StatusText(rq, "operator");
+    const json& values = StatusList(rq, "values");
     if (op == "In" || op == "NotIn") {
       if (values.empty()) {
         causes_.push_back(
@@ -513,7 +516,7 @@ class Validator {
     } else {
       causes_.push_back(FieldInvalid(p + ".operator", op, "not a valid selector operator"));
     }
-    const std::string key = Text(rq, "key");
+    const std::string key = StatusText(rq, "key");
     for (const std::string& m : QualifiedNameErrors(key)) {
       causes_.push_back(FieldInvalid(p + ".key", key, m));
     }
@@ -527,8 +530,8 @@ class Validator {
 
   // ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and one value.
   void FieldRequirement(const json& rq, const std::string& p) {
-    const std::string op = Text(rq, "operator");
-    const json& values = List(rq, "values");
+    const std::string op = StatusText(rq, "operator");
+    const json& values = StatusList(rq, "values");
     if (op == "In" || op == "NotIn") {
       if (values.size() != 1) {
         causes_.push_back(FieldRequired(
@@ -538,7 +541,7 @@ class Validator {
     } else {
       causes_.push_back(FieldInvalid(p + ".operator", op, "not a valid selector operator"));
     }
-    const std::string key = Text(rq, "key");
+    const std::string key = StatusText(rq, "key");
     if (key != "metadata.name") {
       causes_.push_back(FieldInvalid(p + ".key", key, "not a valid field selector key"));
       return;
@@ -553,33 +556,33 @@ class Validator {
 
   // validateDeviceStatus.
   void DeviceStatus(const json& d, const std::string& p, const std::set<std::string>& allocated) {
-    DriverName(Text(d, "driver"), p + ".driver");
-    PoolName(Text(d, "pool"), p + ".pool");
-    DnsLabel(Text(d, "device"), p + ".device");
-    if (rules_.validates_share_id() && Field(d, "shareID")) {
-      Uid(Text(d, "shareID"), p + ".shareID");
+    DriverName(StatusText(d, "driver"), p + ".driver");
+    PoolName(StatusText(d, "pool"), p + ".pool");
+    DnsLabel(StatusText(d, "device"), p + ".device");
+    if (rules_.validates_share_id() && StatusField(d, "shareID")) {
+      Uid(StatusText(d, "shareID"), p + ".shareID");
     }
     const std::string id = DeviceId(d, rules_.share_ids());
     if (!allocated.count(id)) {
       causes_.push_back(InvalidText(p, id, "must be an allocated device in the claim"));
     }
-    const json& conditions = List(d, "conditions");
+    const json& conditions = StatusList(d, "conditions");
     if (conditions.size() > kMaxDeviceConditions) {
       causes_.push_back(FieldTooMany(p + ".conditions", conditions.size(), kMaxDeviceConditions));
     }
     Conditions(conditions, p + ".conditions");
-    if (const json* data = Field(d, "data")) RawObject(data, p + ".data", kMaxDeviceData);
-    if (const json* network = Field(d, "networkData")) {
+    if (const json* data = StatusField(d, "data")) RawObject(data, p + ".data", kMaxDeviceData);
+    if (const json* network = StatusField(d, "networkData")) {
       const std::string np = p + ".networkData";
-      if (Text(*network, "interfaceName").size() > kMaxInterfaceName) {
+      if (StatusText(*network, "interfaceName").size() > kMaxInterfaceName) {
         causes_.push_back(FieldTooLong(np + ".interfaceName", kMaxInterfaceName));
       }
-      if (Text(*network, "hardwareAddress").size() > kMaxHardwareAddress) {
+      if (StatusText(*network, "hardwareAddress").size() > kMaxHardwareAddress) {
         causes_.push_back(FieldTooLong(np + ".hardwareAddress", kMaxHardwareAddress));
       }
       // The addresses' format (IsValidInterfaceAddress) is not checked: README.
       Set(
-          List(*network, "ips"), kMaxIps, np + ".ips", [](const json&, const std::string&) {},
+          StatusList(*network, "ips"), kMaxIps, np + ".ips", [](const json&, const std::string&) {},
           [](const json& ip) { return ip; }, "", false);
     }
   }
@@ -590,24 +593,24 @@ class Validator {
     for (size_t i = 0; i < conditions.size(); ++i) {
       const json& c = conditions[i];
       const std::string p = absl::StrCat(path, "[", i, "]");
-      const std::string type = Text(c, "type");
+      const std::string type = StatusText(c, "type");
       if (!types.insert(type).second) causes_.push_back(FieldDuplicate(p + ".type", type));
       for (const std::string& m : QualifiedNameErrors(type)) {
         causes_.push_back(FieldInvalid(p + ".type", type, m));
       }
-      const std::string status = Text(c, "status");
+      const std::string status = StatusText(c, "status");
       if (status != "True" && status != "False" && status != "Unknown") {
         causes_.push_back(FieldNotSupported(p + ".status", status, {"False", "True", "Unknown"}));
       }
-      if (const json* g = Field(c, "observedGeneration");
+      if (const json* g = StatusField(c, "observedGeneration");
           g && g->is_number_integer() && g->get<int64_t>() < 0) {
         causes_.push_back(
             FieldInvalid(p + ".observedGeneration", *g, "must be greater than or equal to zero"));
       }
-      if (Text(c, "lastTransitionTime").empty()) {
+      if (StatusText(c, "lastTransitionTime").empty()) {
         causes_.push_back(FieldRequired(p + ".lastTransitionTime", "must be set"));
       }
-      const std::string reason = Text(c, "reason");
+      const std::string reason = StatusText(c, "reason");
       if (reason.empty()) {
         causes_.push_back(FieldRequired(p + ".reason", "must be set"));
       } else {
@@ -624,7 +627,7 @@ class Validator {
           causes_.push_back(FieldTooLong(p + ".reason", kMaxConditionReason));
         }
       }
-      if (Text(c, "message").size() > kMaxConditionMessage) {
+      if (StatusText(c, "message").size() > kMaxConditionMessage) {
         causes_.push_back(FieldTooLong(p + ".message", kMaxConditionMessage));
       }
     }
@@ -649,29 +652,31 @@ class Validator {
 // (resourceclaimspec.DRAConsumableCapacityFeatureInUse): request capacities or a
 // distinctAttribute constraint.
 bool SpecUsesConsumableCapacity(const json& claim) {
-  const json* spec = Field(claim, "spec");
-  const json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const json* spec = StatusField(claim, "spec");
+  const json* devices = spec ? StatusField(*spec, "devices") : nullptr;
   if (!devices) return false;
-  for (const json& r : List(*devices, "requests")) {
-    if (const json* exactly = Field(r, "exactly"); exactly && Field(*exactly, "capacity")) {
+  for (const json& r : StatusList(*devices, "requests")) {
+    if (const json* exactly = StatusField(r, "exactly");
+        exactly && StatusField(*exactly, "capacity")) {
       return true;
     }
-    for (const json& s : List(r, "firstAvailable")) {
-      if (Field(s, "capacity")) return true;
+    for (const json& s : StatusList(r, "firstAvailable")) {
+      if (StatusField(s, "capacity")) return true;
     }
   }
-  for (const json& c : List(*devices, "constraints")) {
-    if (Field(c, "distinctAttribute")) return true;
+  for (const json& c : StatusList(*devices, "constraints")) {
+    if (StatusField(c, "distinctAttribute")) return true;
   }
   return false;
 }
 
 bool SpecUsesAdminAccess(const json& claim) {
-  const json* spec = Field(claim, "spec");
-  const json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const json* spec = StatusField(claim, "spec");
+  const json* devices = spec ? StatusField(*spec, "devices") : nullptr;
   if (!devices) return false;
-  for (const json& r : List(*devices, "requests")) {
-    if (const json* exactly = Field(r, "exactly"); exactly && Field(*exactly, "adminAccess")) {
+  for (const json& r : StatusList(*devices, "requests")) {
+    if (const json* exactly = StatusField(r, "exactly");
+        exactly && StatusField(*exactly, "adminAccess")) {
       return true;
     }
   }
@@ -688,8 +693,8 @@ bool AnyResult(const json& claim, Pred pred) {
 
 const json& StatusDevices(const json& claim) {
   static const json kEmpty = json::array();
-  const json* status = Field(claim, "status");
-  return status ? List(*status, "devices") : kEmpty;
+  const json* status = StatusField(claim, "status");
+  return status ? StatusList(*status, "devices") : kEmpty;
 }
 
 }  // namespace
@@ -697,7 +702,7 @@ const json& StatusDevices(const json& claim) {
 std::vector<std::string> UnknownClaimStatusFields(const KubeVersion& kube, const json& claim) {
   std::vector<std::string> out;
   const json* allocation = Allocation(claim);
-  if (allocation && kube.minor < 34 && Field(*allocation, "allocationTimestamp")) {
+  if (allocation && kube.minor < 34 && StatusField(*allocation, "allocationTimestamp")) {
     out.push_back("status.allocation.allocationTimestamp");
   }
   const json& results = Results(allocation);
@@ -726,13 +731,13 @@ std::vector<std::string> UnknownClaimStatusFields(const KubeVersion& kube, const
 
 void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json& claim,
                         const json& old) {
-  json* status = Field(claim, "status");
+  json* status = StatusField(claim, "status");
   if (!status || !status->is_object()) return;
   // Decoding: what the release's types do not have.
   auto erase_in_results = [&](std::initializer_list<const char*> keys) {
-    json* allocation = Field(*status, "allocation");
-    json* devices = allocation ? Field(*allocation, "devices") : nullptr;
-    json* results = devices ? Field(*devices, "results") : nullptr;
+    json* allocation = StatusField(*status, "allocation");
+    json* devices = allocation ? StatusField(*allocation, "devices") : nullptr;
+    json* results = devices ? StatusField(*devices, "results") : nullptr;
     if (!results || !results->is_array()) return;
     for (json& r : *results) {
       if (!r.is_object()) continue;
@@ -740,7 +745,7 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
     }
   };
   auto erase_in_devices = [&](const char* key) {
-    json* devices = Field(*status, "devices");
+    json* devices = StatusField(*status, "devices");
     if (!devices || !devices->is_array()) return;
     for (json& d : *devices) {
       if (d.is_object()) d.erase(key);
@@ -751,7 +756,8 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
     erase_in_results(
         {"bindingConditions", "bindingFailureConditions", "consumedCapacity", "shareID"});
     erase_in_devices("shareID");
-    if (json* allocation = Field(*status, "allocation"); allocation && allocation->is_object()) {
+    if (json* allocation = StatusField(*status, "allocation");
+        allocation && allocation->is_object()) {
       allocation->erase("allocationTimestamp");
     }
   }
@@ -761,21 +767,23 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
   const bool devices_in_use = !StatusDevices(old).empty();
   if (!gates.Enabled(kDRAResourceClaimDeviceStatus) && !devices_in_use) status->erase("devices");
   const bool admin_in_use = SpecUsesAdminAccess(old) || AnyResult(old, [](const json& r) {
-                              return Field(r, "adminAccess") != nullptr;
+                              return StatusField(r, "adminAccess") != nullptr;
                             });
   if (!gates.Enabled(kDRAAdminAccess) && !admin_in_use) erase_in_results({"adminAccess"});
   const bool capacity_in_use =
       SpecUsesConsumableCapacity(old) ||
-      AnyResult(
-          old, [](const json& r) { return Field(r, "shareID") || Field(r, "consumedCapacity"); }) ||
+      AnyResult(old,
+                [](const json& r) {
+                  return StatusField(r, "shareID") || StatusField(r, "consumedCapacity");
+                }) ||
       std::any_of(StatusDevices(old).begin(), StatusDevices(old).end(),
-                  [](const json& d) { return Field(d, "shareID") != nullptr; });
+                  [](const json& d) { return StatusField(d, "shareID") != nullptr; });
   if (!gates.Enabled(kDRAConsumableCapacity) && !capacity_in_use) {
     erase_in_results({"shareID", "consumedCapacity"});
     erase_in_devices("shareID");
   }
   const bool binding_in_use = AnyResult(old, [](const json& r) {
-    return Field(r, "bindingConditions") || Field(r, "bindingFailureConditions");
+    return StatusField(r, "bindingConditions") || StatusField(r, "bindingFailureConditions");
   });
   if (!gates.Enabled(kDRADeviceBindingConditions) && !binding_in_use) {
     erase_in_results({"bindingConditions", "bindingFailureConditions"});
@@ -783,12 +791,13 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
 
   // dropDeallocatedStatusDevices: the status of devices the new allocation no longer has.
   if (!gates.Enabled(kDRAResourceClaimDeviceStatus) && !devices_in_use) return;
-  json* devices = Field(*status, "devices");
+  json* devices = StatusField(*status, "devices");
   if (!devices || !devices->is_array()) return;
   const bool share = kube.minor >= 34;
   std::set<std::string> deallocated;
   for (const json& r : Results(Allocation(old))) deallocated.insert(DeviceId(r, share));
-  for (const json& r : Results(Field(*status, "allocation"))) deallocated.erase(DeviceId(r, share));
+  for (const json& r : Results(StatusField(*status, "allocation")))
+    deallocated.erase(DeviceId(r, share));
   json kept = json::array();
   for (json& d : *devices) {
     if (!deallocated.count(DeviceId(d, share))) kept.push_back(std::move(d));
@@ -802,7 +811,7 @@ void PrepareClaimStatus(const KubeVersion& kube, const FeatureGates& gates, json
 
 std::vector<StatusCause> ValidateClaimStatus(const KubeVersion& kube, const json& claim,
                                              const json& old) {
-  Validator v(Rules{kube.minor}, GatherRequestNames(claim));
+  StatusValidator v(Rules{kube.minor}, GatherRequestNames(claim));
   v.Status(claim, old);
   return v.Take();
 }
@@ -829,7 +838,7 @@ std::optional<HttpResponse> AdmitClaimStatus(const KubeVersion& kube, const Feat
   std::vector<StatusCause> causes = ValidateClaimStatus(kube, claim, old);
   if (causes.empty()) return std::nullopt;
   std::string name;
-  if (const json* m = Field(claim, "metadata")) name = Text(*m, "name");
+  if (const json* m = StatusField(claim, "metadata")) name = StatusText(*m, "name");
   return WithWarnings(
       ErrorResponse(Invalid("ResourceClaim", "resource.k8s.io", name, std::move(causes))),
       warnings);

@@ -240,20 +240,20 @@ class ProtoWriter {
   std::string out_;
 };
 
-std::string Str(const nlohmann::json& o, const char* key) {
+std::string DiscoveryString(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 ProtoWriter EncodeOperation(const nlohmann::json& op) {
   ProtoWriter w;
-  w.String(5, Str(op, "operationId"));  // operation_id
+  w.String(5, DiscoveryString(op, "operationId"));  // operation_id
   for (const nlohmann::json& p : op.value("parameters", nlohmann::json::array())) {
     ProtoWriter query;  // QueryParameterSubSchema
-    query.String(2, Str(p, "in"));
-    query.String(3, Str(p, "description"));
-    query.String(4, Str(p, "name"));
-    query.String(6, Str(p, "type"));
+    query.String(2, DiscoveryString(p, "in"));
+    query.String(3, DiscoveryString(p, "description"));
+    query.String(4, DiscoveryString(p, "name"));
+    query.String(6, DiscoveryString(p, "type"));
     if (p.value("uniqueItems", false)) query.Bool(20, true);
     ProtoWriter non_body;  // NonBodyParameter.query_parameter_sub_schema
     non_body.Message(3, query);
@@ -266,7 +266,7 @@ ProtoWriter EncodeOperation(const nlohmann::json& op) {
   ProtoWriter responses;
   for (auto& [code, response] : op["responses"].items()) {
     ProtoWriter r;  // Response.description
-    r.String(1, Str(response, "description"));
+    r.String(1, DiscoveryString(response, "description"));
     ProtoWriter value;  // ResponseValue.response
     value.Message(1, r);
     ProtoWriter named;  // NamedResponseValue
@@ -289,10 +289,10 @@ ProtoWriter EncodeOperation(const nlohmann::json& op) {
 
 std::string EncodeOpenApiV2(const nlohmann::json& doc) {
   ProtoWriter w;
-  w.String(1, Str(doc, "swagger"));
+  w.String(1, DiscoveryString(doc, "swagger"));
   ProtoWriter info;
-  info.String(1, Str(doc["info"], "title"));
-  info.String(2, Str(doc["info"], "version"));
+  info.String(1, DiscoveryString(doc["info"], "title"));
+  info.String(2, DiscoveryString(doc["info"], "version"));
   w.Message(2, info);
   ProtoWriter paths;
   for (auto& [path, item] : doc["paths"].items()) {

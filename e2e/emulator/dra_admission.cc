@@ -38,26 +38,26 @@ constexpr const char* kListKinds[] = {"bools", "ints", "strings", "versions"};
 constexpr size_t kMaxExpressionLength = 10 * 1024;
 constexpr size_t kMaxParametersSize = 10 * 1024;
 
-nlohmann::json* Field(nlohmann::json& o, const char* key) {
+nlohmann::json* AdmissionField(nlohmann::json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() ? nullptr : &*it;
 }
-const nlohmann::json* Field(const nlohmann::json& o, const char* key) {
+const nlohmann::json* AdmissionField(const nlohmann::json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() ? nullptr : &*it;
 }
 
 const nlohmann::json* ClaimSpecOf(const ResourceType& type, const nlohmann::json& object) {
-  const nlohmann::json* spec = Field(object, "spec");
+  const nlohmann::json* spec = AdmissionField(object, "spec");
   if (!spec) return nullptr;
-  return type.resource == "resourceclaimtemplates" ? Field(*spec, "spec") : spec;
+  return type.resource == "resourceclaimtemplates" ? AdmissionField(*spec, "spec") : spec;
 }
 nlohmann::json* ClaimSpecOf(const ResourceType& type, nlohmann::json& object) {
-  nlohmann::json* spec = Field(object, "spec");
+  nlohmann::json* spec = AdmissionField(object, "spec");
   if (!spec) return nullptr;
-  return type.resource == "resourceclaimtemplates" ? Field(*spec, "spec") : spec;
+  return type.resource == "resourceclaimtemplates" ? AdmissionField(*spec, "spec") : spec;
 }
 
 // Which gated request fields the write loses: a gate's fields go unless the gate is on or the
@@ -70,23 +70,23 @@ struct RequestDrops {
 
 void DefaultExact(nlohmann::json& request, const RequestDrops& drops) {
   if (!request.is_object()) return;
-  const nlohmann::json* mode = Field(request, "allocationMode");
+  const nlohmann::json* mode = AdmissionField(request, "allocationMode");
   if (!mode || (mode->is_string() && mode->get<std::string>().empty())) {
     request["allocationMode"] = "ExactCount";
   }
   if (request["allocationMode"] == "ExactCount") {
-    const nlohmann::json* count = Field(request, "count");
+    const nlohmann::json* count = AdmissionField(request, "count");
     if (!count || (count->is_number() && count->get<double>() == 0)) request["count"] = 1;
   }
   if (drops.admin_access) request.erase("adminAccess");
   if (drops.tolerations) request.erase("tolerations");
   if (drops.capacity) request.erase("capacity");
   // The generated defaulter of every served version: a toleration's operator is Equal.
-  if (nlohmann::json* tolerations = Field(request, "tolerations");
+  if (nlohmann::json* tolerations = AdmissionField(request, "tolerations");
       tolerations && tolerations->is_array()) {
     for (nlohmann::json& t : *tolerations) {
       if (!t.is_object()) continue;
-      const nlohmann::json* op = Field(t, "operator");
+      const nlohmann::json* op = AdmissionField(t, "operator");
       if (!op || op->is_null() || (op->is_string() && op->get<std::string>().empty())) {
         t["operator"] = "Equal";
       }
@@ -100,19 +100,19 @@ bool UsesField(const nlohmann::json* old, const std::string& needle) {
 
 // Set: present and not null (a pointer field in the Go types).
 bool Present(const nlohmann::json& o, const char* key) {
-  const nlohmann::json* f = Field(o, key);
+  const nlohmann::json* f = AdmissionField(o, key);
   return f && !f->is_null();
 }
 // A list or map field with at least one entry.
 bool NonEmpty(const nlohmann::json& o, const char* key) {
-  const nlohmann::json* f = Field(o, key);
+  const nlohmann::json* f = AdmissionField(o, key);
   return f && (f->is_array() || f->is_object()) && !f->empty();
 }
 
 template <typename Pred>
 bool AnyDevice(const nlohmann::json* slice, Pred pred) {
-  const nlohmann::json* spec = slice ? Field(*slice, "spec") : nullptr;
-  const nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
+  const nlohmann::json* spec = slice ? AdmissionField(*slice, "spec") : nullptr;
+  const nlohmann::json* devices = spec ? AdmissionField(*spec, "devices") : nullptr;
   if (!devices || !devices->is_array()) return false;
   for (const nlohmann::json& d : *devices) {
     if (d.is_object() && pred(d)) return true;
@@ -121,7 +121,7 @@ bool AnyDevice(const nlohmann::json* slice, Pred pred) {
 }
 
 bool HasListAttribute(const nlohmann::json& device) {
-  const nlohmann::json* attributes = Field(device, "attributes");
+  const nlohmann::json* attributes = AdmissionField(device, "attributes");
   if (!attributes || !attributes->is_object()) return false;
   for (const auto& [key, value] : attributes->items()) {
     for (const char* kind : kListKinds) {
@@ -141,7 +141,7 @@ bool UsesBindingConditions(const nlohmann::json& d) {
 }
 bool UsesConsumableCapacity(const nlohmann::json& d) {
   if (Present(d, "allowMultipleAllocations")) return true;
-  const nlohmann::json* capacity = Field(d, "capacity");
+  const nlohmann::json* capacity = AdmissionField(d, "capacity");
   if (!capacity || !capacity->is_object()) return false;
   for (const auto& [key, value] : capacity->items()) {
     if (Present(value, "requestPolicy")) return true;
@@ -155,9 +155,9 @@ bool UsesConsumableCapacity(const nlohmann::json& d) {
 // value must be specified"), as kube-apiserver does.
 void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
                              const nlohmann::json* old) {
-  nlohmann::json* spec = Field(object, "spec");
+  nlohmann::json* spec = AdmissionField(object, "spec");
   if (!spec || !spec->is_object()) return;
-  const nlohmann::json* old_spec = old ? Field(*old, "spec") : nullptr;
+  const nlohmann::json* old_spec = old ? AdmissionField(*old, "spec") : nullptr;
   const bool drop_taints = !gates.Enabled(kDRADeviceTaints) && !AnyDevice(old, HasTaints);
   const bool drop_partitionable = !gates.Enabled(kDRAPartitionableDevices) &&
                                   !(old_spec && (NonEmpty(*old_spec, "sharedCounters") ||
@@ -184,7 +184,7 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
   if (!(old_spec && Present(*old_spec, "partitionTypeAttribute"))) {
     spec->erase("partitionTypeAttribute");
   }
-  nlohmann::json* devices = Field(*spec, "devices");
+  nlohmann::json* devices = AdmissionField(*spec, "devices");
   if (!devices || !devices->is_array()) return;
   for (nlohmann::json& d : *devices) {
     if (!d.is_object()) continue;
@@ -201,7 +201,8 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
     }
     if (drop_consumable) {
       d.erase("allowMultipleAllocations");
-      if (nlohmann::json* capacity = Field(d, "capacity"); capacity && capacity->is_object()) {
+      if (nlohmann::json* capacity = AdmissionField(d, "capacity");
+          capacity && capacity->is_object()) {
         for (auto& [key, value] : capacity->items()) {
           if (value.is_object()) value.erase("requestPolicy");
         }
@@ -209,7 +210,7 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
     }
     if (drop_node_allocatable) d.erase("nodeAllocatableResources");
     if (drop_lists) {
-      if (nlohmann::json* attributes = Field(d, "attributes");
+      if (nlohmann::json* attributes = AdmissionField(d, "attributes");
           attributes && attributes->is_object()) {
         for (auto& [key, value] : attributes->items()) {
           if (!value.is_object()) continue;
@@ -220,7 +221,7 @@ void DropDisabledSliceFields(const FeatureGates& gates, nlohmann::json& object,
   }
 }
 
-struct Validator {
+struct AdmissionValidator {
   const KubeVersion& kube;
   const FeatureGates& gates;
   std::vector<StatusCause> causes;
@@ -242,8 +243,8 @@ struct Validator {
     for (size_t i = 0; i < selectors->size(); ++i) {
       std::string p = absl::StrCat(path, "[", i, "].cel.expression");
       const nlohmann::json& s = (*selectors)[i];
-      const nlohmann::json* cel = Field(s, "cel");
-      const nlohmann::json* expr = cel ? Field(*cel, "expression") : nullptr;
+      const nlohmann::json* cel = AdmissionField(s, "cel");
+      const nlohmann::json* expr = cel ? AdmissionField(*cel, "expression") : nullptr;
       if (!expr || !expr->is_string() || expr->get<std::string>().empty()) {
         causes.push_back(FieldRequired(p));
         continue;
@@ -285,13 +286,13 @@ struct Validator {
       return;
     }
     for (size_t i = 0; i < configs->size(); ++i) {
-      const nlohmann::json* opaque = Field((*configs)[i], "opaque");
+      const nlohmann::json* opaque = AdmissionField((*configs)[i], "opaque");
       std::string p = absl::StrCat(path, "[", i, "].opaque");
       if (!opaque) {
         causes.push_back(FieldRequired(p));
         continue;
       }
-      const nlohmann::json* driver = Field(*opaque, "driver");
+      const nlohmann::json* driver = AdmissionField(*opaque, "driver");
       if (!driver || !driver->is_string() || driver->get<std::string>().empty()) {
         causes.push_back(FieldRequired(p + ".driver"));
         // ValidateCSIDriverName: up to 1.35 an empty name also fails the subdomain rule.
@@ -303,7 +304,7 @@ struct Validator {
       } else if (absl::Status s = IsDraDriverName(driver->get<std::string>()); !s.ok()) {
         causes.push_back(FieldInvalid(p + ".driver", *driver, std::string(s.message())));
       }
-      const nlohmann::json* params = Field(*opaque, "parameters");
+      const nlohmann::json* params = AdmissionField(*opaque, "parameters");
       if (!params) {
         causes.push_back(FieldRequired(p + ".parameters"));
       } else if (!params->is_object()) {
@@ -318,21 +319,21 @@ struct Validator {
   }
 
   void ExactRequest(const nlohmann::json& r, const std::string& path, const nlohmann::json* old_r) {
-    const nlohmann::json* cls = Field(r, "deviceClassName");
+    const nlohmann::json* cls = AdmissionField(r, "deviceClassName");
     if (!cls || !cls->is_string() || cls->get<std::string>().empty()) {
       causes.push_back(FieldRequired(path + ".deviceClassName"));
     } else if (absl::Status s = IsDnsSubdomain(cls->get<std::string>()); !s.ok()) {
       causes.push_back(FieldInvalid(path + ".deviceClassName", *cls, std::string(s.message())));
     }
-    Selectors(Field(r, "selectors"), path + ".selectors",
-              old_r ? Field(*old_r, "selectors") : nullptr);
-    const nlohmann::json* mode = Field(r, "allocationMode");
+    Selectors(AdmissionField(r, "selectors"), path + ".selectors",
+              old_r ? AdmissionField(*old_r, "selectors") : nullptr);
+    const nlohmann::json* mode = AdmissionField(r, "allocationMode");
     std::string m = mode && mode->is_string() ? mode->get<std::string>() : "";
     if (m != "ExactCount" && m != "All") {
       causes.push_back(FieldNotSupported(path + ".allocationMode",
                                          mode ? *mode : nlohmann::json(""), {"All", "ExactCount"}));
     }
-    const nlohmann::json* count = Field(r, "count");
+    const nlohmann::json* count = AdmissionField(r, "count");
     if (m == "ExactCount" && count && (!count->is_number_integer() || count->get<int64_t>() <= 0)) {
       causes.push_back(FieldInvalid(path + ".count", *count, "must be greater than zero"));
     }
@@ -340,7 +341,7 @@ struct Validator {
       causes.push_back(FieldInvalid(path + ".count", *count,
                                     "must not be specified when allocationMode is 'All'"));
     }
-    const nlohmann::json* tolerations = Field(r, "tolerations");
+    const nlohmann::json* tolerations = AdmissionField(r, "tolerations");
     if (tolerations && tolerations->is_array()) {
       for (size_t i = 0; i < tolerations->size(); ++i) {
         Toleration((*tolerations)[i], absl::StrCat(path, ".tolerations[", i, "]"));
@@ -353,7 +354,7 @@ struct Validator {
   // tolerationSeconds is not validated. Operator "" does not occur: defaulting set it to Equal.
   void Toleration(const nlohmann::json& t, const std::string& path) {
     auto text = [&](const char* key) {
-      const nlohmann::json* f = Field(t, key);
+      const nlohmann::json* f = AdmissionField(t, key);
       return f && f->is_string() ? f->get<std::string>() : std::string();
     };
     const std::string key = text("key");
@@ -392,12 +393,13 @@ struct Validator {
       causes.push_back(FieldRequired(path));
       return;
     }
-    const nlohmann::json* devices = Field(*spec, "devices");
+    const nlohmann::json* devices = AdmissionField(*spec, "devices");
     if (!devices) return;
-    const nlohmann::json* old_devices = old_spec ? Field(*old_spec, "devices") : nullptr;
-    const nlohmann::json* old_requests = old_devices ? Field(*old_devices, "requests") : nullptr;
+    const nlohmann::json* old_devices = old_spec ? AdmissionField(*old_spec, "devices") : nullptr;
+    const nlohmann::json* old_requests =
+        old_devices ? AdmissionField(*old_devices, "requests") : nullptr;
     std::string dpath = path + ".devices";
-    const nlohmann::json* requests = Field(*devices, "requests");
+    const nlohmann::json* requests = AdmissionField(*devices, "requests");
     if (requests && requests->is_array()) {
       if (requests->size() > kMaxRequests) {
         causes.push_back(FieldTooMany(dpath + ".requests", requests->size(), kMaxRequests));
@@ -412,14 +414,14 @@ struct Validator {
                   : nullptr;
           // validateRequestName (ValidateDNS1123Label): one cause per message, an empty name
           // included ("Invalid value: \"\": a lowercase RFC 1123 label ...").
-          const nlohmann::json* name = Field(r, "name");
+          const nlohmann::json* name = AdmissionField(r, "name");
           const std::string name_text =
               name && name->is_string() ? name->get<std::string>() : std::string();
           for (const std::string& e : DnsLabelErrors(name_text)) {
             causes.push_back(FieldInvalid(rpath + ".name", name_text, e));
           }
-          const nlohmann::json* exactly = Field(r, "exactly");
-          const nlohmann::json* first = Field(r, "firstAvailable");
+          const nlohmann::json* exactly = AdmissionField(r, "exactly");
+          const nlohmann::json* first = AdmissionField(r, "firstAvailable");
           // An empty list is no list (len(request.FirstAvailable) > 0).
           if (first && (!first->is_array() || first->empty())) first = nullptr;
           bool flat = kube.minor == 32;
@@ -429,7 +431,7 @@ struct Validator {
                                           "required, but multiple fields are set"));
           } else if (exactly) {
             ExactRequest(*exactly, flat ? rpath : rpath + ".exactly",
-                         old_r ? Field(*old_r, "exactly") : nullptr);
+                         old_r ? AdmissionField(*old_r, "exactly") : nullptr);
           } else if (first) {
             if (first->size() > kMaxSubRequests) {
               causes.push_back(
@@ -438,7 +440,7 @@ struct Validator {
             std::set<std::string> sub_names;
             for (size_t j = 0; j < first->size() && first->size() <= kMaxSubRequests; ++j) {
               std::string spath = absl::StrCat(rpath, ".firstAvailable[", j, "]");
-              const nlohmann::json* sub_name = Field((*first)[j], "name");
+              const nlohmann::json* sub_name = AdmissionField((*first)[j], "name");
               const std::string sub_text =
                   sub_name && sub_name->is_string() ? sub_name->get<std::string>() : std::string();
               for (const std::string& e : DnsLabelErrors(sub_text)) {
@@ -448,7 +450,7 @@ struct Validator {
             }
             // validateSet: duplicates after the items.
             for (size_t j = 0; j < first->size() && first->size() <= kMaxSubRequests; ++j) {
-              const nlohmann::json* sub_name = Field((*first)[j], "name");
+              const nlohmann::json* sub_name = AdmissionField((*first)[j], "name");
               if (!sub_name || !sub_name->is_string()) continue;
               if (!sub_names.insert(sub_name->get<std::string>()).second) {
                 causes.push_back(FieldDuplicate(
@@ -463,7 +465,7 @@ struct Validator {
         }
         // validateSet: the duplicates after every item's own errors.
         for (size_t i = 0; i < requests->size(); ++i) {
-          const nlohmann::json* name = Field((*requests)[i], "name");
+          const nlohmann::json* name = AdmissionField((*requests)[i], "name");
           if (!name || !name->is_string()) continue;
           if (!names.insert(name->get<std::string>()).second) {
             causes.push_back(FieldDuplicate(absl::StrCat(dpath, ".requests[", i, "].name"), *name));
@@ -471,11 +473,11 @@ struct Validator {
         }
       }
     }
-    const nlohmann::json* constraints = Field(*devices, "constraints");
+    const nlohmann::json* constraints = AdmissionField(*devices, "constraints");
     if (constraints && constraints->is_array() && constraints->size() > kMaxConstraints) {
       causes.push_back(FieldTooMany(dpath + ".constraints", constraints->size(), kMaxConstraints));
     }
-    Configs(Field(*devices, "config"), dpath + ".config");
+    Configs(AdmissionField(*devices, "config"), dpath + ".config");
   }
 
   // One device of a slice (validateDevice).
@@ -487,7 +489,7 @@ struct Validator {
     const bool lists = kube.minor >= 36;
     size_t n = 0;
     for (const char* k : {"attributes", "capacity"}) {
-      const nlohmann::json* m = Field(d, k);
+      const nlohmann::json* m = AdmissionField(d, k);
       if (m && m->is_object()) n += m->size();
     }
     if (n > kMaxAttributesAndCapacities) {
@@ -496,13 +498,13 @@ struct Validator {
                                                  "must not exceed ",
                                                  kMaxAttributesAndCapacities)));
     }
-    const nlohmann::json* attributes = Field(d, "attributes");
+    const nlohmann::json* attributes = AdmissionField(d, "attributes");
     if (lists && attributes && attributes->is_object()) {
       size_t values = 0;
       for (const auto& [key, value] : attributes->items()) {
         size_t items = 0;
         for (const char* kind : kListKinds) {
-          const nlohmann::json* list = Field(value, kind);
+          const nlohmann::json* list = AdmissionField(value, kind);
           if (list && list->is_array()) items += list->size();
         }
         values += items == 0 ? 1 : items;
@@ -518,7 +520,7 @@ struct Validator {
                                 d["allowMultipleAllocations"].is_boolean() &&
                                 d["allowMultipleAllocations"].get<bool>();
     for (const char* k : {"attributes", "capacity"}) {
-      const nlohmann::json* m = Field(d, k);
+      const nlohmann::json* m = AdmissionField(d, k);
       if (!m || !m->is_object()) continue;
       for (auto& [key, value] : m->items()) {
         std::string fp = absl::StrCat(p, ".", k, "[", key, "]");
@@ -533,7 +535,7 @@ struct Validator {
         }
       }
     }
-    const nlohmann::json* taints = Field(d, "taints");
+    const nlohmann::json* taints = AdmissionField(d, "taints");
     if (taints && taints->is_array()) {
       if (kep4815 && taints->size() > kMaxTaintsPerDevice) {
         causes.push_back(FieldTooMany(p + ".taints", taints->size(), kMaxTaintsPerDevice));
@@ -543,20 +545,20 @@ struct Validator {
       for (size_t j = 0; j < taints->size(); ++j) {
         std::string tp = absl::StrCat(p, ".taints[", j, "]");
         const nlohmann::json& taint = (*taints)[j];
-        const nlohmann::json* effect = Field(taint, "effect");
+        const nlohmann::json* effect = AdmissionField(taint, "effect");
         std::string e = effect && effect->is_string() ? effect->get<std::string>() : "";
         if (e.empty()) {
           causes.push_back(FieldRequired(tp + ".effect"));
         } else if (std::find(effects.begin(), effects.end(), e) == effects.end()) {
           causes.push_back(FieldNotSupported(tp + ".effect", e, effects));
         }
-        const nlohmann::json* key = Field(taint, "key");
+        const nlohmann::json* key = AdmissionField(taint, "key");
         if (!key || !key->is_string() || key->get<std::string>().empty()) {
           causes.push_back(FieldInvalid(tp + ".key", "", "name part must be non-empty"));
         }
       }
     }
-    const nlohmann::json* consumes = Field(d, "consumesCounters");
+    const nlohmann::json* consumes = AdmissionField(d, "consumesCounters");
     if (kep4815 && consumes && consumes->is_array()) {
       if (consumes->size() > kMaxConsumptionsPerDevice) {
         causes.push_back(
@@ -569,7 +571,7 @@ struct Validator {
       }
     } else if (consumes && consumes->is_array()) {
       for (size_t j = 0; j < consumes->size(); ++j) {
-        const nlohmann::json* set = Field((*consumes)[j], "counterSet");
+        const nlohmann::json* set = AdmissionField((*consumes)[j], "counterSet");
         std::string name = set && set->is_string() ? set->get<std::string>() : "";
         std::string cp = absl::StrCat(p, ".consumesCounters[", j, "].counterSet");
         if (name.empty()) causes.push_back(FieldRequired(cp));
@@ -637,7 +639,7 @@ struct Validator {
   // A counter set or a counter consumption: its name (key `name_key`) and 1..max counters.
   void NamedCounters(const nlohmann::json& item, const std::string& path, const char* name_key,
                      size_t max_counters, std::set<std::string>& seen) {
-    const nlohmann::json* name = Field(item, name_key);
+    const nlohmann::json* name = AdmissionField(item, name_key);
     std::string np = absl::StrCat(path, ".", name_key);
     if (!name || !name->is_string() || name->get<std::string>().empty()) {
       causes.push_back(FieldRequired(np));
@@ -646,7 +648,7 @@ struct Validator {
     } else if (!seen.insert(name->get<std::string>()).second) {
       causes.push_back(FieldDuplicate(path, *name));
     }
-    const nlohmann::json* counters = Field(item, "counters");
+    const nlohmann::json* counters = AdmissionField(item, "counters");
     if (!counters || !counters->is_object() || counters->empty()) {
       causes.push_back(FieldRequired(path + ".counters"));
     } else if (counters->size() > max_counters) {
@@ -666,32 +668,32 @@ struct Validator {
   }
 
   void Slice(const nlohmann::json& object, const nlohmann::json* old) {
-    const nlohmann::json* spec = Field(object, "spec");
+    const nlohmann::json* spec = AdmissionField(object, "spec");
     if (!spec) {
       causes.push_back(FieldRequired("spec"));
       return;
     }
-    const nlohmann::json* driver = Field(*spec, "driver");
+    const nlohmann::json* driver = AdmissionField(*spec, "driver");
     if (!driver || !driver->is_string() || driver->get<std::string>().empty()) {
       causes.push_back(FieldRequired("spec.driver"));
     } else if (absl::Status s = IsDraDriverName(driver->get<std::string>()); !s.ok()) {
       causes.push_back(FieldInvalid("spec.driver", *driver, std::string(s.message())));
     }
-    const nlohmann::json* pool = Field(*spec, "pool");
+    const nlohmann::json* pool = AdmissionField(*spec, "pool");
     if (!pool) {
       causes.push_back(FieldRequired("spec.pool"));
     } else {
-      const nlohmann::json* name = Field(*pool, "name");
+      const nlohmann::json* name = AdmissionField(*pool, "name");
       if (!name || !name->is_string() || name->get<std::string>().empty()) {
         causes.push_back(FieldRequired("spec.pool.name"));
       }
-      const nlohmann::json* count = Field(*pool, "resourceSliceCount");
+      const nlohmann::json* count = AdmissionField(*pool, "resourceSliceCount");
       if (!count || !count->is_number_integer() || count->get<int64_t>() <= 0) {
         causes.push_back(FieldInvalid("spec.pool.resourceSliceCount",
                                       count ? *count : nlohmann::json(0),
                                       "must be greater than zero"));
       }
-      const nlohmann::json* gen = Field(*pool, "generation");
+      const nlohmann::json* gen = AdmissionField(*pool, "generation");
       if (gen && (!gen->is_number_integer() || gen->get<int64_t>() < 0)) {
         causes.push_back(
             FieldInvalid("spec.pool.generation", *gen, "must be greater than or equal to 0"));
@@ -699,7 +701,7 @@ struct Validator {
     }
     int selectors = 0;
     for (const char* k : {"nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection"}) {
-      const nlohmann::json* f = Field(*spec, k);
+      const nlohmann::json* f = AdmissionField(*spec, k);
       if (f && !f->is_null() && !(f->is_boolean() && !f->get<bool>()) &&
           !(f->is_string() && f->get<std::string>().empty())) {
         ++selectors;
@@ -716,18 +718,18 @@ struct Validator {
                              "`perDeviceNodeSelection` is required, but multiple fields are set"));
     }
     const bool kep4815 = kube.minor >= 35;
-    const nlohmann::json* devices = Field(*spec, "devices");
-    const nlohmann::json* counter_sets = Field(*spec, "sharedCounters");
+    const nlohmann::json* devices = AdmissionField(*spec, "devices");
+    const nlohmann::json* counter_sets = AdmissionField(*spec, "sharedCounters");
     if (kep4815 && devices && !devices->is_null() && counter_sets && !counter_sets->is_null()) {
       causes.push_back(
           FieldInvalid("spec", "", "only one of `sharedCounters` or `devices` is allowed"));
     }
-    const nlohmann::json* per_device = Field(*spec, "perDeviceNodeSelection");
+    const nlohmann::json* per_device = AdmissionField(*spec, "perDeviceNodeSelection");
     const bool per_device_nodes = per_device && per_device->is_boolean() && per_device->get<bool>();
     std::set<std::string> slice_counter_sets;
     if (counter_sets && counter_sets->is_array()) {
       for (const nlohmann::json& set : *counter_sets) {
-        const nlohmann::json* name = Field(set, "name");
+        const nlohmann::json* name = AdmissionField(set, "name");
         if (name && name->is_string()) slice_counter_sets.insert(name->get<std::string>());
       }
     }
@@ -746,7 +748,7 @@ struct Validator {
         for (size_t i = 0; i < devices->size(); ++i) {
           const nlohmann::json& d = (*devices)[i];
           std::string p = absl::StrCat("spec.devices[", i, "]");
-          const nlohmann::json* name = Field(d, "name");
+          const nlohmann::json* name = AdmissionField(d, "name");
           if (!name || !name->is_string()) {
             causes.push_back(FieldRequired(p + ".name"));
           } else if (absl::Status s = IsDnsLabel(name->get<std::string>()); !s.ok()) {
@@ -764,7 +766,7 @@ struct Validator {
       } else {
         size_t total = 0;
         for (const nlohmann::json& set : *counter_sets) {
-          const nlohmann::json* counters = Field(set, "counters");
+          const nlohmann::json* counters = AdmissionField(set, "counters");
           if (counters && counters->is_object()) total += counters->size();
         }
         if (total > kMaxSharedCountersBefore135) {
@@ -776,18 +778,20 @@ struct Validator {
       }
     }
     if (old) {
-      const nlohmann::json* old_spec = Field(*old, "spec");
+      const nlohmann::json* old_spec = AdmissionField(*old, "spec");
       for (const char* k : {"driver", "nodeName"}) {
-        const nlohmann::json* a = Field(*spec, k);
-        const nlohmann::json* b = old_spec ? Field(*old_spec, k) : nullptr;
+        const nlohmann::json* a = AdmissionField(*spec, k);
+        const nlohmann::json* b = old_spec ? AdmissionField(*old_spec, k) : nullptr;
         if ((a ? *a : nlohmann::json()) != (b ? *b : nlohmann::json())) {
           causes.push_back(FieldInvalid(absl::StrCat("spec.", k), a ? *a : nlohmann::json(),
                                         "field is immutable"));
         }
       }
-      const nlohmann::json* op = old_spec ? Field(*old_spec, "pool") : nullptr;
-      nlohmann::json a = pool && Field(*pool, "name") ? *Field(*pool, "name") : nlohmann::json();
-      nlohmann::json b = op && Field(*op, "name") ? *Field(*op, "name") : nlohmann::json();
+      const nlohmann::json* op = old_spec ? AdmissionField(*old_spec, "pool") : nullptr;
+      nlohmann::json a =
+          pool && AdmissionField(*pool, "name") ? *AdmissionField(*pool, "name") : nlohmann::json();
+      nlohmann::json b =
+          op && AdmissionField(*op, "name") ? *AdmissionField(*op, "name") : nlohmann::json();
       if (a != b) causes.push_back(FieldInvalid("spec.pool.name", a, "field is immutable"));
     }
   }
@@ -799,32 +803,32 @@ std::vector<std::string> UnknownDraFields(const ResourceType& type, const KubeVe
                                           const nlohmann::json& wire) {
   std::vector<std::string> out;
   if (type.resource == "deviceclasses") {
-    const nlohmann::json* spec = Field(wire, "spec");
-    if (kube.minor < 34 && spec && Field(*spec, "extendedResourceName")) {
+    const nlohmann::json* spec = AdmissionField(wire, "spec");
+    if (kube.minor < 34 && spec && AdmissionField(*spec, "extendedResourceName")) {
       out.push_back("spec.extendedResourceName");
     }
     return out;
   }
   if (type.resource != "resourceclaimtemplates" && type.resource != "resourceclaims") return out;
   const nlohmann::json* spec = ClaimSpecOf(type, wire);
-  const nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
-  const nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+  const nlohmann::json* devices = spec ? AdmissionField(*spec, "devices") : nullptr;
+  const nlohmann::json* requests = devices ? AdmissionField(*devices, "requests") : nullptr;
   if (!requests || !requests->is_array()) return out;
   const std::string prefix = type.resource == "resourceclaimtemplates"
                                  ? "spec.spec.devices.requests"
                                  : "spec.devices.requests";
   // A request's own fields (v1beta1: flat; v1beta2/v1: under `exactly`), or a subrequest's.
   auto request_fields = [&](const nlohmann::json& r, const std::string& path) {
-    if (kube.minor < 33 && Field(r, "tolerations")) out.push_back(path + ".tolerations");
-    if (kube.minor < 34 && Field(r, "capacity")) out.push_back(path + ".capacity");
+    if (kube.minor < 33 && AdmissionField(r, "tolerations")) out.push_back(path + ".tolerations");
+    if (kube.minor < 34 && AdmissionField(r, "capacity")) out.push_back(path + ".capacity");
   };
   for (size_t i = 0; i < requests->size(); ++i) {
     const nlohmann::json& r = (*requests)[i];
     const std::string path = absl::StrCat(prefix, "[", i, "]");
-    const nlohmann::json* first = Field(r, "firstAvailable");
+    const nlohmann::json* first = AdmissionField(r, "firstAvailable");
     if (kube.minor < 33 && first) out.push_back(path + ".firstAvailable");
     request_fields(r, path);
-    if (const nlohmann::json* exactly = Field(r, "exactly")) {
+    if (const nlohmann::json* exactly = AdmissionField(r, "exactly")) {
       request_fields(*exactly, path + ".exactly");
     }
     if (kube.minor >= 33 && first && first->is_array()) {
@@ -843,12 +847,12 @@ absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersi
     return absl::OkStatus();
   }
   nlohmann::json* spec = ClaimSpecOf(type, object);
-  nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
-  nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+  nlohmann::json* devices = spec ? AdmissionField(*spec, "devices") : nullptr;
+  nlohmann::json* requests = devices ? AdmissionField(*devices, "requests") : nullptr;
   if (!requests || !requests->is_array()) return absl::OkStatus();
   auto canonicalize = [](nlohmann::json& request) -> absl::Status {
-    nlohmann::json* capacity = Field(request, "capacity");
-    nlohmann::json* amounts = capacity ? Field(*capacity, "requests") : nullptr;
+    nlohmann::json* capacity = AdmissionField(request, "capacity");
+    nlohmann::json* amounts = capacity ? AdmissionField(*capacity, "requests") : nullptr;
     if (!amounts || !amounts->is_object()) return absl::OkStatus();
     for (auto& [name, value] : amounts->items()) {
       std::string text = value.is_string()   ? value.get<std::string>()
@@ -861,10 +865,10 @@ absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersi
     return absl::OkStatus();
   };
   for (nlohmann::json& r : *requests) {
-    if (nlohmann::json* exactly = Field(r, "exactly")) {
+    if (nlohmann::json* exactly = AdmissionField(r, "exactly")) {
       if (absl::Status s = canonicalize(*exactly); !s.ok()) return s;
     }
-    if (nlohmann::json* first = Field(r, "firstAvailable"); first && first->is_array()) {
+    if (nlohmann::json* first = AdmissionField(r, "firstAvailable"); first && first->is_array()) {
       for (nlohmann::json& sub : *first) {
         if (absl::Status s = canonicalize(sub); !s.ok()) return s;
       }
@@ -876,7 +880,7 @@ absl::Status CanonicalizeDraQuantities(const ResourceType& type, const KubeVersi
 void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::json& object,
                 const nlohmann::json* old) {
   if (type.resource == "deviceclasses") {
-    nlohmann::json* spec = Field(object, "spec");
+    nlohmann::json* spec = AdmissionField(object, "spec");
     if (spec && !gates.Enabled(kDRAExtendedResource) && !UsesField(old, "extendedResourceName")) {
       spec->erase("extendedResourceName");
     }
@@ -884,8 +888,8 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
   }
   if (type.resource == "resourceclaimtemplates" || type.resource == "resourceclaims") {
     nlohmann::json* spec = ClaimSpecOf(type, object);
-    nlohmann::json* devices = spec ? Field(*spec, "devices") : nullptr;
-    nlohmann::json* requests = devices ? Field(*devices, "requests") : nullptr;
+    nlohmann::json* devices = spec ? AdmissionField(*spec, "devices") : nullptr;
+    nlohmann::json* requests = devices ? AdmissionField(*devices, "requests") : nullptr;
     if (!requests || !requests->is_array()) return;
     RequestDrops drops;
     drops.admin_access = !gates.Enabled(kDRAAdminAccess) && !UsesField(old, "adminAccess");
@@ -897,8 +901,8 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
     for (nlohmann::json& r : *requests) {
       if (!r.is_object()) continue;
       if (drop_first) r.erase("firstAvailable");
-      if (nlohmann::json* exactly = Field(r, "exactly")) DefaultExact(*exactly, drops);
-      if (nlohmann::json* first = Field(r, "firstAvailable"); first && first->is_array()) {
+      if (nlohmann::json* exactly = AdmissionField(r, "exactly")) DefaultExact(*exactly, drops);
+      if (nlohmann::json* first = AdmissionField(r, "firstAvailable"); first && first->is_array()) {
         for (nlohmann::json& sub : *first) DefaultExact(sub, sub_drops);
       }
     }
@@ -910,24 +914,24 @@ void DefaultDra(const ResourceType& type, const FeatureGates& gates, nlohmann::j
 std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion& kube,
                                      const FeatureGates& gates, const nlohmann::json& object,
                                      const nlohmann::json* old) {
-  Validator v{kube, gates, {}};
+  AdmissionValidator v{kube, gates, {}};
   const std::string name = NameOf(object);
   if (absl::Status s = IsDnsSubdomain(name); !name.empty() && !s.ok()) {
     v.causes.push_back(FieldInvalid("metadata.name", name, std::string(s.message())));
   }
   if (type.resource == "deviceclasses") {
-    const nlohmann::json* spec = Field(object, "spec");
+    const nlohmann::json* spec = AdmissionField(object, "spec");
     if (!spec) {
       v.causes.push_back(FieldRequired("spec"));
       return v.causes;
     }
-    const nlohmann::json* old_spec = old ? Field(*old, "spec") : nullptr;
-    v.Selectors(Field(*spec, "selectors"), "spec.selectors",
-                old_spec ? Field(*old_spec, "selectors") : nullptr);
-    v.Configs(Field(*spec, "config"), "spec.config");
+    const nlohmann::json* old_spec = old ? AdmissionField(*old, "spec") : nullptr;
+    v.Selectors(AdmissionField(*spec, "selectors"), "spec.selectors",
+                old_spec ? AdmissionField(*old_spec, "selectors") : nullptr);
+    v.Configs(AdmissionField(*spec, "config"), "spec.config");
     // v1helper.IsExtendedResourceName: outside kubernetes.io, no "requests." prefix, and
     // "requests.<name>" a qualified name.
-    const nlohmann::json* ext = Field(*spec, "extendedResourceName");
+    const nlohmann::json* ext = AdmissionField(*spec, "extendedResourceName");
     if (ext && ext->is_string()) {
       const std::string n = ext->get<std::string>();
       const bool native =
@@ -943,8 +947,8 @@ std::vector<StatusCause> ValidateDra(const ResourceType& type, const KubeVersion
     const nlohmann::json* old_claim_spec = old ? ClaimSpecOf(type, *old) : nullptr;
     v.ClaimSpec(ClaimSpecOf(type, object), path, old_claim_spec);
     if (old) {
-      const nlohmann::json* a = Field(object, "spec");
-      const nlohmann::json* b = Field(*old, "spec");
+      const nlohmann::json* a = AdmissionField(object, "spec");
+      const nlohmann::json* b = AdmissionField(*old, "spec");
       if ((a ? *a : nlohmann::json()) != (b ? *b : nlohmann::json())) {
         v.causes.push_back(FieldInvalid("spec", a ? *a : nlohmann::json(), "field is immutable"));
       }

@@ -13,15 +13,15 @@ namespace {
 
 using nlohmann::json;
 
-const json* Field(const json& o, const char* key) {
+const json* PodField(const json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
-std::string Text(const json* f) { return f && f->is_string() ? f->get<std::string>() : ""; }
-const json& List(const json& o, const char* key) {
+std::string PodText(const json* f) { return f && f->is_string() ? f->get<std::string>() : ""; }
+const json& PodList(const json& o, const char* key) {
   static const json kEmpty = json::array();
-  const json* f = Field(o, key);
+  const json* f = PodField(o, key);
   return f && f->is_array() ? *f : kEmpty;
 }
 
@@ -29,9 +29,9 @@ const json& List(const json& o, const char* key) {
 // which no client can predict, so a fixed one stands in for it.
 std::string GoClaim(const json& claim) {
   auto pointer = [&](const char* key) -> std::string {
-    return Field(claim, key) ? "(*string)(0xc000000000)" : "(*string)(nil)";
+    return PodField(claim, key) ? "(*string)(0xc000000000)" : "(*string)(nil)";
   };
-  return absl::StrCat("core.PodResourceClaim{Name:", json(Text(Field(claim, "name"))).dump(),
+  return absl::StrCat("core.PodResourceClaim{Name:", json(PodText(PodField(claim, "name"))).dump(),
                       ", ResourceClaimName:", pointer("resourceClaimName"),
                       ", ResourceClaimTemplateName:", pointer("resourceClaimTemplateName"), "}");
 }
@@ -48,7 +48,7 @@ void DnsLabel(const std::string& value, const std::string& path, std::vector<Sta
 // validatePodResourceClaim.
 void PodClaim(const json& claim, const std::string& p, std::set<std::string>& names,
               std::vector<StatusCause>& out) {
-  const std::string name = Text(Field(claim, "name"));
+  const std::string name = PodText(PodField(claim, "name"));
   if (name.empty()) {
     out.push_back(FieldRequired(p + ".name"));
   } else if (names.count(name)) {
@@ -57,8 +57,8 @@ void PodClaim(const json& claim, const std::string& p, std::set<std::string>& na
     DnsLabel(name, p + ".name", out);
     names.insert(name);
   }
-  const json* claim_name = Field(claim, "resourceClaimName");
-  const json* template_name = Field(claim, "resourceClaimTemplateName");
+  const json* claim_name = PodField(claim, "resourceClaimName");
+  const json* template_name = PodField(claim, "resourceClaimTemplateName");
   if (claim_name && template_name) {
     out.push_back(InvalidGo(p, GoClaim(claim),
                             "at most one of `resourceClaimName` or `resourceClaimTemplateName` "
@@ -73,7 +73,7 @@ void PodClaim(const json& claim, const std::string& p, std::set<std::string>& na
   for (const auto& [key, value] : {std::pair{"resourceClaimName", claim_name},
                                    std::pair{"resourceClaimTemplateName", template_name}}) {
     if (!value) continue;
-    const std::string text = Text(value);
+    const std::string text = PodText(value);
     for (const std::string& m : DnsSubdomainErrors(text)) {
       out.push_back(FieldInvalid(absl::StrCat(p, ".", key), text, m));
     }
@@ -86,7 +86,7 @@ void ContainerClaims(const json& claims, const std::string& path,
   std::set<std::string> keys;
   for (size_t i = 0; i < claims.size(); ++i) {
     const std::string p = absl::StrCat(path, "[", i, "]");
-    const std::string name = Text(Field(claims[i], "name"));
+    const std::string name = PodText(PodField(claims[i], "name"));
     if (name.empty()) {
       out.push_back(FieldRequired(p));
       continue;
@@ -96,7 +96,7 @@ void ContainerClaims(const json& claims, const std::string& path,
       out.push_back(FieldDuplicate(p, name));
     } else {
       std::string key = name;
-      const std::string request = Text(Field(claims[i], "request"));
+      const std::string request = PodText(PodField(claims[i], "request"));
       if (!request.empty()) {
         DnsLabel(request, p + ".request", out);
         key += "/" + request;
@@ -131,24 +131,24 @@ void ContainerClaims(const json& claims, const std::string& path,
 
 std::vector<StatusCause> ValidatePodResourceClaims(const json& pod) {
   std::vector<StatusCause> out;
-  const json* spec = Field(pod, "spec");
+  const json* spec = PodField(pod, "spec");
   if (!spec) return out;
   // gatherPodResourceClaimNames: every non-empty name (sorted, as sets.List prints them).
   std::set<std::string> pod_claims;
-  for (const json& c : List(*spec, "resourceClaims")) {
-    if (std::string n = Text(Field(c, "name")); !n.empty()) pod_claims.insert(n);
+  for (const json& c : PodList(*spec, "resourceClaims")) {
+    if (std::string n = PodText(PodField(c, "name")); !n.empty()) pod_claims.insert(n);
   }
   std::set<std::string> seen;
-  const json& claims = List(*spec, "resourceClaims");
+  const json& claims = PodList(*spec, "resourceClaims");
   for (size_t i = 0; i < claims.size(); ++i) {
     PodClaim(claims[i], absl::StrCat("spec.resourceClaims[", i, "]"), seen, out);
   }
   for (const char* kind : {"containers", "initContainers", "ephemeralContainers"}) {
-    const json& containers = List(*spec, kind);
+    const json& containers = PodList(*spec, kind);
     for (size_t i = 0; i < containers.size(); ++i) {
-      const json* resources = Field(containers[i], "resources");
+      const json* resources = PodField(containers[i], "resources");
       if (!resources) continue;
-      ContainerClaims(List(*resources, "claims"),
+      ContainerClaims(PodList(*resources, "claims"),
                       absl::StrCat("spec.", kind, "[", i, "].resources.claims"), pod_claims, out);
     }
   }

@@ -193,7 +193,7 @@ void ValidateList(const nlohmann::json& object, const char* field, const std::st
   }
 }
 
-const nlohmann::json* Child(const nlohmann::json& o, const char* key) {
+const nlohmann::json* QuotaChild(const nlohmann::json& o, const char* key) {
   if (!o.is_object()) return nullptr;
   auto it = o.find(key);
   return it == o.end() ? nullptr : &*it;
@@ -242,10 +242,10 @@ void CanonicalizeQuotaQuantities(nlohmann::json& object) {
 std::vector<StatusCause> ValidateResourceQuota(const nlohmann::json& object) {
   // metadata.name (a DNS subdomain) is checked for every kind before admission.
   std::vector<StatusCause> causes;
-  if (const nlohmann::json* spec = Child(object, "spec")) {
+  if (const nlohmann::json* spec = QuotaChild(object, "spec")) {
     ValidateList(*spec, "hard", "spec.hard", causes);
   }
-  if (const nlohmann::json* status = Child(object, "status")) {
+  if (const nlohmann::json* status = QuotaChild(object, "status")) {
     ValidateList(*status, "hard", "status.hard", causes);
     ValidateList(*status, "used", "status.used", causes);
   }
@@ -254,7 +254,7 @@ std::vector<StatusCause> ValidateResourceQuota(const nlohmann::json& object) {
 
 std::vector<StatusCause> ValidateResourceQuotaStatus(const nlohmann::json& object) {
   std::vector<StatusCause> causes;
-  if (const nlohmann::json* status = Child(object, "status")) {
+  if (const nlohmann::json* status = QuotaChild(object, "status")) {
     ValidateList(*status, "hard", "status.hard", causes);
     ValidateList(*status, "used", "status.used", causes);
   }
@@ -262,15 +262,16 @@ std::vector<StatusCause> ValidateResourceQuotaStatus(const nlohmann::json& objec
 }
 
 void SyncResourceQuotaStatus(nlohmann::json& object) {
-  const nlohmann::json* spec = Child(object, "spec");
-  const nlohmann::json* hard = spec ? Child(*spec, "hard") : nullptr;
+  const nlohmann::json* spec = QuotaChild(object, "spec");
+  const nlohmann::json* hard = spec ? QuotaChild(*spec, "hard") : nullptr;
   nlohmann::json status = object.contains("status") && object["status"].is_object()
                               ? object["status"]
                               : nlohmann::json::object();
   nlohmann::json used = nlohmann::json::object();
   if (hard && hard->is_object() && !hard->empty()) {
     status["hard"] = *hard;
-    if (const nlohmann::json* old_used = Child(status, "used"); old_used && old_used->is_object()) {
+    if (const nlohmann::json* old_used = QuotaChild(status, "used");
+        old_used && old_used->is_object()) {
       for (const auto& [k, v] : old_used->items()) {
         if (hard->contains(k)) used[k] = v;
       }
@@ -298,16 +299,16 @@ constexpr int64_t kAllocationResultsMaxSize = 32;
 
 // A request's or subrequest's device count for quota; 0 for an unknown mode.
 int64_t DeviceCount(const nlohmann::json& r) {
-  const nlohmann::json* mode = Child(r, "allocationMode");
+  const nlohmann::json* mode = QuotaChild(r, "allocationMode");
   const std::string m = mode && mode->is_string() ? mode->get<std::string>() : "";
   if (m == "All") return kAllocationResultsMaxSize;
   if (m != "ExactCount") return 0;  // unknown modes do not count
-  const nlohmann::json* count = Child(r, "count");
+  const nlohmann::json* count = QuotaChild(r, "count");
   return count && count->is_number_integer() ? count->get<int64_t>() : 0;
 }
 
 std::string ClassKey(const nlohmann::json& r) {
-  const nlohmann::json* cls = Child(r, "deviceClassName");
+  const nlohmann::json* cls = QuotaChild(r, "deviceClassName");
   return absl::StrCat(cls && cls->is_string() ? cls->get<std::string>() : "", kPerClassSuffix);
 }
 
@@ -322,12 +323,12 @@ std::map<std::string, int64_t> ResourceClaimUsage(
   std::map<std::string, int64_t> usage;
   for (const auto& claim : claims) {
     usage[kClaimCount] += 1;
-    const nlohmann::json* spec = Child(*claim, "spec");
-    const nlohmann::json* devices = spec ? Child(*spec, "devices") : nullptr;
-    const nlohmann::json* requests = devices ? Child(*devices, "requests") : nullptr;
+    const nlohmann::json* spec = QuotaChild(*claim, "spec");
+    const nlohmann::json* devices = spec ? QuotaChild(*spec, "devices") : nullptr;
+    const nlohmann::json* requests = devices ? QuotaChild(*devices, "requests") : nullptr;
     if (!requests || !requests->is_array()) continue;
     for (const nlohmann::json& r : *requests) {
-      const nlohmann::json* first = Child(r, "firstAvailable");
+      const nlohmann::json* first = QuotaChild(r, "firstAvailable");
       if (first && first->is_array() && !first->empty()) {
         std::map<std::string, int64_t> worst;
         for (const nlohmann::json& sub : *first) {
@@ -335,7 +336,7 @@ std::map<std::string, int64_t> ResourceClaimUsage(
           w = std::max(w, DeviceCount(sub));
         }
         for (const auto& [key, n] : worst) usage[key] += n;
-      } else if (const nlohmann::json* exactly = Child(r, "exactly")) {
+      } else if (const nlohmann::json* exactly = QuotaChild(r, "exactly")) {
         usage[ClassKey(*exactly)] += DeviceCount(*exactly);
       }
     }
@@ -344,10 +345,10 @@ std::map<std::string, int64_t> ResourceClaimUsage(
 }
 
 bool ApplyResourceClaimUsage(const std::map<std::string, int64_t>& usage, nlohmann::json& quota) {
-  const nlohmann::json* status = Child(quota, "status");
-  const nlohmann::json* hard = status ? Child(*status, "hard") : nullptr;
+  const nlohmann::json* status = QuotaChild(quota, "status");
+  const nlohmann::json* hard = status ? QuotaChild(*status, "hard") : nullptr;
   if (!hard || !hard->is_object()) return false;
-  nlohmann::json used = Child(*status, "used") && (*status)["used"].is_object()
+  nlohmann::json used = QuotaChild(*status, "used") && (*status)["used"].is_object()
                             ? (*status)["used"]
                             : nlohmann::json::object();
   const nlohmann::json before = used;
@@ -362,9 +363,9 @@ bool ApplyResourceClaimUsage(const std::map<std::string, int64_t>& usage, nlohma
 }
 
 std::string QuotaTableCell(const nlohmann::json& object, bool limits) {
-  const nlohmann::json* status = Child(object, "status");
-  const nlohmann::json* hard = status ? Child(*status, "hard") : nullptr;
-  const nlohmann::json* used = status ? Child(*status, "used") : nullptr;
+  const nlohmann::json* status = QuotaChild(object, "status");
+  const nlohmann::json* hard = status ? QuotaChild(*status, "hard") : nullptr;
+  const nlohmann::json* used = status ? QuotaChild(*status, "used") : nullptr;
   if (!hard || !hard->is_object()) return "";
   std::string out;
   for (const auto& [name, value] : hard->items()) {

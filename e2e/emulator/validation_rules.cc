@@ -145,7 +145,7 @@ nlohmann::json RootView(const nlohmann::json& object) {
   return view;
 }
 
-std::string Child(const std::string& path, const std::string& name) {
+std::string ChildPath(const std::string& path, const std::string& name) {
   return path == kRootPath ? name : absl::StrCat(path, ".", name);
 }
 
@@ -225,7 +225,7 @@ class RuleWalker {
       for (const auto& [k, v] : value.items()) {
         if (root && (k == "apiVersion" || k == "kind" || k == "metadata")) continue;
         const nlohmann::json* sub = props ? Member(*props, k.c_str()) : nullptr;
-        std::string sub_path = sub ? Child(path, k) : absl::StrCat(path, "[", k, "]");
+        std::string sub_path = sub ? ChildPath(path, k) : absl::StrCat(path, "[", k, "]");
         if (!sub) sub = additional;
         if (!sub) continue;
         const nlohmann::json* old_v = old ? Member(*old, k.c_str()) : nullptr;
@@ -306,7 +306,7 @@ class RuleWalker {
       std::string field = path;
       if (const nlohmann::json* fp = Member(rule, "fieldPath"); fp && fp->is_string()) {
         if (std::optional<std::string> normalized = NormalizeFieldPath(*fp, schema)) {
-          field = Child(path, *normalized);
+          field = ChildPath(path, *normalized);
         }
       }
       std::string detail = MessageExpression(rule, *self, old_self);

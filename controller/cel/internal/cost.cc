@@ -66,26 +66,30 @@ uint64_t MulFactor(uint64_t x, double factor) {
 }
 
 // An interval of sizes or of costs (cel-go keeps two identical types for them).
-struct Range {
+struct CostRange {
   uint64_t min = 0;
   uint64_t max = 0;
 
-  static Range Fixed(uint64_t v) { return Range{v, v}; }
-  static Range Unknown() { return Range{0, kMax}; }
+  static CostRange Fixed(uint64_t v) { return CostRange{v, v}; }
+  static CostRange Unknown() { return CostRange{0, kMax}; }
 
-  Range Add(const Range& o) const { return Range{AddSat(min, o.min), AddSat(max, o.max)}; }
-  Range Multiply(const Range& o) const { return Range{MulSat(min, o.min), MulSat(max, o.max)}; }
-  Range Factor(double f) const { return Range{MulFactor(min, f), MulFactor(max, f)}; }
-  Range Union(const Range& o) const {
-    return Range{o.min < min ? o.min : min, o.max > max ? o.max : max};
+  CostRange Add(const CostRange& o) const {
+    return CostRange{AddSat(min, o.min), AddSat(max, o.max)};
+  }
+  CostRange Multiply(const CostRange& o) const {
+    return CostRange{MulSat(min, o.min), MulSat(max, o.max)};
+  }
+  CostRange Factor(double f) const { return CostRange{MulFactor(min, f), MulFactor(max, f)}; }
+  CostRange Union(const CostRange& o) const {
+    return CostRange{o.min < min ? o.min : min, o.max > max ? o.max : max};
   }
 };
 
 // Key and value sizes of the entries of an inline list (key = index) or map.
 struct EntrySize {
   Type::Kind container = Type::Kind::kDyn;  // kList or kMap
-  Range key;
-  Range val;
+  CostRange key;
+  CostRange val;
 };
 
 std::optional<EntrySize> UnionEntries(const std::optional<EntrySize>& a,
@@ -96,12 +100,12 @@ std::optional<EntrySize> UnionEntries(const std::optional<EntrySize>& a,
 
 using Path = std::vector<std::string>;
 
-Path Append(Path p, std::string element) {
+Path AppendCost(Path p, std::string element) {
   p.push_back(std::move(element));
   return p;
 }
 
-bool IsAccumulatorName(const std::string& name) {
+bool IsCostAccumulatorName(const std::string& name) {
   return name == op::kAccumulatorVar || name == "__result__";
 }
 
@@ -110,12 +114,12 @@ struct Node {
   const Expr* expr = nullptr;  // null for the element pseudo-node of a list
   Path path;                   // empty when the node is not reachable from a variable
   Type type;
-  std::optional<Range> computed_size;
+  std::optional<CostRange> computed_size;
 };
 
 struct CallEstimate {
-  Range cost;
-  std::optional<Range> result_size;
+  CostRange cost;
+  std::optional<CostRange> result_size;
 };
 
 // ---- The DRA size estimator (k8s.io/dynamic-resource-allocation cel/compile.go) ----
@@ -154,7 +158,7 @@ uint64_t MaxElements(DeviceNode n) {
 }
 
 // One step down the declared shape, or nullopt where the declaration says nothing.
-std::optional<DeviceNode> Step(DeviceNode n, const std::string& element) {
+std::optional<DeviceNode> DeviceNodeStep(DeviceNode n, const std::string& element) {
   const bool values = element == "@items" || element == "@values";
   const bool keys = element == "@keys";
   switch (n) {
@@ -185,15 +189,15 @@ std::optional<DeviceNode> Step(DeviceNode n, const std::string& element) {
   }
 }
 
-std::optional<Range> EstimateDeviceSize(const Path& path) {
+std::optional<CostRange> EstimateDeviceSize(const Path& path) {
   if (path.empty() || path[0] != kDeviceVariable) return std::nullopt;
   DeviceNode n = DeviceNode::kDevice;
   for (size_t i = 1; i < path.size(); ++i) {
-    std::optional<DeviceNode> next = Step(n, path[i]);
+    std::optional<DeviceNode> next = DeviceNodeStep(n, path[i]);
     if (!next) return std::nullopt;
     n = *next;
   }
-  return Range{0, MaxElements(n)};
+  return CostRange{0, MaxElements(n)};
 }
 
 // Whether a type has a size known from the type alone (cel-go isScalar).
@@ -214,23 +218,24 @@ bool IsScalar(const Type& t) {
 }
 
 // Number of code points of UTF-8 text (CEL's string size).
-uint64_t CodePoints(const std::string& s) {
+uint64_t CostCodePoints(const std::string& s) {
   uint64_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
 
 // The size CEL knows from the expression itself: literals, inline lists and maps.
-std::optional<Range> LiteralSize(const Expr& e) {
+std::optional<CostRange> LiteralSize(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::kConstant:
       switch (e.constant.kind) {
-        case Constant::Kind::kString: return Range::Fixed(CodePoints(e.constant.string_value));
-        case Constant::Kind::kBytes: return Range::Fixed(e.constant.string_value.size());
-        default: return Range::Fixed(1);
+        case Constant::Kind::kString:
+          return CostRange::Fixed(CostCodePoints(e.constant.string_value));
+        case Constant::Kind::kBytes: return CostRange::Fixed(e.constant.string_value.size());
+        default: return CostRange::Fixed(1);
       }
-    case Expr::Kind::kList: return Range::Fixed(e.args.size());
-    case Expr::Kind::kMap: return Range::Fixed(e.entries.size());
+    case Expr::Kind::kList: return CostRange::Fixed(e.args.size());
+    case Expr::Kind::kMap: return CostRange::Fixed(e.entries.size());
     default: return std::nullopt;
   }
 }
@@ -247,9 +252,9 @@ class Coster {
         env_(env),
         sizes_enabled_(env.options().device_selector && env.options().dra_size_estimator) {}
 
-  Range Cost(const Expr& e) {
+  CostRange Cost(const Expr& e) {
     switch (e.kind) {
-      case Expr::Kind::kConstant: return Range::Fixed(kConstCost);
+      case Expr::Kind::kConstant: return CostRange::Fixed(kConstCost);
       case Expr::Kind::kIdent: return CostIdent(e);
       case Expr::Kind::kSelect: return CostSelect(e);
       case Expr::Kind::kCall: return CostCall(e);
@@ -258,13 +263,13 @@ class Coster {
       case Expr::Kind::kMessage: return CostMessage(e);
       case Expr::Kind::kComprehension: return IsBind(e) ? CostBind(e) : CostComprehension(e);
     }
-    return Range{};
+    return CostRange{};
   }
 
  private:
   struct LocalVar {
     Path path;
-    std::optional<Range> size;
+    std::optional<CostRange> size;
     std::optional<EntrySize> entry_size;
   };
 
@@ -293,31 +298,33 @@ class Coster {
   void AddPath(const Expr& e, Path p) { paths_[e.id] = std::move(p); }
 
   // The Kubernetes estimator's size lookup (delegates to the DRA size estimator).
-  std::optional<Range> EstimateSize(const Path& path) const {
+  std::optional<CostRange> EstimateSize(const Path& path) const {
     if (!sizes_enabled_) return std::nullopt;
     return EstimateDeviceSize(path);
   }
 
-  void SetSize(const Expr& e, const std::optional<Range>& size) {
+  void SetSize(const Expr& e, const std::optional<CostRange>& size) {
     if (size) sizes_[e.id] = *size;
   }
 
-  std::optional<Range> ComputeSize(const Expr& e) {
+  std::optional<CostRange> ComputeSize(const Expr& e) {
     if (auto it = sizes_.find(e.id); it != sizes_.end()) return it->second;
-    if (std::optional<Range> s = LiteralSize(e)) return s;
-    if (std::optional<Range> s = EstimateSize(GetPath(e))) {
+    if (std::optional<CostRange> s = LiteralSize(e)) return s;
+    if (std::optional<CostRange> s = EstimateSize(GetPath(e))) {
       sizes_[e.id] = *s;
       return s;
     }
-    if (IsScalar(TypeOf(e))) return Range::Fixed(1);
+    if (IsScalar(TypeOf(e))) return CostRange::Fixed(1);
     if (e.kind == Expr::Kind::kIdent) {
       if (const LocalVar* v = PeekLocal(e.name); v != nullptr && v->size) return v->size;
     }
     return std::nullopt;
   }
 
-  Range SizeOrUnknown(const Expr& e) { return ComputeSize(e).value_or(Range::Unknown()); }
-  static Range SizeOrUnknown(const Node& n) { return n.computed_size.value_or(Range::Unknown()); }
+  CostRange SizeOrUnknown(const Expr& e) { return ComputeSize(e).value_or(CostRange::Unknown()); }
+  static CostRange SizeOrUnknown(const Node& n) {
+    return n.computed_size.value_or(CostRange::Unknown());
+  }
 
   void SetEntrySize(const Expr& e, const std::optional<EntrySize>& s) {
     if (s) entry_sizes_[e.id] = *s;
@@ -342,7 +349,7 @@ class Coster {
     n.expr = &e;
     n.path = GetPath(e);
     // Only paths rooted at declared variables are handed out; accumulators have none.
-    if (!n.path.empty() && IsAccumulatorName(n.path[0])) n.path.clear();
+    if (!n.path.empty() && IsCostAccumulatorName(n.path[0])) n.path.clear();
     n.type = TypeOf(e);
     n.computed_size = ComputeSize(e);
     return n;
@@ -350,45 +357,45 @@ class Coster {
 
   // ---- Node kinds ----
 
-  Range CostIdent(const Expr& e) {
+  CostRange CostIdent(const Expr& e) {
     if (const LocalVar* v = PeekLocal(e.name)) {
       AddPath(e, v->path);
     } else {
       AddPath(e, Path{e.name});
     }
-    return Range::Fixed(kSelectAndIdentCost);
+    return CostRange::Fixed(kSelectAndIdentCost);
   }
 
-  Range CostSelect(const Expr& e) {
+  CostRange CostSelect(const Expr& e) {
     if (e.test_only) {
       // has(): the presence test costs 1, the operand what it costs.
-      return Range::Fixed(kSelectAndIdentCost).Add(Cost(*e.operand));
+      return CostRange::Fixed(kSelectAndIdentCost).Add(Cost(*e.operand));
     }
-    Range sum = Cost(*e.operand);
+    CostRange sum = Cost(*e.operand);
     const Type& operand = TypeOf(*e.operand);
     if (operand.kind() == Type::Kind::kMap || operand.kind() == Type::Kind::kTypeParam ||
         env_.IsMessageType(operand)) {
-      sum = sum.Add(Range::Fixed(kSelectAndIdentCost));
+      sum = sum.Add(CostRange::Fixed(kSelectAndIdentCost));
     }
-    AddPath(e, Append(GetPath(*e.operand), e.name));
+    AddPath(e, AppendCost(GetPath(*e.operand), e.name));
     return sum;
   }
 
-  Range CostList(const Expr& e) {
-    Range sum;
-    Range item{kMax, 0};
+  CostRange CostList(const Expr& e) {
+    CostRange sum;
+    CostRange item{kMax, 0};
     if (e.args.empty()) item.min = 0;
     for (const ExprPtr& a : e.args) {
       sum = sum.Add(Cost(*a));
       item = item.Union(SizeOrUnknown(*a));
     }
-    SetEntrySize(e, EntrySize{Type::Kind::kList, Range::Fixed(1), item});
-    return sum.Add(Range::Fixed(kListCreateBaseCost));
+    SetEntrySize(e, EntrySize{Type::Kind::kList, CostRange::Fixed(1), item});
+    return sum.Add(CostRange::Fixed(kListCreateBaseCost));
   }
 
-  Range CostMap(const Expr& e) {
-    Range sum;
-    Range key{kMax, 0}, val{kMax, 0};
+  CostRange CostMap(const Expr& e) {
+    CostRange sum;
+    CostRange key{kMax, 0}, val{kMax, 0};
     if (e.entries.empty()) key.min = val.min = 0;
     for (const CreateEntry& entry : e.entries) {
       sum = sum.Add(Cost(*entry.map_key));
@@ -397,28 +404,28 @@ class Coster {
       val = val.Union(SizeOrUnknown(*entry.value));
     }
     SetEntrySize(e, EntrySize{Type::Kind::kMap, key, val});
-    return sum.Add(Range::Fixed(kMapCreateBaseCost));
+    return sum.Add(CostRange::Fixed(kMapCreateBaseCost));
   }
 
-  Range CostMessage(const Expr& e) {
-    Range sum;
+  CostRange CostMessage(const Expr& e) {
+    CostRange sum;
     for (const CreateEntry& entry : e.entries) sum = sum.Add(Cost(*entry.value));
-    return sum.Add(Range::Fixed(kStructCreateBaseCost));
+    return sum.Add(CostRange::Fixed(kStructCreateBaseCost));
   }
 
   // `cel.bind(v, init, expr)`: a comprehension over an empty list whose loop never runs and whose
   // accumulator is the bound variable.
   static bool IsBind(const Expr& e) {
     return e.iter_range->kind == Expr::Kind::kList && e.iter_range->args.empty() &&
-           IsConstantBool(*e.loop_condition, false) && !IsAccumulatorName(e.accu_var);
+           IsConstantBool(*e.loop_condition, false) && !IsCostAccumulatorName(e.accu_var);
   }
 
   void PushAccumulator(const std::string& name, const Expr& init) {
     PushLocal(name, LocalVar{GetPath(init), ComputeSize(init), ComputeEntrySize(init)});
   }
 
-  Range CostBind(const Expr& e) {
-    Range sum = Cost(*e.iter_range);  // bindings are lazy: the empty range is all that is paid
+  CostRange CostBind(const Expr& e) {
+    CostRange sum = Cost(*e.iter_range);  // bindings are lazy: the empty range is all that is paid
     sum = sum.Add(Cost(*e.accu_init));
     PushAccumulator(e.accu_var, *e.accu_init);
     sum = sum.Add(Cost(*e.result));
@@ -432,7 +439,7 @@ class Coster {
     std::optional<EntrySize> entry = ComputeEntrySize(range);
     Type::Kind container = entry ? entry->container : TypeOf(range).kind();
     const bool list = container == Type::Kind::kList;
-    std::optional<Range> size;
+    std::optional<CostRange> size;
     std::string sub;
     if (single) {
       sub = list ? "@items" : "@keys";
@@ -444,11 +451,11 @@ class Coster {
       sub = list ? "@items" : "@values";
       if (entry) size = entry->val;
     }
-    PushLocal(name, LocalVar{Append(GetPath(range), sub), size, std::nullopt});
+    PushLocal(name, LocalVar{AppendCost(GetPath(range), sub), size, std::nullopt});
   }
 
-  Range CostComprehension(const Expr& e) {
-    Range sum = Cost(*e.iter_range);
+  CostRange CostComprehension(const Expr& e) {
+    CostRange sum = Cost(*e.iter_range);
     sum = sum.Add(Cost(*e.accu_init));
     PushAccumulator(e.accu_var, *e.accu_init);
     const bool two = !e.iter_var2.empty();
@@ -458,16 +465,16 @@ class Coster {
     } else {
       PushIterVar(e.iter_var, *e.iter_range, true, false);
     }
-    const Range loop = Cost(*e.loop_condition);
-    const Range step = Cost(*e.loop_step);
+    const CostRange loop = Cost(*e.loop_condition);
+    const CostRange step = Cost(*e.loop_step);
     PopLocal(e.iter_var);
     if (two) PopLocal(e.iter_var2);
     sum = sum.Add(Cost(*e.result));
     PopLocal(e.accu_var);
 
-    const Range range_count = SizeOrUnknown(*e.iter_range);
-    const Range per_iteration = step.Add(loop);
-    sum = sum.Add(Range{MulSat(range_count.min, per_iteration.min),
+    const CostRange range_count = SizeOrUnknown(*e.iter_range);
+    const CostRange per_iteration = step.Add(loop);
+    sum = sum.Add(CostRange{MulSat(range_count.min, per_iteration.min),
                         MulSat(range_count.max, per_iteration.max)});
 
     switch (e.accu_init->kind) {
@@ -499,30 +506,30 @@ class Coster {
     return {};
   }
 
-  Range CostCall(const Expr& e) {
+  CostRange CostCall(const Expr& e) {
     // dyn() only disables type checking: 1 plus its argument, sizes pass through.
     if (e.name == "dyn" && e.operand == nullptr && e.args.size() == 1) {
-      Range c = Range::Fixed(1).Add(Cost(*e.args[0]));
+      CostRange c = CostRange::Fixed(1).Add(Cost(*e.args[0]));
       CopySizeEstimates(e, *e.args[0]);
       return c;
     }
-    std::vector<Range> arg_costs;
+    std::vector<CostRange> arg_costs;
     std::vector<Node> args;
     for (const ExprPtr& a : e.args) {
       arg_costs.push_back(Cost(*a));
       args.push_back(MakeNode(*a));
     }
     const std::vector<std::string> ids = OverloadIds(e);
-    if (ids.empty()) return Range{};
+    if (ids.empty()) return CostRange{};
 
-    Range sum;
+    CostRange sum;
     std::optional<Node> target;
     if (e.operand) {
       sum = Cost(*e.operand);
       target = MakeNode(*e.operand);
     }
-    Range fn{kMax, 0};
-    std::optional<Range> result_size;
+    CostRange fn{kMax, 0};
+    std::optional<CostRange> result_size;
     for (const std::string& id : ids) {
       CallEstimate c = FunctionCost(e, id, target ? &*target : nullptr, args, arg_costs);
       fn = fn.Union(c.cost);
@@ -531,8 +538,8 @@ class Coster {
       }
       if ((id == "index_list" || id == "index_map") && !e.args.empty()) {
         std::optional<EntrySize> entry = ComputeEntrySize(*e.args[0]);
-        result_size = entry ? std::optional<Range>(entry->val) : std::nullopt;
-        AddPath(e, Append(GetPath(*e.args[0]), id == "index_list" ? "@items" : "@values"));
+        result_size = entry ? std::optional<CostRange>(entry->val) : std::nullopt;
+        AddPath(e, AppendCost(GetPath(*e.args[0]), id == "index_list" ? "@items" : "@values"));
       }
       if (!result_size) result_size = ComputeSize(e);
     }
@@ -543,9 +550,10 @@ class Coster {
   // ---- Function costs ----
 
   CallEstimate FunctionCost(const Expr& e, const std::string& id, const Node* target,
-                            const std::vector<Node>& args, const std::vector<Range>& arg_costs) {
-    Range arg_sum;
-    for (const Range& c : arg_costs) arg_sum = arg_sum.Add(c);
+                            const std::vector<Node>& args,
+                            const std::vector<CostRange>& arg_costs) {
+    CostRange arg_sum;
+    for (const CostRange& c : arg_costs) arg_sum = arg_sum.Add(c);
     if (std::optional<CallEstimate> est = OverloadEstimate(e.name, args)) {
       return CallEstimate{est->cost.Add(arg_sum), est->result_size};
     }
@@ -555,25 +563,26 @@ class Coster {
     const double kTraversal = kStringTraversalCostFactor;
     if (id == "string_format") {
       if (target != nullptr && !args.empty()) {
-        const Range target_size = SizeOrUnknown(*target);
+        const CostRange target_size = SizeOrUnknown(*target);
         return CallEstimate{target_size.Factor(kTraversal).Add(arg_sum),
                             target_size.Add(SizeOrUnknown(args[0]))};
       }
     } else if (id == "string_to_bytes") {
       if (args.size() == 1) {
-        const Range sz = SizeOrUnknown(args[0]);
-        return CallEstimate{sz.Factor(kTraversal).Add(arg_sum), Range{sz.min, MulSat(sz.max, 4)}};
+        const CostRange sz = SizeOrUnknown(args[0]);
+        return CallEstimate{sz.Factor(kTraversal).Add(arg_sum),
+                            CostRange{sz.min, MulSat(sz.max, 4)}};
       }
     } else if (id == "bytes_to_string") {
       if (args.size() == 1) {
-        const Range sz = SizeOrUnknown(args[0]);
-        return CallEstimate{sz.Factor(kTraversal).Add(arg_sum), Range{sz.min / 4, sz.max}};
+        const CostRange sz = SizeOrUnknown(args[0]);
+        return CallEstimate{sz.Factor(kTraversal).Add(arg_sum), CostRange{sz.min / 4, sz.max}};
       }
     } else if (id == "strings_quote") {
       if (args.size() == 1) {
-        const Range sz = SizeOrUnknown(args[0]);
+        const CostRange sz = SizeOrUnknown(args[0]);
         return CallEstimate{sz.Factor(kTraversal).Add(arg_sum),
-                            Range{AddSat(sz.min, 2), AddSat(MulSat(sz.max, 2), 2)}};
+                            CostRange{AddSat(sz.min, 2), AddSat(MulSat(sz.max, 2), 2)}};
       }
     } else if (id == "starts_with_string" || id == "ends_with_string") {
       if (args.size() == 1) {
@@ -588,45 +597,45 @@ class Coster {
       if (target != nullptr && args.size() == 1) {
         // One added to the string length so that an empty string still pays for the regex;
         // each regex term is guessed to be at least 4 characters long.
-        const Range str = SizeOrUnknown(*target).Add(Range::Fixed(1)).Factor(kTraversal);
-        const Range regex = SizeOrUnknown(args[0]).Factor(kRegexStringLengthCostFactor);
+        const CostRange str = SizeOrUnknown(*target).Add(CostRange::Fixed(1)).Factor(kTraversal);
+        const CostRange regex = SizeOrUnknown(args[0]).Factor(kRegexStringLengthCostFactor);
         return CallEstimate{str.Multiply(regex).Add(arg_sum), std::nullopt};
       }
     } else if (id == "contains_string") {
       if (target != nullptr && args.size() == 1) {
-        const Range str = SizeOrUnknown(*target).Factor(kTraversal);
-        const Range sub = SizeOrUnknown(args[0]).Factor(kTraversal);
+        const CostRange str = SizeOrUnknown(*target).Factor(kTraversal);
+        const CostRange sub = SizeOrUnknown(args[0]).Factor(kTraversal);
         return CallEstimate{str.Multiply(sub).Add(arg_sum), std::nullopt};
       }
     } else if (id == "logical_or" || id == "logical_and") {
       // Short-circuit: the minimum is the left side alone.
-      const Range& lhs = arg_costs[0];
-      const Range& rhs = arg_costs[1];
-      return CallEstimate{Range{lhs.min, lhs.Add(rhs).max}, std::nullopt};
+      const CostRange& lhs = arg_costs[0];
+      const CostRange& rhs = arg_costs[1];
+      return CallEstimate{CostRange{lhs.min, lhs.Add(rhs).max}, std::nullopt};
     } else if (id == "conditional") {
-      const Range size = SizeOrUnknown(args[1]).Union(SizeOrUnknown(args[2]));
+      const CostRange size = SizeOrUnknown(args[1]).Union(SizeOrUnknown(args[2]));
       SetEntrySize(e, UnionEntries(ComputeEntrySize(*e.args[1]), ComputeEntrySize(*e.args[2])));
       return CallEstimate{arg_costs[0].Add(arg_costs[1].Union(arg_costs[2])), size};
     } else if (id == "add_string" || id == "add_bytes" || id == "add_list") {
       if (args.size() == 2) {
-        const Range size = SizeOrUnknown(args[0]).Add(SizeOrUnknown(args[1]));
+        const CostRange size = SizeOrUnknown(args[0]).Add(SizeOrUnknown(args[1]));
         SetEntrySize(e, UnionEntries(ComputeEntrySize(*e.args[0]), ComputeEntrySize(*e.args[1])));
         if (id == "add_list") {
           // Concatenating lists is O(1); it is handled here only to track the size.
-          return CallEstimate{Range::Fixed(1).Add(arg_sum), size};
+          return CallEstimate{CostRange::Fixed(1).Add(arg_sum), size};
         }
         return CallEstimate{size.Factor(kTraversal).Add(arg_sum), size};
       }
     } else if (IsStringOrBytesComparison(id) || id == "equals" || id == "not_equals") {
       // Comparing is linear in the shorter operand; two scalars cost 1.
-      const Range lhs = SizeOrUnknown(args[0]);
-      const Range rhs = SizeOrUnknown(args[1]);
+      const CostRange lhs = SizeOrUnknown(args[0]);
+      const CostRange rhs = SizeOrUnknown(args[1]);
       const uint64_t smallest_max = rhs.max < lhs.max ? rhs.max : lhs.max;
-      const Range c{smallest_max > 0 ? 1u : 0u, smallest_max};
+      const CostRange c{smallest_max > 0 ? 1u : 0u, smallest_max};
       return CallEstimate{c.Factor(kTraversal).Add(arg_sum), std::nullopt};
     }
     // Everything else is O(1).
-    return CallEstimate{Range::Fixed(1).Add(arg_sum), std::nullopt};
+    return CallEstimate{CostRange::Fixed(1).Add(arg_sum), std::nullopt};
   }
 
   static bool IsStringOrBytesComparison(const std::string& id) {
@@ -650,16 +659,16 @@ class Coster {
       return std::nullopt;
     }
     if (args.size() != 2) return std::nullopt;
-    const Range product = LibrarySize(args[0]).Multiply(LibrarySize(args[1]));
-    return CallEstimate{product.Factor(factor).Add(Range::Fixed(1)), std::nullopt};
+    const CostRange product = LibrarySize(args[0]).Multiply(LibrarySize(args[1]));
+    return CallEstimate{product.Factor(factor).Add(CostRange::Fixed(1)), std::nullopt};
   }
 
   // The Kubernetes library estimator's size of a node: computed, else the size estimator's,
   // else unknown.
-  Range LibrarySize(const Node& n) const {
+  CostRange LibrarySize(const Node& n) const {
     if (n.computed_size) return *n.computed_size;
-    if (std::optional<Range> s = EstimateSize(n.path)) return *s;
-    return Range::Unknown();
+    if (std::optional<CostRange> s = EstimateSize(n.path)) return *s;
+    return CostRange::Unknown();
   }
 
   // The pseudo-node for the elements of a list (for a map, cel-go's first type parameter is the
@@ -668,7 +677,7 @@ class Coster {
     if (list.type.params().empty()) return std::nullopt;
     Node el;
     el.type = list.type.params()[0];
-    if (!list.path.empty()) el.path = Append(list.path, "@items");
+    if (!list.path.empty()) el.path = AppendCost(list.path, "@items");
     return el;
   }
 
@@ -677,7 +686,7 @@ class Coster {
                                                  const Node* target,
                                                  const std::vector<Node>& args) const {
     const double kTraversal = kStringTraversalCostFactor;
-    auto fixed = [](uint64_t c) { return CallEstimate{Range::Fixed(c), std::nullopt}; };
+    auto fixed = [](uint64_t c) { return CallEstimate{CostRange::Fixed(c), std::nullopt}; };
     auto is_one_of = [&fn](std::initializer_list<const char*> names) {
       for (const char* n : names) {
         if (fn == n) return true;
@@ -688,7 +697,7 @@ class Coster {
     // The DRA estimator (dynamic-resource-allocation cel/compile.go): `includes` looks at no more
     // than ResourceSliceMaxAttributeValuesPerDevice values, whatever the receiver's size.
     if (fn == "includes" && id == kDraIncludesOverload && target != nullptr) {
-      return CallEstimate{Range{0, kDraIncludesMaxValues}, std::nullopt};
+      return CallEstimate{CostRange{0, kDraIncludesMaxValues}, std::nullopt};
     }
     if (fn == "check") return fixed(kAuthzCheckCost);
     if (is_one_of({"serviceAccount", "path", "group", "resource", "subresource", "namespace",
@@ -699,13 +708,13 @@ class Coster {
       if (target == nullptr) return std::nullopt;
       if (std::optional<Node> el = ElementNode(*target)) {
         // One comparison per element, plus a traversal for string and bytes elements.
-        Range el_cost = Range::Fixed(1);
+        CostRange el_cost = CostRange::Fixed(1);
         const Type::Kind k = el->type.kind();
         if (k == Type::Kind::kString || k == Type::Kind::kBytes) {
           el_cost = el_cost.Add(LibrarySize(*el).Factor(kTraversal));
         }
-        const Range n = LibrarySize(*target);
-        return CallEstimate{Range{MulSat(n.min, el_cost.min), MulSat(n.max, el_cost.max)},
+        const CostRange n = LibrarySize(*target);
+        return CallEstimate{CostRange{MulSat(n.min, el_cost.min), MulSat(n.max, el_cost.max)},
                             std::nullopt};
       }
       return CallEstimate{LibrarySize(*target).Factor(kTraversal), std::nullopt};
@@ -716,7 +725,7 @@ class Coster {
     }
     if (is_one_of({"lowerAscii", "upperAscii", "substring", "trim"})) {
       if (target == nullptr) return std::nullopt;
-      const Range sz = LibrarySize(*target);
+      const CostRange sz = LibrarySize(*target);
       return CallEstimate{sz.Factor(kTraversal), sz};
     }
     if (fn == "replace") {
@@ -725,7 +734,7 @@ class Coster {
     }
     if (fn == "split") {
       if (target == nullptr) return std::nullopt;
-      const Range sz = LibrarySize(*target);
+      const CostRange sz = LibrarySize(*target);
       // Worst case: an empty separator returns every character; a constant limit caps it.
       uint64_t max = sz.max;
       if (args.size() > 1 && args[1].expr != nullptr &&
@@ -737,18 +746,18 @@ class Coster {
           max = c.uint_value;
         }
       }
-      return CallEstimate{sz.Factor(2 * kTraversal), Range{0, max}};
+      return CallEstimate{sz.Factor(2 * kTraversal), CostRange{0, max}};
     }
     if (fn == "join") {
       if (target == nullptr) return std::nullopt;
-      Range sz;
-      const Range list_size = LibrarySize(*target);
+      CostRange sz;
+      const CostRange list_size = LibrarySize(*target);
       if (std::optional<Node> el = ElementNode(*target)) {
         sz = list_size.Multiply(LibrarySize(*el));
       }
       if (!args.empty()) {
-        const Range sep = LibrarySize(args[0]);
-        const Range separators{list_size.min > 0 ? list_size.min - 1 : 0,
+        const CostRange sep = LibrarySize(args[0]);
+        const CostRange separators{list_size.min > 0 ? list_size.min - 1 : 0,
                                list_size.max > 0 ? list_size.max - 1 : 0};
         sz = sz.Add(sep.Multiply(separators));
       }
@@ -756,10 +765,10 @@ class Coster {
     }
     if (fn == "find" || fn == "findAll") {
       if (target == nullptr || args.empty()) return std::nullopt;
-      const Range sz = LibrarySize(*target);
-      const Range str = sz.Add(Range::Fixed(1)).Factor(kTraversal);
-      const Range regex = LibrarySize(args[0]).Factor(kRegexStringLengthCostFactor);
-      return CallEstimate{str.Multiply(regex), Range{0, sz.max}};
+      const CostRange sz = LibrarySize(*target);
+      const CostRange str = sz.Add(CostRange::Fixed(1)).Factor(kTraversal);
+      const CostRange regex = LibrarySize(args[0]).Factor(kRegexStringLengthCostFactor);
+      return CallEstimate{str.Multiply(regex), CostRange{0, sz.max}};
     }
     if (fn == "cidr" || fn == "isIP" || fn == "isCIDR") {
       // Only for a receiver, which these global functions never have: then the default applies.
@@ -785,10 +794,10 @@ class Coster {
     if (fn == "containsIP" || fn == "containsCIDR") {
       if (target == nullptr || args.empty()) return std::nullopt;
       // Comparing two IPv4 or IPv6 byte strings (4 or 16 bytes).
-      const Range ip{4, 16};
-      Range c = ip.Add(ip).Factor(kTraversal);
+      const CostRange ip{4, 16};
+      CostRange c = ip.Add(ip).Factor(kTraversal);
       if (fn == "containsCIDR") {
-        c = c.Add(ip.Factor(kTraversal)).Add(Range::Fixed(1));  // masking the base CIDR
+        c = c.Add(ip.Factor(kTraversal)).Add(CostRange::Fixed(1));  // masking the base CIDR
       }
       if (id == "cidr_contains_ip_string" || id == "cidr_contains_cidr_string") {
         c = c.Add(LibrarySize(args[0]).Factor(kTraversal));  // parsing the string argument
@@ -809,9 +818,9 @@ class Coster {
 
   // `s.replace(old, new)`: traversal plus construction; the result size follows from how many
   // replacements fit into the input.
-  static CallEstimate ReplaceEstimate(const Range& sz, const Range& to_replace,
-                                      const Range& replace_with) {
-    Range count, retained;
+  static CallEstimate ReplaceEstimate(const CostRange& sz, const CostRange& to_replace,
+                                      const CostRange& replace_with) {
+    CostRange count, retained;
     if (to_replace.min == 0) {
       // An empty pattern surrounds every character with the replacement.
       count.max = sz.max < kMax ? sz.max + 1 : sz.max;
@@ -831,7 +840,7 @@ class Coster {
     } else {
       count.min = CeilDiv(sz.min, to_replace.max);
     }
-    const Range size = count.Multiply(replace_with).Add(retained);
+    const CostRange size = count.Multiply(replace_with).Add(retained);
     return CallEstimate{sz.Factor(2 * kStringTraversalCostFactor), size};
   }
 
@@ -839,7 +848,7 @@ class Coster {
   const Environment& env_;
   const bool sizes_enabled_;
   absl::flat_hash_map<int64_t, Path> paths_;
-  absl::flat_hash_map<int64_t, Range> sizes_;
+  absl::flat_hash_map<int64_t, CostRange> sizes_;
   absl::flat_hash_map<int64_t, EntrySize> entry_sizes_;
   absl::flat_hash_map<std::string, std::vector<LocalVar>> locals_;
 };
@@ -848,7 +857,7 @@ class Coster {
 
 CostEstimate EstimateCost(const CheckedAst& checked, const Environment& env) {
   Coster coster(checked, env);
-  const Range r = coster.Cost(*checked.ast.root);
+  const CostRange r = coster.Cost(*checked.ast.root);
   return CostEstimate{r.min, r.max};
 }
 

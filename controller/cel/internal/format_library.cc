@@ -110,7 +110,7 @@ bool IsDateTime(absl::string_view str) {
 }
 
 // Go's url.ParseRequestURI error text, taken from the URL library's url() so both agree.
-std::optional<std::string> RequestUriError(absl::string_view s) {
+std::optional<std::string> FormatRequestUriError(absl::string_view s) {
   static const FunctionRegistry* urls = [] {
     auto* r = new FunctionRegistry();
     RegisterUrlLibrary(*r);
@@ -151,7 +151,7 @@ const std::vector<NamedFormat>& Formats() {
       {"labelValue", "LabelValue", [](absl::string_view s) { return LabelValueErrors(s); }},
       {"uri", "URI",
        [](absl::string_view s) {
-         std::optional<std::string> e = RequestUriError(s);
+         std::optional<std::string> e = FormatRequestUriError(s);
          return e ? Messages{*e} : Messages{};
        }},
       {"uuid", "uuid",
@@ -204,7 +204,7 @@ Value Named(absl::Span<const Value> args) {
   return Value::OptionalNone();
 }
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddFormatFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl, bool member) {
   Overload o =
       MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl), member);
@@ -216,14 +216,15 @@ void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
 
 void RegisterFormatLibrary(FunctionRegistry& registry) {
   const Type format = Type::Opaque(kFormatTypeName);
-  Add(registry, "validate", "format-validate", {format, Type::String()},
+  AddFormatFunction(registry, "validate", "format-validate", {format, Type::String()},
       Type::Optional(Type::List(Type::String())), Validate, /*member=*/true);
-  Add(registry, "format.named", "format-named", {Type::String()}, Type::Optional(format), Named,
-      /*member=*/false);
+  AddFormatFunction(registry, "format.named", "format-named", {Type::String()},
+                    Type::Optional(format), Named,
+                    /*member=*/false);
   for (const NamedFormat& f : Formats()) {
     const std::string name = absl::StrCat("format.", f.key);
     const NamedFormat* ptr = &f;
-    Add(
+    AddFormatFunction(
         registry, name, name, {}, format,
         [ptr](absl::Span<const Value>) { return MakeFormat(*ptr); }, /*member=*/false);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace gpuprofile::cel::internal {
@@ -72,12 +73,13 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsHexDigit(char c) {
+  return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsIdentPart(char c) { return IsIdentStart(c) || IsDigit(c); }
+bool IsIdentPart(char c) { return IsIdentStart(c) || absl::ascii_isdigit(c); }
 int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
+  if (absl::ascii_isdigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return c - 'A' + 10;
 }
@@ -165,7 +167,7 @@ class Lexer {
       if (token->text == "false") token->kind = TokenKind::kFalse;
       if (token->text == "null") token->kind = TokenKind::kNull;
       if (token->text == "in") token->kind = TokenKind::kIn;
-    } else if (IsDigit(c) || (c == '.' && IsDigit(c1))) {
+    } else if (absl::ascii_isdigit(c) || (c == '.' && absl::ascii_isdigit(c1))) {
       LexNumber(token);
     } else {
       ok = LexPunctuation(token);
@@ -277,18 +279,18 @@ class Lexer {
       return;
     }
     bool is_float = false;
-    while (IsDigit(At(pos_))) ++pos_;
-    if (At(pos_) == '.' && IsDigit(At(pos_ + 1))) {
+    while (absl::ascii_isdigit(At(pos_))) ++pos_;
+    if (At(pos_) == '.' && absl::ascii_isdigit(At(pos_ + 1))) {
       is_float = true;
       ++pos_;
-      while (IsDigit(At(pos_))) ++pos_;
+      while (absl::ascii_isdigit(At(pos_))) ++pos_;
     }
     if (At(pos_) == 'e' || At(pos_) == 'E') {
       size_t p = pos_ + 1;
       if (At(p) == '+' || At(p) == '-') ++p;
-      if (IsDigit(At(p))) {
+      if (absl::ascii_isdigit(At(p))) {
         is_float = true;
-        while (IsDigit(At(p))) ++p;
+        while (absl::ascii_isdigit(At(p))) ++p;
         pos_ = p;
       }
     }

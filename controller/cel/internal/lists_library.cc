@@ -239,7 +239,7 @@ Value SortByAssociatedKeys(const Value& list_value, const ListValue& keys) {
   return Value::List(std::move(out));
 }
 
-Value Range(int64_t n) {
+Value ListRange(int64_t n) {
   if (n > kMaxRangeSize) {
     return Value::Error(
         absl::StrCat("lists.range(", n, ") exceeds the supported size of ", kMaxRangeSize));
@@ -268,7 +268,7 @@ Value Distinct(const Value& list_value) {
   return Value::List(std::move(unique));
 }
 
-void AddOverload(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddListsOverload(FunctionRegistry& registry, absl::string_view name, std::string id,
                  std::vector<Type> params, Type result, FunctionImpl impl, const Gate& gate,
                  bool member = true) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
@@ -283,11 +283,11 @@ void RegisterKubernetesListsLibrary(FunctionRegistry& registry) {
   const Gate gate{0, kK8sListsLibrary};
   for (const NamedType& t : K8sComparableTypes()) {
     const std::string n = t.name;
-    AddOverload(registry, "isSorted", absl::StrCat("list_", n, "_is_sorted_bool"),
+    AddListsOverload(registry, "isSorted", absl::StrCat("list_", n, "_is_sorted_bool"),
                 {Type::List(t.type)}, Type::Bool(), IsSorted, gate);
-    AddOverload(registry, "max", absl::StrCat("list_", n, "_max_", n), {Type::List(t.type)},
+    AddListsOverload(registry, "max", absl::StrCat("list_", n, "_max_", n), {Type::List(t.type)},
                 t.type, ExtremeImpl("max", -1), gate);
-    AddOverload(registry, "min", absl::StrCat("list_", n, "_min_", n), {Type::List(t.type)},
+    AddListsOverload(registry, "min", absl::StrCat("list_", n, "_min_", n), {Type::List(t.type)},
                 t.type, ExtremeImpl("min", 1), gate);
   }
   const std::vector<std::pair<NamedType, Value>> summable = {
@@ -296,13 +296,13 @@ void RegisterKubernetesListsLibrary(FunctionRegistry& registry) {
       {{"double", Type::Double()}, Value::Double(0)},
       {{"duration", Type::Duration()}, Value::Duration(absl::ZeroDuration())}};
   for (const auto& [t, zero] : summable) {
-    AddOverload(registry, "sum", absl::StrCat("list_", t.name, "_sum_", t.name),
+    AddListsOverload(registry, "sum", absl::StrCat("list_", t.name, "_sum_", t.name),
                 {Type::List(t.type)}, t.type, SumImpl(zero), gate);
   }
   const Type a = Type::Param("A");
-  AddOverload(registry, "indexOf", "list_a_index_of_int", {Type::List(a), a}, Type::Int(),
+  AddListsOverload(registry, "indexOf", "list_a_index_of_int", {Type::List(a), a}, Type::Int(),
               IndexOfImpl, gate);
-  AddOverload(registry, "lastIndexOf", "list_a_last_index_of_int", {Type::List(a), a},
+  AddListsOverload(registry, "lastIndexOf", "list_a_last_index_of_int", {Type::List(a), a},
               Type::Int(), LastIndexOfImpl, gate);
 }
 
@@ -311,26 +311,26 @@ void RegisterExtListsLibrary(FunctionRegistry& registry) {
   const Type t = Type::Param("T");
   const Type list_t = Type::List(t);
   const Type list_dyn = Type::List(Type::Dyn());
-  AddOverload(registry, "slice", "list_slice", {list_t, Type::Int(), Type::Int()}, list_t, Slice,
-              gate);
-  AddOverload(
+  AddListsOverload(registry, "slice", "list_slice", {list_t, Type::Int(), Type::Int()}, list_t,
+                   Slice, gate);
+  AddListsOverload(
       registry, "flatten", "list_flatten", {Type::List(list_t)}, list_t,
       [](absl::Span<const Value> args) { return Flatten(args[0].list_value(), 1); }, gate);
-  AddOverload(
+  AddListsOverload(
       registry, "flatten", "list_flatten_int", {list_dyn, Type::Int()}, list_dyn,
       [](absl::Span<const Value> args) {
         return Flatten(args[0].list_value(), args[1].int_value());
       },
       gate);
   for (const NamedType& k : ExtComparableTypes()) {
-    AddOverload(
+    AddListsOverload(
         registry, "sort", absl::StrCat("list_", k.name, "_sort"), {Type::List(k.type)},
         Type::List(k.type),
         [](absl::Span<const Value> args) {
           return SortByAssociatedKeys(args[0], args[0].list_value());
         },
         gate);
-    AddOverload(
+    AddListsOverload(
         registry, "@sortByAssociatedKeys", absl::StrCat("list_", k.name, "_sortByAssociatedKeys"),
         {list_t, Type::List(k.type)}, list_t,
         [](absl::Span<const Value> args) {
@@ -338,14 +338,14 @@ void RegisterExtListsLibrary(FunctionRegistry& registry) {
         },
         gate);
   }
-  AddOverload(
+  AddListsOverload(
       registry, "lists.range", "lists_range", {Type::Int()}, Type::List(Type::Int()),
-      [](absl::Span<const Value> args) { return Range(args[0].int_value()); }, gate,
+      [](absl::Span<const Value> args) { return ListRange(args[0].int_value()); }, gate,
       /*member=*/false);
-  AddOverload(
+  AddListsOverload(
       registry, "reverse", "list_reverse", {list_t}, list_t,
       [](absl::Span<const Value> args) { return Reverse(args[0].list_value()); }, gate);
-  AddOverload(
+  AddListsOverload(
       registry, "distinct", "list_distinct", {list_t}, list_t,
       [](absl::Span<const Value> args) { return Distinct(args[0]); }, gate);
 }

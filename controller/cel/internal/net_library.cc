@@ -438,7 +438,7 @@ bool IsGlobalUnicast(const Addr& a) {
   return !IsLoopback(a) && !IsMulticast(a) && !IsLinkLocalUnicast(a);
 }
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddNetFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl, const char* library,
          bool member) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
@@ -457,19 +457,19 @@ void RegisterNetLibrary(FunctionRegistry& registry) {
   using Args = absl::Span<const Value>;
 
   // IP library.
-  Add(registry, "ip", "string_to_ip", {s}, ip, [](Args a) { return StringToIp(a[0]); },
+  AddNetFunction(registry, "ip", "string_to_ip", {s}, ip, [](Args a) { return StringToIp(a[0]); },
       kIpLibrary, false);
-  Add(registry, "isIP", "is_ip", {s}, b, [](Args a) {
+  AddNetFunction(registry, "isIP", "is_ip", {s}, b, [](Args a) {
         std::string error;
         return Value::Bool(ParseK8sIP(a[0].string_value(), &error).has_value());
       }, kIpLibrary, false);
-  Add(registry, "ip.isCanonical", "ip_is_canonical", {s}, b, [](Args a) {
+  AddNetFunction(registry, "ip.isCanonical", "ip_is_canonical", {s}, b, [](Args a) {
         std::string error;
         std::optional<Addr> addr = ParseK8sIP(a[0].string_value(), &error);
         if (!addr) return Value::Error(std::move(error));
         return Value::Bool(AddrString(*addr) == a[0].string_value());
       }, kIpLibrary, false);
-  Add(registry, "family", "ip_family", {ip}, Type::Int(), [](Args a) {
+  AddNetFunction(registry, "family", "ip_family", {ip}, Type::Int(), [](Args a) {
         return Value::Int(IpOf(a[0]).is4 ? 4 : 6);
       }, kIpLibrary, true);
   const std::pair<const char*, const char*> predicates[] = {
@@ -482,47 +482,49 @@ void RegisterNetLibrary(FunctionRegistry& registry) {
                                                 IsLinkLocalUnicast, IsGlobalUnicast};
   for (size_t i = 0; i < 5; ++i) {
     auto fn = predicate_fns[i];
-    Add(registry, predicates[i].first, predicates[i].second, {ip}, b,
+    AddNetFunction(registry, predicates[i].first, predicates[i].second, {ip}, b,
         [fn](Args a) { return Value::Bool(fn(IpOf(a[0]))); }, kIpLibrary, true);
   }
-  Add(registry, "string", "ip_to_string", {ip}, s, [](Args a) {
+  AddNetFunction(registry, "string", "ip_to_string", {ip}, s, [](Args a) {
         return Value::String(AddrString(IpOf(a[0])));
       }, kIpLibrary, false);
 
   // CIDR library.
-  Add(registry, "cidr", "string_to_cidr", {s}, cidr, [](Args a) { return StringToCidr(a[0]); },
+  AddNetFunction(
+      registry, "cidr", "string_to_cidr", {s}, cidr, [](Args a) { return StringToCidr(a[0]); },
       kCidrLibrary, false);
-  Add(registry, "isCIDR", "is_cidr", {s}, b, [](Args a) {
+  AddNetFunction(registry, "isCIDR", "is_cidr", {s}, b, [](Args a) {
         std::string error;
         return Value::Bool(ParseK8sCIDR(a[0].string_value(), &error).has_value());
       }, kCidrLibrary, false);
-  Add(registry, "containsIP", "cidr_contains_ip_string", {cidr, s}, b, [](Args a) {
+  AddNetFunction(registry, "containsIP", "cidr_contains_ip_string", {cidr, s}, b, [](Args a) {
         Value other = StringToIp(a[1]);
         // Kubernetes reports "no such overload" (not the parse error) for a bad address here.
         if (!IsIpValue(other)) return Value::NoSuchOverload("containsIP");
         return Value::Bool(PrefixContains(CidrOf(a[0]), IpOf(other)));
       }, kCidrLibrary, true);
-  Add(registry, "containsIP", "cidr_contains_ip_ip", {cidr, ip}, b, [](Args a) {
+  AddNetFunction(registry, "containsIP", "cidr_contains_ip_ip", {cidr, ip}, b, [](Args a) {
         return Value::Bool(PrefixContains(CidrOf(a[0]), IpOf(a[1])));
       }, kCidrLibrary, true);
-  Add(registry, "containsCIDR", "cidr_contains_cidr_string", {cidr, s}, b, [](Args a) {
+  AddNetFunction(registry, "containsCIDR", "cidr_contains_cidr_string", {cidr, s}, b, [](Args a) {
         Value other = StringToCidr(a[1]);
         if (!IsCidrValue(other)) return other;  // the parse error
         return Value::Bool(ContainsCidr(CidrOf(a[0]), CidrOf(other)));
       }, kCidrLibrary, true);
-  Add(registry, "containsCIDR", "cidr_contains_cidr", {cidr, cidr}, b, [](Args a) {
+  AddNetFunction(registry, "containsCIDR", "cidr_contains_cidr", {cidr, cidr}, b, [](Args a) {
         return Value::Bool(ContainsCidr(CidrOf(a[0]), CidrOf(a[1])));
       }, kCidrLibrary, true);
-  Add(registry, "ip", "cidr_ip", {cidr}, ip, [](Args a) { return MakeIp(CidrOf(a[0]).addr); },
+  AddNetFunction(
+      registry, "ip", "cidr_ip", {cidr}, ip, [](Args a) { return MakeIp(CidrOf(a[0]).addr); },
       kCidrLibrary, true);
-  Add(registry, "prefixLength", "cidr_prefix_length", {cidr}, Type::Int(), [](Args a) {
+  AddNetFunction(registry, "prefixLength", "cidr_prefix_length", {cidr}, Type::Int(), [](Args a) {
         return Value::Int(CidrOf(a[0]).bits);
       }, kCidrLibrary, true);
-  Add(registry, "masked", "cidr_masked", {cidr}, cidr, [](Args a) {
+  AddNetFunction(registry, "masked", "cidr_masked", {cidr}, cidr, [](Args a) {
         const Prefix& p = CidrOf(a[0]);
         return MakeCidr(Prefix{MaskAddr(p.addr, p.bits), p.bits});
       }, kCidrLibrary, true);
-  Add(registry, "string", "cidr_to_string", {cidr}, s, [](Args a) {
+  AddNetFunction(registry, "string", "cidr_to_string", {cidr}, s, [](Args a) {
         return Value::String(PrefixString(CidrOf(a[0])));
       }, kCidrLibrary, false);
 }

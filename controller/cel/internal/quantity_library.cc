@@ -24,8 +24,8 @@
 namespace gpuprofile::cel::internal {
 namespace {
 
-constexpr int kIntroducedMinor = 28;
-constexpr char kLibraryName[] = "Quantity";
+constexpr int kQuantityIntroducedMinor = 28;
+constexpr char kQuantityLibraryName[] = "Quantity";
 
 class QuantityObject final : public OpaqueValue {
  public:
@@ -52,15 +52,16 @@ Value FromStatusOr(const absl::StatusOr<Quantity>& q) {
   return MakeQuantityValue(*q);
 }
 
-void AddOverload(FunctionRegistry& registry, absl::string_view function, Overload overload) {
-  overload.gate.introduced_minor = kIntroducedMinor;
-  overload.gate.library = kLibraryName;
+void AddQuantityOverload(FunctionRegistry& registry, absl::string_view function,
+                         Overload overload) {
+  overload.gate.introduced_minor = kQuantityIntroducedMinor;
+  overload.gate.library = kQuantityLibraryName;
   registry.Add(function, std::move(overload));
 }
 
 // `q.f(other)` where both are quantities.
 template <typename Fn>
-FunctionImpl Binary(absl::string_view function, Fn fn) {
+FunctionImpl QuantityBinary(absl::string_view function, Fn fn) {
   return [function = std::string(function), fn](absl::Span<const Value> args) -> Value {
     const Quantity* a = AsQuantity(args[0]);
     const Quantity* b = AsQuantity(args[1]);
@@ -71,7 +72,7 @@ FunctionImpl Binary(absl::string_view function, Fn fn) {
 
 // `q.f()`.
 template <typename Fn>
-FunctionImpl Unary(absl::string_view function, Fn fn) {
+FunctionImpl QuantityUnary(absl::string_view function, Fn fn) {
   return [function = std::string(function), fn](absl::Span<const Value> args) -> Value {
     const Quantity* q = AsQuantity(args[0]);
     if (q == nullptr) return Value::NoSuchOverload(function);
@@ -112,7 +113,7 @@ namespace gpuprofile::cel::internal {
 void RegisterQuantityLibrary(FunctionRegistry& registry) {
   const Type q = QuantityType();
 
-  AddOverload(registry, "quantity",
+  AddQuantityOverload(registry, "quantity",
               MakeOverload("string_to_quantity", {Type::String()}, q,
                            [](absl::Span<const Value> args) -> Value {
                              if (args[0].kind() != ValueKind::kString) {
@@ -120,7 +121,7 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
                              }
                              return FromStatusOr(Quantity::Parse(args[0].string_value()));
                            }));
-  AddOverload(registry, "isQuantity",
+  AddQuantityOverload(registry, "isQuantity",
               MakeOverload("is_quantity_string", {Type::String()}, Type::Bool(),
                            [](absl::Span<const Value> args) -> Value {
                              if (args[0].kind() != ValueKind::kString) {
@@ -129,41 +130,41 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
                              return Value::Bool(Quantity::Parse(args[0].string_value()).ok());
                            }));
   // A global function in Kubernetes (cel.Overload, not cel.MemberOverload): `sign(q)`.
-  AddOverload(registry, "sign",
-              MakeOverload("quantity_sign", {q}, Type::Int(), Unary("sign", [](const Quantity& x) {
-                             return Value::Int(x.Sign());
-                           })));
-  AddOverload(registry, "isGreaterThan",
+  AddQuantityOverload(
+      registry, "sign",
+      MakeOverload("quantity_sign", {q}, Type::Int(),
+                   QuantityUnary("sign", [](const Quantity& x) { return Value::Int(x.Sign()); })));
+  AddQuantityOverload(registry, "isGreaterThan",
               MakeOverload("quantity_is_greater_than", {q, q}, Type::Bool(),
-                           Binary("isGreaterThan",
+                           QuantityBinary("isGreaterThan",
                                   [](const Quantity& a, const Quantity& b) {
                                     return Value::Bool(a.Compare(b) == 1);
                                   }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "isLessThan",
+  AddQuantityOverload(registry, "isLessThan",
               MakeOverload("quantity_is_less_than", {q, q}, Type::Bool(),
-                           Binary("isLessThan",
+                           QuantityBinary("isLessThan",
                                   [](const Quantity& a, const Quantity& b) {
                                     return Value::Bool(a.Compare(b) == -1);
                                   }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "compareTo",
+  AddQuantityOverload(registry, "compareTo",
               MakeOverload("quantity_compare_to", {q, q}, Type::Int(),
-                           Binary("compareTo",
+                           QuantityBinary("compareTo",
                                   [](const Quantity& a, const Quantity& b) {
                                     return Value::Int(a.Compare(b));
                                   }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "asApproximateFloat",
+  AddQuantityOverload(registry, "asApproximateFloat",
               MakeOverload("quantity_get_float", {q}, Type::Double(),
-                           Unary("asApproximateFloat",
+                           QuantityUnary("asApproximateFloat",
                                  [](const Quantity& x) {
                                    return Value::Double(x.AsApproximateDouble());
                                  }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "asInteger",
+  AddQuantityOverload(registry, "asInteger",
               MakeOverload("quantity_get_int", {q}, Type::Int(),
-                           Unary("asInteger",
+                           QuantityUnary("asInteger",
                                  [](const Quantity& x) {
                                    absl::StatusOr<int64_t> v = x.AsInt64();
                                    // Kubernetes' wording, whatever the reason.
@@ -173,22 +174,24 @@ void RegisterQuantityLibrary(FunctionRegistry& registry) {
                                    return Value::Int(*v);
                                  }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "isInteger",
+  AddQuantityOverload(registry, "isInteger",
               MakeOverload("quantity_is_integer", {q}, Type::Bool(),
-                           Unary("isInteger",
+                           QuantityUnary("isInteger",
                                  [](const Quantity& x) { return Value::Bool(x.AsInt64().ok()); }),
                            /*receiver_style=*/true));
 
   const auto add = [](const Quantity& a, const Quantity& b) { return FromStatusOr(a.Add(b)); };
   const auto sub = [](const Quantity& a, const Quantity& b) { return FromStatusOr(a.Sub(b)); };
-  AddOverload(registry, "add",
-              MakeOverload("quantity_add", {q, q}, q, Binary("add", add), /*receiver_style=*/true));
-  AddOverload(registry, "add",
+  AddQuantityOverload(
+      registry, "add",
+      MakeOverload("quantity_add", {q, q}, q, QuantityBinary("add", add), /*receiver_style=*/true));
+  AddQuantityOverload(registry, "add",
               MakeOverload("quantity_add_int", {q, Type::Int()}, q, WithInt("add", add),
                            /*receiver_style=*/true));
-  AddOverload(registry, "sub",
-              MakeOverload("quantity_sub", {q, q}, q, Binary("sub", sub), /*receiver_style=*/true));
-  AddOverload(registry, "sub",
+  AddQuantityOverload(
+      registry, "sub",
+      MakeOverload("quantity_sub", {q, q}, q, QuantityBinary("sub", sub), /*receiver_style=*/true));
+  AddQuantityOverload(registry, "sub",
               MakeOverload("quantity_sub_int", {q, Type::Int()}, q, WithInt("sub", sub),
                            /*receiver_style=*/true));
 }

@@ -140,7 +140,7 @@ Value FindAllImpl(absl::Span<const Value> args) {
   return Value::List(FindAll(*re, args[0].string_value(), n));
 }
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddRegexFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
                             /*receiver_style=*/true);
@@ -152,10 +152,11 @@ void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
 
 void RegisterRegexLibrary(FunctionRegistry& registry) {
   const Type s = Type::String();
-  Add(registry, "find", "string_find_string", {s, s}, s, FindImpl);
-  Add(registry, "findAll", "string_find_all_string", {s, s}, Type::List(s), FindAllImpl);
-  Add(registry, "findAll", "string_find_all_string_int", {s, s, Type::Int()}, Type::List(s),
-      FindAllImpl);
+  AddRegexFunction(registry, "find", "string_find_string", {s, s}, s, FindImpl);
+  AddRegexFunction(registry, "findAll", "string_find_all_string", {s, s}, Type::List(s),
+                   FindAllImpl);
+  AddRegexFunction(registry, "findAll", "string_find_all_string_int", {s, s, Type::Int()},
+                   Type::List(s), FindAllImpl);
 }
 
 }  // namespace gpuprofile::cel::internal

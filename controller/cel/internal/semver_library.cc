@@ -20,8 +20,8 @@
 namespace gpuprofile::cel::internal {
 namespace {
 
-constexpr int kIntroducedMinor = 31;
-constexpr char kLibraryName[] = "Semver";
+constexpr int kSemverIntroducedMinor = 31;
+constexpr char kSemverLibraryName[] = "Semver";
 constexpr int kNormalizeIntroducedMinor = 33;
 constexpr char kNormalizeLibraryName[] = "normalising semver";
 
@@ -43,10 +43,10 @@ class SemverObject final : public OpaqueValue {
   Semver semver_;
 };
 
-void AddOverload(FunctionRegistry& registry, absl::string_view function, Overload overload,
+void AddSemverOverload(FunctionRegistry& registry, absl::string_view function, Overload overload,
                  bool normalize = false) {
-  overload.gate.introduced_minor = normalize ? kNormalizeIntroducedMinor : kIntroducedMinor;
-  overload.gate.library = normalize ? kNormalizeLibraryName : kLibraryName;
+  overload.gate.introduced_minor = normalize ? kNormalizeIntroducedMinor : kSemverIntroducedMinor;
+  overload.gate.library = normalize ? kNormalizeLibraryName : kSemverLibraryName;
   registry.Add(function, std::move(overload));
 }
 
@@ -75,7 +75,7 @@ Value IsSemver(absl::Span<const Value> args) {
 }
 
 template <typename Fn>
-FunctionImpl Unary(absl::string_view function, Fn fn) {
+FunctionImpl SemverUnary(absl::string_view function, Fn fn) {
   return [function = std::string(function), fn](absl::Span<const Value> args) -> Value {
     const Semver* v = AsSemver(args[0]);
     if (v == nullptr) return Value::NoSuchOverload(function);
@@ -84,7 +84,7 @@ FunctionImpl Unary(absl::string_view function, Fn fn) {
 }
 
 template <typename Fn>
-FunctionImpl Binary(absl::string_view function, Fn fn) {
+FunctionImpl SemverBinary(absl::string_view function, Fn fn) {
   return [function = std::string(function), fn](absl::Span<const Value> args) -> Value {
     const Semver* a = AsSemver(args[0]);
     const Semver* b = AsSemver(args[1]);
@@ -116,54 +116,61 @@ namespace gpuprofile::cel::internal {
 void RegisterSemverLibrary(FunctionRegistry& registry) {
   const Type v = Type::Opaque(kSemverTypeName);
 
-  AddOverload(registry, "semver", MakeOverload("string_to_semver", {Type::String()}, v, ToSemver));
-  AddOverload(registry, "isSemver",
+  AddSemverOverload(registry, "semver",
+                    MakeOverload("string_to_semver", {Type::String()}, v, ToSemver));
+  AddSemverOverload(registry, "isSemver",
               MakeOverload("is_semver_string", {Type::String()}, Type::Bool(), IsSemver));
-  AddOverload(registry, "semver",
+  AddSemverOverload(registry, "semver",
               MakeOverload("string_bool_to_semver", {Type::String(), Type::Bool()}, v, ToSemver),
               /*normalize=*/true);
-  AddOverload(registry, "isSemver",
+  AddSemverOverload(registry, "isSemver",
               MakeOverload("is_semver_string_bool", {Type::String(), Type::Bool()}, Type::Bool(),
                            IsSemver),
               /*normalize=*/true);
 
-  AddOverload(registry, "isGreaterThan",
+  AddSemverOverload(registry, "isGreaterThan",
               MakeOverload("semver_is_greater_than", {v, v}, Type::Bool(),
-                           Binary("isGreaterThan",
+                           SemverBinary("isGreaterThan",
                                   [](const Semver& a, const Semver& b) {
                                     return Value::Bool(a.Compare(b) == 1);
                                   }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "isLessThan",
+  AddSemverOverload(registry, "isLessThan",
               MakeOverload("semver_is_less_than", {v, v}, Type::Bool(),
-                           Binary("isLessThan",
+                           SemverBinary("isLessThan",
                                   [](const Semver& a, const Semver& b) {
                                     return Value::Bool(a.Compare(b) == -1);
                                   }),
                            /*receiver_style=*/true));
-  AddOverload(registry, "compareTo",
+  AddSemverOverload(registry, "compareTo",
               MakeOverload("semver_compare_to", {v, v}, Type::Int(),
-                           Binary("compareTo",
+                           SemverBinary("compareTo",
                                   [](const Semver& a, const Semver& b) {
                                     return Value::Int(a.Compare(b));
                                   }),
                            /*receiver_style=*/true));
   // Kubernetes converts the uint64 components with types.Int(...), i.e. a plain Go conversion.
-  AddOverload(registry, "major",
-              MakeOverload("semver_major", {v}, Type::Int(), Unary("major", [](const Semver& x) {
-                             return Value::Int(static_cast<int64_t>(x.major()));
-                           }),
-                           /*receiver_style=*/true));
-  AddOverload(registry, "minor",
-              MakeOverload("semver_minor", {v}, Type::Int(), Unary("minor", [](const Semver& x) {
-                             return Value::Int(static_cast<int64_t>(x.minor()));
-                           }),
-                           /*receiver_style=*/true));
-  AddOverload(registry, "patch",
-              MakeOverload("semver_patch", {v}, Type::Int(), Unary("patch", [](const Semver& x) {
-                             return Value::Int(static_cast<int64_t>(x.patch()));
-                           }),
-                           /*receiver_style=*/true));
+  AddSemverOverload(registry, "major",
+                    MakeOverload("semver_major", {v}, Type::Int(),
+                                 SemverUnary("major",
+                                             [](const Semver& x) {
+                                               return Value::Int(static_cast<int64_t>(x.major()));
+                                             }),
+                                 /*receiver_style=*/true));
+  AddSemverOverload(registry, "minor",
+                    MakeOverload("semver_minor", {v}, Type::Int(),
+                                 SemverUnary("minor",
+                                             [](const Semver& x) {
+                                               return Value::Int(static_cast<int64_t>(x.minor()));
+                                             }),
+                                 /*receiver_style=*/true));
+  AddSemverOverload(registry, "patch",
+                    MakeOverload("semver_patch", {v}, Type::Int(),
+                                 SemverUnary("patch",
+                                             [](const Semver& x) {
+                                               return Value::Int(static_cast<int64_t>(x.patch()));
+                                             }),
+                                 /*receiver_style=*/true));
 }
 
 }  // namespace gpuprofile::cel::internal

@@ -38,7 +38,8 @@ bool Intersects(const ListValue& a, const ListValue& b) {
   return false;
 }
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id, FunctionImpl impl) {
+void AddSetsFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
+                     FunctionImpl impl) {
   const Type list_t = Type::List(Type::Param("T"));
   Overload o = MakeOverload(std::move(id), {list_t, list_t}, Type::Bool(), std::move(impl));
   o.gate = Gate{kSetsIntroducedMinor, kSetsLibrary};
@@ -48,16 +49,19 @@ void Add(FunctionRegistry& registry, absl::string_view name, std::string id, Fun
 }  // namespace
 
 void RegisterSetsLibrary(FunctionRegistry& registry) {
-  Add(registry, "sets.contains", "list_sets_contains_list", [](absl::Span<const Value> a) {
-    return Value::Bool(ContainsAll(a[0].list_value(), a[1].list_value()));
-  });
-  Add(registry, "sets.equivalent", "list_sets_equivalent_list", [](absl::Span<const Value> a) {
-    return Value::Bool(ContainsAll(a[0].list_value(), a[1].list_value()) &&
-                       ContainsAll(a[1].list_value(), a[0].list_value()));
-  });
-  Add(registry, "sets.intersects", "list_sets_intersects_list", [](absl::Span<const Value> a) {
-    return Value::Bool(Intersects(a[0].list_value(), a[1].list_value()));
-  });
+  AddSetsFunction(registry, "sets.contains", "list_sets_contains_list",
+                  [](absl::Span<const Value> a) {
+                    return Value::Bool(ContainsAll(a[0].list_value(), a[1].list_value()));
+                  });
+  AddSetsFunction(registry, "sets.equivalent", "list_sets_equivalent_list",
+                  [](absl::Span<const Value> a) {
+                    return Value::Bool(ContainsAll(a[0].list_value(), a[1].list_value()) &&
+                                       ContainsAll(a[1].list_value(), a[0].list_value()));
+                  });
+  AddSetsFunction(registry, "sets.intersects", "list_sets_intersects_list",
+                  [](absl::Span<const Value> a) {
+                    return Value::Bool(Intersects(a[0].list_value(), a[1].list_value()));
+                  });
 }
 
 }  // namespace gpuprofile::cel::internal

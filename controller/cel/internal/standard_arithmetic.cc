@@ -51,44 +51,45 @@ Value AddTimestamp(absl::Time t, absl::Duration d) {
   return Value::Timestamp(sum);
 }
 
-void Add(FunctionRegistry& r, absl::string_view name, std::string id, std::vector<Type> params,
-         Type result, FunctionImpl impl) {
+void AddArithmetic(FunctionRegistry& r, absl::string_view name, std::string id,
+                   std::vector<Type> params, Type result, FunctionImpl impl) {
   r.Add(name, MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl)));
 }
 
 void RegisterNegate(FunctionRegistry& r) {
-  Add(r, op::kNegate, "negate_int64", {Type::Int()}, Type::Int(), [](absl::Span<const Value> a) {
-    const int64_t x = a[0].int_value();
-    return IntResult(x == kInt64Min, x == kInt64Min ? 0 : -x);
-  });
-  Add(r, op::kNegate, "negate_double", {Type::Double()}, Type::Double(),
+  AddArithmetic(r, op::kNegate, "negate_int64", {Type::Int()}, Type::Int(),
+                [](absl::Span<const Value> a) {
+                  const int64_t x = a[0].int_value();
+                  return IntResult(x == kInt64Min, x == kInt64Min ? 0 : -x);
+                });
+  AddArithmetic(r, op::kNegate, "negate_double", {Type::Double()}, Type::Double(),
       [](absl::Span<const Value> a) { return Value::Double(-a[0].double_value()); });
 }
 
 void RegisterIntArithmetic(FunctionRegistry& r) {
   const Type i = Type::Int();
-  Add(r, op::kAdd, "add_int64", {i, i}, i, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_int64", {i, i}, i, [](absl::Span<const Value> a) {
     int64_t out;
     bool overflow = __builtin_add_overflow(a[0].int_value(), a[1].int_value(), &out);
     return IntResult(overflow, out);
   });
-  Add(r, op::kSubtract, "subtract_int64", {i, i}, i, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kSubtract, "subtract_int64", {i, i}, i, [](absl::Span<const Value> a) {
     int64_t out;
     bool overflow = __builtin_sub_overflow(a[0].int_value(), a[1].int_value(), &out);
     return IntResult(overflow, out);
   });
-  Add(r, op::kMultiply, "multiply_int64", {i, i}, i, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kMultiply, "multiply_int64", {i, i}, i, [](absl::Span<const Value> a) {
     int64_t out;
     bool overflow = __builtin_mul_overflow(a[0].int_value(), a[1].int_value(), &out);
     return IntResult(overflow, out);
   });
-  Add(r, op::kDivide, "divide_int64", {i, i}, i, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kDivide, "divide_int64", {i, i}, i, [](absl::Span<const Value> a) {
     const int64_t x = a[0].int_value(), y = a[1].int_value();
     if (y == 0) return Value::Error("division by zero");
     if (x == kInt64Min && y == -1) return Value::Error(kIntOverflow);
     return Value::Int(x / y);
   });
-  Add(r, op::kModulo, "modulo_int64", {i, i}, i, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kModulo, "modulo_int64", {i, i}, i, [](absl::Span<const Value> a) {
     const int64_t x = a[0].int_value(), y = a[1].int_value();
     if (y == 0) return Value::Error("modulus by zero");
     if (x == kInt64Min && y == -1) return Value::Error(kIntOverflow);
@@ -98,26 +99,26 @@ void RegisterIntArithmetic(FunctionRegistry& r) {
 
 void RegisterUintArithmetic(FunctionRegistry& r) {
   const Type u = Type::Uint();
-  Add(r, op::kAdd, "add_uint64", {u, u}, u, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_uint64", {u, u}, u, [](absl::Span<const Value> a) {
     uint64_t out;
     bool overflow = __builtin_add_overflow(a[0].uint_value(), a[1].uint_value(), &out);
     return UintResult(overflow, out);
   });
-  Add(r, op::kSubtract, "subtract_uint64", {u, u}, u, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kSubtract, "subtract_uint64", {u, u}, u, [](absl::Span<const Value> a) {
     uint64_t out;
     bool overflow = __builtin_sub_overflow(a[0].uint_value(), a[1].uint_value(), &out);
     return UintResult(overflow, out);
   });
-  Add(r, op::kMultiply, "multiply_uint64", {u, u}, u, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kMultiply, "multiply_uint64", {u, u}, u, [](absl::Span<const Value> a) {
     uint64_t out;
     bool overflow = __builtin_mul_overflow(a[0].uint_value(), a[1].uint_value(), &out);
     return UintResult(overflow, out);
   });
-  Add(r, op::kDivide, "divide_uint64", {u, u}, u, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kDivide, "divide_uint64", {u, u}, u, [](absl::Span<const Value> a) {
     if (a[1].uint_value() == 0) return Value::Error("division by zero");
     return Value::Uint(a[0].uint_value() / a[1].uint_value());
   });
-  Add(r, op::kModulo, "modulo_uint64", {u, u}, u, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kModulo, "modulo_uint64", {u, u}, u, [](absl::Span<const Value> a) {
     if (a[1].uint_value() == 0) return Value::Error("modulus by zero");
     return Value::Uint(a[0].uint_value() % a[1].uint_value());
   });
@@ -126,31 +127,31 @@ void RegisterUintArithmetic(FunctionRegistry& r) {
 void RegisterDoubleArithmetic(FunctionRegistry& r) {
   // IEEE semantics: x / 0.0 is +-Inf or NaN, never an error.
   const Type d = Type::Double();
-  Add(r, op::kAdd, "add_double", {d, d}, d, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_double", {d, d}, d, [](absl::Span<const Value> a) {
     return Value::Double(a[0].double_value() + a[1].double_value());
   });
-  Add(r, op::kSubtract, "subtract_double", {d, d}, d, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kSubtract, "subtract_double", {d, d}, d, [](absl::Span<const Value> a) {
     return Value::Double(a[0].double_value() - a[1].double_value());
   });
-  Add(r, op::kMultiply, "multiply_double", {d, d}, d, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kMultiply, "multiply_double", {d, d}, d, [](absl::Span<const Value> a) {
     return Value::Double(a[0].double_value() * a[1].double_value());
   });
-  Add(r, op::kDivide, "divide_double", {d, d}, d, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kDivide, "divide_double", {d, d}, d, [](absl::Span<const Value> a) {
     return Value::Double(a[0].double_value() / a[1].double_value());
   });
 }
 
 void RegisterConcatenation(FunctionRegistry& r) {
-  Add(r, op::kAdd, "add_string", {Type::String(), Type::String()}, Type::String(),
+  AddArithmetic(r, op::kAdd, "add_string", {Type::String(), Type::String()}, Type::String(),
       [](absl::Span<const Value> a) {
         return Value::String(absl::StrCat(a[0].string_value(), a[1].string_value()));
       });
-  Add(r, op::kAdd, "add_bytes", {Type::Bytes(), Type::Bytes()}, Type::Bytes(),
+  AddArithmetic(r, op::kAdd, "add_bytes", {Type::Bytes(), Type::Bytes()}, Type::Bytes(),
       [](absl::Span<const Value> a) {
         return Value::Bytes(absl::StrCat(a[0].string_value(), a[1].string_value()));
       });
   const Type list_a = Type::List(ParamA());
-  Add(r, op::kAdd, "add_list", {list_a, list_a}, list_a, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_list", {list_a, list_a}, list_a, [](absl::Span<const Value> a) {
     const ListValue& x = a[0].list_value();
     const ListValue& y = a[1].list_value();
     // Values are immutable, so an empty side lets the other be shared rather than copied.
@@ -167,17 +168,17 @@ void RegisterConcatenation(FunctionRegistry& r) {
 void RegisterTimeArithmetic(FunctionRegistry& r) {
   const Type ts = Type::Timestamp();
   const Type du = Type::Duration();
-  Add(r, op::kAdd, "add_timestamp_duration", {ts, du}, ts, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_timestamp_duration", {ts, du}, ts, [](absl::Span<const Value> a) {
     Value error;
     if (!Nanos(a[1], &error).has_value()) return error;
     return AddTimestamp(a[0].timestamp_value(), a[1].duration_value());
   });
-  Add(r, op::kAdd, "add_duration_timestamp", {du, ts}, ts, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_duration_timestamp", {du, ts}, ts, [](absl::Span<const Value> a) {
     Value error;
     if (!Nanos(a[0], &error).has_value()) return error;
     return AddTimestamp(a[1].timestamp_value(), a[0].duration_value());
   });
-  Add(r, op::kAdd, "add_duration_duration", {du, du}, du, [](absl::Span<const Value> a) {
+  AddArithmetic(r, op::kAdd, "add_duration_duration", {du, du}, du, [](absl::Span<const Value> a) {
     Value error;
     std::optional<int64_t> x = Nanos(a[0], &error), y = Nanos(a[1], &error);
     if (!x.has_value() || !y.has_value()) return error;
@@ -185,7 +186,7 @@ void RegisterTimeArithmetic(FunctionRegistry& r) {
     bool overflow = __builtin_add_overflow(*x, *y, &out);
     return DurationResult(overflow, out);
   });
-  Add(r, op::kSubtract, "subtract_duration_duration", {du, du}, du,
+  AddArithmetic(r, op::kSubtract, "subtract_duration_duration", {du, du}, du,
       [](absl::Span<const Value> a) {
         Value error;
         std::optional<int64_t> x = Nanos(a[0], &error), y = Nanos(a[1], &error);
@@ -194,7 +195,7 @@ void RegisterTimeArithmetic(FunctionRegistry& r) {
         bool overflow = __builtin_sub_overflow(*x, *y, &out);
         return DurationResult(overflow, out);
       });
-  Add(r, op::kSubtract, "subtract_timestamp_duration", {ts, du}, ts,
+  AddArithmetic(r, op::kSubtract, "subtract_timestamp_duration", {ts, du}, ts,
       [](absl::Span<const Value> a) {
         Value error;
         std::optional<int64_t> d = Nanos(a[1], &error);
@@ -203,7 +204,7 @@ void RegisterTimeArithmetic(FunctionRegistry& r) {
         if (*d == kInt64Min) return Value::Error(kIntOverflow);
         return AddTimestamp(a[0].timestamp_value(), absl::Nanoseconds(-*d));
       });
-  Add(r, op::kSubtract, "subtract_timestamp_timestamp", {ts, ts}, du,
+  AddArithmetic(r, op::kSubtract, "subtract_timestamp_timestamp", {ts, ts}, du,
       [](absl::Span<const Value> a) {
         // The difference of two valid timestamps always fits absl::Duration; it must also fit
         // int64 nanoseconds (about 292 years) to be a CEL duration.

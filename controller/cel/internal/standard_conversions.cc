@@ -25,21 +25,19 @@
 namespace gpuprofile::cel::internal {
 namespace {
 
-constexpr double kTwoTo63 = 9223372036854775808.0;
+constexpr double kTwoTo63Double = 9223372036854775808.0;
 constexpr double kTwoTo64 = 18446744073709551616.0;
 
 Value ConversionError(absl::string_view from, absl::string_view to) {
   return Value::Error(absl::StrCat("type conversion error from '", from, "' to '", to, "'"));
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Go's strconv.ParseUint(s, 10, 64): decimal digits only, no sign, no underscores.
 std::optional<uint64_t> ParseDecimalUint(absl::string_view s) {
   if (s.empty()) return std::nullopt;
   uint64_t v = 0;
   for (char c : s) {
-    if (!IsDigit(c)) return std::nullopt;
+    if (!absl::ascii_isdigit(c)) return std::nullopt;
     const auto digit = static_cast<uint64_t>(c - '0');
     if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;
     v = v * 10 + digit;
@@ -79,7 +77,7 @@ bool UnderscoresOk(absl::string_view s) {
   }
   for (; i < s.size(); ++i) {
     const char c = s[i];
-    if (IsDigit(c) || (hex && absl::ascii_isxdigit(c))) {
+    if (absl::ascii_isdigit(c) || (hex && absl::ascii_isxdigit(c))) {
       saw = '0';
     } else if (c == '_') {
       if (saw != '0') return false;
@@ -119,7 +117,9 @@ std::optional<double> ParseGoFloat(absl::string_view s) {
   size_t i = 0;
   const bool hex = clean.size() >= 2 && clean[0] == '0' && (clean[1] == 'x' || clean[1] == 'X');
   if (hex) i = 2;
-  auto is_mantissa_digit = [hex](char c) { return hex ? absl::ascii_isxdigit(c) : IsDigit(c); };
+  auto is_mantissa_digit = [hex](char c) {
+    return hex ? absl::ascii_isxdigit(c) : absl::ascii_isdigit(c);
+  };
   size_t digits = 0;
   for (; i < clean.size() && is_mantissa_digit(clean[i]); ++i) ++digits;
   if (i < clean.size() && clean[i] == '.') {
@@ -131,7 +131,7 @@ std::optional<double> ParseGoFloat(absl::string_view s) {
     ++i;
     if (i < clean.size() && (clean[i] == '+' || clean[i] == '-')) ++i;
     size_t exp_digits = 0;
-    for (; i < clean.size() && IsDigit(clean[i]); ++i) ++exp_digits;
+    for (; i < clean.size() && absl::ascii_isdigit(clean[i]); ++i) ++exp_digits;
     if (exp_digits == 0) return std::nullopt;
   } else if (hex) {
     return std::nullopt;  // Go requires the p exponent of a hexadecimal float
@@ -192,8 +192,8 @@ bool ValidUtf8(absl::string_view s) {
   return true;
 }
 
-void Add(FunctionRegistry& r, absl::string_view name, std::string id, Type param, Type result,
-         FunctionImpl impl) {
+void AddConversion(FunctionRegistry& r, absl::string_view name, std::string id, Type param,
+                   Type result, FunctionImpl impl) {
   r.Add(name, MakeOverload(std::move(id), {std::move(param)}, std::move(result), std::move(impl)));
 }
 
@@ -201,28 +201,30 @@ Value Identity(absl::Span<const Value> a) { return a[0]; }
 
 void RegisterIntConversions(FunctionRegistry& r) {
   const Type i = Type::Int();
-  Add(r, "int", "int64_to_int64", i, i, Identity);
-  Add(r, "int", "uint64_to_int64", Type::Uint(), i, [](absl::Span<const Value> a) {
+  AddConversion(r, "int", "int64_to_int64", i, i, Identity);
+  AddConversion(r, "int", "uint64_to_int64", Type::Uint(), i, [](absl::Span<const Value> a) {
     if (a[0].uint_value() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return Value::Error(kIntOverflow);
     }
     return Value::Int(static_cast<int64_t>(a[0].uint_value()));
   });
-  Add(r, "int", "double_to_int64", Type::Double(), i, [](absl::Span<const Value> a) {
+  AddConversion(r, "int", "double_to_int64", Type::Double(), i, [](absl::Span<const Value> a) {
     // Truncates toward zero; both range ends are exclusive, as in cel-go.
     const double d = a[0].double_value();
-    if (!(d > -kTwoTo63 && d < kTwoTo63)) return Value::Error(kIntOverflow);  // also NaN
+    if (!(d > -kTwoTo63Double && d < kTwoTo63Double))
+      return Value::Error(kIntOverflow);  // also NaN
     return Value::Int(static_cast<int64_t>(d));
   });
-  Add(r, "int", "string_to_int64", Type::String(), i, [](absl::Span<const Value> a) {
+  AddConversion(r, "int", "string_to_int64", Type::String(), i, [](absl::Span<const Value> a) {
     std::optional<int64_t> v = ParseDecimalInt(a[0].string_value());
     if (!v.has_value()) return ConversionError("string", "int");
     return Value::Int(*v);
   });
-  Add(r, "int", "timestamp_to_int64", Type::Timestamp(), i, [](absl::Span<const Value> a) {
-    return Value::Int(absl::ToUnixSeconds(a[0].timestamp_value()));  // floor, as Go's Unix()
-  });
-  Add(r, "int", "duration_to_int64", Type::Duration(), i, [](absl::Span<const Value> a) {
+  AddConversion(
+      r, "int", "timestamp_to_int64", Type::Timestamp(), i, [](absl::Span<const Value> a) {
+        return Value::Int(absl::ToUnixSeconds(a[0].timestamp_value()));  // floor, as Go's Unix()
+      });
+  AddConversion(r, "int", "duration_to_int64", Type::Duration(), i, [](absl::Span<const Value> a) {
     std::optional<int64_t> n = DurationToNanos(a[0].duration_value());
     if (!n.has_value()) return Value::Error(kIntOverflow);
     return Value::Int(*n);
@@ -231,17 +233,17 @@ void RegisterIntConversions(FunctionRegistry& r) {
 
 void RegisterUintConversions(FunctionRegistry& r) {
   const Type u = Type::Uint();
-  Add(r, "uint", "uint64_to_uint64", u, u, Identity);
-  Add(r, "uint", "int64_to_uint64", Type::Int(), u, [](absl::Span<const Value> a) {
+  AddConversion(r, "uint", "uint64_to_uint64", u, u, Identity);
+  AddConversion(r, "uint", "int64_to_uint64", Type::Int(), u, [](absl::Span<const Value> a) {
     if (a[0].int_value() < 0) return Value::Error(kUintOverflow);
     return Value::Uint(static_cast<uint64_t>(a[0].int_value()));
   });
-  Add(r, "uint", "double_to_uint64", Type::Double(), u, [](absl::Span<const Value> a) {
+  AddConversion(r, "uint", "double_to_uint64", Type::Double(), u, [](absl::Span<const Value> a) {
     const double d = a[0].double_value();
     if (!(d >= 0 && d < kTwoTo64)) return Value::Error(kUintOverflow);  // also NaN
     return Value::Uint(static_cast<uint64_t>(d));
   });
-  Add(r, "uint", "string_to_uint64", Type::String(), u, [](absl::Span<const Value> a) {
+  AddConversion(r, "uint", "string_to_uint64", Type::String(), u, [](absl::Span<const Value> a) {
     std::optional<uint64_t> v = ParseDecimalUint(a[0].string_value());
     if (!v.has_value()) return ConversionError("string", "uint");
     return Value::Uint(*v);
@@ -250,14 +252,14 @@ void RegisterUintConversions(FunctionRegistry& r) {
 
 void RegisterDoubleConversions(FunctionRegistry& r) {
   const Type d = Type::Double();
-  Add(r, "double", "double_to_double", d, d, Identity);
-  Add(r, "double", "int64_to_double", Type::Int(), d, [](absl::Span<const Value> a) {
+  AddConversion(r, "double", "double_to_double", d, d, Identity);
+  AddConversion(r, "double", "int64_to_double", Type::Int(), d, [](absl::Span<const Value> a) {
     return Value::Double(static_cast<double>(a[0].int_value()));
   });
-  Add(r, "double", "uint64_to_double", Type::Uint(), d, [](absl::Span<const Value> a) {
+  AddConversion(r, "double", "uint64_to_double", Type::Uint(), d, [](absl::Span<const Value> a) {
     return Value::Double(static_cast<double>(a[0].uint_value()));
   });
-  Add(r, "double", "string_to_double", Type::String(), d, [](absl::Span<const Value> a) {
+  AddConversion(r, "double", "string_to_double", Type::String(), d, [](absl::Span<const Value> a) {
     std::optional<double> v = ParseGoFloat(a[0].string_value());
     if (!v.has_value()) return ConversionError("string", "double");
     return Value::Double(*v);
@@ -266,72 +268,79 @@ void RegisterDoubleConversions(FunctionRegistry& r) {
 
 void RegisterStringConversions(FunctionRegistry& r) {
   const Type s = Type::String();
-  Add(r, "string", "string_to_string", s, s, Identity);
-  Add(r, "string", "bool_to_string", Type::Bool(), s, [](absl::Span<const Value> a) {
+  AddConversion(r, "string", "string_to_string", s, s, Identity);
+  AddConversion(r, "string", "bool_to_string", Type::Bool(), s, [](absl::Span<const Value> a) {
     return Value::String(a[0].bool_value() ? "true" : "false");
   });
-  Add(r, "string", "int64_to_string", Type::Int(), s, [](absl::Span<const Value> a) {
+  AddConversion(r, "string", "int64_to_string", Type::Int(), s, [](absl::Span<const Value> a) {
     return Value::String(absl::StrCat(a[0].int_value()));
   });
-  Add(r, "string", "uint64_to_string", Type::Uint(), s, [](absl::Span<const Value> a) {
+  AddConversion(r, "string", "uint64_to_string", Type::Uint(), s, [](absl::Span<const Value> a) {
     return Value::String(absl::StrCat(a[0].uint_value()));
   });
-  Add(r, "string", "double_to_string", Type::Double(), s, [](absl::Span<const Value> a) {
+  AddConversion(r, "string", "double_to_string", Type::Double(), s, [](absl::Span<const Value> a) {
     return Value::String(FormatDoubleGo(a[0].double_value()));
   });
-  Add(r, "string", "bytes_to_string", Type::Bytes(), s, [](absl::Span<const Value> a) {
+  AddConversion(r, "string", "bytes_to_string", Type::Bytes(), s, [](absl::Span<const Value> a) {
     if (!ValidUtf8(a[0].string_value())) {
       return Value::Error("invalid UTF-8 in bytes, cannot convert to string");
     }
     return Value::String(std::string(a[0].string_value()));
   });
-  Add(r, "string", "timestamp_to_string", Type::Timestamp(), s, [](absl::Span<const Value> a) {
-    return Value::String(FormatRfc3339Nano(a[0].timestamp_value()));
-  });
-  Add(r, "string", "duration_to_string", Type::Duration(), s, [](absl::Span<const Value> a) {
-    return Value::String(FormatDurationSeconds(a[0].duration_value()));
-  });
+  AddConversion(r, "string", "timestamp_to_string", Type::Timestamp(), s,
+                [](absl::Span<const Value> a) {
+                  return Value::String(FormatRfc3339Nano(a[0].timestamp_value()));
+                });
+  AddConversion(r, "string", "duration_to_string", Type::Duration(), s,
+                [](absl::Span<const Value> a) {
+                  return Value::String(FormatDurationSeconds(a[0].duration_value()));
+                });
 }
 
 void RegisterOtherConversions(FunctionRegistry& r) {
-  Add(r, "bytes", "bytes_to_bytes", Type::Bytes(), Type::Bytes(), Identity);
-  Add(r, "bytes", "string_to_bytes", Type::String(), Type::Bytes(),
+  AddConversion(r, "bytes", "bytes_to_bytes", Type::Bytes(), Type::Bytes(), Identity);
+  AddConversion(r, "bytes", "string_to_bytes", Type::String(), Type::Bytes(),
       [](absl::Span<const Value> a) { return Value::Bytes(std::string(a[0].string_value())); });
 
-  Add(r, "bool", "bool_to_bool", Type::Bool(), Type::Bool(), Identity);
-  Add(r, "bool", "string_to_bool", Type::String(), Type::Bool(), [](absl::Span<const Value> a) {
-    std::optional<bool> v = ParseGoBool(a[0].string_value());
-    if (!v.has_value()) return ConversionError("string", "bool");
-    return Value::Bool(*v);
-  });
+  AddConversion(r, "bool", "bool_to_bool", Type::Bool(), Type::Bool(), Identity);
+  AddConversion(r, "bool", "string_to_bool", Type::String(), Type::Bool(),
+                [](absl::Span<const Value> a) {
+                  std::optional<bool> v = ParseGoBool(a[0].string_value());
+                  if (!v.has_value()) return ConversionError("string", "bool");
+                  return Value::Bool(*v);
+                });
 
   const Type du = Type::Duration();
-  Add(r, "duration", "duration_to_duration", du, du, Identity);
-  Add(r, "duration", "int64_to_duration", Type::Int(), du, [](absl::Span<const Value> a) {
+  AddConversion(r, "duration", "duration_to_duration", du, du, Identity);
+  AddConversion(r, "duration", "int64_to_duration", Type::Int(), du, [](absl::Span<const Value> a) {
     return Value::Duration(absl::Nanoseconds(a[0].int_value()));
   });
-  Add(r, "duration", "string_to_duration", Type::String(), du, [](absl::Span<const Value> a) {
-    absl::StatusOr<absl::Duration> d = ParseGoDuration(a[0].string_value());
-    if (!d.ok()) return ConversionError("string", "google.protobuf.Duration");
-    return Value::Duration(*d);
-  });
+  AddConversion(r, "duration", "string_to_duration", Type::String(), du,
+                [](absl::Span<const Value> a) {
+                  absl::StatusOr<absl::Duration> d = ParseGoDuration(a[0].string_value());
+                  if (!d.ok()) return ConversionError("string", "google.protobuf.Duration");
+                  return Value::Duration(*d);
+                });
 
   const Type ts = Type::Timestamp();
-  Add(r, "timestamp", "timestamp_to_timestamp", ts, ts, Identity);
-  Add(r, "timestamp", "int64_to_timestamp", Type::Int(), ts, [](absl::Span<const Value> a) {
-    const int64_t s = a[0].int_value();
-    if (s < kMinTimestampSeconds || s > kMaxTimestampSeconds) {
-      return Value::Error(kTimestampOverflow);
-    }
-    return Value::Timestamp(absl::FromUnixSeconds(s));
-  });
-  Add(r, "timestamp", "string_to_timestamp", Type::String(), ts, [](absl::Span<const Value> a) {
-    absl::StatusOr<absl::Time> t = ParseRfc3339(a[0].string_value());
-    if (!t.ok()) return ConversionError("string", "google.protobuf.Timestamp");
-    // A year-0001 time with a positive offset, or year 0000, lies outside CEL's range.
-    if (!TimestampInRange(*t)) return Value::Error(kTimestampOverflow);
-    return Value::Timestamp(*t);
-  });
+  AddConversion(r, "timestamp", "timestamp_to_timestamp", ts, ts, Identity);
+  AddConversion(r, "timestamp", "int64_to_timestamp", Type::Int(), ts,
+                [](absl::Span<const Value> a) {
+                  const int64_t s = a[0].int_value();
+                  if (s < kMinTimestampSeconds || s > kMaxTimestampSeconds) {
+                    return Value::Error(kTimestampOverflow);
+                  }
+                  return Value::Timestamp(absl::FromUnixSeconds(s));
+                });
+  AddConversion(r, "timestamp", "string_to_timestamp", Type::String(), ts,
+                [](absl::Span<const Value> a) {
+                  absl::StatusOr<absl::Time> t = ParseRfc3339(a[0].string_value());
+                  if (!t.ok()) return ConversionError("string", "google.protobuf.Timestamp");
+                  // A year-0001 time with a positive offset, or year 0000, lies outside CEL's
+                  // range.
+                  if (!TimestampInRange(*t)) return Value::Error(kTimestampOverflow);
+                  return Value::Timestamp(*t);
+                });
 }
 
 }  // namespace

@@ -121,8 +121,9 @@ std::shared_ptr<HashMapValue> CopyMap(const MapValue& map) {
 
 namespace {
 
-void Add(FunctionRegistry& r, absl::string_view name, std::string id, std::vector<Type> params,
-         Type result, FunctionImpl impl, bool receiver_style = false) {
+void AddStandard(FunctionRegistry& r, absl::string_view name, std::string id,
+                 std::vector<Type> params, Type result, FunctionImpl impl,
+                 bool receiver_style = false) {
   r.Add(name, MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
                            receiver_style));
 }
@@ -131,9 +132,9 @@ void Add(FunctionRegistry& r, absl::string_view name, std::string id, std::vecto
 
 void RegisterEquality(FunctionRegistry& r) {
   // Declared over one type parameter as in cel-go; at runtime equality is heterogeneous (1 == 1.0).
-  Add(r, op::kEquals, "equals", {ParamA(), ParamA()}, Type::Bool(),
+  AddStandard(r, op::kEquals, "equals", {ParamA(), ParamA()}, Type::Bool(),
       [](absl::Span<const Value> a) { return Equal(a[0], a[1]); });
-  Add(r, op::kNotEquals, "not_equals", {ParamA(), ParamA()}, Type::Bool(),
+  AddStandard(r, op::kNotEquals, "not_equals", {ParamA(), ParamA()}, Type::Bool(),
       [](absl::Span<const Value> a) {
         Value eq = Equal(a[0], a[1]);
         return eq.is_bool() ? Value::Bool(!eq.bool_value()) : eq;
@@ -171,7 +172,7 @@ void RegisterRelation(FunctionRegistry& r, absl::string_view name, absl::string_
   };
   const std::string fn(name);
   for (const Pair& p : pairs) {
-    Add(r, name, absl::StrCat(id_prefix, "_", p.suffix), {p.lhs, p.rhs}, Type::Bool(),
+    AddStandard(r, name, absl::StrCat(id_prefix, "_", p.suffix), {p.lhs, p.rhs}, Type::Bool(),
         [accept, fn](absl::Span<const Value> a) {
           if (IsNaN(a[0]) || IsNaN(a[1])) return Value::Bool(false);
           std::optional<int> c = Compare(a[0], a[1]);
@@ -192,7 +193,7 @@ void RegisterOrdering(FunctionRegistry& r) {
 
 void RegisterIndexing(FunctionRegistry& r) {
   // Statically the index is an int; at runtime cel-go also takes a lossless uint or double.
-  Add(r, op::kIndex, "index_list", {Type::List(ParamA()), Type::Int()}, ParamA(),
+  AddStandard(r, op::kIndex, "index_list", {Type::List(ParamA()), Type::Int()}, ParamA(),
       [](absl::Span<const Value> a) {
         Value error;
         std::optional<int64_t> index = ListIndex(a[1], &error);
@@ -212,13 +213,13 @@ void RegisterIndexing(FunctionRegistry& r) {
     o.runtime_only = true;
     r.Add(op::kIndex, std::move(o));
   }
-  Add(r, op::kIndex, "index_map", {Type::Map(ParamA(), ParamB()), ParamA()}, ParamB(),
+  AddStandard(r, op::kIndex, "index_map", {Type::Map(ParamA(), ParamB()), ParamA()}, ParamB(),
       [](absl::Span<const Value> a) {
         std::optional<Value> v = a[0].map_value().Find(a[1]);
         if (!v.has_value()) return Value::NoSuchKey(GoValueText(a[1]));
         return *std::move(v);
       });
-  Add(r, op::kIn, "in_list", {ParamA(), Type::List(ParamA())}, Type::Bool(),
+  AddStandard(r, op::kIn, "in_list", {ParamA(), Type::List(ParamA())}, Type::Bool(),
       [](absl::Span<const Value> a) {
         // As cel-go: an element whose comparison errs (opaque types) just does not match.
         const ListValue& list = a[1].list_value();
@@ -227,7 +228,7 @@ void RegisterIndexing(FunctionRegistry& r) {
         }
         return Value::Bool(false);
       });
-  Add(r, op::kIn, "in_map", {ParamA(), Type::Map(ParamA(), ParamB())}, Type::Bool(),
+  AddStandard(r, op::kIn, "in_map", {ParamA(), Type::Map(ParamA(), ParamB())}, Type::Bool(),
       [](absl::Span<const Value> a) {
         return Value::Bool(a[1].map_value().Contains(a[0]));
       });
@@ -236,7 +237,7 @@ void RegisterIndexing(FunctionRegistry& r) {
 // ---- size, string predicates, matches ----
 
 // Code points of UTF-8 text; a stray byte of invalid text counts as one, as Go's []rune does.
-int64_t CodePoints(absl::string_view s) {
+int64_t StringCodePoints(absl::string_view s) {
   int64_t n = 0;
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -256,7 +257,7 @@ int64_t CodePoints(absl::string_view s) {
 
 void RegisterSize(FunctionRegistry& r) {
   auto size_string = [](absl::Span<const Value> a) {
-    return Value::Int(CodePoints(a[0].string_value()));
+    return Value::Int(StringCodePoints(a[0].string_value()));
   };
   auto size_bytes = [](absl::Span<const Value> a) {
     return Value::Int(static_cast<int64_t>(a[0].string_value().size()));
@@ -269,14 +270,14 @@ void RegisterSize(FunctionRegistry& r) {
   };
   const Type list_a = Type::List(ParamA());
   const Type map_ab = Type::Map(ParamA(), ParamB());
-  Add(r, "size", "size_string", {Type::String()}, Type::Int(), size_string);
-  Add(r, "size", "string_size", {Type::String()}, Type::Int(), size_string, true);
-  Add(r, "size", "size_bytes", {Type::Bytes()}, Type::Int(), size_bytes);
-  Add(r, "size", "bytes_size", {Type::Bytes()}, Type::Int(), size_bytes, true);
-  Add(r, "size", "size_list", {list_a}, Type::Int(), size_list);
-  Add(r, "size", "list_size", {list_a}, Type::Int(), size_list, true);
-  Add(r, "size", "size_map", {map_ab}, Type::Int(), size_map);
-  Add(r, "size", "map_size", {map_ab}, Type::Int(), size_map, true);
+  AddStandard(r, "size", "size_string", {Type::String()}, Type::Int(), size_string);
+  AddStandard(r, "size", "string_size", {Type::String()}, Type::Int(), size_string, true);
+  AddStandard(r, "size", "size_bytes", {Type::Bytes()}, Type::Int(), size_bytes);
+  AddStandard(r, "size", "bytes_size", {Type::Bytes()}, Type::Int(), size_bytes, true);
+  AddStandard(r, "size", "size_list", {list_a}, Type::Int(), size_list);
+  AddStandard(r, "size", "list_size", {list_a}, Type::Int(), size_list, true);
+  AddStandard(r, "size", "size_map", {map_ab}, Type::Int(), size_map);
+  AddStandard(r, "size", "map_size", {map_ab}, Type::Int(), size_map, true);
 }
 
 Value Matches(absl::string_view text, absl::string_view pattern) {
@@ -292,17 +293,17 @@ Value Matches(absl::string_view text, absl::string_view pattern) {
 
 void RegisterStrings(FunctionRegistry& r) {
   const Type s = Type::String();
-  Add(r, "contains", "contains_string", {s, s}, Type::Bool(),
+  AddStandard(r, "contains", "contains_string", {s, s}, Type::Bool(),
       [](absl::Span<const Value> a) {
         return Value::Bool(absl::StrContains(a[0].string_value(), a[1].string_value()));
       },
       true);
-  Add(r, "startsWith", "starts_with_string", {s, s}, Type::Bool(),
+  AddStandard(r, "startsWith", "starts_with_string", {s, s}, Type::Bool(),
       [](absl::Span<const Value> a) {
         return Value::Bool(absl::StartsWith(a[0].string_value(), a[1].string_value()));
       },
       true);
-  Add(r, "endsWith", "ends_with_string", {s, s}, Type::Bool(),
+  AddStandard(r, "endsWith", "ends_with_string", {s, s}, Type::Bool(),
       [](absl::Span<const Value> a) {
         return Value::Bool(absl::EndsWith(a[0].string_value(), a[1].string_value()));
       },
@@ -310,25 +311,26 @@ void RegisterStrings(FunctionRegistry& r) {
   auto matches = [](absl::Span<const Value> a) {
     return Matches(a[0].string_value(), a[1].string_value());
   };
-  Add(r, "matches", "matches", {s, s}, Type::Bool(), matches);
-  Add(r, "matches", "matches_string", {s, s}, Type::Bool(), matches, true);
+  AddStandard(r, "matches", "matches", {s, s}, Type::Bool(), matches);
+  AddStandard(r, "matches", "matches_string", {s, s}, Type::Bool(), matches, true);
 }
 
 // ---- !_, type(), dyn(), cel.@mapInsert ----
 
 void RegisterMisc(FunctionRegistry& r) {
-  Add(r, op::kLogicalNot, "logical_not", {Type::Bool()}, Type::Bool(),
+  AddStandard(r, op::kLogicalNot, "logical_not", {Type::Bool()}, Type::Bool(),
       [](absl::Span<const Value> a) { return Value::Bool(!a[0].bool_value()); });
   // type(x) of a type value is `type` (Value::TypeName() of a kType value).
-  Add(r, "type", "type", {ParamA()}, Type::TypeOf(ParamA()),
+  AddStandard(r, "type", "type", {ParamA()}, Type::TypeOf(ParamA()),
       [](absl::Span<const Value> a) { return Value::Type(a[0].TypeName()); });
-  Add(r, "dyn", "to_dyn", {ParamA()}, Type::Dyn(),
+  AddStandard(r, "dyn", "to_dyn", {ParamA()}, Type::Dyn(),
       [](absl::Span<const Value> a) { return a[0]; });
 
   // The two-variable macros (transformMap, transformMapEntry) accumulate through this helper.
   // Each call copies the map, so a macro over n entries costs O(n^2); the maps are small.
   const Type map_kv = Type::Map(Type::Param("K"), Type::Param("V"));
-  Add(r, "cel.@mapInsert", "@mapInsert_map_key_value", {map_kv, Type::Param("K"), Type::Param("V")},
+  AddStandard(
+      r, "cel.@mapInsert", "@mapInsert_map_key_value", {map_kv, Type::Param("K"), Type::Param("V")},
       map_kv, [](absl::Span<const Value> a) {
         std::shared_ptr<HashMapValue> out = CopyMap(a[0].map_value());
         if (!out->Insert(a[1], a[2])) {
@@ -337,7 +339,7 @@ void RegisterMisc(FunctionRegistry& r) {
         }
         return Value::Map(std::move(out));
       });
-  Add(r, "cel.@mapInsert", "@mapInsert_map_map", {map_kv, map_kv}, map_kv,
+  AddStandard(r, "cel.@mapInsert", "@mapInsert_map_map", {map_kv, map_kv}, map_kv,
       [](absl::Span<const Value> a) {
         std::shared_ptr<HashMapValue> out = CopyMap(a[0].map_value());
         const MapValue& extra = a[1].map_value();

@@ -22,8 +22,9 @@ namespace {
 constexpr int kOptionalMinor = 28;
 constexpr char kOptionalLibrary[] = "cel.OptionalTypes";
 
-void Add(FunctionRegistry& r, absl::string_view name, std::string id, std::vector<Type> params,
-         Type result, FunctionImpl impl, bool receiver_style = false) {
+void AddOptional(FunctionRegistry& r, absl::string_view name, std::string id,
+                 std::vector<Type> params, Type result, FunctionImpl impl,
+                 bool receiver_style = false) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
                             receiver_style);
   o.gate.introduced_minor = kOptionalMinor;
@@ -110,23 +111,23 @@ Value OptionalSelect(const Value& operand, absl::string_view field) {
 
 void RegisterConstructors(FunctionRegistry& r) {
   const Type v = Type::Param("V");
-  Add(r, "optional.of", "optional_of", {v}, Type::Optional(v),
+  AddOptional(r, "optional.of", "optional_of", {v}, Type::Optional(v),
       [](absl::Span<const Value> a) { return Value::OptionalOf(a[0]); });
-  Add(r, "optional.ofNonZeroValue", "optional_ofNonZeroValue", {v}, Type::Optional(v),
+  AddOptional(r, "optional.ofNonZeroValue", "optional_ofNonZeroValue", {v}, Type::Optional(v),
       [](absl::Span<const Value> a) {
         return IsZeroValue(a[0]) ? Value::OptionalNone() : Value::OptionalOf(a[0]);
       });
-  Add(r, "optional.none", "optional_none", {}, Type::Optional(v),
+  AddOptional(r, "optional.none", "optional_none", {}, Type::Optional(v),
       [](absl::Span<const Value>) { return Value::OptionalNone(); });
 }
 
 void RegisterAccessors(FunctionRegistry& r) {
   const Type v = Type::Param("V");
   const Type opt_v = Type::Optional(v);
-  Add(
+  AddOptional(
       r, "hasValue", "optional_hasValue", {opt_v}, Type::Bool(),
       [](absl::Span<const Value> a) { return Value::Bool(a[0].optional_has_value()); }, true);
-  Add(
+  AddOptional(
       r, "value", "optional_value", {opt_v}, v,
       [](absl::Span<const Value> a) {
         if (!a[0].optional_has_value()) return Value::Error("optional.none() dereference");
@@ -137,10 +138,10 @@ void RegisterAccessors(FunctionRegistry& r) {
   // a value. Here they are ordinary strict functions, so an error in an unused argument still
   // surfaces; that only matters for expressions whose fallback errs, which admission accepts
   // either way.
-  Add(
+  AddOptional(
       r, "or", "optional_or_optional", {opt_v, opt_v}, opt_v,
       [](absl::Span<const Value> a) { return a[0].optional_has_value() ? a[0] : a[1]; }, true);
-  Add(
+  AddOptional(
       r, "orValue", "optional_orValue_value", {opt_v, v}, v,
       [](absl::Span<const Value> a) {
         return a[0].optional_has_value() ? a[0].optional_value() : a[1];
@@ -151,26 +152,27 @@ void RegisterAccessors(FunctionRegistry& r) {
 void RegisterSelectAndIndex(FunctionRegistry& r) {
   const Type k = Type::Param("K");
   const Type v = Type::Param("V");
-  Add(r, op::kOptSelect, "select_optional_field", {Type::Dyn(), Type::String()},
+  AddOptional(r, op::kOptSelect, "select_optional_field", {Type::Dyn(), Type::String()},
       Type::Optional(v),
       [](absl::Span<const Value> a) { return OptionalSelect(a[0], a[1].string_value()); });
-  Add(r, op::kOptIndex, "list_optindex_optional_int", {Type::List(v), Type::Int()},
+  AddOptional(r, op::kOptIndex, "list_optindex_optional_int", {Type::List(v), Type::Int()},
       Type::Optional(v), [](absl::Span<const Value> a) {
         return OptionalListIndex(a[0].list_value(), a[1]);
       });
-  Add(r, op::kOptIndex, "optional_list_optindex_optional_int",
+  AddOptional(r, op::kOptIndex, "optional_list_optindex_optional_int",
       {Type::Optional(Type::List(v)), Type::Int()}, Type::Optional(v),
       [](absl::Span<const Value> a) { return OptionalIndex(a[0], a[1], op::kOptIndex); });
-  Add(r, op::kOptIndex, "map_optindex_optional_value", {Type::Map(k, v), k}, Type::Optional(v),
-      [](absl::Span<const Value> a) { return OptionalMapIndex(a[0].map_value(), a[1]); });
-  Add(r, op::kOptIndex, "optional_map_optindex_optional_value",
+  AddOptional(r, op::kOptIndex, "map_optindex_optional_value", {Type::Map(k, v), k},
+              Type::Optional(v),
+              [](absl::Span<const Value> a) { return OptionalMapIndex(a[0].map_value(), a[1]); });
+  AddOptional(r, op::kOptIndex, "optional_map_optindex_optional_value",
       {Type::Optional(Type::Map(k, v)), k}, Type::Optional(v),
       [](absl::Span<const Value> a) { return OptionalIndex(a[0], a[1], op::kOptIndex); });
   // Plain indexing into an optional stays optional: optional.of(l)[i] is l[?i].
-  Add(r, op::kIndex, "optional_list_index_int", {Type::Optional(Type::List(v)), Type::Int()},
-      Type::Optional(v),
-      [](absl::Span<const Value> a) { return OptionalIndex(a[0], a[1], op::kIndex); });
-  Add(r, op::kIndex, "optional_map_index_value", {Type::Optional(Type::Map(k, v)), k},
+  AddOptional(r, op::kIndex, "optional_list_index_int",
+              {Type::Optional(Type::List(v)), Type::Int()}, Type::Optional(v),
+              [](absl::Span<const Value> a) { return OptionalIndex(a[0], a[1], op::kIndex); });
+  AddOptional(r, op::kIndex, "optional_map_index_value", {Type::Optional(Type::Map(k, v)), k},
       Type::Optional(v),
       [](absl::Span<const Value> a) { return OptionalIndex(a[0], a[1], op::kIndex); });
 }

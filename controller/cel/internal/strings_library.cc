@@ -232,7 +232,7 @@ std::string Trim(absl::string_view s) {
   return std::string(s.substr(begin, end - begin));
 }
 
-Value Join(const ListValue& list, absl::string_view separator) {
+Value JoinStrings(const ListValue& list, absl::string_view separator) {
   std::string out;
   for (size_t i = 0; i < list.size(); ++i) {
     Value e = list.Get(i);
@@ -245,7 +245,7 @@ Value Join(const ListValue& list, absl::string_view separator) {
   return Value::String(std::move(out));
 }
 
-std::string Quote(absl::string_view s) {
+std::string QuoteString(absl::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     Decoded d = DecodeRune(s, i);
@@ -631,7 +631,7 @@ Value Format(absl::string_view format, const ListValue& args) {
 
 // ---- Registration ----
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddStringsFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl, bool member = true) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
                             member);
@@ -644,17 +644,18 @@ void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
 void RegisterStringsLibrary(FunctionRegistry& registry) {
   const Type s = Type::String();
   const Type i = Type::Int();
-  Add(registry, "charAt", "string_char_at_int", {s, i}, s, [](absl::Span<const Value> a) {
-    return CharAt(a[0].string_value(), a[1].int_value());
-  });
-  Add(registry, "indexOf", "string_index_of_string", {s, s}, i, [](absl::Span<const Value> a) {
-    return IndexOf(a[0].string_value(), a[1].string_value(), 0);
-  });
-  Add(registry, "indexOf", "string_index_of_string_int", {s, s, i}, i,
+  AddStringsFunction(
+      registry, "charAt", "string_char_at_int", {s, i}, s,
+      [](absl::Span<const Value> a) { return CharAt(a[0].string_value(), a[1].int_value()); });
+  AddStringsFunction(registry, "indexOf", "string_index_of_string", {s, s}, i,
+                     [](absl::Span<const Value> a) {
+                       return IndexOf(a[0].string_value(), a[1].string_value(), 0);
+                     });
+  AddStringsFunction(registry, "indexOf", "string_index_of_string_int", {s, s, i}, i,
       [](absl::Span<const Value> a) {
         return IndexOf(a[0].string_value(), a[1].string_value(), a[2].int_value());
       });
-  Add(registry, "lastIndexOf", "string_last_index_of_string", {s, s}, i,
+  AddStringsFunction(registry, "lastIndexOf", "string_last_index_of_string", {s, s}, i,
       [](absl::Span<const Value> a) {
         if (a[1].string_value().empty()) {
           return Value::Int(static_cast<int64_t>(ToRunes(a[0].string_value()).size()));
@@ -662,54 +663,57 @@ void RegisterStringsLibrary(FunctionRegistry& registry) {
         int64_t last = static_cast<int64_t>(ToRunes(a[0].string_value()).size()) - 1;
         return LastIndexOf(a[0].string_value(), a[1].string_value(), last);
       });
-  Add(registry, "lastIndexOf", "string_last_index_of_string_int", {s, s, i}, i,
+  AddStringsFunction(registry, "lastIndexOf", "string_last_index_of_string_int", {s, s, i}, i,
       [](absl::Span<const Value> a) {
         return LastIndexOf(a[0].string_value(), a[1].string_value(), a[2].int_value());
       });
-  Add(registry, "lowerAscii", "string_lower_ascii", {s}, s, [](absl::Span<const Value> a) {
-    return Value::String(MapAscii(a[0].string_value(), false));
-  });
-  Add(registry, "upperAscii", "string_upper_ascii", {s}, s, [](absl::Span<const Value> a) {
-    return Value::String(MapAscii(a[0].string_value(), true));
-  });
-  Add(registry, "replace", "string_replace_string_string", {s, s, s}, s,
+  AddStringsFunction(registry, "lowerAscii", "string_lower_ascii", {s}, s,
+                     [](absl::Span<const Value> a) {
+                       return Value::String(MapAscii(a[0].string_value(), false));
+                     });
+  AddStringsFunction(
+      registry, "upperAscii", "string_upper_ascii", {s}, s,
+      [](absl::Span<const Value> a) { return Value::String(MapAscii(a[0].string_value(), true)); });
+  AddStringsFunction(registry, "replace", "string_replace_string_string", {s, s, s}, s,
       [](absl::Span<const Value> a) {
         return Value::String(
             Replace(a[0].string_value(), a[1].string_value(), a[2].string_value(), -1));
       });
-  Add(registry, "replace", "string_replace_string_string_int", {s, s, s, i}, s,
+  AddStringsFunction(registry, "replace", "string_replace_string_string_int", {s, s, s, i}, s,
       [](absl::Span<const Value> a) {
         return Value::String(Replace(a[0].string_value(), a[1].string_value(),
                                      a[2].string_value(), a[3].int_value()));
       });
-  Add(registry, "split", "string_split_string", {s, s}, Type::List(s),
+  AddStringsFunction(registry, "split", "string_split_string", {s, s}, Type::List(s),
       [](absl::Span<const Value> a) {
         return Value::List(Split(a[0].string_value(), a[1].string_value(), -1));
       });
-  Add(registry, "split", "string_split_string_int", {s, s, i}, Type::List(s),
+  AddStringsFunction(registry, "split", "string_split_string_int", {s, s, i}, Type::List(s),
       [](absl::Span<const Value> a) {
         return Value::List(Split(a[0].string_value(), a[1].string_value(), a[2].int_value()));
       });
-  Add(registry, "substring", "string_substring_int", {s, i}, s, [](absl::Span<const Value> a) {
-    return Substring(a[0].string_value(), a[1].int_value(), std::nullopt);
-  });
-  Add(registry, "substring", "string_substring_int_int", {s, i, i}, s,
+  AddStringsFunction(registry, "substring", "string_substring_int", {s, i}, s,
+                     [](absl::Span<const Value> a) {
+                       return Substring(a[0].string_value(), a[1].int_value(), std::nullopt);
+                     });
+  AddStringsFunction(registry, "substring", "string_substring_int_int", {s, i, i}, s,
       [](absl::Span<const Value> a) {
         return Substring(a[0].string_value(), a[1].int_value(), a[2].int_value());
       });
-  Add(registry, "trim", "string_trim", {s}, s, [](absl::Span<const Value> a) {
+  AddStringsFunction(registry, "trim", "string_trim", {s}, s, [](absl::Span<const Value> a) {
     return Value::String(Trim(a[0].string_value()));
   });
-  Add(registry, "join", "list_join", {Type::List(s)}, s, [](absl::Span<const Value> a) {
-    return Join(a[0].list_value(), "");
-  });
-  Add(registry, "join", "list_join_string", {Type::List(s), s}, s,
-      [](absl::Span<const Value> a) { return Join(a[0].list_value(), a[1].string_value()); });
-  Add(registry, "format", "string_format", {s, Type::List(Type::Dyn())}, s,
+  AddStringsFunction(registry, "join", "list_join", {Type::List(s)}, s,
+                     [](absl::Span<const Value> a) { return JoinStrings(a[0].list_value(), ""); });
+  AddStringsFunction(registry, "join", "list_join_string", {Type::List(s), s}, s,
+                     [](absl::Span<const Value> a) {
+                       return JoinStrings(a[0].list_value(), a[1].string_value());
+                     });
+  AddStringsFunction(registry, "format", "string_format", {s, Type::List(Type::Dyn())}, s,
       [](absl::Span<const Value> a) { return Format(a[0].string_value(), a[1].list_value()); });
-  Add(
+  AddStringsFunction(
       registry, "strings.quote", "strings_quote", {s}, s,
-      [](absl::Span<const Value> a) { return Value::String(Quote(a[0].string_value())); },
+      [](absl::Span<const Value> a) { return Value::String(QuoteString(a[0].string_value())); },
       /*member=*/false);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"
@@ -14,13 +15,11 @@
 namespace gpuprofile::cel::internal {
 namespace {
 
-constexpr uint64_t kTwoTo63 = uint64_t{1} << 63;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr uint64_t kTwoTo63Unsigned = uint64_t{1} << 63;
 
 // Go's time.quote: printable ASCII verbatim (quotes and backslashes escaped), every other byte
 // as \xhh. Error messages quote user input this way.
-std::string GoQuote(absl::string_view s) {
+std::string TimeQuote(absl::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c >= 0x80 || c < ' ') {
@@ -35,17 +34,17 @@ std::string GoQuote(absl::string_view s) {
 }
 
 absl::Status InvalidDuration(absl::string_view orig) {
-  return absl::InvalidArgumentError(absl::StrCat("time: invalid duration ", GoQuote(orig)));
+  return absl::InvalidArgumentError(absl::StrCat("time: invalid duration ", TimeQuote(orig)));
 }
 
 // Reads leading decimal digits; false when the value exceeds 2^63 (Go's leadingInt).
 bool LeadingInt(absl::string_view& s, uint64_t& value) {
   value = 0;
   size_t i = 0;
-  for (; i < s.size() && IsDigit(s[i]); ++i) {
-    if (value > kTwoTo63 / 10) return false;
+  for (; i < s.size() && absl::ascii_isdigit(s[i]); ++i) {
+    if (value > kTwoTo63Unsigned / 10) return false;
     value = value * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (value > kTwoTo63) return false;
+    if (value > kTwoTo63Unsigned) return false;
   }
   s.remove_prefix(i);
   return true;
@@ -58,14 +57,14 @@ void LeadingFraction(absl::string_view& s, uint64_t& fraction, double& scale) {
   scale = 1;
   bool overflow = false;
   size_t i = 0;
-  for (; i < s.size() && IsDigit(s[i]); ++i) {
+  for (; i < s.size() && absl::ascii_isdigit(s[i]); ++i) {
     if (overflow) continue;
-    if (fraction > (kTwoTo63 - 1) / 10) {
+    if (fraction > (kTwoTo63Unsigned - 1) / 10) {
       overflow = true;
       continue;
     }
     uint64_t next = fraction * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (next > kTwoTo63) {
+    if (next > kTwoTo63Unsigned) {
       overflow = true;
       continue;
     }
@@ -91,7 +90,7 @@ bool ReadDigits(absl::string_view s, size_t& pos, size_t n, int& out) {
   out = 0;
   for (size_t i = 0; i < n; ++i) {
     char c = s[pos + i];
-    if (!IsDigit(c)) return false;
+    if (!absl::ascii_isdigit(c)) return false;
     out = out * 10 + (c - '0');
   }
   pos += n;
@@ -106,7 +105,7 @@ bool Expect(absl::string_view s, size_t& pos, char c) {
 
 absl::Status BadTimestamp(absl::string_view text, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "parsing time ", GoQuote(text), " as \"2006-01-02T15:04:05Z07:00\": ", why));
+      "parsing time ", TimeQuote(text), " as \"2006-01-02T15:04:05Z07:00\": ", why));
 }
 
 }  // namespace
@@ -154,10 +153,11 @@ absl::StatusOr<absl::Time> ParseRfc3339(absl::string_view text) {
   // Go accepts a fraction (with '.' or ',') after the seconds although the layout has none, and
   // keeps only nanosecond precision.
   int64_t nanos = 0;
-  if (pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') && IsDigit(text[pos + 1])) {
+  if (pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') &&
+      absl::ascii_isdigit(text[pos + 1])) {
     ++pos;
     int digits = 0;
-    for (; pos < text.size() && IsDigit(text[pos]); ++pos, ++digits) {
+    for (; pos < text.size() && absl::ascii_isdigit(text[pos]); ++pos, ++digits) {
       if (digits < 9) nanos = nanos * 10 + (text[pos] - '0');
     }
     for (; digits < 9; ++digits) nanos *= 10;
@@ -217,7 +217,7 @@ absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
 
   uint64_t total = 0;
   while (!s.empty()) {
-    if (!(s[0] == '.' || IsDigit(s[0]))) return InvalidDuration(orig);
+    if (!(s[0] == '.' || absl::ascii_isdigit(s[0]))) return InvalidDuration(orig);
     const size_t before_int = s.size();
     uint64_t whole = 0;
     if (!LeadingInt(s, whole)) return InvalidDuration(orig);
@@ -234,36 +234,37 @@ absl::StatusOr<absl::Duration> ParseGoDuration(absl::string_view text) {
     if (!has_int && !has_fraction) return InvalidDuration(orig);
 
     size_t unit_len = 0;
-    while (unit_len < s.size() && s[unit_len] != '.' && !IsDigit(s[unit_len])) ++unit_len;
+    while (unit_len < s.size() && s[unit_len] != '.' && !absl::ascii_isdigit(s[unit_len]))
+      ++unit_len;
     if (unit_len == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("time: missing unit in duration ", GoQuote(orig)));
+          absl::StrCat("time: missing unit in duration ", TimeQuote(orig)));
     }
     const absl::string_view unit_name = s.substr(0, unit_len);
     s.remove_prefix(unit_len);
     const std::optional<uint64_t> unit = UnitNanos(unit_name);
     if (!unit.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("time: unknown unit ", GoQuote(unit_name),
-                                                     " in duration ", GoQuote(orig)));
+      return absl::InvalidArgumentError(absl::StrCat("time: unknown unit ", TimeQuote(unit_name),
+                                                     " in duration ", TimeQuote(orig)));
     }
-    if (whole > kTwoTo63 / *unit) return InvalidDuration(orig);
+    if (whole > kTwoTo63Unsigned / *unit) return InvalidDuration(orig);
     uint64_t value = whole * *unit;
     if (fraction > 0) {
       // Go adds the fraction in floating point; the product is below 2^63 * unit / scale, and
       // scale > fraction, so it stays far below the range where the cast could overflow.
       value += static_cast<uint64_t>(static_cast<double>(fraction) *
                                      (static_cast<double>(*unit) / scale));
-      if (value > kTwoTo63) return InvalidDuration(orig);
+      if (value > kTwoTo63Unsigned) return InvalidDuration(orig);
     }
     total += value;
-    if (total > kTwoTo63) return InvalidDuration(orig);
+    if (total > kTwoTo63Unsigned) return InvalidDuration(orig);
   }
   if (negative) {
     // total <= 2^63, so its negation fits int64 (2^63 itself is INT64_MIN).
-    return absl::Nanoseconds(total == kTwoTo63 ? std::numeric_limits<int64_t>::min()
+    return absl::Nanoseconds(total == kTwoTo63Unsigned ? std::numeric_limits<int64_t>::min()
                                                : -static_cast<int64_t>(total));
   }
-  if (total > kTwoTo63 - 1) return InvalidDuration(orig);
+  if (total > kTwoTo63Unsigned - 1) return InvalidDuration(orig);
   return absl::Nanoseconds(static_cast<int64_t>(total));
 }
 

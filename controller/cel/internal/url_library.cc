@@ -284,7 +284,7 @@ std::optional<Url> Parse(absl::string_view raw, bool via_request, std::string* e
 }
 
 // What url.ParseRequestURI reports: `parse "<url>": <reason>`.
-std::optional<std::string> RequestUriError(absl::string_view raw) {
+std::optional<std::string> UrlRequestUriError(absl::string_view raw) {
   std::string error;
   if (Parse(raw, /*via_request=*/true, &error)) return std::nullopt;
   return absl::StrCat("parse ", GoQuote(raw), ": ", error);
@@ -351,7 +351,7 @@ const Url& UrlOf(const Value& v) { return static_cast<const UrlValue&>(v.opaque_
 
 Value StringToUrl(const Value& arg) {
   absl::string_view raw = arg.string_value();
-  if (std::optional<std::string> e = RequestUriError(raw)) {
+  if (std::optional<std::string> e = UrlRequestUriError(raw)) {
     return Value::Error(absl::StrCat("URL parse error during conversion from string: ", *e));
   }
   // url.Parse: split off the fragment first, then parse leniently.
@@ -403,7 +403,7 @@ Value Query(const Url& u) {
   return Value::Map(std::move(map));
 }
 
-void Add(FunctionRegistry& registry, absl::string_view name, std::string id,
+void AddUrlFunction(FunctionRegistry& registry, absl::string_view name, std::string id,
          std::vector<Type> params, Type result, FunctionImpl impl, bool member) {
   Overload o = MakeOverload(std::move(id), std::move(params), std::move(result), std::move(impl),
                             member);
@@ -417,22 +417,22 @@ void RegisterUrlLibrary(FunctionRegistry& registry) {
   const Type url = Type::Opaque(kUrlTypeName);
   const Type s = Type::String();
   using Args = absl::Span<const Value>;
-  Add(registry, "url", "string_to_url", {s}, url, [](Args a) { return StringToUrl(a[0]); },
-      false);
-  Add(registry, "isURL", "is_url_string", {s}, Type::Bool(), [](Args a) {
-        return Value::Bool(!RequestUriError(a[0].string_value()).has_value());
+  AddUrlFunction(
+      registry, "url", "string_to_url", {s}, url, [](Args a) { return StringToUrl(a[0]); }, false);
+  AddUrlFunction(registry, "isURL", "is_url_string", {s}, Type::Bool(), [](Args a) {
+        return Value::Bool(!UrlRequestUriError(a[0].string_value()).has_value());
       }, false);
-  Add(registry, "getScheme", "url_get_scheme", {url}, s,
+  AddUrlFunction(registry, "getScheme", "url_get_scheme", {url}, s,
       [](Args a) { return Value::String(UrlOf(a[0]).scheme); }, true);
-  Add(registry, "getHost", "url_get_host", {url}, s,
+  AddUrlFunction(registry, "getHost", "url_get_host", {url}, s,
       [](Args a) { return Value::String(UrlOf(a[0]).host); }, true);
-  Add(registry, "getHostname", "url_get_hostname", {url}, s,
+  AddUrlFunction(registry, "getHostname", "url_get_hostname", {url}, s,
       [](Args a) { return Value::String(SplitHostPort(UrlOf(a[0]).host).first); }, true);
-  Add(registry, "getPort", "url_get_port", {url}, s,
+  AddUrlFunction(registry, "getPort", "url_get_port", {url}, s,
       [](Args a) { return Value::String(SplitHostPort(UrlOf(a[0]).host).second); }, true);
-  Add(registry, "getEscapedPath", "url_get_escaped_path", {url}, s,
+  AddUrlFunction(registry, "getEscapedPath", "url_get_escaped_path", {url}, s,
       [](Args a) { return Value::String(EscapedPath(UrlOf(a[0]))); }, true);
-  Add(registry, "getQuery", "url_get_query", {url}, Type::Map(s, Type::List(s)),
+  AddUrlFunction(registry, "getQuery", "url_get_query", {url}, Type::Map(s, Type::List(s)),
       [](Args a) { return Query(UrlOf(a[0])); }, true);
 }
 
