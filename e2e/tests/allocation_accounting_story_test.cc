@@ -45,6 +45,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace allocation_accounting_story_test {
 namespace {
 
 using json = nlohmann::json;
@@ -482,4 +483,5 @@ TEST_F(AllocationAccountingStoryTest, EveryMatchedDeviceAccountedForInFourPlaces
 }
 
 }  // namespace
+}  // namespace allocation_accounting_story_test
 }  // namespace gpuprofile::e2e::testing

@@ -53,6 +53,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace allocation_story_test {
 namespace {
 
 using json = nlohmann::json;
@@ -473,4 +474,5 @@ INSTANTIATE_TEST_SUITE_P(Releases, AllocationStoryTest,
                          ReleaseName<Release>);
 
 }  // namespace
+}  // namespace allocation_story_test
 }  // namespace gpuprofile::e2e::testing

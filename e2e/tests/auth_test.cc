@@ -15,6 +15,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace auth_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -340,4 +341,5 @@ TEST_F(AuthTest, KubectlOverHttpsWithTheWrittenKubeconfig) {
 }
 
 }  // namespace
+}  // namespace auth_test
 }  // namespace gpuprofile::e2e::testing

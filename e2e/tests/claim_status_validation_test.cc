@@ -22,6 +22,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e {
+namespace claim_status_validation_test {
 namespace {
 
 using nlohmann::json;
@@ -562,4 +563,5 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<StatusCase>& param_info) { return param_info.param.name; });
 
 }  // namespace
+}  // namespace claim_status_validation_test
 }  // namespace gpuprofile::e2e

@@ -23,6 +23,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e {
+namespace dra_admission_test {
 namespace {
 
 using nlohmann::json;
@@ -895,4 +896,5 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
+}  // namespace dra_admission_test
 }  // namespace gpuprofile::e2e

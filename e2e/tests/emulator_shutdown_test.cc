@@ -24,6 +24,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace emulator_shutdown_test {
 namespace {
 
 // Well under EmulatorProcess's 10 s; a quiet emulator stops in a few tens of milliseconds.
@@ -142,4 +143,5 @@ INSTANTIATE_TEST_SUITE_P(Transports, EmulatorShutdownTest,
                          });
 
 }  // namespace
+}  // namespace emulator_shutdown_test
 }  // namespace gpuprofile::e2e::testing

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::e2e {
+namespace field_set_test {
 namespace {
 
 using nlohmann::json;
@@ -323,4 +324,5 @@ TEST(ManagedFieldsTest, ManagerFromUserAgent) {
 }
 
 }  // namespace
+}  // namespace field_set_test
 }  // namespace gpuprofile::e2e

@@ -55,6 +55,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace gitops_story_test {
 namespace {
 
 using json = nlohmann::json;
@@ -767,4 +768,5 @@ INSTANTIATE_TEST_SUITE_P(
     ReleaseName<Release>);
 
 }  // namespace
+}  // namespace gitops_story_test
 }  // namespace gpuprofile::e2e::testing

@@ -60,6 +60,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
+namespace image_test {
 namespace {
 
 using json = nlohmann::json;
@@ -619,4 +620,5 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
 }
 
 }  // namespace
+}  // namespace image_test
 }  // namespace gpuprofile::e2e::testing

@@ -22,6 +22,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
+namespace kubectl_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -236,4 +237,5 @@ INSTANTIATE_TEST_SUITE_P(Releases, KubectlTest,
                          });
 
 }  // namespace
+}  // namespace kubectl_test
 }  // namespace gpuprofile::e2e::testing

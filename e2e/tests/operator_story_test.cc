@@ -58,6 +58,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace operator_story_test {
 namespace {
 
 using json = nlohmann::json;
@@ -1750,4 +1751,5 @@ TEST_F(OperatorE2eTest, InvalidProfilesRejectedOrStalledOthersUndisturbed) {
 }
 
 }  // namespace
+}  // namespace operator_story_test
 }  // namespace gpuprofile::e2e::testing

@@ -18,6 +18,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e {
+namespace pod_validation_test {
 namespace {
 
 using nlohmann::json;
@@ -173,4 +174,5 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<PodCase>& param_info) { return param_info.param.name; });
 
 }  // namespace
+}  // namespace pod_validation_test
 }  // namespace gpuprofile::e2e

@@ -14,6 +14,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace protocol_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -962,4 +963,5 @@ spec:
 }
 
 }  // namespace
+}  // namespace protocol_test
 }  // namespace gpuprofile::e2e::testing

@@ -17,6 +17,7 @@
 #include "test/testing/emulator_process.h"
 
 namespace gpuprofile::e2e::testing {
+namespace resource_quota_test {
 namespace {
 
 using nlohmann::json;
@@ -300,4 +301,5 @@ spec:
 }
 
 }  // namespace
+}  // namespace resource_quota_test
 }  // namespace gpuprofile::e2e::testing

@@ -19,6 +19,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
+namespace server_side_apply_test {
 namespace {
 
 using nlohmann::json;
@@ -556,4 +557,5 @@ INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlServerSideApplyTest,
                          });
 
 }  // namespace
+}  // namespace server_side_apply_test
 }  // namespace gpuprofile::e2e::testing

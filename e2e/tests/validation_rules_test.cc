@@ -15,6 +15,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::e2e::testing {
+namespace validation_rules_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -289,4 +290,5 @@ TEST_F(WidgetRules, UnchangedValuesRatchet) {
 }
 
 }  // namespace
+}  // namespace validation_rules_test
 }  // namespace gpuprofile::e2e::testing

@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::api {
+namespace gpu_node_group_codec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -153,4 +154,5 @@ TEST(DeviceSignatureTest, EqualityAndLexicographicOrderInDeclarationOrder) {
 }
 
 }  // namespace
+}  // namespace gpu_node_group_codec_test
 }  // namespace gpuprofile::api

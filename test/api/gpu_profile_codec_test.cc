@@ -13,6 +13,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::api {
+namespace gpu_profile_codec_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -1399,4 +1400,5 @@ TEST(GpuProfileCodecTest, EnumNames) {
 }
 
 }  // namespace
+}  // namespace gpu_profile_codec_test
 }  // namespace gpuprofile::api

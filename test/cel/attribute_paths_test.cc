@@ -22,6 +22,7 @@ void PrintTo(const AttributePath& path, std::ostream* os) {
   *os << "[" << absl::StrJoin(path.qualifiers, ".") << "]";
 }
 
+namespace attribute_paths_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -92,4 +93,5 @@ TEST(AttributePathsTest, UnknownWithoutTypeCheckingOrForUndeclaredVariables) {
 }
 
 }  // namespace
+}  // namespace attribute_paths_test
 }  // namespace gpuprofile::cel

@@ -21,6 +21,7 @@
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel::conformance {
+namespace conformance_test {
 namespace {
 
 using nlohmann::json;
@@ -128,4 +129,5 @@ TEST(CelConformance, PassRateOfApplicableCasesIsAtLeast95Percent) {
 }
 
 }  // namespace
+}  // namespace conformance_test
 }  // namespace gpuprofile::cel::conformance

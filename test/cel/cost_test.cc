@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel {
+namespace cost_test {
 namespace {
 
 constexpr uint64_t kCostLimit = 1000000;  // CELSelectorExpressionMaxCost
@@ -310,4 +311,5 @@ TEST(CostTest, ShortCircuitLowersTheMinimum) {
 }
 
 }  // namespace
+}  // namespace cost_test
 }  // namespace gpuprofile::cel

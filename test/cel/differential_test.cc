@@ -41,6 +41,7 @@
 #include "test/cel/conformance/value_json.h"
 
 namespace gpuprofile::cel {
+namespace differential_test {
 namespace {
 
 using conformance::Describe;
@@ -535,4 +536,5 @@ TEST(CelDifferential, EngineAgreesWithBufbuildCel) {
 }
 
 }  // namespace
+}  // namespace differential_test
 }  // namespace gpuprofile::cel

@@ -18,6 +18,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel {
+namespace environment_gates_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -244,4 +245,5 @@ TEST(EnvironmentGatesTest, IncludesOnScalarsIsEquality) {
 }
 
 }  // namespace
+}  // namespace environment_gates_test
 }  // namespace gpuprofile::cel

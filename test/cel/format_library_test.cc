@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace format_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -135,4 +136,5 @@ TEST(FormatLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("format.dns1123Label().validate('Bad').value().size()"), "1");
 }
 }  // namespace
+}  // namespace format_library_test
 }  // namespace gpuprofile::cel::internal

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::cel::internal {
+namespace lexer_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -219,4 +220,5 @@ TEST(LexerTest, TokenKindNamesAreAntlrStyle) {
 }
 
 }  // namespace
+}  // namespace lexer_test
 }  // namespace gpuprofile::cel::internal

@@ -15,6 +15,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace lists_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -143,4 +144,5 @@ TEST(ListsLibrariesTest, Expressions) {
   EXPECT_EQ(Eval("['bb', 'a', 'ccc'].sortBy(s, -size(s)) == ['ccc', 'bb', 'a']"), "true");
 }
 }  // namespace
+}  // namespace lists_library_test
 }  // namespace gpuprofile::cel::internal

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::cel {
+namespace literal_test {
 namespace {
 
 TEST(LiteralTest, StringLiteralsEscapeTheQuoteBackslashAndControls) {
@@ -59,4 +60,5 @@ TEST(LiteralTest, FieldNamesAreIdentifiersThatAreNotReserved) {
 }
 
 }  // namespace
+}  // namespace literal_test
 }  // namespace gpuprofile::cel

@@ -13,6 +13,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel::internal {
+namespace macros_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -274,4 +275,5 @@ TEST(ExprFactoryTest, CopyRenumbers) {
 }
 
 }  // namespace
+}  // namespace macros_test
 }  // namespace gpuprofile::cel::internal

@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace net_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -174,4 +175,5 @@ TEST(NetLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("isIP('010.0.0.1')"), "false");
 }
 }  // namespace
+}  // namespace net_library_test
 }  // namespace gpuprofile::cel::internal

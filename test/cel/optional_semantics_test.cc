@@ -14,6 +14,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel::internal {
+namespace optional_semantics_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -202,4 +203,5 @@ TEST(OptionalMacroTest, OffWithoutOptionalSyntax) {
 }
 
 }  // namespace
+}  // namespace optional_semantics_test
 }  // namespace gpuprofile::cel::internal

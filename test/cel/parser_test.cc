@@ -16,6 +16,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel::internal {
+namespace parser_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -607,4 +608,5 @@ TEST(ParserFuzzTest, ValidExpressionsSurviveMutation) {
 }
 
 }  // namespace
+}  // namespace parser_test
 }  // namespace gpuprofile::cel::internal

@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel {
+namespace program_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -145,4 +146,5 @@ TEST(ProgramTest, LongLeftAssociativeChainDoesNotOverflow) {
 }
 
 }  // namespace
+}  // namespace program_test
 }  // namespace gpuprofile::cel

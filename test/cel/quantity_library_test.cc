@@ -14,6 +14,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace quantity_library_test {
 namespace {
 
 class QuantityLibraryTest : public ::testing::Test {
@@ -184,4 +185,5 @@ TEST_F(QuantityLibraryTest, ValueHelpers) {
 }
 
 }  // namespace
+}  // namespace quantity_library_test
 }  // namespace gpuprofile::cel::internal

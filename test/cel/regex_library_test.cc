@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace regex_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -77,4 +78,5 @@ TEST(RegexLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("'1 2 3'.findAll('[0-9]', 2) == ['1', '2']"), "true");
 }
 }  // namespace
+}  // namespace regex_library_test
 }  // namespace gpuprofile::cel::internal

@@ -14,6 +14,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace semver_library_test {
 namespace {
 
 class SemverLibraryTest : public ::testing::Test {
@@ -157,4 +158,5 @@ TEST_F(SemverLibraryTest, ValueHelpers) {
 }
 
 }  // namespace
+}  // namespace semver_library_test
 }  // namespace gpuprofile::cel::internal

@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace sets_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -69,4 +70,5 @@ TEST(SetsLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("sets.equivalent([1, 1.0], [1u])"), "true");
 }
 }  // namespace
+}  // namespace sets_library_test
 }  // namespace gpuprofile::cel::internal

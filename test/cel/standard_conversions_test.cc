@@ -14,6 +14,7 @@
 #include "test/cel/standard_library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace standard_conversions_test {
 namespace {
 
 using testing::Call;
@@ -221,4 +222,5 @@ TEST(StandardConversionsTest, ToTimestamp) {
 }
 
 }  // namespace
+}  // namespace standard_conversions_test
 }  // namespace gpuprofile::cel::internal

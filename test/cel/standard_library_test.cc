@@ -16,6 +16,7 @@
 #include "test/cel/standard_library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace standard_library_test {
 namespace {
 
 using testing::Call;
@@ -402,4 +403,5 @@ TEST(StandardLibraryExpressionTest, EvaluatesThroughCompile) {
 }
 
 }  // namespace
+}  // namespace standard_library_test
 }  // namespace gpuprofile::cel::internal

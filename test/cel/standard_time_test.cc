@@ -14,6 +14,7 @@
 #include "test/cel/standard_library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace standard_time_test {
 namespace {
 
 using testing::Call;
@@ -240,4 +241,5 @@ TEST(StandardTimeTest, TimestampAndDurationArithmetic) {
 }
 
 }  // namespace
+}  // namespace standard_time_test
 }  // namespace gpuprofile::cel::internal

@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace strings_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -245,4 +246,5 @@ TEST(StringsLibraryTest, Expressions) {
 }
 
 }  // namespace
+}  // namespace strings_library_test
 }  // namespace gpuprofile::cel::internal

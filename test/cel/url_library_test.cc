@@ -12,6 +12,7 @@
 #include "test/cel/library_test_util.h"
 
 namespace gpuprofile::cel::internal {
+namespace url_library_test {
 namespace {
 
 const testing::LibraryUnderTest& Lib() {
@@ -105,4 +106,5 @@ TEST(UrlLibraryTest, GatesAndExpressions) {
   EXPECT_EQ(Eval("isURL('not a url')"), "false");
 }
 }  // namespace
+}  // namespace url_library_test
 }  // namespace gpuprofile::cel::internal

@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::cmd {
+namespace cel_command_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -148,4 +149,5 @@ TEST(CelMatchTest, UsageErrors) {
 }
 
 }  // namespace
+}  // namespace cel_command_test
 }  // namespace gpuprofile::cmd

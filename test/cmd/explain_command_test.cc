@@ -25,6 +25,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::cmd {
+namespace explain_command_test {
 namespace {
 
 using ::gpuprofile::testing::BinaryDir;
@@ -447,4 +448,5 @@ TEST_F(ExplainLiveTest, KubectlPlugin) {
 }
 
 }  // namespace
+}  // namespace explain_command_test
 }  // namespace gpuprofile::cmd

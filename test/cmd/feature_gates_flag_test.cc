@@ -13,6 +13,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::cmd {
+namespace feature_gates_flag_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -157,4 +158,5 @@ TEST(RenderGatesTest, BadGatesAreUsageErrors) {
 }
 
 }  // namespace
+}  // namespace feature_gates_flag_test
 }  // namespace gpuprofile::cmd

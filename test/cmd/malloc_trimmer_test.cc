@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::cmd {
+namespace malloc_trimmer_test {
 namespace {
 
 int64_t RssBytes() {
@@ -51,4 +52,5 @@ TEST(MallocTrimmerTest, StopsPromptlyAndZeroDisables) {
 }
 
 }  // namespace
+}  // namespace malloc_trimmer_test
 }  // namespace gpuprofile::cmd

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::cmd {
+namespace manifest_writer_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -92,4 +93,5 @@ TEST(ManifestWriterTest, JsonList) {
 }
 
 }  // namespace
+}  // namespace manifest_writer_test
 }  // namespace gpuprofile::cmd

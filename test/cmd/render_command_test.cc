@@ -20,6 +20,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::cmd {
+namespace render_command_test {
 namespace {
 
 using ::gpuprofile::testing::SourceDir;
@@ -490,4 +491,5 @@ TEST(RenderTest, PatchVersionsAreAcceptedAndOtherKindsIgnored) {
 }
 
 }  // namespace
+}  // namespace render_command_test
 }  // namespace gpuprofile::cmd

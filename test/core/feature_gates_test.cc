@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile {
+namespace feature_gates_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -115,4 +116,5 @@ TEST(KubeVersionTest, NewerThanNewestNamesTheNewest) {
 }
 
 }  // namespace
+}  // namespace feature_gates_test
 }  // namespace gpuprofile

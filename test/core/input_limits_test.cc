@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::limits {
+namespace input_limits_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -96,4 +97,5 @@ TEST(YamlNodeBudgetTest, GrowsWithTheInputFromAFloor) {
 }
 
 }  // namespace
+}  // namespace input_limits_test
 }  // namespace gpuprofile::limits

@@ -10,6 +10,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile {
+namespace names_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -168,4 +169,5 @@ TEST(ValidationTest, ErrorListsMatchStatusMessages) {
 }
 
 }  // namespace
+}  // namespace names_test
 }  // namespace gpuprofile

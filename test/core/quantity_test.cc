@@ -11,6 +11,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile {
+namespace quantity_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -268,4 +269,5 @@ TEST(QuantityTest, ArithmeticOutOfRangeIsAnError) {
 }
 
 }  // namespace
+}  // namespace quantity_test
 }  // namespace gpuprofile

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile {
+namespace rfc3339_test {
 namespace {
 
 TEST(FormatRfc3339SecondsTest, WritesUtcToTheSecond) {
@@ -44,4 +45,5 @@ TEST(FormatRfc3339SecondsTest, InfiniteTimesAreNamed) {
 }
 
 }  // namespace
+}  // namespace rfc3339_test
 }  // namespace gpuprofile

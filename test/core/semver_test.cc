@@ -9,6 +9,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile {
+namespace semver_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -186,4 +187,5 @@ TEST(SemverTest, NvidiaFacts) {
 }
 
 }  // namespace
+}  // namespace semver_test
 }  // namespace gpuprofile

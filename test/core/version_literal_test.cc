@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile {
+namespace version_literal_test {
 namespace {
 
 struct Case {
@@ -36,4 +37,5 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"1.2-rc.1", ""}, Case{"1.2.3.4", ""}));
 
 }  // namespace
+}  // namespace version_literal_test
 }  // namespace gpuprofile

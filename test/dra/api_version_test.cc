@@ -9,6 +9,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::dra {
+namespace api_version_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -138,4 +139,5 @@ TEST(ChooseDraApiVersionTest, TheProjectsOrderNotTheServersPreference) {
 }
 
 }  // namespace
+}  // namespace api_version_test
 }  // namespace gpuprofile::dra

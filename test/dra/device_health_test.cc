@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::dra {
+namespace device_health_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -59,4 +60,5 @@ TEST(DeviceHealthTest, DescribesXidsInWords) {
 }
 
 }  // namespace
+}  // namespace device_health_test
 }  // namespace gpuprofile::dra

@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::dra {
+namespace device_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -772,4 +773,5 @@ TEST(CapacityRequestPolicyTest, BuildersKeepPoliciesAndDevicesCompareThem) {
 }
 
 }  // namespace
+}  // namespace device_test
 }  // namespace gpuprofile::dra

@@ -21,6 +21,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace dra_object_codec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -1712,4 +1713,5 @@ TEST_F(SchemaTest, MissingSchemaExitsTwo) {
 }
 
 }  // namespace
+}  // namespace dra_object_codec_test
 }  // namespace gpuprofile::dra

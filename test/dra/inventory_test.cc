@@ -17,6 +17,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace inventory_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -287,4 +288,5 @@ TEST(InventoryTest, ExampleFleetInBothApiVersions) {
 }
 
 }  // namespace
+}  // namespace inventory_test
 }  // namespace gpuprofile::dra

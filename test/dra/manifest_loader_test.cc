@@ -21,6 +21,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace manifest_loader_test {
 namespace {
 
 using json = nlohmann::json;
@@ -224,4 +225,5 @@ TEST(InventoryCopyTest, CopiesShareTheDevices) {
 }
 
 }  // namespace
+}  // namespace manifest_loader_test
 }  // namespace gpuprofile::dra

@@ -15,6 +15,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace manifest_reader_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -324,9 +325,11 @@ TEST_F(ReadManifestsTest, EveryBrokenFileIsReportedByName) {
 }
 
 }  // namespace
+}  // namespace manifest_reader_test
 }  // namespace gpuprofile::dra
 
 namespace gpuprofile::dra {
+namespace manifest_reader_test {
 namespace {
 
 // yaml-cpp 0.7 returns the same empty document forever for some malformed streams; the reader
@@ -341,11 +344,13 @@ TEST(ManifestReaderMalformedYamlTest, InputsThatLoopTheYamlParserAreErrors) {
 }
 
 }  // namespace
+}  // namespace manifest_reader_test
 }  // namespace gpuprofile::dra
 
 // Hostile input (controller/core/input_limits.h): every limit ends in an error naming the file,
 // the document and the position, after bounded work.
 namespace gpuprofile::dra {
+namespace manifest_reader_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -541,4 +546,5 @@ TEST_F(ReadManifestsTest, OversizedFilesAreRefusedBeforeTheyAreRead) {
 }
 
 }  // namespace
+}  // namespace manifest_reader_test
 }  // namespace gpuprofile::dra

@@ -13,6 +13,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::dra {
+namespace resource_claim_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -330,4 +331,5 @@ TEST(ResourceClaimTest, DevicesStatusOfTheWrongTypeNamesTheClaimAndField) {
 }
 
 }  // namespace
+}  // namespace resource_claim_test
 }  // namespace gpuprofile::dra

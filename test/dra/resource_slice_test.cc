@@ -12,6 +12,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace resource_slice_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -596,4 +597,5 @@ TEST(IsResourceSliceTest, MatchesKindAndGroup) {
 }
 
 }  // namespace
+}  // namespace resource_slice_test
 }  // namespace gpuprofile::dra

@@ -24,6 +24,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
+namespace slice_fast_decoder_test {
 namespace {
 
 using json = nlohmann::json;
@@ -593,4 +594,5 @@ TEST(SliceJsonDecoderTest, OneDecoderServesManyDocumentsAndThreadsHaveTheirOwn) 
 }
 
 }  // namespace
+}  // namespace slice_fast_decoder_test
 }  // namespace gpuprofile::dra

@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel {
+namespace device_selector_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -196,4 +197,5 @@ TEST(DeviceSelectorTest, TypicalSelectorsAcceptedOnEveryVersion) {
 }
 
 }  // namespace
+}  // namespace device_selector_test
 }  // namespace gpuprofile::cel

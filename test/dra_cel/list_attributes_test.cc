@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::cel {
+namespace list_attributes_test {
 namespace {
 
 using dra::AttributeValue;
@@ -202,4 +203,5 @@ TEST(ListAttributesTest, BuilderSharesListsAcrossDevicesWithoutMixingThem) {
 }
 
 }  // namespace
+}  // namespace list_attributes_test
 }  // namespace gpuprofile::cel

@@ -15,6 +15,7 @@
 #include "test/explain/explain_testing.h"
 
 namespace gpuprofile::explain {
+namespace device_states_test {
 namespace {
 
 using ::gpuprofile::explain::testing::Codes;
@@ -542,4 +543,5 @@ TEST(DeviceHealthTest, UnknownFieldsOfNewerReleasesAreIgnored) {
 }
 
 }  // namespace
+}  // namespace device_states_test
 }  // namespace gpuprofile::explain

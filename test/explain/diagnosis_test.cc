@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::explain {
+namespace diagnosis_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -566,4 +567,5 @@ TEST(PodTest, DecodesClaimsStatusesAndScheduledCondition) {
 }
 
 }  // namespace
+}  // namespace diagnosis_test
 }  // namespace gpuprofile::explain

@@ -18,6 +18,7 @@
 #include "test/explain/explain_testing.h"
 
 namespace gpuprofile::explain {
+namespace node_offers_test {
 namespace {
 
 using ::gpuprofile::explain::testing::Codes;
@@ -414,4 +415,5 @@ TEST(PodNodeOffersTest, AllocatedClaimIsNotWarnedAbout) {
 }
 
 }  // namespace
+}  // namespace node_offers_test
 }  // namespace gpuprofile::explain

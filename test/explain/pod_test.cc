@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::explain {
+namespace pod_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -89,4 +90,5 @@ TEST(DevicePluginRequestsTest, NotAWholeNumberNamesTheField) {
 }
 
 }  // namespace
+}  // namespace pod_test
 }  // namespace gpuprofile::explain

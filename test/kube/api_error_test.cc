@@ -5,6 +5,7 @@
 #include "test/kube/testing/fake_transport.h"
 
 namespace gpuprofile::kube {
+namespace api_error_test {
 namespace {
 
 using testing::StatusReply;
@@ -107,4 +108,5 @@ TEST(ApiErrorTest, TransportErrorsCarryNoApiError) {
 }
 
 }  // namespace
+}  // namespace api_error_test
 }  // namespace gpuprofile::kube

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::kube {
+namespace controller_builder_test {
 namespace {
 
 using ::testing::UnorderedElementsAre;
@@ -152,4 +153,5 @@ TEST_F(ControllerBuilderTest, UrgentWatchesGoAheadOfQueuedWork) {
 }
 
 }  // namespace
+}  // namespace controller_builder_test
 }  // namespace gpuprofile::kube

@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace cpprest_endpoint_server_test {
 namespace {
 
 TEST(ParseBindAddressTest, KubebuilderForms) {
@@ -188,4 +189,5 @@ TEST(CpprestEndpointServerDisabledTest, ZeroDisablesTheServer) {
 }
 
 }  // namespace
+}  // namespace cpprest_endpoint_server_test
 }  // namespace gpuprofile::kube

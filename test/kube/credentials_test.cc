@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace credentials_test {
 namespace {
 
 using testing::FakeFileSystem;
@@ -239,4 +240,5 @@ TEST(RealProcessRunnerTest, RunsACommandWithExtraEnvironment) {
 }
 
 }  // namespace
+}  // namespace credentials_test
 }  // namespace gpuprofile::kube

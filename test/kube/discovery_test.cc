@@ -11,6 +11,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace discovery_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -107,4 +108,5 @@ TEST_F(DiscoveryTest, AnUnknownGroupRefreshesOnceThenIsNotFound) {
 }
 
 }  // namespace
+}  // namespace discovery_test
 }  // namespace gpuprofile::kube

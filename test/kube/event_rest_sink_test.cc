@@ -18,6 +18,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace event_rest_sink_test {
 namespace {
 
 using runtime::Event;
@@ -181,4 +182,5 @@ TEST(DecodeEventTest, MalformedFieldsAreDataLossNamingTheEventAndField) {
 }
 
 }  // namespace
+}  // namespace event_rest_sink_test
 }  // namespace gpuprofile::kube

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::kube {
+namespace host_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -28,4 +29,5 @@ TEST(RealProcessRunnerTest, OutputPastTheExecLimitIsDroppedButStillTooLong) {
 }
 
 }  // namespace
+}  // namespace host_test
 }  // namespace gpuprofile::kube

@@ -23,6 +23,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace https_emulator_test {
 namespace {
 
 using e2e::testing::EmulatorProcess;
@@ -234,4 +235,5 @@ TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMut
 }
 
 }  // namespace
+}  // namespace https_emulator_test
 }  // namespace gpuprofile::kube

@@ -14,6 +14,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace kubeconfig_test {
 namespace {
 
 using testing::FakeEnvironment;
@@ -362,4 +363,5 @@ TEST_F(KubeconfigTest, LoadClientConfigPrefersKubeconfigThenInClusterThenHome) {
 }
 
 }  // namespace
+}  // namespace kubeconfig_test
 }  // namespace gpuprofile::kube

@@ -28,6 +28,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace lease_rest_client_test {
 namespace {
 
 using runtime::Lease;
@@ -474,4 +475,5 @@ TEST(RestLeaseClientTest, TwoElectorsNeverLeadAtOnceOverRealHttp) {
 }
 
 }  // namespace
+}  // namespace lease_rest_client_test
 }  // namespace gpuprofile::kube

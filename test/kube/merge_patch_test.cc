@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::kube {
+namespace merge_patch_test {
 namespace {
 
 using json = nlohmann::json;
@@ -38,4 +39,5 @@ TEST(MergePatchTest, EqualObjectsGiveAnEmptyPatchAndNonObjectsAreReplaced) {
 }
 
 }  // namespace
+}  // namespace merge_patch_test
 }  // namespace gpuprofile::kube

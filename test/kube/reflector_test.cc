@@ -16,6 +16,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace reflector_test {
 namespace {
 
 using runtime::WatchEventType;
@@ -282,4 +283,5 @@ TEST_F(ReflectorTest, HandlersRunInTheOrderTheyWereAddedAfterTheStoreChanged) {
 }
 
 }  // namespace
+}  // namespace reflector_test
 }  // namespace gpuprofile::kube

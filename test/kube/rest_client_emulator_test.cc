@@ -18,6 +18,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace rest_client_emulator_test {
 namespace {
 
 using testing::KubeEmulator;
@@ -251,4 +252,5 @@ TEST(DiscoveryEmulatorTest, ServedDraVersionsFollowTheRelease) {
 }
 
 }  // namespace
+}  // namespace rest_client_emulator_test
 }  // namespace gpuprofile::kube

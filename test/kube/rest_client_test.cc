@@ -14,6 +14,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace rest_client_test {
 namespace {
 
 using testing::ErrorReply;
@@ -400,4 +401,5 @@ TEST_F(RestClientTest, WatchBuildsTheQueryAndDeliversLines) {
 }
 
 }  // namespace
+}  // namespace rest_client_test
 }  // namespace gpuprofile::kube

@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace watcher_emulator_test {
 namespace {
 
 using testing::KubeEmulator;
@@ -243,4 +244,5 @@ TEST_F(WatcherEmulatorTest, BookmarksAdvanceTheVersionOfAQuietWatch) {
 }
 
 }  // namespace
+}  // namespace watcher_emulator_test
 }  // namespace gpuprofile::kube

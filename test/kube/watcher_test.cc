@@ -18,6 +18,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::kube {
+namespace watcher_test {
 namespace {
 
 using testing::ErrorReply;
@@ -512,4 +513,5 @@ TEST(WatchSinkTest, DefaultApplyRawParsesAndCallsApply) {
 }
 
 }  // namespace
+}  // namespace watcher_test
 }  // namespace gpuprofile::kube

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::meta {
+namespace condition_codec_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -107,4 +108,5 @@ TEST(ConditionCodecTest, LenientDecodingSkipsWhatDoesNotFit) {
 }
 
 }  // namespace
+}  // namespace condition_codec_test
 }  // namespace gpuprofile::meta

@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::meta {
+namespace label_selector_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -143,4 +144,5 @@ TEST(LabelSelectorCodecTest, EncodesInOrderAndRoundTrips) {
 }
 
 }  // namespace
+}  // namespace label_selector_test
 }  // namespace gpuprofile::meta

@@ -8,6 +8,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::meta {
+namespace namespace_codec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -72,4 +73,5 @@ TEST(NamespaceCodecTest, RejectsWhatIsNotANamespace) {
 }
 
 }  // namespace
+}  // namespace namespace_codec_test
 }  // namespace gpuprofile::meta

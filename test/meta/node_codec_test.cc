@@ -8,6 +8,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::meta {
+namespace node_codec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -53,4 +54,5 @@ TEST(NodeCodecTest, BadQuantitiesNameTheNodeAndTheResource) {
 }
 
 }  // namespace
+}  // namespace node_codec_test
 }  // namespace gpuprofile::meta

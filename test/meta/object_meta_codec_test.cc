@@ -9,6 +9,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::meta {
+namespace object_meta_codec_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -148,4 +149,5 @@ TEST(ObjectMetaCodecTest, OmitsEmptyMembers) {
 }
 
 }  // namespace
+}  // namespace object_meta_codec_test
 }  // namespace gpuprofile::meta

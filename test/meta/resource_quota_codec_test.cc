@@ -17,6 +17,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::meta {
+namespace resource_quota_codec_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -326,4 +327,5 @@ TEST_F(ResourceQuotaSchemaTest, WrongShapesAreRejected) {
 }
 
 }  // namespace
+}  // namespace resource_quota_codec_test
 }  // namespace gpuprofile::meta

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::profile {
+namespace allocatable_test {
 namespace {
 
 using dra::DeviceSetBuilder;
@@ -340,4 +341,5 @@ TEST(AllocatableTest, EveryOutcomeHasItsOwnState) {
 }
 
 }  // namespace
+}  // namespace allocatable_test
 }  // namespace gpuprofile::profile

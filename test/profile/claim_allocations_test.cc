@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::profile {
+namespace claim_allocations_test {
 namespace {
 
 using dra::ClaimDeviceResult;
@@ -240,4 +241,5 @@ TEST(ClaimAllocationsTest, SummarisesAllocatedAndPendingClaimsPerClass) {
 }
 
 }  // namespace
+}  // namespace claim_allocations_test
 }  // namespace gpuprofile::profile

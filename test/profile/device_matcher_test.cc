@@ -10,6 +10,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::profile {
+namespace device_matcher_test {
 namespace {
 
 using ::gpuprofile::profile::testing::DefaultSpec;
@@ -74,4 +75,5 @@ TEST(DeviceMatcherTest, CountsOnTheMixedFleet) {
 }
 
 }  // namespace
+}  // namespace device_matcher_test
 }  // namespace gpuprofile::profile

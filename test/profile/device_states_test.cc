@@ -18,6 +18,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace device_states_test {
 namespace {
 
 using ::gpuprofile::profile::testing::DefaultSpec;
@@ -267,4 +268,5 @@ TEST(DeviceStatesTest, StatesAddUpOverRandomFleets) {
 }
 
 }  // namespace
+}  // namespace device_states_test
 }  // namespace gpuprofile::profile

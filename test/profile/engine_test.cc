@@ -14,6 +14,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace engine_test {
 namespace {
 
 using ::gpuprofile::profile::testing::Cond;
@@ -331,4 +332,5 @@ TEST_F(EngineTest, NodeGroupsShowWhoOffersTheGpus) {
 }
 
 }  // namespace
+}  // namespace engine_test
 }  // namespace gpuprofile::profile

@@ -23,6 +23,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace fleet_memo_test {
 namespace {
 
 using ::gpuprofile::profile::testing::MakeProfile;
@@ -201,4 +202,5 @@ TEST(FleetMemoTest, OneChangedSliceIsTheOnlyOneWorkedOutAgain) {
 }
 
 }  // namespace
+}  // namespace fleet_memo_test
 }  // namespace gpuprofile::profile

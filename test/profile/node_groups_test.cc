@@ -10,6 +10,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace node_groups_test {
 namespace {
 
 using ::gpuprofile::profile::testing::LoadInventory;
@@ -145,4 +146,5 @@ TEST(NodeGroupsTest, NamesAreSlugsShortenedWithAHashWhenTooLong) {
 }
 
 }  // namespace
+}  // namespace node_groups_test
 }  // namespace gpuprofile::profile

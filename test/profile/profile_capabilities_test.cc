@@ -17,6 +17,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace profile_capabilities_test {
 namespace {
 
 using ::gpuprofile::profile::testing::Cond;
@@ -533,4 +534,5 @@ TEST_F(CapabilitiesTest, QuotaIsOneResourceQuotaPerTargetedNamespace) {
 }
 
 }  // namespace
+}  // namespace profile_capabilities_test
 }  // namespace gpuprofile::profile

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::profile {
+namespace profile_conditions_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -85,4 +86,5 @@ TEST(SatisfiableTest, UndecodableSlicesAreNamed) {
 }
 
 }  // namespace
+}  // namespace profile_conditions_test
 }  // namespace gpuprofile::profile

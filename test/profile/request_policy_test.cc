@@ -15,6 +15,7 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+namespace request_policy_test {
 namespace {
 
 using ::gpuprofile::profile::testing::DefaultSpec;
@@ -126,4 +127,5 @@ TEST(RequestPolicyTest, AnUnrequestedCapacityWithoutPolicyIsTakenWhole) {
 }
 
 }  // namespace
+}  // namespace request_policy_test
 }  // namespace gpuprofile::profile

@@ -12,6 +12,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::profile {
+namespace selector_compiler_test {
 namespace {
 
 using ::gpuprofile::profile::testing::DefaultSpec;
@@ -283,4 +284,5 @@ TEST(SelectorCompilerTest, GeneratedSelectorsAreAcceptedAndNeverRaiseErrors) {
 }
 
 }  // namespace
+}  // namespace selector_compiler_test
 }  // namespace gpuprofile::profile

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::profile {
+namespace selector_paths_test {
 namespace {
 
 using Kind = DevicePath::Kind;
@@ -100,4 +101,5 @@ TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
 }
 
 }  // namespace
+}  // namespace selector_paths_test
 }  // namespace gpuprofile::profile

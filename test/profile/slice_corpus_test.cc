@@ -23,6 +23,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::profile {
+namespace slice_corpus_test {
 namespace {
 
 using json = nlohmann::json;
@@ -151,4 +152,5 @@ TEST(SliceCorpusTest, PartitionedGpusCountWhatFitsAtOnce) {
 }
 
 }  // namespace
+}  // namespace slice_corpus_test
 }  // namespace gpuprofile::profile

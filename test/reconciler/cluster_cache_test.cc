@@ -23,6 +23,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {
+namespace cluster_cache_test {
 namespace {
 
 using json = nlohmann::json;
@@ -308,4 +309,5 @@ TEST(ClusterCacheQuotaTest, CachesTheOperatorsQuotasWithoutDra) {
 }
 
 }  // namespace
+}  // namespace cluster_cache_test
 }  // namespace gpuprofile::reconciler

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::reconciler {
+namespace cluster_objects_test {
 namespace {
 
 using json = nlohmann::json;
@@ -192,4 +193,5 @@ TEST(TemplateShapesTest, DecodeErrorsPassThrough) {
 }
 
 }  // namespace
+}  // namespace cluster_objects_test
 }  // namespace gpuprofile::reconciler

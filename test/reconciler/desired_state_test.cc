@@ -23,6 +23,7 @@
 #include "test/kube/testing/fake_transport.h"
 
 namespace gpuprofile::reconciler {
+namespace desired_state_test {
 namespace {
 
 using json = nlohmann::json;
@@ -365,4 +366,5 @@ TEST_F(DesiredStateCacheTest, ProfilesAddedAndRemovedComeAndGo) {
 }
 
 }  // namespace
+}  // namespace desired_state_test
 }  // namespace gpuprofile::reconciler

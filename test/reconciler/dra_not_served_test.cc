@@ -22,6 +22,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {
+namespace dra_not_served_test {
 namespace {
 
 using kube::testing::KubeEmulator;
@@ -138,4 +139,5 @@ TEST_F(DraNotServedTest, NoVersionAtAllSaysSo) {
 }
 
 }  // namespace
+}  // namespace dra_not_served_test
 }  // namespace gpuprofile::reconciler

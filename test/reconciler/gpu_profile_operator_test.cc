@@ -29,6 +29,7 @@
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::reconciler {
+namespace gpu_profile_operator_test {
 namespace {
 
 using kube::testing::KubeEmulator;
@@ -892,4 +893,5 @@ TEST(DraDiscoveryTest, PollsOnTheInjectedClock) {
 }
 
 }  // namespace
+}  // namespace gpu_profile_operator_test
 }  // namespace gpuprofile::reconciler

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::reconciler {
+namespace node_group_decision_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -128,4 +129,5 @@ TEST(DecideNodeGroupsTest, NothingDesiredDeletesEveryStoredGroup) {
 }
 
 }  // namespace
+}  // namespace node_group_decision_test
 }  // namespace gpuprofile::reconciler

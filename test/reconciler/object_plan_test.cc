@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::reconciler {
+namespace object_plan_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -479,4 +480,5 @@ TEST(ObjectPlanTest, CleanupDeletesOrReleasesQuotasWithTheRest) {
 }
 
 }  // namespace
+}  // namespace object_plan_test
 }  // namespace gpuprofile::reconciler

@@ -16,6 +16,7 @@
 #include "test/reconciler/testing/fake_cluster_writer.h"
 
 namespace gpuprofile::reconciler {
+namespace plan_executor_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -318,4 +319,5 @@ TEST_F(PlanExecutorTest, AFailedQuotaReplaceIsTheFirstError) {
 }
 
 }  // namespace
+}  // namespace plan_executor_test
 }  // namespace gpuprofile::reconciler

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::reconciler {
+namespace profile_decision_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -451,4 +452,5 @@ TEST(TemplatesWrittenAfterTest, RecordsCreatedTemplatesOfTheSameSpec) {
 }
 
 }  // namespace
+}  // namespace profile_decision_test
 }  // namespace gpuprofile::reconciler

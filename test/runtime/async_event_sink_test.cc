@@ -13,6 +13,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace async_event_sink_test {
 namespace {
 
 // Records every write; while the gate is closed a write blocks after announcing itself, so
@@ -217,4 +218,5 @@ TEST(AsyncEventSinkTest, RecorderRepeatsBecomeOneWriteWithTheLatestCount) {
 }
 
 }  // namespace
+}  // namespace async_event_sink_test
 }  // namespace gpuprofile::runtime

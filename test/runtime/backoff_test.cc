@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace backoff_test {
 namespace {
 
 TEST(BackoffTest, WithoutJitterDoublesFrom800msAndCapsAt30s) {
@@ -51,4 +52,5 @@ TEST(BackoffTest, RealRandomnessStaysInRange) {
 }
 
 }  // namespace
+}  // namespace backoff_test
 }  // namespace gpuprofile::runtime

@@ -9,6 +9,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace client_rate_limiter_test {
 namespace {
 
 TEST(ClientRateLimiterTest, DefaultBurstOfHundredPassesWithoutWaiting) {
@@ -72,4 +73,5 @@ TEST(ClientRateLimiterTest, NonPositiveQpsMeansUnlimited) {
 }
 
 }  // namespace
+}  // namespace client_rate_limiter_test
 }  // namespace gpuprofile::runtime

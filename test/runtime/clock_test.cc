@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace clock_test {
 namespace {
 
 TEST(FakeClockTest, StandsStillUntilAdvanced) {
@@ -78,4 +79,5 @@ TEST(RealClockTest, PastDeadlineDoesNotBlock) {
 }
 
 }  // namespace
+}  // namespace clock_test
 }  // namespace gpuprofile::runtime

@@ -10,6 +10,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace controller_runtime_metrics_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -60,4 +61,5 @@ TEST(ControllerRuntimeMetricsTest, RegisteringTwiceFindsTheSameFamilies) {
 }
 
 }  // namespace
+}  // namespace controller_runtime_metrics_test
 }  // namespace gpuprofile::runtime

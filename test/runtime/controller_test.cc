@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace controller_test {
 namespace {
 
 // Records calls per key; answers with a scripted result per call.
@@ -185,4 +186,5 @@ TEST(ControllerWorkersTest, NeverRunsOneKeyOnTwoWorkersAndStopDrains) {
 }
 
 }  // namespace
+}  // namespace controller_test
 }  // namespace gpuprofile::runtime

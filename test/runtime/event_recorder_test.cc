@@ -10,6 +10,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace event_recorder_test {
 namespace {
 
 class FakeEventSink final : public EventSink {
@@ -138,4 +139,5 @@ TEST(FormatMicroTimeTest, SixFractionalDigitsInUtc) {
 }
 
 }  // namespace
+}  // namespace event_recorder_test
 }  // namespace gpuprofile::runtime

@@ -8,6 +8,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace health_checks_test {
 namespace {
 
 HealthQuery Verbose() { return {true, {}}; }
@@ -94,4 +95,5 @@ TEST(HealthChecksTest, NamesAreValidatedAndUnique) {
 }
 
 }  // namespace
+}  // namespace health_checks_test
 }  // namespace gpuprofile::runtime

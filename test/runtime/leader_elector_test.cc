@@ -17,6 +17,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace leader_elector_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -316,4 +317,5 @@ TEST_F(LeaderElectorTest, NeverTwoLeadersAtOnce) {
 }
 
 }  // namespace
+}  // namespace leader_elector_test
 }  // namespace gpuprofile::runtime

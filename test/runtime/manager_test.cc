@@ -19,6 +19,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace manager_test {
 namespace {
 
 using ::testing::Contains;
@@ -330,4 +331,5 @@ TEST_F(ManagerLeaderElectionTest, InvalidSettingsAreRejectedByCreate) {
 }
 
 }  // namespace
+}  // namespace manager_test
 }  // namespace gpuprofile::runtime

@@ -9,6 +9,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace metrics_test {
 namespace {
 
 struct FormatCase {
@@ -138,4 +139,5 @@ TEST(MetricsRegistryTest, FindCreatesNoSeries) {
 }
 
 }  // namespace
+}  // namespace metrics_test
 }  // namespace gpuprofile::runtime

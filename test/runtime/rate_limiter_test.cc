@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace rate_limiter_test {
 namespace {
 
 TEST(ItemExponentialFailureRateLimiterTest, DoublesFrom5msPerItemAndForgets) {
@@ -62,4 +63,5 @@ TEST(MaxOfRateLimiterTest, DefaultTakesTheLongerDelay) {
 }
 
 }  // namespace
+}  // namespace rate_limiter_test
 }  // namespace gpuprofile::runtime

@@ -13,6 +13,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace shutdown_signal_test {
 namespace {
 
 class ShutdownSignalTest : public ::testing::Test {
@@ -121,4 +122,5 @@ TEST(GracePeriodTest, GivesUpAfterTheGracePeriod) {
 }
 
 }  // namespace
+}  // namespace shutdown_signal_test
 }  // namespace gpuprofile::runtime

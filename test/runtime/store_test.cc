@@ -15,6 +15,7 @@
 #include "test/testing/status_matchers.h"
 
 namespace gpuprofile::runtime {
+namespace store_test {
 namespace {
 
 struct Thing {
@@ -201,4 +202,5 @@ TEST_F(StoreTest, ReadersSeeEitherTheOldOrTheNewListNeverAMix) {
 }
 
 }  // namespace
+}  // namespace store_test
 }  // namespace gpuprofile::runtime

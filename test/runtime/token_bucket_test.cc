@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace token_bucket_test {
 namespace {
 
 const absl::Time kStart = absl::FromUnixSeconds(1000);
@@ -44,4 +45,5 @@ TEST(TokenBucketTest, ReturnGivesBackAnUnusedReservation) {
 }
 
 }  // namespace
+}  // namespace token_bucket_test
 }  // namespace gpuprofile::runtime

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 namespace gpuprofile::runtime {
+namespace work_queue_test {
 namespace {
 
 class WorkQueueTest : public ::testing::Test {
@@ -211,9 +212,11 @@ TEST_F(WorkQueueTest, NeverTheSameKeyInTwoWorkers) {
 }
 
 }  // namespace
+}  // namespace work_queue_test
 }  // namespace gpuprofile::runtime
 
 namespace gpuprofile::runtime {
+namespace work_queue_test {
 namespace {
 
 TEST(WorkQueueUrgentTest, UrgentKeysGoAheadOfTheBacklog) {
@@ -239,4 +242,5 @@ TEST(WorkQueueUrgentTest, UrgentKeysGoAheadOfTheBacklog) {
 }
 
 }  // namespace
+}  // namespace work_queue_test
 }  // namespace gpuprofile::runtime
