@@ -226,6 +226,13 @@ M* MetricFamily<M>::Find(const LabelValues& values) {
   return it == series_.end() ? nullptr : it->second.get();
 }
 
+template <typename M>
+bool MetricFamily<M>::Remove(const LabelValues& values) {
+  CheckArity(values);
+  absl::MutexLock lock(&mu_);
+  return series_.erase(values) > 0;
+}
+
 template <>
 MetricType MetricFamily<Counter>::type() const {
   return MetricType::kCounter;

@@ -9,7 +9,8 @@
 //  - label values escape `\`, `"` and newlines; help text escapes `\` and newlines.
 //
 // Ownership: the registry owns its families and a family its series; pointers stay valid for the
-// registry's lifetime, so hot paths look a series up once and keep the pointer.
+// registry's lifetime, so hot paths look a series up once and keep the pointer. The exception is
+// Remove(), for per-object series (a deleted profile's gauges) that nobody keeps a pointer to.
 // Thread-safety: everything here is thread-safe; updates to a series are lock-free (counters,
 // gauges) or take a per-series lock (histograms).
 #pragma once
@@ -116,6 +117,10 @@ class MetricFamily final : public MetricFamilyBase {
   M* WithLabels(const LabelValues& values);
   // The series with these label values if it exists, else null (creates nothing).
   M* Find(const LabelValues& values);
+  // Deletes the series with these label values, so that it is no longer exposed (Prometheus then
+  // marks it stale) rather than left at its last value; whether there was one. Pointers to it
+  // dangle afterwards: only for series the caller looks up each time it sets them.
+  bool Remove(const LabelValues& values);
 
   MetricType type() const override;
   void AppendText(std::string* out) const override;

@@ -138,6 +138,23 @@ TEST(MetricsRegistryTest, FindCreatesNoSeries) {
   EXPECT_DOUBLE_EQ((*family)->Find({"p"})->Value(), 2);
 }
 
+TEST(MetricsRegistryTest, RemoveDeletesOneSeriesAndItsText) {
+  MetricsRegistry registry;
+  absl::StatusOr<GaugeFamily*> family = registry.RegisterGauge("g", "help", {"profile"});
+  ASSERT_TRUE(family.ok());
+  (*family)->WithLabels({"a"})->Set(1);
+  (*family)->WithLabels({"b"})->Set(2);
+  EXPECT_TRUE((*family)->Remove({"a"}));
+  EXPECT_FALSE((*family)->Remove({"a"}));
+  EXPECT_FALSE((*family)->Remove({"never"}));
+  EXPECT_EQ((*family)->Find({"a"}), nullptr);
+  EXPECT_EQ(registry.TextExposition(), "# HELP g help\n# TYPE g gauge\ng{profile=\"b\"} 2\n");
+  // The last series gone, the family is omitted; a new one starts at zero.
+  EXPECT_TRUE((*family)->Remove({"b"}));
+  EXPECT_EQ(registry.TextExposition(), "");
+  EXPECT_DOUBLE_EQ((*family)->WithLabels({"a"})->Value(), 0);
+}
+
 }  // namespace
 }  // namespace metrics_test
 }  // namespace gpuprofile::runtime
