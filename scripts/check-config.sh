@@ -2,8 +2,8 @@
 # Checks the deployment config (config/): the CRD copies in config/crd/bases match crds/, the
 # Argo CD health check passes its tests (lua5.1), every kustomization builds, and the built
 # manifests hold what config/README.md promises (RBAC rules exactly, the Deployment's security
-# settings, probes, PDB, Service, ServiceMonitor). Needs python3 with PyYAML and lua5.1
-# (scripts/install-deps.sh); the kustomize builds need kubectl (or kustomize) and are skipped,
+# settings, probes, PDB, Service, ServiceMonitor), and the alerts pass promtool's checks and unit
+# tests. Needs python3 with PyYAML, lua5.1 and promtool (scripts/install-deps.sh); the kustomize builds need kubectl (or kustomize) and are skipped,
 # with a message, only when neither is found.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +31,33 @@ done
 
 # 2. The Argo CD health check and its argocd-cm snippet.
 python3 tools/argocd/run_health_tests.py
+
+# 2b. The alerts: the plain rules file is valid and passes its unit tests (promtool, from the
+#     Debian package prometheus), the PrometheusRule is generated from it, and every alert has
+#     a severity and a runbook_url naming a section of docs/monitoring.md.
+command -v promtool >/dev/null 2>&1 || {
+  echo "check-config: promtool not found; install the prometheus package (scripts/install-deps.sh)" >&2
+  exit 1
+}
+promtool check rules config/prometheus/gpu-profile-operator.rules.yaml
+promtool test rules config/prometheus/tests/*.yaml
+python3 scripts/lib/prometheus_rule.py --check
+python3 - <<'EOF'
+import re
+import sys
+import yaml
+
+groups = yaml.safe_load(open("config/prometheus/gpu-profile-operator.rules.yaml"))["groups"]
+# GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
+anchors = {re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+           for line in open("docs/monitoring.md") if line.startswith("#")}
+bad = [r["alert"] for g in groups for r in g["rules"] if "alert" in r and (
+    not r.get("labels", {}).get("severity")
+    or r.get("annotations", {}).get("runbook_url", "").split("#")[-1] not in anchors)]
+if bad:
+    sys.exit("check-config: alerts without a severity or a runbook section in docs/monitoring.md: %s"
+             % ", ".join(bad))
+EOF
 
 # 3. kustomize builds. The kubectl on PATH may be Google Cloud SDK's dispatcher, which asks a
 #    server for its version first; prefer a versioned kubectl next to it (or on PATH).
@@ -259,7 +286,10 @@ expect("ServiceMonitor selects the Service",
        bool(sel) and all(svc.get("metadata", {}).get("labels", {}).get(k) == v for k, v in sel.items()),
        True)
 expect("ServiceMonitor port", [e.get("port") for e in sm.get("spec", {}).get("endpoints", [])], ["metrics"])
-expect("monitoring build adds only the ServiceMonitor", len(mon_docs), len(docs) + 1)
+rule = find(mon_docs, "PrometheusRule", NAME + "-alerts")
+expect("PrometheusRule namespace", rule.get("metadata", {}).get("namespace"), NS)
+expect("monitoring build adds only the ServiceMonitor and the PrometheusRule", len(mon_docs),
+       len(docs) + 2)
 
 if problems:
     for p in problems:

@@ -14,6 +14,7 @@ packages=(
   nodejs npm                     # the CEL conformance data and the differential evaluator
   python3 python3-jsonschema python3-yaml   # schema validation of generated objects
   lua5.1                         # the Argo CD health check's tests (config/argocd)
+  prometheus                     # promtool for the alerts' tests, and the e2e test's Prometheus
   ca-certificates                # the runtime image's CA bundle (scripts/image-rootfs.sh)
 )
 # Building and running the runtime image in CI (scripts/image.sh, e2e/tests/image_test.cc):
