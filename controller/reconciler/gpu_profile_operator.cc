@@ -101,6 +101,11 @@ void GpuProfileOperator::WireCacheAndWriter() {
         "gpuprofile_operator_writes_total", "Writes the operator issued, by verb and resource.",
         {"verb", "resource"});
     if (writes.ok()) writer_options.writes_total = *writes;
+    absl::StatusOr<runtime::CounterFamily*> errors = options_.metrics->RegisterCounter(
+        "gpuprofile_operator_write_errors_total",
+        "Writes that failed, by verb, resource and HTTP status code (<error>: no response).",
+        {"verb", "resource", "code"});
+    if (errors.ok()) writer_options.write_errors_total = *errors;
   }
   writer_ = std::make_unique<RestClusterWriter>(std::move(writer_options));
 }

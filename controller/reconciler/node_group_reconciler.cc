@@ -7,6 +7,7 @@
 #include "controller/api/gpu_profile.h"
 #include "controller/core/status_macros.h"
 #include "controller/kube/api_error.h"
+#include "controller/reconciler/status_metrics.h"
 
 namespace gpuprofile::reconciler {
 
@@ -38,6 +39,11 @@ absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegi
                                            "ResourceSlices whose current version does not decode "
                                            "(their devices are not counted).",
                                            {}));
+  ASSIGN_OR_RETURN(m.status_condition,
+                   registry->RegisterGauge("gpunodegroup_status_condition",
+                                           "1 for the status the node group's condition of this "
+                                           "type has (True, False or Unknown), else 0.",
+                                           {"node_group", "type", "status"}));
   return m;
 }
 
@@ -99,9 +105,9 @@ void NodeGroupReconciler::Warn(const NodeGroupEvent& warning) {
 void NodeGroupReconciler::ExportGauges(const Computed& computed) {
   if (options_.metrics == nullptr) return;
   const NodeGroupMetrics& m = *options_.metrics;
-  const auto set = [&m](const std::string& group, const api::GpuNodeGroupStatus* status) {
-    const auto value = [status](int64_t api::GpuNodeGroupStatus::*field) {
-      return status == nullptr ? 0.0 : static_cast<double>(status->*field);
+  const auto set = [&m](const std::string& group, const api::GpuNodeGroupStatus& status) {
+    const auto value = [&status](int64_t api::GpuNodeGroupStatus::*field) {
+      return static_cast<double>(status.*field);
     };
     m.devices->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::devices));
     m.nodes->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::node_count));
@@ -109,6 +115,17 @@ void NodeGroupReconciler::ExportGauges(const Computed& computed) {
     m.tainted->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::tainted_devices));
     m.allocated->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::allocated_devices));
     m.free->WithLabels({group})->Set(value(&api::GpuNodeGroupStatus::free_devices));
+    // OfferedTwice is present only when True.
+    SetConditionGauges(m.status_condition, group, NodeGroupConditionTypes(), status.conditions,
+                       meta::ConditionStatus::kFalse);
+  };
+  // A group that is gone loses its series (Prometheus marks them stale).
+  const auto remove = [&m](const std::string& group) {
+    for (runtime::GaugeFamily* gauge :
+         {m.devices, m.nodes, m.schedulable, m.tainted, m.allocated, m.free}) {
+      gauge->Remove({group});
+    }
+    RemoveConditionGauges(m.status_condition, group, NodeGroupConditionTypes());
   };
   std::set<std::string> desired_names;
   for (const api::GpuNodeGroup& group : computed.desired.node_groups) {
@@ -116,10 +133,10 @@ void NodeGroupReconciler::ExportGauges(const Computed& computed) {
   }
   absl::MutexLock lock(&mu_);
   for (const std::string& gone : exported_) {
-    if (desired_names.count(gone) == 0) set(gone, nullptr);
+    if (desired_names.count(gone) == 0) remove(gone);
   }
   for (const api::GpuNodeGroup& group : computed.desired.node_groups) {
-    set(group.metadata.name, &group.status);
+    set(group.metadata.name, group.status);
   }
   m.undecodable_slices->WithLabels({})->Set(static_cast<double>(computed.undecodable_slices));
   exported_ = std::move(desired_names);

@@ -4,8 +4,8 @@
 // (node_group_decision.h: pure, the writes and warnings) and acts (every write tried, the first
 // error returned). They have a controller of their own (gpu_profile_operator.h) whose queue holds
 // one key, kFleetKey: all groups come from one computation, and a slice change can move devices
-// between groups, so they are reconciled together. Also exports gpunodegroup_devices{node_group}
-// and gpunodegroup_nodes{node_group}. Thread-safety: thread-safe.
+// between groups, so they are reconciled together. Also exports the gpunodegroup_* gauges
+// {node_group} (a group that is gone loses its series). Thread-safety: thread-safe.
 #pragma once
 
 #include <set>
@@ -36,6 +36,8 @@ struct NodeGroupMetrics {
   runtime::GaugeFamily* free = nullptr;         // gpunodegroup_free_devices{node_group}
   // gpuprofile_undecodable_resourceslices: slices whose current version does not decode.
   runtime::GaugeFamily* undecodable_slices = nullptr;
+  // gpunodegroup_status_condition{node_group,type,status} (status_metrics.h): OfferedTwice.
+  runtime::GaugeFamily* status_condition = nullptr;
   static absl::StatusOr<NodeGroupMetrics> Register(runtime::MetricsRegistry* registry);
 };
 

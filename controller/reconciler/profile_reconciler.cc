@@ -10,6 +10,7 @@
 #include "controller/kube/api_error.h"
 #include "controller/kube/merge_patch.h"
 #include "controller/reconciler/profile_status.h"
+#include "controller/reconciler/status_metrics.h"
 
 namespace gpuprofile::reconciler {
 namespace {
@@ -85,6 +86,17 @@ absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry
                                            "Claims not yet allocated that could use the "
                                            "profile's class.",
                                            {"profile"}));
+  ASSIGN_OR_RETURN(m.status_condition,
+                   registry->RegisterGauge("gpuprofile_status_condition",
+                                           "1 for the status the profile's condition of this "
+                                           "type has (True, False or Unknown), else 0.",
+                                           {"profile", "type", "status"}));
+  ASSIGN_OR_RETURN(m.oldest_pending_claim,
+                   registry->RegisterGauge(
+                       "gpuprofile_oldest_pending_claim_creation_timestamp_seconds",
+                       "Creation time (Unix seconds) of the oldest pending claim that could use "
+                       "the profile's class; no series when none is pending.",
+                       {"profile"}));
   return m;
 }
 
@@ -188,14 +200,16 @@ void ProfileReconciler::Forget(const std::string& name) {
   last_status_write_.erase(name);
   last_warning_.erase(name);
   in_place_.erase(name);
-  // A deleted profile's gauges drop to 0; a key that never named a profile creates none.
+  // A deleted profile's series go (Prometheus marks them stale), so no alert or dashboard keeps
+  // a profile that is gone; a key that never named a profile has none.
   if (options_.metrics == nullptr) return;
+  const ProfileMetrics& m = *options_.metrics;
   for (runtime::GaugeFamily* gauge :
-       {options_.metrics->matched_devices, options_.metrics->matched_nodes, options_.metrics->ready,
-        options_.metrics->allocated_devices, options_.metrics->free_devices,
-        options_.metrics->pending_claims}) {
-    if (runtime::Gauge* series = gauge->Find({name})) series->Set(0);
+       {m.matched_devices, m.matched_nodes, m.ready, m.allocated_devices, m.free_devices,
+        m.pending_claims, m.oldest_pending_claim}) {
+    gauge->Remove({name});
   }
+  RemoveConditionGauges(m.status_condition, name, ProfileConditionTypes());
 }
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
@@ -234,6 +248,9 @@ void ProfileReconciler::ExportGauges(const std::string& name, const api::GpuProf
   const meta::Condition* ready = meta::FindCondition(status.conditions, meta::kConditionReady);
   m.ready->WithLabels({name})->Set(
       ready != nullptr && ready->status == meta::ConditionStatus::kTrue ? 1 : 0);
+  SetConditionGauges(m.status_condition, name, ProfileConditionTypes(), status.conditions,
+                     meta::ConditionStatus::kUnknown);
+  SetOldestPendingClaim(m.oldest_pending_claim, name, status.allocation);
 }
 
 void ProfileReconciler::Event(const ProfileObject& object, const PlannedEvent& event) {

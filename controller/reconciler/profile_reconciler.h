@@ -10,7 +10,8 @@
 //  - the status is written (merge patch of the status subresource, transition times carried
 //    over) only when it changed, and at most once per `status_interval` per profile under churn;
 //  - a Warning that repeats the profile's last one is not recorded again;
-//  - the profile's gauges follow the status it should have.
+//  - the profile's gauges follow the status it should have; a deleted profile's series are
+//    removed.
 // Every delete carries a uid precondition; every write goes through ClusterWriter's leader gate.
 // Thread-safety: thread-safe; the controller never runs two passes for one profile at once.
 #pragma once
@@ -46,6 +47,10 @@ struct ProfileMetrics {
   runtime::GaugeFamily* allocated_devices = nullptr;
   runtime::GaugeFamily* free_devices = nullptr;
   runtime::GaugeFamily* pending_claims = nullptr;
+  // gpuprofile_status_condition{profile,type,status} and
+  // gpuprofile_oldest_pending_claim_creation_timestamp_seconds{profile} (status_metrics.h).
+  runtime::GaugeFamily* status_condition = nullptr;
+  runtime::GaugeFamily* oldest_pending_claim = nullptr;
   static absl::StatusOr<ProfileMetrics> Register(runtime::MetricsRegistry* registry);
 };
 

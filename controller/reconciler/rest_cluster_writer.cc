@@ -1,6 +1,8 @@
 // File: controller/reconciler/rest_cluster_writer.cc
 #include "controller/reconciler/rest_cluster_writer.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "controller/core/status_macros.h"
@@ -45,33 +47,43 @@ absl::Status RestClusterWriter::Gate(const char* verb, const char* resource) {
   return absl::OkStatus();
 }
 
+absl::Status RestClusterWriter::Counted(const char* verb, const char* resource,
+                                        absl::Status status) {
+  if (status.ok() || options_.write_errors_total == nullptr) return status;
+  const std::optional<kube::ApiError> api_error = kube::GetApiError(status);
+  // As rest_client_requests_total: "<error>" when no response came back.
+  const std::string code = api_error.has_value() ? std::to_string(api_error->code) : "<error>";
+  options_.write_errors_total->WithLabels({verb, resource, code})->Inc();
+  return status;
+}
+
 absl::Status RestClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
                                                   const dra::DeviceClass& c) {
   RETURN_IF_ERROR(Gate("create", "deviceclasses"));
   nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
-  return options_.client
+  return Counted("create", "deviceclasses", options_.client
       ->Create(DeviceClassesPath(version), body, {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
                                                    const dra::DeviceClass& c) {
   RETURN_IF_ERROR(Gate("update", "deviceclasses"));
   nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
-  return options_.client
+  return Counted("update", "deviceclasses", options_.client
       ->Update(DeviceClassesPath(version).WithName(c.metadata.name), body,
                {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::CreateTemplate(dra::DraApiVersion version,
                                                const dra::ResourceClaimTemplate& t) {
   RETURN_IF_ERROR(Gate("create", "resourceclaimtemplates"));
   nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
-  return options_.client
+  return Counted("create", "resourceclaimtemplates", options_.client
       ->Create(ResourceClaimTemplatesPath(version).WithNamespace(t.metadata.namespace_name), body,
                {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::StatusOr<nlohmann::json> RestClusterWriter::GetTemplate(dra::DraApiVersion version,
@@ -85,8 +97,8 @@ absl::Status RestClusterWriter::DeleteDeviceClass(dra::DraApiVersion version,
   RETURN_IF_ERROR(Gate("delete", "deviceclasses"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
-  return DoneIfNotFound(
-      options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status());
+  return Counted("delete", "deviceclasses", DoneIfNotFound(
+      options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status()));
 }
 
 absl::Status RestClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
@@ -94,47 +106,47 @@ absl::Status RestClusterWriter::DeleteTemplate(dra::DraApiVersion version, const
   RETURN_IF_ERROR(Gate("delete", "resourceclaimtemplates"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
-  return DoneIfNotFound(
+  return Counted("delete", "resourceclaimtemplates", DoneIfNotFound(
       options_.client
           ->Delete(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name), options)
-          .status());
+          .status()));
 }
 
 absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
                                                     const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "deviceclasses"));
-  return options_.client
+  return Counted("patch", "deviceclasses", options_.client
       ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
               OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
                                                        const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "resourceclaimtemplates"));
-  return options_.client
+  return Counted("patch", "resourceclaimtemplates", options_.client
       ->Patch(ResourceClaimTemplatesPath(version)
                   .WithNamespace(meta.namespace_name)
                   .WithName(meta.name),
               kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::CreateQuota(const meta::ResourceQuota& q) {
   RETURN_IF_ERROR(Gate("create", "resourcequotas"));
-  return options_.client
+  return Counted("create", "resourcequotas", options_.client
       ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
                meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::ReplaceQuota(const meta::ResourceQuota& q) {
   RETURN_IF_ERROR(Gate("update", "resourcequotas"));
-  return options_.client
+  return Counted("update", "resourcequotas", options_.client
       ->Update(
           ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
           meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::StatusOr<nlohmann::json> RestClusterWriter::GetQuota(const std::string& ns,
@@ -147,26 +159,26 @@ absl::Status RestClusterWriter::DeleteQuota(const std::string& ns, const std::st
   RETURN_IF_ERROR(Gate("delete", "resourcequotas"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
-  return DoneIfNotFound(
+  return Counted("delete", "resourcequotas", DoneIfNotFound(
       options_.client->Delete(ResourceQuotasPath().WithNamespace(ns).WithName(name), options)
-          .status());
+          .status()));
 }
 
 absl::Status RestClusterWriter::PatchQuotaOwnership(const meta::ObjectMeta& meta) {
   RETURN_IF_ERROR(Gate("patch", "resourcequotas"));
-  return options_.client
+  return Counted("patch", "resourcequotas", options_.client
       ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
               kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::PatchProfileStatus(const std::string& name,
                                                    const nlohmann::json& status) {
   RETURN_IF_ERROR(Gate("patch", "gpuprofiles/status"));
-  return options_.client
+  return Counted("patch", "gpuprofiles/status", options_.client
       ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
               nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::SetProfileFinalizers(const meta::ObjectMeta& meta,
@@ -176,43 +188,43 @@ absl::Status RestClusterWriter::SetProfileFinalizers(const meta::ObjectMeta& met
   patch.push_back(
       {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", meta.resource_version}});
   patch.push_back({{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", finalizers}});
-  return options_.client
+  return Counted("patch", "gpuprofiles", options_.client
       ->Patch(GpuProfilesPath().WithName(meta.name), kube::PatchType::kJson, patch,
               {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
   RETURN_IF_ERROR(Gate("create", "gpunodegroups"));
-  return options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
-      .status();
+  return Counted("create", "gpunodegroups", options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
+      .status());
 }
 
 absl::Status RestClusterWriter::PatchNodeGroupStatus(const std::string& name,
                                                      const nlohmann::json& status) {
   RETURN_IF_ERROR(Gate("patch", "gpunodegroups/status"));
-  return options_.client
+  return Counted("patch", "gpunodegroups/status", options_.client
       ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
               nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::PatchNodeGroupLabels(const std::string& name,
                                                      const nlohmann::json& labels) {
   RETURN_IF_ERROR(Gate("patch", "gpunodegroups"));
-  return options_.client
+  return Counted("patch", "gpunodegroups", options_.client
       ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
               nlohmann::json{{"metadata", {{"labels", labels}}}},
               {options_.field_manager, false, ""})
-      .status();
+      .status());
 }
 
 absl::Status RestClusterWriter::DeleteNodeGroup(const std::string& name, const std::string& uid) {
   RETURN_IF_ERROR(Gate("delete", "gpunodegroups"));
   kube::DeleteOptions options;
   if (!uid.empty()) options.precondition_uid = uid;
-  return DoneIfNotFound(
-      options_.client->Delete(GpuNodeGroupsPath().WithName(name), options).status());
+  return Counted("delete", "gpunodegroups", DoneIfNotFound(
+      options_.client->Delete(GpuNodeGroupsPath().WithName(name), options).status()));
 }
 
 }  // namespace gpuprofile::reconciler

@@ -24,6 +24,10 @@ struct ClusterWriterOptions {
   std::function<bool()> may_write;
   // gpuprofile_operator_writes_total{verb,resource}; may be null.
   runtime::CounterFamily* writes_total = nullptr;
+  // gpuprofile_operator_write_errors_total{verb,resource,code}: writes that failed (after the
+  // gate), by HTTP status code, "<error>" when no response came; a delete that finds nothing is
+  // no error. May be null.
+  runtime::CounterFamily* write_errors_total = nullptr;
 };
 
 class RestClusterWriter final : public ClusterWriter {
@@ -65,6 +69,8 @@ class RestClusterWriter final : public ClusterWriter {
 
  private:
   absl::Status Gate(const char* verb, const char* resource);
+  // `status`, counted in write_errors_total when it is an error.
+  absl::Status Counted(const char* verb, const char* resource, absl::Status status);
 
   const ClusterWriterOptions options_;
 };
