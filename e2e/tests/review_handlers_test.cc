@@ -257,7 +257,7 @@ class ReviewFrontendTest : public ::testing::Test {
   std::unique_ptr<Frontend> frontend_;
 };
 
-TEST_F(ReviewFrontendTest, CallerMustMayCreateReviews) {
+TEST_F(ReviewFrontendTest, CallerMustBeAllowedToCreateReviews) {
   HttpRequest review = ReviewPost(kTokenReviewsPath, TokenReviewOf("prom-token"));
   HttpResponse forbidden = As("op-token", review);
   EXPECT_EQ(forbidden.status, 403);
@@ -282,7 +282,7 @@ TEST_F(ReviewFrontendTest, CallerMustMayCreateReviews) {
        {"kind", "ClusterRoleBinding"},
        {"metadata", {{"name", "metrics-auth-rolebinding"}}},
        {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "metrics-auth-role"}}},
-       {"subjects", {{{"kind", "User"}, {"name", "operator"}}}}}});
+       {"subjects", {{{"kind", "User"}, {"name", "operator"}}}}});
   ASSERT_EQ(As("admin-token", binding).status, 201);
   HttpResponse reviewed = As("op-token", review);
   ASSERT_EQ(reviewed.status, 201) << reviewed.body;
