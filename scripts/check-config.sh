@@ -167,7 +167,8 @@ containers = pod.get("containers", [])
 expect("containers", [c.get("name") for c in containers], ["manager"])
 c = containers[0] if containers else {}
 expect("image", c.get("image"), "ghcr.io/gpuprofile/gpu-profile-operator:v0.1.0")
-expect("args", c.get("args"), ["run", "--leader-elect=true", "--metrics-bind-address=:8080",
+expect("args", c.get("args"), ["run", "--leader-elect=true", "--metrics-secure",
+                               "--metrics-bind-address=:8443",
                                "--health-probe-bind-address=:8081", "--log-format=json"])
 env = {e["name"]: e for e in c.get("env", [])}
 expect("POD_NAME", env.get("POD_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath"),
@@ -177,7 +178,7 @@ expect("POD_NAMESPACE",
        "metadata.namespace")
 expect("MALLOC_ARENA_MAX", env.get("MALLOC_ARENA_MAX", {}).get("value"), "2")
 ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
-expect("metrics port", ports.get("metrics"), 8080)
+expect("metrics port", ports.get("metrics"), 8443)
 for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
     get = c.get(probe, {}).get("httpGet", {})
     expect(probe, (get.get("path"), get.get("port")), (path, 8081))
@@ -202,7 +203,7 @@ expect("PDB selector", pdb.get("spec", {}).get("selector", {}).get("matchLabels"
 svc = find(docs, "Service", NAME + "-metrics-service")
 expect("Service selector", svc.get("spec", {}).get("selector"), spec.get("selector", {}).get("matchLabels"))
 expect("Service ports", [(p.get("name"), p.get("port")) for p in svc.get("spec", {}).get("ports", [])],
-       [("metrics", 8080)])
+       [("metrics", 8443)])
 find(docs, "ServiceAccount", NAME)
 
 
@@ -256,6 +257,21 @@ for kind, name, role_kind, role in (
            (role_kind, role))
     expect(name + " subjects", b.get("subjects"),
            [{"kind": "ServiceAccount", "name": NAME, "namespace": NS}])
+# --metrics-secure: the operator may create token and access reviews, nothing else; scrapers are
+# bound to metrics-reader, which allows GET /metrics only.
+metrics_auth = find(docs, "ClusterRole", "gpu-profile-operator-metrics-auth-role")
+expect("metrics-auth-role rules", rule_set(metrics_auth),
+       triples("authentication.k8s.io", ["tokenreviews"], ["create"])
+       | triples("authorization.k8s.io", ["subjectaccessreviews"], ["create"]))
+b = find(docs, "ClusterRoleBinding", "gpu-profile-operator-metrics-auth-rolebinding")
+expect("metrics-auth-rolebinding roleRef",
+       (b.get("roleRef", {}).get("kind"), b.get("roleRef", {}).get("name")),
+       ("ClusterRole", "gpu-profile-operator-metrics-auth-role"))
+expect("metrics-auth-rolebinding subjects", b.get("subjects"),
+       [{"kind": "ServiceAccount", "name": NAME, "namespace": NS}])
+reader = find(docs, "ClusterRole", "gpu-profile-operator-metrics-reader")
+expect("metrics-reader rules", reader.get("rules"),
+       [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
 editor = find(docs, "ClusterRole", "gpu-profile-operator-gpuprofile-editor")
 viewer = find(docs, "ClusterRole", "gpu-profile-operator-gpuprofile-viewer")
 expect("editor aggregation", {k: v for k, v in editor.get("metadata", {}).get("labels", {}).items()
@@ -286,6 +302,12 @@ expect("ServiceMonitor selects the Service",
        bool(sel) and all(svc.get("metadata", {}).get("labels", {}).get(k) == v for k, v in sel.items()),
        True)
 expect("ServiceMonitor port", [e.get("port") for e in sm.get("spec", {}).get("endpoints", [])], ["metrics"])
+# The metrics are HTTPS with a token (--metrics-secure): Prometheus sends its service account's.
+for e in sm.get("spec", {}).get("endpoints", []):
+    expect("ServiceMonitor scheme", e.get("scheme"), "https")
+    expect("ServiceMonitor bearer token", e.get("bearerTokenFile"),
+           "/var/run/secrets/kubernetes.io/serviceaccount/token")
+    expect("ServiceMonitor TLS config", sorted(e.get("tlsConfig", {})) != [], True)
 rule = find(mon_docs, "PrometheusRule", NAME + "-alerts")
 expect("PrometheusRule namespace", rule.get("metadata", {}).get("namespace"), NS)
 expect("monitoring build adds only the ServiceMonitor and the PrometheusRule", len(mon_docs),

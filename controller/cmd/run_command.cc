@@ -22,6 +22,7 @@
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/logger.h"
 #include "controller/cmd/malloc_trimmer.h"
+#include "controller/cmd/secure_metrics.h"
 #include "controller/cmd/version.h"
 #include "controller/kube/cpprest_transport.h"
 #include "controller/kube/endpoint_server.h"
@@ -47,6 +48,8 @@ constexpr char kRunUsage[] =
     "         [--leader-election-id NAME] [--leader-elect-lease-duration 15s]\n"
     "         [--leader-elect-renew-deadline 10s] [--leader-elect-retry-period 2s]\n"
     "         [--metrics-bind-address :8080|0] [--health-probe-bind-address :8081|0]\n"
+    "         [--metrics-secure[=true|false]] [--metrics-cert-path DIR]\n"
+    "         [--metrics-cert-name tls.crt] [--metrics-cert-key tls.key]\n"
     "         [--kube-api-qps 50] [--kube-api-burst 100] [--log-format text|json]\n"
     "         [--log-level debug|info|warn|error] [--workers 4]\n"
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
@@ -63,6 +66,7 @@ struct RunFlags {
   absl::Duration retry_period = absl::Seconds(2);
   std::string metrics_address = ":8080";
   std::string probe_address = ":8081";
+  SecureMetricsFlags secure_metrics;  // --metrics-secure and its certificate (secure_metrics.h)
   double qps = 50;
   int burst = 100;
   LogFormat log_format = LogFormat::kText;
@@ -112,6 +116,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--kube-version"}},
       kFeatureGatesFlag,
   };
+  for (FlagSpec& spec : SecureMetricsFlagSpecs()) specs.push_back(std::move(spec));
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
   if (!parsed.ok()) return parsed.status();
   if (!parsed->positional.empty()) {
@@ -137,6 +142,9 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
   }
   f.metrics_address = parsed->Get("--metrics-bind-address", f.metrics_address);
   f.probe_address = parsed->Get("--health-probe-bind-address", f.probe_address);
+  absl::StatusOr<SecureMetricsFlags> secure_metrics = ParseSecureMetricsFlags(*parsed);
+  if (!secure_metrics.ok()) return secure_metrics.status();
+  f.secure_metrics = *std::move(secure_metrics);
   if (parsed->Has("--kube-api-qps") && !absl::SimpleAtod(parsed->Get("--kube-api-qps"), &f.qps)) {
     return absl::InvalidArgumentError("--kube-api-qps: not a number");
   }
@@ -298,10 +306,10 @@ int OperatorCreateFailed(const absl::Status& status, const Logger& log, std::ost
 class ServerRunnable final : public runtime::Runnable {
  public:
   ServerRunnable(std::string what, std::string address, kube::EndpointHandlers handlers,
-                 const Logger* log)
+                 const Logger* log, std::optional<kube::EndpointTls> tls = std::nullopt)
       : what_(std::move(what)),
         address_(std::move(address)),
-        server_(kube::NewCpprestEndpointServer(std::move(handlers))),
+        server_(kube::NewCpprestEndpointServer(std::move(handlers), std::move(tls))),
         log_(log) {}
   absl::Status Start() override {
     absl::StatusOr<int> port = server_->Start(address_);
@@ -324,11 +332,14 @@ class ServerRunnable final : public runtime::Runnable {
   const Logger* const log_;
 };
 
-// /metrics, /healthz and /readyz (kubebuilder's flags; "0" disables either server).
+// /metrics (plain, or HTTPS with authentication and authorization: secure_metrics.h), /healthz
+// and /readyz (kubebuilder's flags; "0" disables either server; probes stay plain HTTP).
 struct Endpoints {
-  Endpoints(const RunFlags& flags, reconciler::GpuProfileOperator* op,
-            const runtime::MetricsRegistry* metrics, const Logger* log)
-      : metrics_server("metrics", flags.metrics_address, kube::MetricsHandlers(metrics), log),
+  Endpoints(const RunFlags& flags, reconciler::GpuProfileOperator* op, MetricsServing metrics,
+            const Logger* log)
+      : metrics_auth(std::move(metrics.auth)),
+        metrics_server("metrics", flags.metrics_address, std::move(metrics.handlers), log,
+                       std::move(metrics.tls)),
         probe_server("health probes", flags.probe_address, kube::ProbeHandlers(&healthz, &readyz),
                      log) {
     readyz.Add("informers-synced", [op] { return op->CachesReady(); }).IgnoreError();
@@ -337,6 +348,7 @@ struct Endpoints {
 
   runtime::HealthChecks healthz{"healthz"};
   runtime::HealthChecks readyz{"readyz"};
+  std::unique_ptr<kube::MetricsAuthorizer> metrics_auth;  // used by metrics_server's handlers
   ServerRunnable metrics_server;
   ServerRunnable probe_server;
 };
@@ -477,7 +489,13 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
            {{"kubeVersion", (*op)->kube_version().ToString()},
             {"featureGates", (*op)->feature_gates().OverridesString()}});
 
-  Endpoints endpoints(flags, op->get(), &cluster->metrics, &log);
+  absl::StatusOr<MetricsServing> metrics = BuildMetricsServing(
+      flags.secure_metrics, &cluster->metrics, cluster->client.get(), &log);
+  if (!metrics.ok()) {
+    log.Error("cannot set up the metrics server", {{"error", metrics.status().ToString()}});
+    return kExitFailure;
+  }
+  Endpoints endpoints(flags, op->get(), *std::move(metrics), &log);
   kube::RestLeaseClient lease_client(cluster->client.get());
   Lifecycle lifecycle{*shutdown, &log};
   absl::StatusOr<std::unique_ptr<runtime::Manager>> manager =

@@ -192,7 +192,8 @@ absl::StatusOr<int> PickFreePort(const std::string& host) {
 
 class CpprestEndpointServer final : public EndpointServer {
  public:
-  explicit CpprestEndpointServer(EndpointHandlers handlers) : handlers_(std::move(handlers)) {}
+  CpprestEndpointServer(EndpointHandlers handlers, std::optional<EndpointTls> tls)
+      : handlers_(std::move(handlers)), tls_(std::move(tls)) {}
   ~CpprestEndpointServer() override { Stop(); }
 
   absl::StatusOr<int> Start(const std::string& bind_address) override {
@@ -215,7 +216,7 @@ class CpprestEndpointServer final : public EndpointServer {
         if (!free_port.ok()) return free_port.status();
         port = *free_port;
       }
-      last = Open(absl::StrCat("http://", host, ":", port));
+      last = Open(absl::StrCat(tls_ ? "https://" : "http://", host, ":", port));
       if (last.ok()) return port;
     }
     return last;
@@ -234,7 +235,23 @@ class CpprestEndpointServer final : public EndpointServer {
  private:
   absl::Status Open(const std::string& url) {
     try {
-      auto listener = std::make_unique<listener_ns::http_listener>(web::uri(url));
+      listener_ns::http_listener_config config;
+      if (tls_) {
+        // Called once when the listener opens; a certificate or key the library rejects throws
+        // there, and open() reports it.
+        config.set_ssl_context_callback([this](boost::asio::ssl::context& ctx) {
+          ctx.set_options(boost::asio::ssl::context::default_workarounds |
+                          boost::asio::ssl::context::no_sslv2 |
+                          boost::asio::ssl::context::no_sslv3 |
+                          boost::asio::ssl::context::no_tlsv1 |
+                          boost::asio::ssl::context::no_tlsv1_1);
+          ctx.use_certificate_chain(
+              boost::asio::buffer(tls_->cert_chain_pem.data(), tls_->cert_chain_pem.size()));
+          ctx.use_private_key(boost::asio::buffer(tls_->key_pem.data(), tls_->key_pem.size()),
+                              boost::asio::ssl::context::pem);
+        });
+      }
+      auto listener = std::make_unique<listener_ns::http_listener>(web::uri(url), config);
       listener->support([this](http::http_request request) { Serve(std::move(request)); });
       listener->open().wait();
       listener_ = std::move(listener);
@@ -254,6 +271,10 @@ class CpprestEndpointServer final : public EndpointServer {
     in.method = method;
     in.path = web::uri::decode(request.request_uri().path());
     in.query = ParseQuery(request.request_uri().query());
+    if (auto it = request.headers().find(http::header_names::authorization);
+        it != request.headers().end()) {
+      in.authorization = it->second;
+    }
     std::optional<std::string> route = RouteEndpoint(handlers_, in.path);
     if (!route) return {404, "text/plain; charset=utf-8", "404 page not found\n"};
     in.subpath = in.path.substr(route->size());
@@ -290,14 +311,16 @@ class CpprestEndpointServer final : public EndpointServer {
   }
 
   const EndpointHandlers handlers_;
+  const std::optional<EndpointTls> tls_;
   std::string url_;
   std::unique_ptr<listener_ns::http_listener> listener_;
 };
 
 }  // namespace
 
-std::unique_ptr<EndpointServer> NewCpprestEndpointServer(EndpointHandlers handlers) {
-  return std::make_unique<CpprestEndpointServer>(std::move(handlers));
+std::unique_ptr<EndpointServer> NewCpprestEndpointServer(EndpointHandlers handlers,
+                                                         std::optional<EndpointTls> tls) {
+  return std::make_unique<CpprestEndpointServer>(std::move(handlers), std::move(tls));
 }
 
 }  // namespace gpuprofile::kube

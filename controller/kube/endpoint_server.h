@@ -14,6 +14,10 @@
 // Bind addresses as kubebuilder takes them: "0" disables the server; ":8080" is every interface
 // (0.0.0.0), "127.0.0.1:8081" one address, "[::1]:8081" IPv6; port 0 picks a free port (tests).
 //
+// HTTPS: given an EndpointTls (a PEM certificate chain and its key), the server listens with TLS
+// 1.2 or newer instead of plain HTTP; everything else is the same. The handlers see the request's
+// Authorization header (metrics_auth.h checks it for /metrics).
+//
 // Thread-safety: Start and Stop from one thread; handlers run concurrently on the server's
 // threads and must be thread-safe. Exceptions never leave the server (a throwing handler
 // answers 500).
@@ -40,6 +44,7 @@ struct EndpointRequest {
   std::string path;     // as requested, e.g. "/healthz/ping"
   std::string subpath;  // relative to the handler's path: "/ping", or "" for the path itself
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  std::string authorization;  // the Authorization header, "" when absent
 
   bool HasQuery(absl::string_view key) const;
   std::vector<std::string> QueryValues(absl::string_view key) const;
@@ -66,8 +71,17 @@ class EndpointServer {
   virtual void Stop() = 0;
 };
 
-// A server over cpprestsdk's http_listener serving `handlers` (paths start with '/').
-std::unique_ptr<EndpointServer> NewCpprestEndpointServer(EndpointHandlers handlers);
+// The certificate an HTTPS server presents: PEM, the leaf first, then any intermediates; and the
+// leaf's private key (PEM, PKCS#8 or traditional).
+struct EndpointTls {
+  std::string cert_chain_pem;
+  std::string key_pem;
+};
+
+// A server over cpprestsdk's http_listener serving `handlers` (paths start with '/'), over
+// HTTPS when `tls` is given.
+std::unique_ptr<EndpointServer> NewCpprestEndpointServer(
+    EndpointHandlers handlers, std::optional<EndpointTls> tls = std::nullopt);
 
 // ---- Pure helpers (no sockets) ----
 

@@ -170,6 +170,8 @@ HttpResponse ApiServer::HandleResource(const HttpRequest& request, const Route& 
     return ErrorResponse(PathNotFound());
   }
   const std::string& m = request.method;
+  // Reviews are answered by the front end (POST to the collection); nothing else is served.
+  if (type.review) return ErrorResponse(MethodNotSupported(type.group_resource(), m));
   std::string body_type = MediaType(request.Header("content-type"));
   if ((m == "POST" || m == "PUT") && !request.body.empty() && !body_type.empty() &&
       body_type != "application/json") {

@@ -65,6 +65,8 @@ class ApiServer {
   // InvalidArgument as at startup when a version does not exist in the release.
   absl::Status SetRuntimeConfig(const std::map<std::string, bool>& changes);
 
+  const KubeVersion& kube_version() const { return options_.kube_version; }
+
   // Every stored object of a storage key ("roles.rbac.authorization.k8s.io"), all namespaces.
   std::vector<ObjectPtr> Objects(const std::string& storage_key) const;
 

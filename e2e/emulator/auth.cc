@@ -109,13 +109,27 @@ bool SubjectMatches(const nlohmann::json& subject, const UserInfo& user,
   return false;
 }
 
-bool BindingApplies(const nlohmann::json& binding, const UserInfo& user, const std::string& ns) {
-  const nlohmann::json subjects = binding.value("subjects", nlohmann::json::array());
-  if (!subjects.is_array()) return false;
-  for (const nlohmann::json& s : subjects) {
-    if (s.is_object() && SubjectMatches(s, user, ns)) return true;
+// The first subject of `binding` that names `user`; null when none does.
+const nlohmann::json* BindingSubjectFor(const nlohmann::json& binding, const UserInfo& user,
+                                        const std::string& ns) {
+  auto it = binding.find("subjects");
+  if (it == binding.end() || !it->is_array()) return nullptr;
+  for (const nlohmann::json& s : *it) {
+    if (s.is_object() && SubjectMatches(s, user, ns)) return &s;
   }
-  return false;
+  return nullptr;
+}
+
+// kube-apiserver's description of a subject in an RBAC reason: `User "alice"`,
+// `ServiceAccount "name/namespace"`.
+std::string DescribeSubject(const nlohmann::json& subject, const std::string& binding_ns) {
+  const std::string kind = AuthString(subject, "kind");
+  const std::string name = AuthString(subject, "name");
+  if (kind == "ServiceAccount") {
+    std::string ns = AuthString(subject, "namespace");
+    return absl::StrCat(kind, " \"", name, "/", ns.empty() ? binding_ns : ns, "\"");
+  }
+  return absl::StrCat(kind, " \"", name, "\"");
 }
 
 const nlohmann::json* FindRole(const std::vector<RbacObjectPtr>& roles, const std::string& ns,
@@ -259,7 +273,8 @@ Decision Authorize(const UserInfo& user, const RequestAttributes& a, const RbacO
   std::vector<std::string> errors;
   for (const RbacObjectPtr& ptr : rbac.cluster_role_bindings) {
     const nlohmann::json& binding = *ptr;
-    if (!BindingApplies(binding, user, "")) continue;
+    const nlohmann::json* subject = BindingSubjectFor(binding, user, "");
+    if (subject == nullptr) continue;
     std::string role_name = AuthString(binding.value("roleRef", nlohmann::json::object()), "name");
     const nlohmann::json* role = FindRole(rbac.cluster_roles, "", role_name);
     if (!role) {
@@ -267,12 +282,18 @@ Decision Authorize(const UserInfo& user, const RequestAttributes& a, const RbacO
           absl::StrCat("clusterrole.rbac.authorization.k8s.io \"", role_name, "\" not found"));
       continue;
     }
-    if (RoleAllows(*role, a)) return {true, ""};
+    if (RoleAllows(*role, a)) {
+      return {true, absl::StrCat("RBAC: allowed by ClusterRoleBinding \"", NameOf(binding),
+                                 "\" of ClusterRole \"", role_name, "\" to ",
+                                 DescribeSubject(*subject, ""))};
+    }
   }
   if (!a.ns.empty()) {
     for (const RbacObjectPtr& ptr : rbac.role_bindings) {
       const nlohmann::json& binding = *ptr;
-      if (NamespaceOf(binding) != a.ns || !BindingApplies(binding, user, a.ns)) continue;
+      if (NamespaceOf(binding) != a.ns) continue;
+      const nlohmann::json* subject = BindingSubjectFor(binding, user, a.ns);
+      if (subject == nullptr) continue;
       nlohmann::json ref = binding.value("roleRef", nlohmann::json::object());
       std::string kind = AuthString(ref, "kind");
       std::string role_name = AuthString(ref, "name");
@@ -284,7 +305,11 @@ Decision Authorize(const UserInfo& user, const RequestAttributes& a, const RbacO
                                       ".rbac.authorization.k8s.io \"", role_name, "\" not found"));
         continue;
       }
-      if (RoleAllows(*role, a)) return {true, ""};
+      if (RoleAllows(*role, a)) {
+        return {true, absl::StrCat("RBAC: allowed by RoleBinding \"", NameOf(binding), "/", a.ns,
+                                   "\" of ", kind, " \"", role_name, "\" to ",
+                                   DescribeSubject(*subject, a.ns))};
+      }
     }
   }
   Decision denied;

@@ -57,8 +57,10 @@ struct RbacObjects {
 
 struct Decision {
   bool allowed = false;
-  // Why the evaluation was incomplete (e.g. `clusterrole.rbac.authorization.k8s.io "x" not
-  // found`), empty when every referenced role exists.
+  // Allowed: kube-apiserver's `RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "r" to
+  // User "u"` (empty for system:masters and the public paths). Denied: why the evaluation was
+  // incomplete (e.g. `RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`), empty when
+  // every referenced role exists.
   std::string reason;
 };
 

@@ -60,7 +60,7 @@ nlohmann::json AggregatedResource(const ResourceType& t, const std::string& vers
       {"responseKind", {{"group", t.group}, {"version", version}, {"kind", t.kind}}},
       {"scope", t.namespaced ? "Namespaced" : "Cluster"},
       {"singularResource", t.singular},
-      {"verbs", kVerbs}};
+      {"verbs", t.review ? std::vector<std::string>{"create"} : kVerbs}};
   if (!t.short_names.empty()) r["shortNames"] = t.short_names;
   if (!t.categories.empty()) r["categories"] = t.categories;
   if (t.status_subresource) {
@@ -91,7 +91,7 @@ nlohmann::json ResourceList(const std::string& group_version,
                         {"singularName", t->singular},
                         {"namespaced", t->namespaced},
                         {"kind", t->kind},
-                        {"verbs", kVerbs}};
+                        {"verbs", t->review ? std::vector<std::string>{"create"} : kVerbs}};
     if (!t->short_names.empty()) r["shortNames"] = t->short_names;
     if (!t->categories.empty()) r["categories"] = t->categories;
     resources.push_back(r);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "e2e/emulator/api_error.h"
+#include "e2e/emulator/review_handlers.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::e2e {
@@ -168,6 +169,25 @@ HttpResponse Frontend::Admin(const HttpRequest& request) {
   return JsonResponse(200, {{"ok", true}});
 }
 
+RbacObjects Frontend::Rbac() const {
+  RbacObjects rbac;
+  rbac.roles = server_->Objects("roles.rbac.authorization.k8s.io");
+  rbac.cluster_roles = server_->Objects("clusterroles.rbac.authorization.k8s.io");
+  rbac.role_bindings = server_->Objects("rolebindings.rbac.authorization.k8s.io");
+  rbac.cluster_role_bindings = server_->Objects("clusterrolebindings.rbac.authorization.k8s.io");
+  return rbac;
+}
+
+HttpResponse Frontend::Review(const HttpRequest& request) const {
+  if (request.path == kTokenReviewsPath) {
+    return TokenReviewResponse(request, [this](const std::string& token) {
+      auto it = auth_.tokens.find(token);
+      return it == auth_.tokens.end() ? std::optional<UserInfo>() : it->second;
+    });
+  }
+  return SubjectAccessReviewResponse(request, Rbac(), auth_.rbac, server_->kube_version());
+}
+
 std::optional<HttpResponse> Frontend::Authorize(const HttpRequest& request, UserInfo& user) const {
   user = UserInfo{"admin", "", {"system:masters", "system:authenticated"}};
   if (!auth_.authenticate) return std::nullopt;
@@ -182,13 +202,8 @@ std::optional<HttpResponse> Frontend::Authorize(const HttpRequest& request, User
     user = it->second;
   }
   if (!auth_.rbac) return std::nullopt;
-  RbacObjects rbac;
-  rbac.roles = server_->Objects("roles.rbac.authorization.k8s.io");
-  rbac.cluster_roles = server_->Objects("clusterroles.rbac.authorization.k8s.io");
-  rbac.role_bindings = server_->Objects("rolebindings.rbac.authorization.k8s.io");
-  rbac.cluster_role_bindings = server_->Objects("clusterrolebindings.rbac.authorization.k8s.io");
   RequestAttributes attributes = AttributesFor(request);
-  Decision decision = e2e::Authorize(user, attributes, rbac);
+  Decision decision = e2e::Authorize(user, attributes, Rbac());
   if (decision.allowed) return std::nullopt;
   return ErrorResponse(ForbiddenError(user, attributes, decision.reason));
 }
@@ -226,6 +241,9 @@ HttpResponse Frontend::Handle(const HttpRequest& request) {
       } else {
         response = ErrorResponse(InternalError("injected fault"));
       }
+    } else if (request.method == "POST" &&
+               (request.path == kTokenReviewsPath || request.path == kSubjectAccessReviewsPath)) {
+      response = Review(request);  // never stored, so no state to save
     } else {
       response = server_->Handle(request);
       bool write = request.method == "POST" || request.method == "PUT" ||

@@ -64,6 +64,11 @@ class Frontend {
 
  private:
   HttpResponse Admin(const HttpRequest& request);
+  // The RBAC objects as stored now.
+  RbacObjects Rbac() const;
+  // A TokenReview or SubjectAccessReview (review_handlers.h), with this front end's tokens and
+  // authorization mode.
+  HttpResponse Review(const HttpRequest& request) const;
   // Authentication and authorization; an error response, or nullopt with `user` filled.
   std::optional<HttpResponse> Authorize(const HttpRequest& request, UserInfo& user) const;
 

@@ -224,6 +224,15 @@ absl::StatusOr<std::unique_ptr<ResourceRegistry>> ResourceRegistry::Create(
     t.push_back(r);
   }
 
+  // The reviews delegated authentication and authorization create (review_handlers.h).
+  for (auto [group, resource, kind] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"authentication.k8s.io", "tokenreviews", "TokenReview"},
+           {"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview"}}) {
+    auto r = Make(group, "v1", resource, kind, false);
+    r->review = true;
+    t.push_back(r);
+  }
+
   auto crd = Make("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                   "CustomResourceDefinition", false);
   crd->status_subresource = true;

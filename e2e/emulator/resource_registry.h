@@ -50,6 +50,9 @@ struct ResourceType {
   // CRDs: openAPIV3Schema per served version.
   std::map<std::string, nlohmann::json> schemas;
   std::string crd_name;  // the CRD that registered it
+  // Create-only reviews (TokenReview, SubjectAccessReview): never stored, answered by the front
+  // end (review_handlers.h); discovery lists the one verb "create".
+  bool review = false;
 
   GroupResource group_resource() const { return {group, resource}; }
   std::string ApiVersion(const std::string& version) const {

@@ -17,7 +17,7 @@
 //
 // Each test runs in a network namespace of its own (unshare), so the emulator, the container
 // (podman --network host joins the test's namespace) and the fixed ports the Deployment names
-// (8080, 8081) collide with nothing else on the machine. Where podman cannot run (not root, no
+// (8443, 8081) collide with nothing else on the machine. Where podman cannot run (not root, no
 // podman, no namespaces) the tests say why and are skipped. Every container and the image are
 // removed at the end, failed or not. GPO_TEST_IMAGE=NAME runs the tests on an existing image.
 #include <net/if.h>
@@ -565,8 +565,14 @@ TEST_F(ImageTest, DeploymentAsAppliedRunsInCluster) {
     })) << path
         << " on " << port << " answered " << status;
   }
+  // Metrics over HTTPS (--metrics-secure, a self-signed certificate): 401 without a token; the
+  // admin's token (system:masters) passes the operator's TokenReview and SubjectAccessReview,
+  // which config/rbac lets the service account create.
   ASSERT_GT(spec.ports.count("metrics"), 0u);
-  RawHttpClient metrics(absl::StrCat("http://127.0.0.1:", spec.ports["metrics"]));
+  RawHttpClient metrics(absl::StrCat("https://127.0.0.1:", spec.ports["metrics"]));
+  metrics.SkipTlsVerification();
+  EXPECT_EQ(metrics.Get("/metrics").status, 401);
+  metrics.SetBearerToken(KubeconfigValue(kubeconfig, "token"));
   EXPECT_EQ(metrics.Get("/metrics").status, 200);
 
   // Running as the Deployment's user, with a read-only root.

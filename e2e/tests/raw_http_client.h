@@ -64,6 +64,9 @@ class RawHttpClient {
   explicit RawHttpClient(const std::string& url, std::string ca_pem = "");
   // Sent as `Authorization: Bearer <token>` from now on (empty: no header).
   void SetBearerToken(std::string token) { token_ = std::move(token); }
+  // https: accept any server certificate (Prometheus' insecureSkipVerify), for servers whose
+  // certificate is self-signed at start.
+  void SkipTlsVerification() { skip_verify_ = true; }
 
   RawResponse Request(const std::string& method, const std::string& path,
                       const std::string& body = "",
@@ -93,6 +96,7 @@ class RawHttpClient {
   bool tls_ = false;
   std::string ca_pem_;
   std::string token_;
+  bool skip_verify_ = false;
 };
 
 }  // namespace gpuprofile::e2e::testing
