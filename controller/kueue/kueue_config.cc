@@ -117,10 +117,10 @@ std::string ConfigMapRef::Describe() const {
 
 absl::StatusOr<ConfigMapRef> ParseConfigMapRef(absl::string_view flag) {
   const auto usage = [&](const std::string& problem) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--kueue-config: \"", flag, "\": ", problem,
-        " (want configmap/<namespace>/<name>[:<key>], e.g. "
-        "configmap/kueue-system/kueue-manager-config)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kueue-config: \"", flag, "\": ", problem,
+                     " (want configmap/<namespace>/<name>[:<key>], e.g. "
+                     "configmap/kueue-system/kueue-manager-config)"));
   };
   absl::string_view rest = flag;
   ConfigMapRef ref;
@@ -146,11 +146,12 @@ absl::StatusOr<ConfigMapRef> ParseConfigMapRef(absl::string_view flag) {
 
 absl::StatusOr<KueueConfig> ParseKueueConfiguration(absl::string_view text,
                                                     const std::string& source) {
-  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ParseManifests(std::string_view(text.data(), text.size()), source);
+  absl::StatusOr<std::vector<dra::ManifestObject>> objects =
+      dra::ParseManifests(std::string_view(text.data(), text.size()), source);
   if (!objects.ok()) return objects.status();
   if (objects->size() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": holds ", objects->size(), " objects; Kueue reads one Configuration"));
+    return absl::InvalidArgumentError(absl::StrCat(source, ": holds ", objects->size(),
+                                                   " objects; Kueue reads one Configuration"));
   }
   return DecodeConfiguration((*objects)[0].object, source);
 }

@@ -53,11 +53,10 @@ void SetKueueMapped(const absl::StatusOr<KueueConfig>& config,
                     const std::vector<std::string>& classes, int64_t generation,
                     api::GpuProfileStatus* status) {
   std::vector<meta::Condition>& conditions = status->conditions;
-  conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
-                                  [](const meta::Condition& c) {
-                                    return c.type == kConditionKueueMapped;
-                                  }),
-                   conditions.end());
+  conditions.erase(
+      std::remove_if(conditions.begin(), conditions.end(),
+                     [](const meta::Condition& c) { return c.type == kConditionKueueMapped; }),
+      conditions.end());
   if (classes.empty()) return;
   conditions.push_back(KueueMappedCondition(config, classes, generation));
 }

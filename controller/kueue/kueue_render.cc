@@ -48,7 +48,8 @@ std::vector<std::string> RequestClasses(const dra::ResourceClaimTemplate& t) {
 ojson ConfigurationDocument(const std::vector<MappedProfile>& mapped) {
   ojson mappings = ojson::array();
   for (const MappedProfile& m : mapped) {
-    mappings.push_back({{"name", m.resource}, {"deviceClassNames", ojson::array({m.device_class})}});
+    mappings.push_back(
+        {{"name", m.resource}, {"deviceClassNames", ojson::array({m.device_class})}});
   }
   return {{"apiVersion", kConfigApiVersion},
           {"kind", kConfigKind},
@@ -95,10 +96,10 @@ ojson QueueDocument(const std::vector<MappedProfile>& mapped,
 absl::StatusOr<std::string> QuotaResourceName(const std::string& profile) {
   std::string resource = absl::StrCat(kResourcePrefix, profile);
   if (absl::Status s = IsQualifiedName(resource); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "GpuProfile ", profile, ": its Kueue resource name ", resource,
-        " is not one Kueue accepts (", s.message(),
-        "); a profile name of at most 63 characters is needed"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("GpuProfile ", profile, ": its Kueue resource name ", resource,
+                     " is not one Kueue accepts (", s.message(),
+                     "); a profile name of at most 63 characters is needed"));
   }
   return resource;
 }
@@ -124,8 +125,7 @@ absl::StatusOr<KueueRender> RenderKueue(const profile::DesiredState& state,
     const std::string& name = outcome.profile.metadata.name;
     auto c = class_of.find(name);
     if (!outcome.valid || c == class_of.end()) {
-      render.notes.push_back(absl::StrCat("GpuProfile ", name,
-                                          ": generates no DeviceClass here (",
+      render.notes.push_back(absl::StrCat("GpuProfile ", name, ": generates no DeviceClass here (",
                                           outcome.valid ? "its class name is taken" : "Stalled",
                                           "); nothing is mapped for it"));
       continue;
@@ -140,9 +140,10 @@ absl::StatusOr<KueueRender> RenderKueue(const profile::DesiredState& state,
     }
     m.resource = *std::move(resource);
     if (absl::Status s = IsQualifiedName(m.device_class); !s.ok()) {
-      problems.push_back(absl::StrCat("GpuProfile ", name, ": Kueue does not accept its DeviceClass "
-                                      "name ", m.device_class, " in deviceClassNames (",
-                                      s.message(), ")"));
+      problems.push_back(absl::StrCat("GpuProfile ", name,
+                                      ": Kueue does not accept its DeviceClass "
+                                      "name ",
+                                      m.device_class, " in deviceClassNames (", s.message(), ")"));
       continue;
     }
     const api::GpuProfileSpec& spec = outcome.profile.spec;
@@ -159,12 +160,14 @@ absl::StatusOr<KueueRender> RenderKueue(const profile::DesiredState& state,
     }
     if (!spec.fallback.empty()) {
       render.notes.push_back(absl::StrCat(
-          "GpuProfile ", name, ": its template's request is firstAvailable (spec.fallback); "
+          "GpuProfile ", name,
+          ": its template's request is firstAvailable (spec.fallback); "
           "Kueue up to v0.19 rejects such requests (its DRA limitations), so its workloads are "
           "not admitted until Kueue supports prioritized lists"));
     }
     if (spec.allocation_mode == api::AllocationMode::kAll) {
-      render.notes.push_back(absl::StrCat("GpuProfile ", name, ": allocationMode All; Kueue "
+      render.notes.push_back(absl::StrCat("GpuProfile ", name,
+                                          ": allocationMode All; Kueue "
                                           "admits ExactCount requests only"));
     }
     mapped_classes.insert(m.device_class);
@@ -180,8 +183,9 @@ absl::StatusOr<KueueRender> RenderKueue(const profile::DesiredState& state,
     namespaces.insert(t->second->namespaces.begin(), t->second->namespaces.end());
     for (const std::string& cls : RequestClasses(t->second->prototype)) {
       if (mapped_classes.count(cls) == 0) {
-        problems.push_back(absl::StrCat("GpuProfile ", m.profile, ": its template names DeviceClass ",
-                                        cls, ", which no profile of this render maps"));
+        problems.push_back(absl::StrCat("GpuProfile ", m.profile,
+                                        ": its template names DeviceClass ", cls,
+                                        ", which no profile of this render maps"));
       }
     }
   }

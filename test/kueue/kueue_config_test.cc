@@ -85,7 +85,8 @@ TEST(KueueConfigTest, ErrorsNameTheConfigMapAndTheField) {
   const std::string head = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n";
   const std::vector<BadInput> cases = {
       {"no data", {{"metadata", json::object()}}, "kueue-manager-config: data: has no key"},
-      {"another key", {{"data", {{"config.yaml", head}}}},
+      {"another key",
+       {{"data", {{"config.yaml", head}}}},
        "data: has no key controller_manager_config.yaml"},
       {"not YAML", ConfigMap("resources: [unclosed\n"), "data.controller_manager_config.yaml"},
       {"another kind", ConfigMap("apiVersion: v1\nkind: ConfigMap\n"),
@@ -94,10 +95,12 @@ TEST(KueueConfigTest, ErrorsNameTheConfigMapAndTheField) {
        "resources: must be an object, not a list"},
       {"mappings an object", ConfigMap(head + "resources:\n  deviceClassMappings: {}\n"),
        "resources.deviceClassMappings: must be a list, not an object"},
-      {"no name", ConfigMap(head + "resources:\n  deviceClassMappings:\n  - deviceClassNames: [a]\n"),
+      {"no name",
+       ConfigMap(head + "resources:\n  deviceClassMappings:\n  - deviceClassNames: [a]\n"),
        "resources.deviceClassMappings[0].name: required"},
       {"classes a string",
-       ConfigMap(head + "resources:\n  deviceClassMappings:\n  - name: r\n    deviceClassNames: a\n"),
+       ConfigMap(head +
+                 "resources:\n  deviceClassMappings:\n  - name: r\n    deviceClassNames: a\n"),
        "resources.deviceClassMappings[0].deviceClassNames: must be a list, not a string"},
       {"class a number",
        ConfigMap(head +
@@ -114,7 +117,8 @@ TEST(KueueConfigTest, ErrorsNameTheConfigMapAndTheField) {
 }
 
 TEST(KueueConfigTest, ParsesTheFlag) {
-  absl::StatusOr<ConfigMapRef> ref = ParseConfigMapRef("configmap/kueue-system/kueue-manager-config");
+  absl::StatusOr<ConfigMapRef> ref =
+      ParseConfigMapRef("configmap/kueue-system/kueue-manager-config");
   ASSERT_TRUE(ref.ok()) << ref.status();
   EXPECT_EQ(ref->namespace_name, "kueue-system");
   EXPECT_EQ(ref->name, "kueue-manager-config");
