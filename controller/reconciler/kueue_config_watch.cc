@@ -42,14 +42,15 @@ void KueueConfigWatch::SetHandler(std::function<void()> on_change) {
 }
 
 absl::StatusOr<kueue::KueueConfig> KueueConfigWatch::Current() const {
+  // The store first: handlers hear of a listed object before the watcher counts as synced.
+  for (const auto& object : informer_->store().List()) {
+    if (object->metadata.name == ref_.name) return object->config;
+  }
   if (!informer_->HasSynced()) {
     const absl::Status last = informer_->watcher().last_error();
     return absl::UnavailableError(absl::StrCat(
         ref_.Describe(), ": not read yet",
         last.ok() ? std::string() : absl::StrCat(" (last error: ", last.message(), ")")));
-  }
-  for (const auto& object : informer_->store().List()) {
-    if (object->metadata.name == ref_.name) return object->config;
   }
   return absl::NotFoundError(absl::StrCat(ref_.Describe(), ": not found"));
 }

@@ -4,10 +4,12 @@
 // metadata.name=<name>, so a Role on that namespace and name suffices), parsed as it arrives
 // (kueue/kueue_config.h), for the profiles' KueueMapped condition. Every change calls the
 // handler given (the operator enqueues every profile).
-// Current() is the Configuration, or why there is none, naming the ConfigMap: not read yet (the
-// watcher's last error, e.g. 403 Forbidden, when it has one), not found, or malformed (the
-// field). The operator does not wait for this watch to sync: a ConfigMap it may not read must
-// not stop it from reconciling.
+// Current() is the Configuration, or why there is none, naming the ConfigMap: not read yet
+// (Unavailable, with the watcher's last error, e.g. 403 Forbidden, when it has one), not found,
+// or malformed (the field). A handler hears of the first list's object before the watcher counts
+// as synced, and an empty first list is heard of by nobody: the profile decision comes back
+// while the ConfigMap is not read (kKueueRecheck, profile_decision.h). The operator does not wait
+// for this watch to sync: a ConfigMap it may not read must not stop it from reconciling.
 // Thread-safety: SetHandler before Start; the rest is thread-safe.
 #pragma once
 

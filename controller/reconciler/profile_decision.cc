@@ -268,6 +268,11 @@ ProfilePlan DecideProfile(const ProfileObservation& seen) {
     if (plan.status.has_value() && seen.kueue.has_value()) {
       kueue::SetKueueMapped(*seen.kueue, KueueClassesOf(*seen.snapshot.computed, seen.name),
                             object.metadata.generation, &*plan.status);
+      if (!seen.kueue->ok() && absl::IsUnavailable(seen.kueue->status()) &&
+          (plan.result.requeue_after <= absl::ZeroDuration() ||
+           plan.result.requeue_after > kKueueRecheck)) {
+        plan.result.requeue_after = kKueueRecheck;
+      }
     }
   }
   if (!object.HasFinalizer(kCleanupFinalizer)) {

@@ -138,6 +138,10 @@ struct ProfilePlan {
   runtime::ReconcileResult result;
 };
 
+// How soon a profile comes back while Kueue's ConfigMap is not read yet (Unavailable: not listed
+// yet, or forbidden), so that KueueMapped follows without a ConfigMap event.
+inline constexpr absl::Duration kKueueRecheck = absl::Seconds(5);
+
 ProfilePlan DecideProfile(const ProfileObservation& seen);
 
 // Completes `plan` (kApply, kCleanup) from what the object writes found.

@@ -59,6 +59,11 @@ std::vector<json> ReadObjects(const std::string& path) {
   return out;
 }
 
+std::string ReadFileOrEmpty(const std::string& path) {
+  absl::StatusOr<std::string> text = dra::ReadManifestFile(path);
+  return text.ok() ? *text : std::string();
+}
+
 // `render --kueue` on the story's inputs: its documents (Configuration, ResourceFlavor,
 // ClusterQueue), as JSON.
 std::vector<json> RenderKueue() {
@@ -289,6 +294,86 @@ resources:
       RunKubectl(kubectl_, scratch_, {"apply", "--server-side", "-f", bad_file});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.out, HasSubstr("flavors must have the same number of resources"));
+}
+
+// Under RBAC, as the operator's ServiceAccount with config/rbac's ClusterRole: without
+// config/rbac/kueue the ConfigMap cannot be read (Unknown, and the operator still reconciles);
+// with it (a Role on that one name in kueue-system, list and watch through the field selector)
+// the condition follows the mapping.
+TEST_F(KueueStoryTest, RbacRoleOnTheOneConfigMapSuffices) {
+  const std::string ns = "gpu-profile-operator-system";
+  const std::string sa = "gpu-profile-operator-controller-manager";
+  const std::string user = absl::StrCat("system:serviceaccount:", ns, ":", sa);
+  scratch_.Write("tokens.csv", absl::StrCat("token-operator,", user,
+                                            ",uid-op,\"system:serviceaccounts,"
+                                            "system:serviceaccounts:",
+                                            ns, "\"\n"));
+  kubeconfig_ = scratch_.File("kubeconfig");
+  emulator_ = std::make_unique<EmulatorProcess>(std::vector<std::string>{
+      "--kube-version", "1.34", "-f", Src("crds"), "-f", Src("config/samples/fleet"),
+      "--token-file", scratch_.File("tokens.csv"), "--authorization", "RBAC", "--kubeconfig-out",
+      kubeconfig_});
+  ASSERT_TRUE(emulator_->ok()) << emulator_->Stderr();
+  api_ = AdminClient(*emulator_, kubeconfig_);
+  for (const std::string& name : {ns, std::string(kKueueNs)}) {
+    Create(kNamespaces,
+           {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}});
+  }
+  // config/rbac's ClusterRole, bound to the ServiceAccount as config/default names it.
+  for (const char* file : {"config/rbac/role.yaml", "config/rbac/role_binding.yaml"}) {
+    for (json o : ReadObjects(file)) {
+      if (o.contains("subjects")) {
+        o["subjects"][0]["name"] = sa;
+        o["subjects"][0]["namespace"] = ns;
+      }
+      const std::string collection = o["kind"] == "ClusterRole"
+                                         ? "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+                                         : "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings";
+      Create(collection, o);
+    }
+  }
+  CreateAll("config/samples/namespaces.yaml");
+  CreateAll("config/samples/profiles/large-memory.yaml");
+  SetConfiguration(R"(apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+resources:
+  deviceClassMappings:
+  - name: gpuprofile.io/large-memory
+    deviceClassNames: [large-memory]
+)");
+  std::string config = ReadFileOrEmpty(kubeconfig_);
+  const std::string admin_token = KubeconfigToken(kubeconfig_);
+  ASSERT_FALSE(admin_token.empty());
+  config.replace(config.find(admin_token), admin_token.size(), "token-operator");
+  scratch_.Write("kubeconfig-operator", config);
+  std::vector<std::string> args = OperatorTestFlags(scratch_.File("kubeconfig-operator"));
+  args.insert(args.end(), {"--kueue-config", "configmap/kueue-system/kueue-manager-config"});
+  op_ = std::make_unique<OperatorProcess>(args, scratch_.File("operator.log"));
+  ASSERT_TRUE(op_->Start());
+
+  EXPECT_TRUE(KueueMappedIs("large-memory", "Unknown",
+                            {"configmap kueue-system/kueue-manager-config: not read yet"}))
+      << KueueMappedOf("large-memory").dump();
+  EXPECT_TRUE(Eventually([&] {
+    return ConditionOf(Get(absl::StrCat(kProfiles, "/large-memory")), "Ready")
+               .value("status", "") == "True";
+  })) << "the operator stopped reconciling without the Kueue Role";
+
+  for (const char* file : {"config/rbac/kueue/role.yaml", "config/rbac/kueue/role_binding.yaml"}) {
+    for (const json& o : ReadObjects(file)) {
+      Create(absl::StrCat("/apis/rbac.authorization.k8s.io/v1/namespaces/", kKueueNs, "/",
+                          o["kind"] == "Role" ? "roles" : "rolebindings"),
+             o);
+    }
+  }
+  // The watch retries with backoff (0.8 s doubling): allow for a few rounds.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const json c = KueueMappedOf("large-memory");
+        return c.value("status", "") == "True";
+      },
+      absl::Seconds(60)))
+      << KueueMappedOf("large-memory").dump();
 }
 
 }  // namespace

@@ -288,12 +288,22 @@ TEST(DecideProfileTest, KueueMappedFromTheObservedConfiguration) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, meta::ConditionStatus::kTrue);
 
+  EXPECT_EQ(plan.result.requeue_after, absl::ZeroDuration()) << "read: no need to come back";
+
   seen.kueue = absl::StatusOr<kueue::KueueConfig>(
       absl::NotFoundError("configmap kueue-system/kueue-manager-config: not found"));
   c = Find(plan = DecideProfile(seen), kueue::kConditionKueueMapped);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, meta::ConditionStatus::kUnknown);
   EXPECT_THAT(c->message, HasSubstr("configmap kueue-system/kueue-manager-config: not found"));
+  EXPECT_EQ(plan.result.requeue_after, absl::ZeroDuration()) << "a ConfigMap event brings it back";
+
+  // Not read yet (forbidden, or not listed): come back, no watch event may announce it.
+  seen.kueue = absl::StatusOr<kueue::KueueConfig>(
+      absl::UnavailableError("configmap kueue-system/kueue-manager-config: not read yet"));
+  plan = DecideProfile(seen);
+  EXPECT_EQ(Find(plan, kueue::kConditionKueueMapped)->status, meta::ConditionStatus::kUnknown);
+  EXPECT_EQ(plan.result.requeue_after, kKueueRecheck);
 
   // A profile that generates no class (its name taken) has nothing to map: no condition.
   snapshot.computed->class_by_profile.erase(kName);
