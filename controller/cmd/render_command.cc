@@ -18,6 +18,7 @@
 #include "controller/core/check.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
+#include "controller/core/names.h"
 #include "controller/dra/api_version.h"
 #include "controller/dra/dra_object_codec.h"
 #include "controller/dra/inventory.h"
@@ -25,6 +26,7 @@
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_claim.h"
 #include "controller/dra/resource_slice.h"
+#include "controller/kueue/kueue_render.h"
 #include "controller/meta/namespace_codec.h"
 #include "controller/meta/resource_quota_codec.h"
 #include "controller/profile/engine.h"
@@ -36,7 +38,9 @@ namespace {
 constexpr char kRenderUsage[] =
     "usage: gpu-profile-controller render -f PATH [-f PATH]... [--kube-version 1.32|...|1.37] "
     "[--feature-gates NAME=true,...] [--api-version resource.k8s.io/v1beta1|v1beta2|v1] "
-    "[-o yaml|json]\n";
+    "[-o yaml|json]\n"
+    "       [--kueue [--kueue-queue NAME]]   Kueue's deviceClassMappings, ResourceFlavor and "
+    "ClusterQueue instead (docs/kueue.md)\n";
 
 // Prefixes every line of a multi-line error with where the object came from.
 void AddProblems(const dra::ManifestObject& object, absl::string_view message,
@@ -147,6 +151,8 @@ struct RenderFlags {
   KubeVersion kube;
   FeatureGates gates;
   dra::DraApiVersion api_version = dra::DraApiVersion::kV1;
+  bool kueue = false;  // --kueue: print what Kueue needs instead of the operator's objects
+  kueue::KueueRenderOptions kueue_options;
 };
 
 // --kube-version, --feature-gates and --api-version: the release to render for, its gates and
@@ -189,6 +195,8 @@ std::optional<int> ParseRenderFlags(const std::vector<std::string>& args, std::o
                                                        {{"--kube-version"}, true, false},
                                                        {{"--api-version"}, true, false},
                                                        {{"-o", "--output"}, true, false},
+                                                       {{"--kueue"}, false, false},
+                                                       {{"--kueue-queue"}, true, false},
                                                        kFeatureGatesFlag});
   if (!parsed.ok()) {
     err << "render: " << parsed.status().message() << "\n" << kRenderUsage << kFeatureGatesHelp;
@@ -207,6 +215,18 @@ std::optional<int> ParseRenderFlags(const std::vector<std::string>& args, std::o
   if (flags->output != "yaml" && flags->output != "json") {
     err << "render: -o must be yaml or json, got \"" << flags->output << "\"\n" << kRenderUsage;
     return kExitUsage;
+  }
+  flags->kueue = parsed->Get("--kueue", "false") == "true";
+  if (parsed->Has("--kueue-queue")) {
+    const std::string queue = parsed->Get("--kueue-queue");
+    if (!flags->kueue || !IsDnsSubdomain(queue).ok()) {
+      err << "render: --kueue-queue needs --kueue and a DNS subdomain name, got \"" << queue
+          << "\"\n"
+          << kRenderUsage;
+      return kExitUsage;
+    }
+    flags->kueue_options.queue_name = queue;
+    flags->kueue_options.flavor_name = queue;
   }
   return ParseRelease(*parsed, err, flags);
 }
@@ -322,7 +342,18 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return kExitFailure;
   }
 
-  const std::vector<nlohmann::ordered_json> docs = EncodeDesiredState(state, flags);
+  std::vector<nlohmann::ordered_json> docs;
+  if (flags.kueue) {
+    absl::StatusOr<kueue::KueueRender> rendered = kueue::RenderKueue(state, flags.kueue_options);
+    if (!rendered.ok()) {
+      err << "render --kueue: " << rendered.status().message() << "\n";
+      return kExitFailure;
+    }
+    docs = std::move(rendered->documents);
+    for (const std::string& n : rendered->notes) err << "render: note: " << n << "\n";
+  } else {
+    docs = EncodeDesiredState(state, flags);
+  }
   for (const std::string& w : warnings) err << "render: warning: " << w << "\n";
   out << (flags.output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
   WarnIgnoredKinds(in.ignored_kinds, err);

@@ -5,6 +5,7 @@
 //          [--api-version resource.k8s.io/vX] [-o yaml|json]
 // --feature-gates states the cluster's DRA gates for the selectors' CEL environment; gates not
 // named take the release's defaults.
+// --kueue [--kueue-queue NAME]: prints what Kueue needs instead (controller/kueue/kueue_render.h).
 // Reads GpuProfiles, ResourceSlices (any version), Namespaces and optionally existing
 // DeviceClasses and ResourceClaimTemplates; prints GpuNodeGroups, DeviceClasses,
 // ResourceClaimTemplates and every GpuProfile with its status, in that order, each sorted by

@@ -30,6 +30,7 @@
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/lease_rest_client.h"
 #include "controller/kube/rest_client.h"
+#include "controller/kueue/kueue_config.h"
 #include "controller/reconciler/gpu_profile_operator.h"
 #include "controller/runtime/async_event_sink.h"
 #include "controller/runtime/event_recorder.h"
@@ -54,7 +55,8 @@ constexpr char kRunUsage[] =
     "         [--log-level debug|info|warn|error] [--workers 4]\n"
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
     "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.37]\n"
-    "         [--feature-gates NAME=true,...] [--malloc-trim-interval 1s (0: never)]\n";
+    "         [--feature-gates NAME=true,...] [--malloc-trim-interval 1s (0: never)]\n"
+    "         [--kueue-config configmap/kueue-system/kueue-manager-config[:KEY]]\n";
 
 struct RunFlags {
   kube::ConfigFlags config;
@@ -79,6 +81,8 @@ struct RunFlags {
   std::optional<KubeVersion> kube_version;
   // --feature-gates, joined; checked against the cluster's version once it is known.
   std::string feature_gates;
+  // --kueue-config: Kueue's Configuration ConfigMap, for the KueueMapped condition.
+  std::optional<kueue::ConfigMapRef> kueue_config;
 };
 
 absl::Status ParseDurationFlag(const ParsedArgs& parsed, const std::string& name,
@@ -114,6 +118,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--dra-discovery-interval"}},
       {{"--malloc-trim-interval"}},
       {{"--kube-version"}},
+      {{"--kueue-config"}},
       kFeatureGatesFlag,
   };
   for (FlagSpec& spec : SecureMetricsFlagSpecs()) specs.push_back(std::move(spec));
@@ -166,6 +171,12 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
     absl::StatusOr<KubeVersion> kube = KubeVersion::Parse(parsed->Get("--kube-version"));
     if (!kube.ok()) return kube.status();
     f.kube_version = *kube;
+  }
+  if (parsed->Has("--kueue-config")) {
+    absl::StatusOr<kueue::ConfigMapRef> ref =
+        kueue::ParseConfigMapRef(parsed->Get("--kueue-config"));
+    if (!ref.ok()) return ref.status();
+    f.kueue_config = *std::move(ref);
   }
   f.feature_gates = absl::StrJoin(parsed->GetAll(kFeatureGatesFlag.names[0]), ",");
   // Checked now against --kube-version (or the newest release), again once the server's version
@@ -286,6 +297,7 @@ reconciler::OperatorOptions OperatorOptionsFor(const RunFlags& flags, Cluster* c
   options.dra_poll_interval = flags.dra_poll;
   options.kube_version = flags.kube_version;
   options.feature_gates = flags.feature_gates;
+  options.kueue_config = flags.kueue_config;
   options.log = [log](const std::string& line) { log->Info(line); };
   if (flags.leader_elect) options.may_write = [leader] { return leader->IsLeader(); };
   return options;

@@ -73,6 +73,8 @@ void GpuProfileOperator::Wire() {
   // What each change enqueues (see the header).
   MapProfileEvents();
   MapFleetEvents();
+  // Kueue's ConfigMap changes every profile's KueueMapped condition.
+  if (kueue_ != nullptr) kueue_->SetHandler([this] { EnqueueAllProfiles(); });
   cache_->SetDraWiring([this](kube::Informer<dra::ResourceSlice>& slices,
                               kube::Informer<dra::DeviceClass>& classes,
                               kube::Informer<TemplateObject>& templates,
@@ -87,6 +89,11 @@ void GpuProfileOperator::WireCacheAndWriter() {
   cache_options.watch = options_.watch;
   cache_options.watch.clock = options_.clock;
   cache_options.log = options_.log;
+  if (options_.kueue_config.has_value()) {
+    kube::WatcherOptions kueue_watch = cache_options.watch;
+    kueue_ = std::make_unique<KueueConfigWatch>(options_.client, std::move(kueue_watch),
+                                                *options_.kueue_config);
+  }
   cache_ = std::make_unique<ClusterCache>(std::move(cache_options));
   foreign_ = std::make_unique<ForeignObjects>(options_.clock);
   desired_ =
@@ -124,6 +131,9 @@ void GpuProfileOperator::WireReconcilers() {
     absl::MutexLock lock(&mu_);
     return absl::IsNotFound(dra_status_) ? std::string(dra_status_.message()) : std::string();
   };
+  if (kueue_ != nullptr) {
+    profile_options.kueue_config = [kueue = kueue_.get()] { return kueue->Current(); };
+  }
   profiles_ = std::make_unique<ProfileReconciler>(std::move(profile_options));
 
   NodeGroupReconcilerOptions group_options;
@@ -259,6 +269,7 @@ std::vector<std::string> GpuProfileOperator::ProfilesOfClaim(
 
 void GpuProfileOperator::StartCaches() {
   cache_->Start();
+  if (kueue_ != nullptr) kueue_->Start();
   StartDiscovery();
 }
 
@@ -348,6 +359,7 @@ void GpuProfileOperator::Stop() {
   StopDiscovery();
   StopWorkers();
   cache_->Stop();
+  if (kueue_ != nullptr) kueue_->Stop();
 }
 
 absl::Status GpuProfileOperator::CachesReady() const {

@@ -17,6 +17,7 @@
 //   ResourceQuota               (orphans to adopt); every profile when unlabelled (an unmanaged
 //                               object may now conflict with, or free, a name)
 //   GpuNodeGroup, Node          the fleet
+//   Kueue's ConfigMap           every profile (--kueue-config: the KueueMapped condition)
 // The informers and the poller may run on every replica (warm caches for a fast hand-over), the
 // workers only on the leader, once WaitForCacheSync says the caches have synced. runtime::Manager
 // runs the three parts through caches_runnable(), discovery_runnable() and workers_runnable();
@@ -43,6 +44,7 @@
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
 #include "controller/reconciler/foreign_objects.h"
+#include "controller/reconciler/kueue_config_watch.h"
 #include "controller/reconciler/node_group_reconciler.h"
 #include "controller/reconciler/profile_reconciler.h"
 #include "controller/reconciler/rest_cluster_writer.h"
@@ -70,6 +72,9 @@ struct OperatorOptions {
   // The cluster's feature gates that differ from its release's defaults ("A=true,B=false", as
   // --feature-gates takes them); checked against the release once it is known.
   std::string feature_gates;
+  // run --kueue-config: the ConfigMap holding Kueue's Configuration, watched for the profiles'
+  // KueueMapped condition (kueue_config_watch.h); unset: off.
+  std::optional<kueue::ConfigMapRef> kueue_config;
   // Log sink for notable events (DRA appeared, discovery failures); may be null.
   std::function<void(const std::string&)> log;
 };
@@ -142,6 +147,7 @@ class GpuProfileOperator {
   const FeatureGates gates_;
   kube::Discovery discovery_;
   std::unique_ptr<ClusterCache> cache_;
+  std::unique_ptr<KueueConfigWatch> kueue_;  // null unless options_.kueue_config
   std::unique_ptr<ForeignObjects> foreign_;
   std::unique_ptr<DesiredStateCache> desired_;
   std::unique_ptr<ClusterWriter> writer_;
@@ -155,6 +161,7 @@ class GpuProfileOperator {
 
   runtime::FunctionRunnable caches_runnable_{[this] {
                                                cache_->Start();
+                                               if (kueue_ != nullptr) kueue_->Start();
                                                return absl::OkStatus();
                                              },
                                              [this] { Stop(); }};

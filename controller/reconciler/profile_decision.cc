@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "controller/dra/dra_object_codec.h"
+#include "controller/kueue/kueue_mapped.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
@@ -220,6 +221,29 @@ const profile::QuotaSet* DesiredQuotasOf(const Computed& computed, const std::st
   return FindProfileEntry(computed.quotas_by_profile, name);
 }
 
+namespace {
+
+// The classes profile `name`'s requests may name, its own first: its class, then every class its
+// template's requests name (a firstAvailable request: the fallback chain). Empty when it
+// generates no class.
+std::vector<std::string> KueueClassesOf(const Computed& computed, const std::string& name) {
+  std::vector<std::string> classes;
+  const dra::DeviceClass* own = DesiredClassOf(computed, name);
+  if (own == nullptr) return classes;
+  classes.push_back(own->metadata.name);
+  if (const profile::TemplateSet* templates = DesiredTemplatesOf(computed, name)) {
+    for (const dra::ExactDeviceRequest& r : templates->prototype.requests) {
+      if (r.first_available.empty()) classes.push_back(r.device_class_name);
+      for (const dra::ExactDeviceRequest& sub : r.first_available) {
+        classes.push_back(sub.device_class_name);
+      }
+    }
+  }
+  return classes;
+}
+
+}  // namespace
+
 ProfilePlan DecideProfile(const ProfileObservation& seen) {
   if (seen.object == nullptr) {
     ProfilePlan plan;
@@ -241,6 +265,15 @@ ProfilePlan DecideProfile(const ProfileObservation& seen) {
                                   absl::StrCat("spec is invalid: ", object.decode_error)));
   } else {
     plan = DecideFromSnapshot(seen);
+    if (plan.status.has_value() && seen.kueue.has_value()) {
+      kueue::SetKueueMapped(*seen.kueue, KueueClassesOf(*seen.snapshot.computed, seen.name),
+                            object.metadata.generation, &*plan.status);
+      if (!seen.kueue->ok() && absl::IsUnavailable(seen.kueue->status()) &&
+          (plan.result.requeue_after <= absl::ZeroDuration() ||
+           plan.result.requeue_after > kKueueRecheck)) {
+        plan.result.requeue_after = kKueueRecheck;
+      }
+    }
   }
   if (!object.HasFinalizer(kCleanupFinalizer)) {
     std::vector<std::string> finalizers = object.metadata.finalizers;

@@ -23,6 +23,8 @@
 //  6. Otherwise the object plan, unless the plan and P's cached objects are unchanged since a
 //     pass found everything in place; re-creations of templates the server already stored
 //     without what was written are dropped (FeatureNotServed: re-creating would loop).
+//  With --kueue-config, every status of a profile that generates a class also says whether Kueue
+//  maps the classes its requests name (KueueMapped, kueue/kueue_mapped.h).
 //  7. Conclusion: ready counts from what is in place, Ready False / Reconciling True while a
 //     write failed or met an unmanaged object, one Event per change set, a Warning for conflicts
 //     and failures; the pass's error is the first write error.
@@ -39,6 +41,7 @@
 #include "absl/status/status.h"
 #include "controller/api/gpu_profile.h"
 #include "controller/dra/api_version.h"
+#include "controller/kueue/kueue_config.h"
 #include "controller/reconciler/cluster_objects.h"
 #include "controller/reconciler/desired_state.h"
 #include "controller/reconciler/object_plan.h"
@@ -88,6 +91,9 @@ struct ProfileObservation {
   // The profile's objects as cached: read when it is being deleted, or applying and not known to
   // be in place.
   std::optional<ObservedObjects> objects;
+  // Kueue's Configuration as read (run --kueue-config), or why not; unset when the flag is off.
+  // With it, the status carries the KueueMapped condition (kueue/kueue_mapped.h).
+  std::optional<absl::StatusOr<kueue::KueueConfig>> kueue;
 };
 
 struct PlannedEvent {
@@ -131,6 +137,10 @@ struct ProfilePlan {
   absl::Status error;
   runtime::ReconcileResult result;
 };
+
+// How soon a profile comes back while Kueue's ConfigMap is not read yet (Unavailable: not listed
+// yet, or forbidden), so that KueueMapped follows without a ConfigMap event.
+inline constexpr absl::Duration kKueueRecheck = absl::Seconds(5);
 
 ProfilePlan DecideProfile(const ProfileObservation& seen);
 

@@ -131,6 +131,7 @@ absl::StatusOr<ProfileObservation> ProfileReconciler::Observe(const std::string&
   }
   if (!seen.object->profile.has_value()) return seen;
   seen.snapshot = options_.desired->Get();
+  if (options_.kueue_config) seen.kueue = options_.kueue_config();
   // Read before the objects are: a change during the pass makes the next pass plan again.
   seen.owned_version = cache.owned_version();
   {

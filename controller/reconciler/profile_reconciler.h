@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "controller/kueue/kueue_config.h"
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
 #include "controller/reconciler/desired_state.h"
@@ -66,6 +67,9 @@ struct ProfileReconcilerOptions {
   // What DRA discovery last found when no usable resource.k8s.io version is served (for the
   // DRANotServed message); may be null. Called from reconcile workers.
   std::function<std::string()> dra_discovery;
+  // Kueue's Configuration as last read (run --kueue-config); null: the KueueMapped condition is
+  // off. Called from reconcile workers.
+  std::function<absl::StatusOr<kueue::KueueConfig>()> kueue_config;
 };
 
 class ProfileReconciler {

@@ -490,6 +490,36 @@ TEST(RenderTest, PatchVersionsAreAcceptedAndOtherKindsIgnored) {
   EXPECT_THAT(r.out, Not(HasSubstr("Deployment")));
 }
 
+// --kueue: the Kueue documents instead of the operator's objects, the notes on stderr, and the
+// render's errors and usage errors as for the rest of render.
+TEST(RenderKueueTest, PrintsKueueDocumentsOnly) {
+  std::vector<std::string> args = StoryArgs("config/samples/fleet");
+  args.insert(args.end(), {"--kueue", "--kueue-queue", "team-a"});
+  const Result r = Render(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("kind: Configuration\n"));
+  EXPECT_THAT(r.out, HasSubstr("- name: gpuprofile.io/large-memory\n"));
+  EXPECT_THAT(r.out, HasSubstr("kind: ClusterQueue\nmetadata:\n  name: team-a\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("kind: DeviceClass")));
+  EXPECT_THAT(r.err, HasSubstr("render: note: GpuProfile large-memory: no spec.quota"));
+}
+
+TEST(RenderKueueTest, ErrorsAndUsage) {
+  std::vector<std::string> args = StoryArgs("config/samples/fleet");
+  args.insert(args.end(), {"--kueue-queue", "team-a"});
+  Result r = Render(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--kueue-queue needs --kueue"));
+  args = StoryArgs("config/samples/fleet");
+  args.insert(args.end(), {"--kueue", "--kueue-queue", "Team_A"});
+  EXPECT_EQ(Render(args).code, 2);
+  // No profile: nothing to map, exit 1 with nothing on stdout.
+  r = Render({"-f", Src("config/samples/namespaces.yaml"), "--kueue"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, IsEmpty());
+  EXPECT_THAT(r.err, HasSubstr("render --kueue: no GpuProfile generates a DeviceClass"));
+}
+
 }  // namespace
 }  // namespace render_command_test
 }  // namespace gpuprofile::cmd

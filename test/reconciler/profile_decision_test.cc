@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "controller/kueue/kueue_mapped.h"
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
 #include "controller/reconciler/profile_status.h"
@@ -20,6 +21,7 @@ namespace profile_decision_test {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using Purpose = ProfilePlan::Purpose;
 
@@ -248,6 +250,64 @@ TEST(DecideProfileTest, PlansTheObjectsFromTheSnapshot) {
   EXPECT_THAT(Lines(plan.actions), ElementsAre("0 batch/large-memory", "0 ml/large-memory"));
   EXPECT_EQ(plan.templates_in_place, 0);
   EXPECT_EQ(plan.status->matched_devices, 6);
+}
+
+// --kueue-config: the KueueMapped condition names the classes the profile's requests use (here
+// its own and, firstAvailable, a fallback's), from the Configuration as observed.
+TEST(DecideProfileTest, KueueMappedFromTheObservedConfiguration) {
+  Snapshot snapshot;
+  dra::DeviceClass own;
+  own.metadata = Labelled("", kName, "");
+  snapshot.computed->class_by_profile[kName] = &own;
+  dra::ExactDeviceRequest first = snapshot.templates.prototype.requests[0];
+  first.name = "large-memory";
+  dra::ExactDeviceRequest second = first;
+  second.name = "any";
+  second.device_class_name = "light-inference";
+  snapshot.templates.prototype.requests[0].first_available = {first, second};
+
+  ProfileObservation seen = Seen(&snapshot);
+  EXPECT_EQ(Find(DecideProfile(seen), kueue::kConditionKueueMapped), nullptr)
+      << "no condition without --kueue-config";
+
+  kueue::KueueConfig config;
+  config.mappings.push_back({"gpuprofile.io/large-memory", {kName}});
+  seen.kueue = config;
+  ProfilePlan plan = DecideProfile(seen);
+  const meta::Condition* c = Find(plan, kueue::kConditionKueueMapped);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, meta::ConditionStatus::kFalse);
+  EXPECT_EQ(c->reason, kueue::kReasonMissingDeviceClassMapping);
+  EXPECT_THAT(c->message, HasSubstr("DeviceClass light-inference:"));
+  EXPECT_EQ(Find(plan, meta::kConditionReady)->status, meta::ConditionStatus::kTrue)
+      << "KueueMapped does not change readiness";
+
+  config.mappings.push_back({"gpuprofile.io/light-inference", {"light-inference"}});
+  seen.kueue = config;
+  c = Find(plan = DecideProfile(seen), kueue::kConditionKueueMapped);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, meta::ConditionStatus::kTrue);
+
+  EXPECT_EQ(plan.result.requeue_after, absl::ZeroDuration()) << "read: no need to come back";
+
+  seen.kueue = absl::StatusOr<kueue::KueueConfig>(
+      absl::NotFoundError("configmap kueue-system/kueue-manager-config: not found"));
+  c = Find(plan = DecideProfile(seen), kueue::kConditionKueueMapped);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, meta::ConditionStatus::kUnknown);
+  EXPECT_THAT(c->message, HasSubstr("configmap kueue-system/kueue-manager-config: not found"));
+  EXPECT_EQ(plan.result.requeue_after, absl::ZeroDuration()) << "a ConfigMap event brings it back";
+
+  // Not read yet (forbidden, or not listed): come back, no watch event may announce it.
+  seen.kueue = absl::StatusOr<kueue::KueueConfig>(
+      absl::UnavailableError("configmap kueue-system/kueue-manager-config: not read yet"));
+  plan = DecideProfile(seen);
+  EXPECT_EQ(Find(plan, kueue::kConditionKueueMapped)->status, meta::ConditionStatus::kUnknown);
+  EXPECT_EQ(plan.result.requeue_after, kKueueRecheck);
+
+  // A profile that generates no class (its name taken) has nothing to map: no condition.
+  snapshot.computed->class_by_profile.erase(kName);
+  EXPECT_EQ(Find(DecideProfile(seen), kueue::kConditionKueueMapped), nullptr);
 }
 
 TEST(DecideProfileTest, ObjectsKnownInPlaceAreNotPlannedAgain) {
