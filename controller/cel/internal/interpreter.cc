@@ -215,6 +215,7 @@ class CallStep final : public Step {
     return Invoke(args);
   }
 
+  const std::string& function() const { return function_; }
   const std::vector<StepPtr>& args() const { return args_; }
   const std::vector<const Overload*>& candidates() const { return candidates_; }
 
@@ -342,6 +343,11 @@ class CompareConstStep final : public Step {
     }
   }
 
+  const Step& operand() const { return *operand_; }
+  const Value& constant_value() const { return constant_; }
+  Op op() const { return op_; }
+  bool constant_on_left() const { return constant_on_left_; }
+
   static bool Orderable(const Value& a, const Value& b) {
     auto numeric = [](ValueKind k) {
       return k == ValueKind::kInt || k == ValueKind::kUint || k == ValueKind::kDouble;
@@ -363,6 +369,69 @@ class CompareConstStep final : public Step {
   Op op_;
   bool constant_on_left_;
   std::string function_;
+};
+
+// `x.compareTo(c) op k` with c a constant quantity or semver and k a constant int: the idiom
+// selectors use for memory and versions (`...memory.compareTo(quantity('40Gi')) >= 0`). When x
+// is a value of c's type, the two are ordered directly (OpaqueValue::CompareTo, the function
+// the compareTo() overloads use too) and compared with k, without building the argument list,
+// dispatching the call and boxing its int result. Anything else (x of another type, an error,
+// a comparison that is not with an int) takes the general path, `fallback`, unchanged.
+class CompareToConstStep final : public Step {
+ public:
+  // `fallback` is the CompareConstStep whose operand is the compareTo() call.
+  explicit CompareToConstStep(std::unique_ptr<CompareConstStep> fallback)
+      : fallback_(std::move(fallback)),
+        call_(static_cast<const CallStep&>(fallback_->operand())),
+        receiver_(call_.args()[0].get()),
+        argument_(call_.args()[1]->constant()->opaque_value()),
+        k_(fallback_->constant_value().int_value()) {}
+
+  // Whether `step` has that shape: the compareTo() call's candidates are exactly the library
+  // overloads whose result is OpaqueValue::CompareTo, and k is an int.
+  static bool Applies(const CompareConstStep& step) {
+    if (step.constant_value().kind() != ValueKind::kInt) return false;
+    const auto* call = dynamic_cast<const CallStep*>(&step.operand());
+    if (call == nullptr || call->function() != "compareTo" || call->args().size() != 2) {
+      return false;
+    }
+    const Value* c = call->args()[1]->constant();
+    if (c == nullptr || c->kind() != ValueKind::kOpaque || call->candidates().empty()) {
+      return false;
+    }
+    for (const Overload* o : call->candidates()) {
+      if (o->non_strict || (o->id != "quantity_compare_to" && o->id != "semver_compare_to")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* x = receiver_->EvaluateRef(frame);
+        x != nullptr && x->kind() == ValueKind::kOpaque) {
+      if (std::optional<int> c = x->opaque_value().CompareTo(argument_)) {
+        const int64_t a = fallback_->constant_on_left() ? k_ : *c;
+        const int64_t b = fallback_->constant_on_left() ? *c : k_;
+        switch (fallback_->op()) {
+          case CompareConstStep::Op::kEq: return Value::Bool(a == b);
+          case CompareConstStep::Op::kNe: return Value::Bool(a != b);
+          case CompareConstStep::Op::kLt: return Value::Bool(a < b);
+          case CompareConstStep::Op::kLe: return Value::Bool(a <= b);
+          case CompareConstStep::Op::kGt: return Value::Bool(a > b);
+          case CompareConstStep::Op::kGe: return Value::Bool(a >= b);
+        }
+      }
+    }
+    return fallback_->Evaluate(frame);
+  }
+
+ private:
+  std::unique_ptr<CompareConstStep> fallback_;
+  const CallStep& call_;  // fallback_'s operand
+  const Step* receiver_;  // call_'s first argument
+  const OpaqueValue& argument_;  // call_'s constant second argument
+  int64_t k_;
 };
 
 // `x in y` without overload dispatch: membership in a list (CEL equality; an element whose
@@ -827,8 +896,12 @@ class Planner {
         const bool right = args[1]->constant() != nullptr;
         if (left != right) {
           Value c = *args[left ? 0 : 1]->constant();
-          return StepPtr(new CompareConstStep(std::move(args[left ? 1 : 0]), std::move(c), *cmp,
-                                              left, fn));
+          auto step = std::make_unique<CompareConstStep>(std::move(args[left ? 1 : 0]),
+                                                         std::move(c), *cmp, left, fn);
+          if (CompareToConstStep::Applies(*step)) {
+            return StepPtr(new CompareToConstStep(std::move(step)));
+          }
+          return StepPtr(std::move(step));
         }
         // Not a comparison with exactly one constant: the general call below reuses these args.
       }
