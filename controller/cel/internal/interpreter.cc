@@ -171,6 +171,60 @@ class AndOrStep final : public Step {
   bool is_and_;
 };
 
+// A chain of the same logical operator, `t1 && t2 && ... && tn` (or ||), as one step: the terms
+// are evaluated in order until one decides the result, in one loop instead of a tree of binary
+// steps (the parser balances long chains into trees). Same results as the tree of AndOrSteps:
+// the first deciding term decides (any false for &&, any true for ||, whatever the other terms
+// are; evaluation stops there, as it does in the tree); when none decides and all are bools the
+// result is the other bool; otherwise the terms' values are combined along the original tree
+// with AndOrStep's rule, so that the same error is returned.
+class LogicChainStep final : public Step {
+ public:
+  // The tree as built by the planner: leaves index `terms`; inner nodes have both children.
+  struct Node {
+    int term = -1;  // >= 0 for a leaf
+    int lhs = -1, rhs = -1;
+  };
+
+  LogicChainStep(std::vector<StepPtr> terms, std::vector<Node> tree, bool is_and)
+      : terms_(std::move(terms)), tree_(std::move(tree)), is_and_(is_and) {}
+
+  Value Evaluate(Frame& frame) const override {
+    const bool decisive = !is_and_;
+    // Filled only once a term is not a bool (then the tree decides which error to return).
+    absl::InlinedVector<Value, 8> values;
+    for (size_t i = 0; i < terms_.size(); ++i) {
+      Value v = terms_[i]->Evaluate(frame);
+      if (v.is_bool()) {
+        if (v.bool_value() == decisive) return v;
+        if (!values.empty()) values.push_back(std::move(v));
+        continue;
+      }
+      if (values.empty()) values.assign(i, Value::Bool(!decisive));
+      values.push_back(std::move(v));
+    }
+    if (values.empty()) return Value::Bool(!decisive);
+    return Combine(0, values);
+  }
+
+ private:
+  // AndOrStep's rule for two non-deciding values, applied along the tree (node 0 is the root).
+  Value Combine(int node, absl::Span<const Value> values) const {
+    const Node& n = tree_[static_cast<size_t>(node)];
+    if (n.term >= 0) return values[static_cast<size_t>(n.term)];
+    Value l = Combine(n.lhs, values);
+    Value r = Combine(n.rhs, values);
+    if (l.is_bool() && r.is_bool()) return l;
+    if (l.is_error()) return l;
+    if (r.is_error()) return r;
+    return Value::NoSuchOverload(is_and_ ? op::kLogicalAnd : op::kLogicalOr);
+  }
+
+  std::vector<StepPtr> terms_;
+  std::vector<Node> tree_;
+  bool is_and_;
+};
+
 class ConditionalStep final : public Step {
  public:
   ConditionalStep(StepPtr c, StepPtr t, StepPtr f)
@@ -328,6 +382,11 @@ class CompareConstStep final : public Step {
     const Value& a = constant_on_left_ ? constant_ : x;
     const Value& b = constant_on_left_ ? x : constant_;
     if (op_ == Op::kEq || op_ == Op::kNe) {
+      // Strings equal only strings (CEL has no string coercion): compare the bytes directly,
+      // as Equal would after its kind dispatch. Attribute == 'literal' is most selector terms.
+      if (x.kind() == ValueKind::kString && constant_.kind() == ValueKind::kString) {
+        return Value::Bool((x.string_ref() == constant_.string_ref()) == (op_ == Op::kEq));
+      }
       Value eq = Equal(a, b);
       if (eq.is_error() || op_ == Op::kEq) return eq;
       return Value::Bool(!eq.bool_value());
@@ -869,6 +928,7 @@ class Planner {
       return absl::OkStatus();
     };
     if (fn == op::kLogicalAnd || fn == op::kLogicalOr) {
+      if (ChainLength(e, fn) > 2) return BuildLogicChain(e, fn);
       if (absl::Status s = build_args(); !s.ok()) return s;
       return StepPtr(new AndOrStep(std::move(args[0]), std::move(args[1]),
                                    fn == op::kLogicalAnd));
@@ -977,6 +1037,41 @@ class Planner {
     Frame frame;
     frame.iterations_left = kFoldIterations;
     return StepPtr(new ConstStep(literal->Evaluate(frame)));
+  }
+
+  // Terms of the chain of `fn` (&& or ||) rooted at `e`: calls of `fn` nest into it.
+  static bool IsLogicCall(const Expr& e, const std::string& fn) {
+    return e.kind == Expr::Kind::kCall && e.name == fn && !e.operand && e.args.size() == 2;
+  }
+  static int ChainLength(const Expr& e, const std::string& fn) {
+    if (!IsLogicCall(e, fn)) return 1;
+    return ChainLength(*e.args[0], fn) + ChainLength(*e.args[1], fn);
+  }
+
+  absl::StatusOr<StepPtr> BuildLogicChain(const Expr& e, const std::string& fn) {
+    std::vector<StepPtr> terms;
+    std::vector<LogicChainStep::Node> tree;
+    absl::Status status = AddChainNode(e, fn, terms, tree);
+    if (!status.ok()) return status;
+    return StepPtr(new LogicChainStep(std::move(terms), std::move(tree), fn == op::kLogicalAnd));
+  }
+
+  // Appends `e`'s node (and its subtree) to `tree` in pre-order, its leaves to `terms` in order.
+  absl::Status AddChainNode(const Expr& e, const std::string& fn, std::vector<StepPtr>& terms,
+                            std::vector<LogicChainStep::Node>& tree) {
+    const size_t index = tree.size();
+    tree.emplace_back();
+    if (!IsLogicCall(e, fn)) {
+      auto term = Build(e);
+      if (!term.ok()) return term.status();
+      tree[index].term = static_cast<int>(terms.size());
+      terms.push_back(std::move(*term));
+      return absl::OkStatus();
+    }
+    tree[index].lhs = static_cast<int>(tree.size());
+    if (absl::Status s = AddChainNode(*e.args[0], fn, terms, tree); !s.ok()) return s;
+    tree[index].rhs = static_cast<int>(tree.size());
+    return AddChainNode(*e.args[1], fn, terms, tree);
   }
 
   // Calls whose arguments are all constants are evaluated once, now. Library functions are
