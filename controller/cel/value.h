@@ -156,6 +156,10 @@ class OpaqueValue : public HeapObject {
   // CEL equality with another opaque value of any type. Return nullopt for "no such overload"
   // (different types), which the evaluator turns into an error value as Kubernetes does.
   virtual std::optional<bool> Equals(const OpaqueValue& other) const = 0;
+  // The order of this value against `other` exactly as the type's `compareTo()` function gives
+  // it (-1, 0 or 1), or nullopt when the type has no `compareTo()` or `other` is another type.
+  // Lets the evaluator compare with a constant without dispatching the call.
+  virtual std::optional<int> CompareTo(const OpaqueValue& other) const { return std::nullopt; }
   virtual std::string DebugString() const = 0;
 };
 

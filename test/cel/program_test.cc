@@ -54,6 +54,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"false && (1 / 0 == 1)", "false"}, Case{"(1 / 0 == 1) && false", "false"},
         Case{"true || (1 / 0 == 1)", "true"}, Case{"(1 / 0 == 1) || true", "true"},
         Case{"(1 / 0 == 1) && true", "error:division by zero"},
+        // Chains of one operator (evaluated as one step) keep the binary tree's results: any
+        // deciding term decides; otherwise the error the balanced tree returns (x is the int 7).
+        Case{"true && x && false", "false"}, Case{"x || false || true", "true"},
+        Case{"(1 / 0 == 1) && x && true", "error:division by zero"},
+        Case{"x && true && (1 / 0 == 1)", "error:no such overload"},
+        Case{"true && true && (1 / 0 == 1) && true", "error:division by zero"},
+        Case{"true && true && true && true", "true"}, Case{"false || false || false", "false"},
+        Case{"(1 / 0 == 1) || false || true || (2 / 0 == 1)", "true"},
         Case{"true ? 1 : 1 / 0", "1"}, Case{"false ? 1 / 0 : 2", "2"},
         // Integer overflow is an error, never a wrap.
         Case{"9223372036854775807 + 1", "error:overflow"},

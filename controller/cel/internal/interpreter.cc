@@ -171,6 +171,60 @@ class AndOrStep final : public Step {
   bool is_and_;
 };
 
+// A chain of the same logical operator, `t1 && t2 && ... && tn` (or ||), as one step: the terms
+// are evaluated in order until one decides the result, in one loop instead of a tree of binary
+// steps (the parser balances long chains into trees). Same results as the tree of AndOrSteps:
+// the first deciding term decides (any false for &&, any true for ||, whatever the other terms
+// are; evaluation stops there, as it does in the tree); when none decides and all are bools the
+// result is the other bool; otherwise the terms' values are combined along the original tree
+// with AndOrStep's rule, so that the same error is returned.
+class LogicChainStep final : public Step {
+ public:
+  // The tree as built by the planner: leaves index `terms`; inner nodes have both children.
+  struct Node {
+    int term = -1;  // >= 0 for a leaf
+    int lhs = -1, rhs = -1;
+  };
+
+  LogicChainStep(std::vector<StepPtr> terms, std::vector<Node> tree, bool is_and)
+      : terms_(std::move(terms)), tree_(std::move(tree)), is_and_(is_and) {}
+
+  Value Evaluate(Frame& frame) const override {
+    const bool decisive = !is_and_;
+    // Filled only once a term is not a bool (then the tree decides which error to return).
+    absl::InlinedVector<Value, 8> values;
+    for (size_t i = 0; i < terms_.size(); ++i) {
+      Value v = terms_[i]->Evaluate(frame);
+      if (v.is_bool()) {
+        if (v.bool_value() == decisive) return v;
+        if (!values.empty()) values.push_back(std::move(v));
+        continue;
+      }
+      if (values.empty()) values.assign(i, Value::Bool(!decisive));
+      values.push_back(std::move(v));
+    }
+    if (values.empty()) return Value::Bool(!decisive);
+    return Combine(0, values);
+  }
+
+ private:
+  // AndOrStep's rule for two non-deciding values, applied along the tree (node 0 is the root).
+  Value Combine(int node, absl::Span<const Value> values) const {
+    const Node& n = tree_[static_cast<size_t>(node)];
+    if (n.term >= 0) return values[static_cast<size_t>(n.term)];
+    Value l = Combine(n.lhs, values);
+    Value r = Combine(n.rhs, values);
+    if (l.is_bool() && r.is_bool()) return l;
+    if (l.is_error()) return l;
+    if (r.is_error()) return r;
+    return Value::NoSuchOverload(is_and_ ? op::kLogicalAnd : op::kLogicalOr);
+  }
+
+  std::vector<StepPtr> terms_;
+  std::vector<Node> tree_;
+  bool is_and_;
+};
+
 class ConditionalStep final : public Step {
  public:
   ConditionalStep(StepPtr c, StepPtr t, StepPtr f)
@@ -215,6 +269,7 @@ class CallStep final : public Step {
     return Invoke(args);
   }
 
+  const std::string& function() const { return function_; }
   const std::vector<StepPtr>& args() const { return args_; }
   const std::vector<const Overload*>& candidates() const { return candidates_; }
 
@@ -327,6 +382,11 @@ class CompareConstStep final : public Step {
     const Value& a = constant_on_left_ ? constant_ : x;
     const Value& b = constant_on_left_ ? x : constant_;
     if (op_ == Op::kEq || op_ == Op::kNe) {
+      // Strings equal only strings (CEL has no string coercion): compare the bytes directly,
+      // as Equal would after its kind dispatch. Attribute == 'literal' is most selector terms.
+      if (x.kind() == ValueKind::kString && constant_.kind() == ValueKind::kString) {
+        return Value::Bool((x.string_ref() == constant_.string_ref()) == (op_ == Op::kEq));
+      }
       Value eq = Equal(a, b);
       if (eq.is_error() || op_ == Op::kEq) return eq;
       return Value::Bool(!eq.bool_value());
@@ -341,6 +401,11 @@ class CompareConstStep final : public Step {
       default: return Value::Bool(*c >= 0);
     }
   }
+
+  const Step& operand() const { return *operand_; }
+  const Value& constant_value() const { return constant_; }
+  Op op() const { return op_; }
+  bool constant_on_left() const { return constant_on_left_; }
 
   static bool Orderable(const Value& a, const Value& b) {
     auto numeric = [](ValueKind k) {
@@ -363,6 +428,69 @@ class CompareConstStep final : public Step {
   Op op_;
   bool constant_on_left_;
   std::string function_;
+};
+
+// `x.compareTo(c) op k` with c a constant quantity or semver and k a constant int: the idiom
+// selectors use for memory and versions (`...memory.compareTo(quantity('40Gi')) >= 0`). When x
+// is a value of c's type, the two are ordered directly (OpaqueValue::CompareTo, the function
+// the compareTo() overloads use too) and compared with k, without building the argument list,
+// dispatching the call and boxing its int result. Anything else (x of another type, an error,
+// a comparison that is not with an int) takes the general path, `fallback`, unchanged.
+class CompareToConstStep final : public Step {
+ public:
+  // `fallback` is the CompareConstStep whose operand is the compareTo() call.
+  explicit CompareToConstStep(std::unique_ptr<CompareConstStep> fallback)
+      : fallback_(std::move(fallback)),
+        call_(static_cast<const CallStep&>(fallback_->operand())),
+        receiver_(call_.args()[0].get()),
+        argument_(call_.args()[1]->constant()->opaque_value()),
+        k_(fallback_->constant_value().int_value()) {}
+
+  // Whether `step` has that shape: the compareTo() call's candidates are exactly the library
+  // overloads whose result is OpaqueValue::CompareTo, and k is an int.
+  static bool Applies(const CompareConstStep& step) {
+    if (step.constant_value().kind() != ValueKind::kInt) return false;
+    const auto* call = dynamic_cast<const CallStep*>(&step.operand());
+    if (call == nullptr || call->function() != "compareTo" || call->args().size() != 2) {
+      return false;
+    }
+    const Value* c = call->args()[1]->constant();
+    if (c == nullptr || c->kind() != ValueKind::kOpaque || call->candidates().empty()) {
+      return false;
+    }
+    for (const Overload* o : call->candidates()) {
+      if (o->non_strict || (o->id != "quantity_compare_to" && o->id != "semver_compare_to")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* x = receiver_->EvaluateRef(frame);
+        x != nullptr && x->kind() == ValueKind::kOpaque) {
+      if (std::optional<int> c = x->opaque_value().CompareTo(argument_)) {
+        const int64_t a = fallback_->constant_on_left() ? k_ : *c;
+        const int64_t b = fallback_->constant_on_left() ? *c : k_;
+        switch (fallback_->op()) {
+          case CompareConstStep::Op::kEq: return Value::Bool(a == b);
+          case CompareConstStep::Op::kNe: return Value::Bool(a != b);
+          case CompareConstStep::Op::kLt: return Value::Bool(a < b);
+          case CompareConstStep::Op::kLe: return Value::Bool(a <= b);
+          case CompareConstStep::Op::kGt: return Value::Bool(a > b);
+          case CompareConstStep::Op::kGe: return Value::Bool(a >= b);
+        }
+      }
+    }
+    return fallback_->Evaluate(frame);
+  }
+
+ private:
+  std::unique_ptr<CompareConstStep> fallback_;
+  const CallStep& call_;  // fallback_'s operand
+  const Step* receiver_;  // call_'s first argument
+  const OpaqueValue& argument_;  // call_'s constant second argument
+  int64_t k_;
 };
 
 // `x in y` without overload dispatch: membership in a list (CEL equality; an element whose
@@ -800,6 +928,7 @@ class Planner {
       return absl::OkStatus();
     };
     if (fn == op::kLogicalAnd || fn == op::kLogicalOr) {
+      if (ChainLength(e, fn) > 2) return BuildLogicChain(e, fn);
       if (absl::Status s = build_args(); !s.ok()) return s;
       return StepPtr(new AndOrStep(std::move(args[0]), std::move(args[1]),
                                    fn == op::kLogicalAnd));
@@ -827,8 +956,12 @@ class Planner {
         const bool right = args[1]->constant() != nullptr;
         if (left != right) {
           Value c = *args[left ? 0 : 1]->constant();
-          return StepPtr(new CompareConstStep(std::move(args[left ? 1 : 0]), std::move(c), *cmp,
-                                              left, fn));
+          auto step = std::make_unique<CompareConstStep>(std::move(args[left ? 1 : 0]),
+                                                         std::move(c), *cmp, left, fn);
+          if (CompareToConstStep::Applies(*step)) {
+            return StepPtr(new CompareToConstStep(std::move(step)));
+          }
+          return StepPtr(std::move(step));
         }
         // Not a comparison with exactly one constant: the general call below reuses these args.
       }
@@ -904,6 +1037,41 @@ class Planner {
     Frame frame;
     frame.iterations_left = kFoldIterations;
     return StepPtr(new ConstStep(literal->Evaluate(frame)));
+  }
+
+  // Terms of the chain of `fn` (&& or ||) rooted at `e`: calls of `fn` nest into it.
+  static bool IsLogicCall(const Expr& e, const std::string& fn) {
+    return e.kind == Expr::Kind::kCall && e.name == fn && !e.operand && e.args.size() == 2;
+  }
+  static int ChainLength(const Expr& e, const std::string& fn) {
+    if (!IsLogicCall(e, fn)) return 1;
+    return ChainLength(*e.args[0], fn) + ChainLength(*e.args[1], fn);
+  }
+
+  absl::StatusOr<StepPtr> BuildLogicChain(const Expr& e, const std::string& fn) {
+    std::vector<StepPtr> terms;
+    std::vector<LogicChainStep::Node> tree;
+    absl::Status status = AddChainNode(e, fn, terms, tree);
+    if (!status.ok()) return status;
+    return StepPtr(new LogicChainStep(std::move(terms), std::move(tree), fn == op::kLogicalAnd));
+  }
+
+  // Appends `e`'s node (and its subtree) to `tree` in pre-order, its leaves to `terms` in order.
+  absl::Status AddChainNode(const Expr& e, const std::string& fn, std::vector<StepPtr>& terms,
+                            std::vector<LogicChainStep::Node>& tree) {
+    const size_t index = tree.size();
+    tree.emplace_back();
+    if (!IsLogicCall(e, fn)) {
+      auto term = Build(e);
+      if (!term.ok()) return term.status();
+      tree[index].term = static_cast<int>(terms.size());
+      terms.push_back(std::move(*term));
+      return absl::OkStatus();
+    }
+    tree[index].lhs = static_cast<int>(tree.size());
+    if (absl::Status s = AddChainNode(*e.args[0], fn, terms, tree); !s.ok()) return s;
+    tree[index].rhs = static_cast<int>(tree.size());
+    return AddChainNode(*e.args[1], fn, terms, tree);
   }
 
   // Calls whose arguments are all constants are evaluated once, now. Library functions are

@@ -10,6 +10,7 @@
 // stored (quantity("1000m").isInteger() is false there although it is 1); here they depend only
 // on the value: whole and within int64.
 #include <memory>
+#include <typeinfo>
 #include <string>
 #include <utility>
 
@@ -35,6 +36,12 @@ class QuantityObject final : public OpaqueValue {
     const auto* o = dynamic_cast<const QuantityObject*>(&other);
     if (o == nullptr) return std::nullopt;
     return quantity_ == o->quantity_;
+  }
+  // compareTo() below reads the same Compare: the evaluator's shortcut and the call agree.
+  std::optional<int> CompareTo(const OpaqueValue& other) const override {
+    // typeid of a final class: one comparison, where dynamic_cast walks the hierarchy.
+    if (typeid(other) != typeid(*this)) return std::nullopt;
+    return quantity_.Compare(static_cast<const QuantityObject&>(other).quantity_);
   }
   std::string DebugString() const override {
     return absl::StrCat("quantity(\"", quantity_.ToString(), "\")");

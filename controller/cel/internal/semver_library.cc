@@ -6,6 +6,7 @@
 // environment (a DRA-local copy of the library); the normalising `semver(s, true)` and
 // `isSemver(s, true)` are library version 1, part of the 1.33 base environment.
 #include <memory>
+#include <typeinfo>
 #include <string>
 #include <utility>
 
@@ -33,6 +34,12 @@ class SemverObject final : public OpaqueValue {
     const auto* o = dynamic_cast<const SemverObject*>(&other);
     if (o == nullptr) return std::nullopt;
     return semver_ == o->semver_;  // precedence equality: build metadata ignored, as blang's EQ
+  }
+  // compareTo() below reads the same Compare: the evaluator's shortcut and the call agree.
+  std::optional<int> CompareTo(const OpaqueValue& other) const override {
+    // typeid of a final class: one comparison, where dynamic_cast walks the hierarchy.
+    if (typeid(other) != typeid(*this)) return std::nullopt;
+    return semver_.Compare(static_cast<const SemverObject&>(other).semver_);
   }
   std::string DebugString() const override {
     return absl::StrCat("semver(\"", semver_.ToString(), "\")");
