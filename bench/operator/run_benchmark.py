@@ -96,6 +96,9 @@ import threading
 import time
 import urllib.parse
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import figures  # noqa: E402  (bench/figures.py: targets against the previous main)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROFILES_PATH = "/apis/gpuprofile.io/v1alpha1/gpuprofiles"
@@ -852,6 +855,8 @@ def main():
     parser.add_argument("--skip-kubectl", action="store_true")
     parser.add_argument("--json", default=None, help="write every round and the medians here")
     parser.add_argument("--keep", action="store_true", help="keep each round's work directory")
+    parser.add_argument("--record-main", action="store_true",
+                        help="store this run's figures as main's (bench/main-figures.json)")
     parser.add_argument("--summarize", default=None, metavar="JSON", nargs="+",
                         help="print the table of --json files (their rounds together, same "
                              "inputs) and exit")
@@ -865,7 +870,7 @@ def main():
                 sys.exit("%s: not the same inputs as %s" % (path, args.summarize[0]))
             rows += saved["rounds"]
             meta = saved["meta"]
-        summarize(rows, meta)
+        summarize(rows, meta, args.record_main)
         return 0
     args.data = args.data or os.path.join(args.build, "bench-operator-%d-%d%s" % (
         args.nodes, args.namespaces, "-advanced" if args.advanced else ""))
@@ -910,12 +915,13 @@ def main():
             log("kept %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    summarize(rows, meta)
+    summarize(rows, meta, args.record_main)
     return 0
 
 
-def summarize(rows, meta):
-    """Prints the table of medians (also: run_benchmark.py --summarize FILE.json)."""
+def summarize(rows, meta, record_main=False):
+    """Prints the table of medians (also: run_benchmark.py --summarize FILE.json), then issue 28's
+    targets against the previous main's figures (bench/figures.py)."""
     counts = meta["render"]
     p = counts.get("GpuProfile", 0)
     t = counts.get("ResourceClaimTemplate", 0)
@@ -1015,6 +1021,27 @@ def summarize(rows, meta):
         print("claim churn writes (round 1): %s" % json.dumps(
             {k: v for k, v in rows[0].get("claim_churn_requests", {}).items()
              if k.split()[0] in WRITE_VERBS}, sort_keys=True))
+
+    # Issue 28's targets. The client-QPS floor is the minimum of requests at the operator's QPS
+    # (--kube-api-qps 1000): no client could converge faster without more requests per second.
+    qps = meta.get("qps", 1000)
+    floor_s = minimum / qps
+    suffix = "_%dk_nodes%s" % (meta["nodes"] // 1000, "_claims" if meta.get("claims") else "")
+    print("client-QPS floor: %d requests / %d per s = %.1f s" % (minimum, qps, floor_s))
+    if m.get("ready_s") is not None:
+        figures.record("ready_vs_qps_floor" + suffix, m["ready_s"] / floor_s, target=1.25)
+    if m.get("requests_no_events") is not None:
+        figures.record("requests_over_minimum" + suffix, m["requests_no_events"] - minimum,
+                       target=0)
+    if m.get("churn_latency_p99_ms") is not None:
+        figures.record("slice_to_status_p99_s" + suffix, m["churn_latency_p99_ms"] / 1000,
+                       target=1.1)
+    if m.get("claim_latency_p99_ms") is not None:
+        figures.record("claim_to_status_p99_s" + suffix, m["claim_latency_p99_ms"] / 1000)
+    if m.get("rss_peak_mib"):
+        figures.record("peak_rss_mib" + suffix, m["rss_peak_mib"],
+                       target=80 if meta.get("claims") else 64)
+    figures.report(record_main)
 
 
 if __name__ == "__main__":
