@@ -59,31 +59,34 @@ absl::Status RestClusterWriter::Counted(const char* verb, const char* resource,
 
 absl::Status RestClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
                                                   const dra::DeviceClass& c) {
-  RETURN_IF_ERROR(Gate("create", "deviceclasses"));
-  nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
-  return Counted("create", "deviceclasses", options_.client
-      ->Create(DeviceClassesPath(version), body, {options_.field_manager, false, ""})
-      .status());
+  return Write("create", "deviceclasses", [&] {
+    nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
+    return options_.client
+        ->Create(DeviceClassesPath(version), body, {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
                                                    const dra::DeviceClass& c) {
-  RETURN_IF_ERROR(Gate("update", "deviceclasses"));
-  nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
-  return Counted("update", "deviceclasses", options_.client
-      ->Update(DeviceClassesPath(version).WithName(c.metadata.name), body,
-               {options_.field_manager, false, ""})
-      .status());
+  return Write("update", "deviceclasses", [&] {
+    nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
+    return options_.client
+        ->Update(DeviceClassesPath(version).WithName(c.metadata.name), body,
+                 {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::CreateTemplate(dra::DraApiVersion version,
                                                const dra::ResourceClaimTemplate& t) {
-  RETURN_IF_ERROR(Gate("create", "resourceclaimtemplates"));
-  nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
-  return Counted("create", "resourceclaimtemplates", options_.client
-      ->Create(ResourceClaimTemplatesPath(version).WithNamespace(t.metadata.namespace_name), body,
-               {options_.field_manager, false, ""})
-      .status());
+  return Write("create", "resourceclaimtemplates", [&] {
+    nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
+    return options_.client
+        ->Create(ResourceClaimTemplatesPath(version).WithNamespace(t.metadata.namespace_name), body,
+                 {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::StatusOr<nlohmann::json> RestClusterWriter::GetTemplate(dra::DraApiVersion version,
@@ -94,59 +97,65 @@ absl::StatusOr<nlohmann::json> RestClusterWriter::GetTemplate(dra::DraApiVersion
 
 absl::Status RestClusterWriter::DeleteDeviceClass(dra::DraApiVersion version,
                                                   const std::string& name, const std::string& uid) {
-  RETURN_IF_ERROR(Gate("delete", "deviceclasses"));
-  kube::DeleteOptions options;
-  if (!uid.empty()) options.precondition_uid = uid;
-  return Counted("delete", "deviceclasses", DoneIfNotFound(
-      options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status()));
+  return Write("delete", "deviceclasses", [&] {
+    kube::DeleteOptions options;
+    if (!uid.empty()) options.precondition_uid = uid;
+    return DoneIfNotFound(
+        options_.client->Delete(DeviceClassesPath(version).WithName(name), options).status());
+  });
 }
 
 absl::Status RestClusterWriter::DeleteTemplate(dra::DraApiVersion version, const std::string& ns,
                                                const std::string& name, const std::string& uid) {
-  RETURN_IF_ERROR(Gate("delete", "resourceclaimtemplates"));
-  kube::DeleteOptions options;
-  if (!uid.empty()) options.precondition_uid = uid;
-  return Counted("delete", "resourceclaimtemplates", DoneIfNotFound(
-      options_.client
-          ->Delete(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name), options)
-          .status()));
+  return Write("delete", "resourceclaimtemplates", [&] {
+    kube::DeleteOptions options;
+    if (!uid.empty()) options.precondition_uid = uid;
+    return DoneIfNotFound(
+        options_.client
+            ->Delete(ResourceClaimTemplatesPath(version).WithNamespace(ns).WithName(name), options)
+            .status());
+  });
 }
 
 absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
                                                     const meta::ObjectMeta& meta) {
-  RETURN_IF_ERROR(Gate("patch", "deviceclasses"));
-  return Counted("patch", "deviceclasses", options_.client
-      ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
-              OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "deviceclasses", [&] {
+    return options_.client
+        ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
+                OwnershipPatch(meta), {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion version,
                                                        const meta::ObjectMeta& meta) {
-  RETURN_IF_ERROR(Gate("patch", "resourceclaimtemplates"));
-  return Counted("patch", "resourceclaimtemplates", options_.client
-      ->Patch(ResourceClaimTemplatesPath(version)
-                  .WithNamespace(meta.namespace_name)
-                  .WithName(meta.name),
-              kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "resourceclaimtemplates", [&] {
+    return options_.client
+        ->Patch(ResourceClaimTemplatesPath(version)
+                    .WithNamespace(meta.namespace_name)
+                    .WithName(meta.name),
+                kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::CreateQuota(const meta::ResourceQuota& q) {
-  RETURN_IF_ERROR(Gate("create", "resourcequotas"));
-  return Counted("create", "resourcequotas", options_.client
-      ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
-               meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
-      .status());
+  return Write("create", "resourcequotas", [&] {
+    return options_.client
+        ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
+                 meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::ReplaceQuota(const meta::ResourceQuota& q) {
-  RETURN_IF_ERROR(Gate("update", "resourcequotas"));
-  return Counted("update", "resourcequotas", options_.client
-      ->Update(
-          ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
-          meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
-      .status());
+  return Write("update", "resourcequotas", [&] {
+    return options_.client
+        ->Update(
+            ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
+            meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::StatusOr<nlohmann::json> RestClusterWriter::GetQuota(const std::string& ns,
@@ -156,75 +165,85 @@ absl::StatusOr<nlohmann::json> RestClusterWriter::GetQuota(const std::string& ns
 
 absl::Status RestClusterWriter::DeleteQuota(const std::string& ns, const std::string& name,
                                             const std::string& uid) {
-  RETURN_IF_ERROR(Gate("delete", "resourcequotas"));
-  kube::DeleteOptions options;
-  if (!uid.empty()) options.precondition_uid = uid;
-  return Counted("delete", "resourcequotas", DoneIfNotFound(
-      options_.client->Delete(ResourceQuotasPath().WithNamespace(ns).WithName(name), options)
-          .status()));
+  return Write("delete", "resourcequotas", [&] {
+    kube::DeleteOptions options;
+    if (!uid.empty()) options.precondition_uid = uid;
+    return DoneIfNotFound(
+        options_.client->Delete(ResourceQuotasPath().WithNamespace(ns).WithName(name), options)
+            .status());
+  });
 }
 
 absl::Status RestClusterWriter::PatchQuotaOwnership(const meta::ObjectMeta& meta) {
-  RETURN_IF_ERROR(Gate("patch", "resourcequotas"));
-  return Counted("patch", "resourcequotas", options_.client
-      ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
-              kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "resourcequotas", [&] {
+    return options_.client
+        ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
+                kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::PatchProfileStatus(const std::string& name,
                                                    const nlohmann::json& status) {
-  RETURN_IF_ERROR(Gate("patch", "gpuprofiles/status"));
-  return Counted("patch", "gpuprofiles/status", options_.client
-      ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
-              nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "gpuprofiles/status", [&] {
+    return options_.client
+        ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"),
+                kube::PatchType::kMerge, nlohmann::json{{"status", status}},
+                {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::SetProfileFinalizers(const meta::ObjectMeta& meta,
                                                      const std::vector<std::string>& finalizers) {
-  RETURN_IF_ERROR(Gate("patch", "gpuprofiles"));
-  nlohmann::json patch = nlohmann::json::array();
-  patch.push_back(
-      {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", meta.resource_version}});
-  patch.push_back({{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", finalizers}});
-  return Counted("patch", "gpuprofiles", options_.client
-      ->Patch(GpuProfilesPath().WithName(meta.name), kube::PatchType::kJson, patch,
-              {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "gpuprofiles", [&] {
+    nlohmann::json patch = nlohmann::json::array();
+    patch.push_back(
+        {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", meta.resource_version}});
+    patch.push_back({{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", finalizers}});
+    return options_.client
+        ->Patch(GpuProfilesPath().WithName(meta.name), kube::PatchType::kJson, patch,
+                {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
-  RETURN_IF_ERROR(Gate("create", "gpunodegroups"));
-  return Counted("create", "gpunodegroups", options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
-      .status());
+  return Write("create", "gpunodegroups", [&] {
+    return options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::PatchNodeGroupStatus(const std::string& name,
                                                      const nlohmann::json& status) {
-  RETURN_IF_ERROR(Gate("patch", "gpunodegroups/status"));
-  return Counted("patch", "gpunodegroups/status", options_.client
-      ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"), kube::PatchType::kMerge,
-              nlohmann::json{{"status", status}}, {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "gpunodegroups/status", [&] {
+    return options_.client
+        ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"),
+                kube::PatchType::kMerge, nlohmann::json{{"status", status}},
+                {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::PatchNodeGroupLabels(const std::string& name,
                                                      const nlohmann::json& labels) {
-  RETURN_IF_ERROR(Gate("patch", "gpunodegroups"));
-  return Counted("patch", "gpunodegroups", options_.client
-      ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
-              nlohmann::json{{"metadata", {{"labels", labels}}}},
-              {options_.field_manager, false, ""})
-      .status());
+  return Write("patch", "gpunodegroups", [&] {
+    return options_.client
+        ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
+                nlohmann::json{{"metadata", {{"labels", labels}}}},
+                {options_.field_manager, false, ""})
+        .status();
+  });
 }
 
 absl::Status RestClusterWriter::DeleteNodeGroup(const std::string& name, const std::string& uid) {
-  RETURN_IF_ERROR(Gate("delete", "gpunodegroups"));
-  kube::DeleteOptions options;
-  if (!uid.empty()) options.precondition_uid = uid;
-  return Counted("delete", "gpunodegroups", DoneIfNotFound(
-      options_.client->Delete(GpuNodeGroupsPath().WithName(name), options).status()));
+  return Write("delete", "gpunodegroups", [&] {
+    kube::DeleteOptions options;
+    if (!uid.empty()) options.precondition_uid = uid;
+    return DoneIfNotFound(
+        options_.client->Delete(GpuNodeGroupsPath().WithName(name), options).status());
+  });
 }
 
 }  // namespace gpuprofile::reconciler

@@ -68,6 +68,14 @@ class RestClusterWriter final : public ClusterWriter {
   const KubeVersion& kube() const { return options_.kube; }
 
  private:
+  // Every write goes through here, so that `verb` and `resource` are named once per write:
+  // refused unless this replica may write, counted in writes_total, then `call()` made and its
+  // failure counted in write_errors_total.
+  template <typename Call>
+  absl::Status Write(const char* verb, const char* resource, Call call) {
+    if (absl::Status gate = Gate(verb, resource); !gate.ok()) return gate;
+    return Counted(verb, resource, call());
+  }
   absl::Status Gate(const char* verb, const char* resource);
   // `status`, counted in write_errors_total when it is an error.
   absl::Status Counted(const char* verb, const char* resource, absl::Status status);
