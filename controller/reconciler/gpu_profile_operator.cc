@@ -209,6 +209,12 @@ void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices
                                       kube::Informer<dra::DeviceClass>& classes,
                                       kube::Informer<TemplateObject>& templates,
                                       kube::Informer<dra::ResourceClaim>& claims) {
+  // Before the handlers that enqueue: a pass that an event starts must not still await it.
+  templates.AddHandler([this](const TemplateObject* before, const TemplateObject* after) {
+    for (const TemplateObject* t : {before, after}) {
+      if (t != nullptr) profiles_->TemplateObserved(absl::StrCat(t->namespace_name, "/", t->name()));
+    }
+  });
   kube::ControllerBuilder(controller_.get())
       .Watches<dra::ResourceSlice>(
           &slices,

@@ -12,6 +12,7 @@
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
 #include "controller/reconciler/change_summary.h"
+#include "controller/reconciler/create_expectations.h"
 #include "controller/reconciler/profile_status.h"
 
 namespace gpuprofile::reconciler {
@@ -75,6 +76,25 @@ std::vector<ObjectRef> WithoutRepeatedRecreates(const WrittenTemplates* written,
   return not_stored;
 }
 
+// Creates of templates this process created and whose watch event has not arrived are dropped
+// from `actions`: creating them again would meet them (409, then a GET). Returns how many.
+int64_t WithoutAwaitedCreates(const std::set<std::string>& awaited,
+                              std::vector<Action>* actions) {
+  if (awaited.empty()) return 0;
+  int64_t dropped = 0;
+  std::vector<Action> kept;
+  for (Action& a : *actions) {
+    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kCreate &&
+        awaited.count(a.ref().Key()) > 0) {
+      ++dropped;
+      continue;
+    }
+    kept.push_back(std::move(a));
+  }
+  *actions = std::move(kept);
+  return dropped;
+}
+
 // The engine's outcome for the profile is valid: its objects are brought in place, unless a
 // pass already found them so for this plan and these cached objects.
 void DecideObjects(const ProfileObservation& seen, const Computed& computed, ProfilePlan* plan) {
@@ -89,8 +109,9 @@ void DecideObjects(const ProfileObservation& seen, const Computed& computed, Pro
       PlanProfileObjects(seen.object->metadata.uid, DesiredClassOf(computed, seen.name), templates,
                          DesiredQuotasOf(computed, seen.name), *seen.objects);
   plan->not_stored = WithoutRepeatedRecreates(seen.written.get(), templates, &objects.actions);
+  plan->templates_awaited = WithoutAwaitedCreates(seen.awaited_templates, &objects.actions);
   plan->actions = std::move(objects.actions);
-  plan->templates_in_place = objects.templates_in_place;
+  plan->templates_in_place = objects.templates_in_place + plan->templates_awaited;
   plan->quotas_in_place = objects.quotas_in_place;
 }
 
@@ -158,7 +179,9 @@ void ConcludeApply(const ProfileObservation& seen, const AppliedChanges& changes
   api::GpuProfileStatus& status = *plan->status;
   status.claim_templates.ready = plan->templates_in_place + changes.templates_placed;
   status.quotas.ready = plan->quotas_in_place + changes.quotas_placed;
-  if (changes.Quiet() && plan->not_stored.empty()) {
+  // With templates awaited, the pass is not remembered: their events (or, if one is lost, the
+  // recheck) bring the profile back to read them from the cache.
+  if (changes.Quiet() && plan->not_stored.empty() && plan->templates_awaited == 0) {
     const ProfileObject& object = *seen.object;
     plan->remember_in_place = ObjectsInPlace{
         seen.snapshot.computed->plan_id, seen.owned_version,           object.metadata.uid,
@@ -186,8 +209,13 @@ void ConcludeApply(const ProfileObservation& seen, const AppliedChanges& changes
   }
   ApplyEvents(changes, status, &plan->events);
   plan->error = changes.first_error;
-  if (!changes.conflicts.empty())
+  if (!changes.conflicts.empty()) {
     plan->result = runtime::ReconcileResult{true, absl::ZeroDuration()};
+  } else if (plan->templates_awaited > 0 &&
+             (plan->result.requeue_after <= absl::ZeroDuration() ||
+              plan->result.requeue_after > kAwaitedRecheck)) {
+    plan->result.requeue_after = kAwaitedRecheck;
+  }
 }
 
 void ConcludeCleanup(const ProfileObservation& seen, const AppliedChanges& changes,

@@ -86,6 +86,8 @@ struct ProfileObservation {
   // cached objects and this incarnation and generation; the templates written.
   std::optional<ObjectsInPlace> in_place;
   std::shared_ptr<const WrittenTemplates> written;  // null: none
+  // Templates this process created that the cache does not show yet (create_expectations.h).
+  std::set<std::string> awaited_templates;
   // ClusterCache::owned_version() read before `objects`: a change during the pass plans again.
   uint64_t owned_version = 0;
   // The profile's objects as cached: read when it is being deleted, or applying and not known to
@@ -126,6 +128,9 @@ struct ProfilePlan {
   int64_t templates_in_place = 0;
   int64_t quotas_in_place = 0;
   std::vector<ObjectRef> not_stored;
+  // kApply: creates dropped because the template was created and its event is awaited; counted
+  // in templates_in_place.
+  int64_t templates_awaited = 0;
   bool orphan = false;
   // 3. Filled by ConcludeProfile for kApply and kCleanup.
   std::vector<PlannedEvent> events;

@@ -101,7 +101,7 @@ absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry
 }
 
 ProfileReconciler::ProfileReconciler(ProfileReconcilerOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)), created_(options_.clock) {}
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std::string& name) {
   ASSIGN_OR_RETURN(ProfileObservation seen, Observe(name));
@@ -146,6 +146,10 @@ absl::StatusOr<ProfileObservation> ProfileReconciler::Observe(const std::string&
   if (!seen.in_place.has_value()) {
     ASSIGN_OR_RETURN(seen.objects,
                      ObserveObjects(cache, name, DesiredClassOf(*seen.snapshot.computed, name)));
+    if (const auto* templates = cache.claim_templates()) {
+      seen.awaited_templates = created_.Awaited(
+          name, [templates](const std::string& key) { return templates->Get(key) != nullptr; });
+    }
   }
   return seen;
 }
@@ -191,12 +195,16 @@ void ProfileReconciler::ApplyObjects(const ProfileObservation& seen, ProfilePlan
   const profile::TemplateSet* desired = DesiredTemplatesOf(*seen.snapshot.computed, seen.name);
   std::shared_ptr<const WrittenTemplates> written =
       TemplatesWrittenAfter(seen.written, desired, changes);
+  for (const ObjectRef& object : changes.created) {
+    if (object.kind == ObjectKind::kClaimTemplate) created_.Expect(seen.name, object.Key());
+  }
   absl::MutexLock lock(&mu_);
   if (written != seen.written) written_templates_[seen.name] = std::move(written);
   if (plan->remember_in_place.has_value()) in_place_[seen.name] = *plan->remember_in_place;
 }
 
 void ProfileReconciler::Forget(const std::string& name) {
+  created_.Forget(name);
   absl::MutexLock lock(&mu_);
   last_status_write_.erase(name);
   last_warning_.erase(name);

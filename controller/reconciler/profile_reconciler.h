@@ -29,6 +29,7 @@
 #include "controller/kueue/kueue_config.h"
 #include "controller/reconciler/cluster_cache.h"
 #include "controller/reconciler/cluster_writer.h"
+#include "controller/reconciler/create_expectations.h"
 #include "controller/reconciler/desired_state.h"
 #include "controller/reconciler/foreign_objects.h"
 #include "controller/reconciler/plan_executor.h"
@@ -77,6 +78,9 @@ class ProfileReconciler {
   explicit ProfileReconciler(ProfileReconcilerOptions options);
 
   absl::StatusOr<runtime::ReconcileResult> Reconcile(const std::string& name);
+  // An informer event of the ResourceClaimTemplate at `key` ("<namespace>/<name>"): a template
+  // this reconciler created is no longer awaited (create_expectations.h).
+  void TemplateObserved(const std::string& key) { created_.Observed(key); }
 
  private:
   // One read of the caches, and of what earlier passes remember of the profile. Errors: an index
@@ -93,6 +97,7 @@ class ProfileReconciler {
   void Event(const ProfileObject& object, const PlannedEvent& event) ABSL_LOCKS_EXCLUDED(mu_);
 
   const ProfileReconcilerOptions options_;
+  CreateExpectations created_;
   absl::Mutex mu_;
   std::map<std::string, absl::Time> last_status_write_ ABSL_GUARDED_BY(mu_);
   // The last warning note recorded per profile, so a condition that persists is not re-announced

@@ -12,6 +12,7 @@
 #include "controller/kueue/kueue_mapped.h"
 #include "controller/profile/feature_support.h"
 #include "controller/profile/profile_conditions.h"
+#include "controller/reconciler/create_expectations.h"
 #include "controller/reconciler/profile_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -485,6 +486,36 @@ TEST(ConcludeProfileTest, CleanupDropsOnlyOurFinalizerOnceEverythingIsDone) {
   ConcludeProfile(seen, partly, &failed);
   EXPECT_FALSE(failed.finalizers_after.has_value());  // the finalizer stays
   EXPECT_EQ(failed.error.code(), absl::StatusCode::kUnavailable);
+}
+
+// A template this process created whose event has not arrived is not created again (that would
+// meet it: 409 and a GET); it counts as in place, the pass is not remembered, and the profile
+// comes back by kAwaitedRecheck in case the event is lost.
+TEST(DecideProfileTest, TemplatesAwaitingTheirEventAreNotCreatedAgain) {
+  Snapshot snapshot;
+  ProfileObservation seen = Seen(&snapshot);
+  seen.awaited_templates = {"ml/large-memory", "other/large-memory"};
+  ProfilePlan plan = DecideProfile(seen);
+  EXPECT_THAT(Lines(plan.actions), ElementsAre("0 batch/large-memory"));
+  EXPECT_EQ(plan.templates_awaited, 1);
+  EXPECT_EQ(plan.templates_in_place, 1);
+  AppliedChanges changes;
+  changes.created = {TemplateIn("batch")};
+  changes.templates_placed = 1;
+  ConcludeProfile(seen, changes, &plan);
+  EXPECT_EQ(plan.status->claim_templates.ready, 2);
+  EXPECT_FALSE(plan.remember_in_place.has_value());
+  EXPECT_FALSE(plan.result.requeue);
+  EXPECT_EQ(plan.result.requeue_after, kAwaitedRecheck);
+
+  // With nothing else to write the pass is quiet, and still not remembered.
+  seen.awaited_templates = {"batch/large-memory", "ml/large-memory"};
+  plan = DecideProfile(seen);
+  EXPECT_THAT(plan.actions, IsEmpty());
+  ConcludeProfile(seen, AppliedChanges{}, &plan);
+  EXPECT_EQ(plan.status->claim_templates.ready, 2);
+  EXPECT_FALSE(plan.remember_in_place.has_value());
+  EXPECT_EQ(plan.result.requeue_after, kAwaitedRecheck);
 }
 
 TEST(TemplatesWrittenAfterTest, RecordsCreatedTemplatesOfTheSameSpec) {
