@@ -79,13 +79,13 @@ void IndexByProfile(Computed* out) {
 
 DesiredStateCache::DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign,
                                      FeatureGates gates, runtime::Clock* clock,
-                                     absl::Duration min_interval)
+                                     absl::Duration tick)
     : cache_(cache),
       foreign_(foreign),
       kube_(gates.version()),
       gates_(gates),
       clock_(clock),
-      min_interval_(min_interval),
+      tick_(tick),
       memo_(cel::DeviceValueOptions::For(gates)) {}
 
 int64_t DesiredStateCache::computations() const {
@@ -109,12 +109,8 @@ DesiredSnapshot DesiredStateCache::Get() {
       if (last_->cache_version == version && plan_foreign_version_ == foreign_version) {
         return {last_, absl::ZeroDuration()};
       }
-      // At most one computation per interval, counted from the end of the last one and at least
-      // as long as it took: under churn, computing takes at most about half of the time, and
-      // the reconciles in between run with the last result.
-      const absl::Duration interval = std::max(min_interval_, last_->compute_time);
-      const absl::Duration since = now - last_finished_;
-      if (since < interval) return {last_, interval - since};
+      const absl::Duration wait = UntilNextComputeLocked(now);
+      if (wait > absl::ZeroDuration()) return {last_, wait};
     }
     last_started_ = now;
     ++computations_;
@@ -124,6 +120,22 @@ DesiredSnapshot DesiredStateCache::Get() {
   last_ = computed;
   last_finished_ = clock_->Now();
   return {computed, absl::ZeroDuration()};
+}
+
+absl::Duration DesiredStateCache::UntilNextCompute() const {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  return UntilNextComputeLocked(now);
+}
+
+// One computation per tick, and a pause after each as long as it took: under churn, computing
+// takes at most about half of the time, and the reconciles in between run with the last result.
+absl::Duration DesiredStateCache::UntilNextComputeLocked(absl::Time now) const {
+  if (last_ == nullptr) return absl::ZeroDuration();
+  const absl::Time tick = runtime::TickAtOrBefore(now, tick_);
+  absl::Duration wait = absl::ZeroDuration();
+  if (last_started_ >= tick) wait = tick + tick_ - now;
+  return std::max(wait, last_->compute_time - (now - last_finished_));
 }
 
 std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {

@@ -11,10 +11,14 @@
 // linear passes over the devices (bench/desired_state_benchmark.cc).
 //
 // Under churn (100 ResourceSlice updates a second) the whole computation is not redone for
-// every change: within max(`min_interval`, the last computation's duration) of the end of the
-// last computation, Get() returns that (slightly stale) result with `retry_after` set, and the
-// caller comes back after that delay, when the next computation covers every change since. Results
-// are monotonic: never older than one already handed out.
+// every change: at most one computation starts per tick of `tick` (200 ms, counted from the Unix
+// epoch: runtime::TickAtOrBefore), and none within the last computation's duration of its end,
+// so computing takes at most about half of the time. Meanwhile Get() returns the last (slightly
+// stale) result with `retry_after` set, and the caller comes back after that delay, when the next
+// computation covers every change since. Ticks line the computations up with the work that
+// needs them: a profile's status is written on the same ticks (profile_reconciler.h), and the
+// first reconcile of a tick computes what every other one of that tick reads, so a status is
+// never older than its tick. Results are monotonic: never older than one already handed out.
 //
 // Unmanaged ResourceClaimTemplates and ResourceQuotas are not cached (only labelled ones are
 // watched); those a create met are observed state of their own (foreign_objects.h), read here as
@@ -66,20 +70,26 @@ struct DesiredSnapshot {
   bool fresh() const { return retry_after == absl::ZeroDuration(); }
 };
 
+// The period of the desired state's computations under churn (see above).
+inline constexpr absl::Duration kDesiredStateTick = absl::Milliseconds(200);
+
 class DesiredStateCache {
  public:
   // `cache`, `foreign` and `clock` must outlive this.
   // `gates`: the cluster's release and feature gates (the selectors' CEL environment, how the
   // scheduler reads devices).
   DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, FeatureGates gates,
-                    runtime::Clock* clock, absl::Duration min_interval = absl::Milliseconds(200));
+                    runtime::Clock* clock, absl::Duration tick = kDesiredStateTick);
   // The release's default gates.
   DesiredStateCache(const ClusterCache* cache, ForeignObjects* foreign, KubeVersion kube,
-                    runtime::Clock* clock, absl::Duration min_interval = absl::Milliseconds(200))
-      : DesiredStateCache(cache, foreign, FeatureGates(kube), clock, min_interval) {}
+                    runtime::Clock* clock, absl::Duration tick = kDesiredStateTick)
+      : DesiredStateCache(cache, foreign, FeatureGates(kube), clock, tick) {}
 
   // The desired state for the cache's content (see above for staleness under churn).
   DesiredSnapshot Get();
+  // How long until Get() computes again for a changed cache (zero: it would now). A change of
+  // the cache reaches a result no sooner, so event handlers delay the work it causes by this.
+  absl::Duration UntilNextCompute() const ABSL_LOCKS_EXCLUDED(mu_);
   // Computations so far, and how many of them planned the spec side anew (for tests).
   int64_t computations() const;
   int64_t plans() const;
@@ -89,6 +99,7 @@ class DesiredStateCache {
  private:
   // One computation for the cache's `version`: brings the plan, inventory and claim ledger up to
   // date (each only when its inputs changed), then assembles the desired state and its indexes.
+  absl::Duration UntilNextComputeLocked(absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::shared_ptr<const Computed> Compute(uint64_t version)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
   void UpdatePlan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
@@ -100,7 +111,7 @@ class DesiredStateCache {
   const KubeVersion kube_;
   const FeatureGates gates_;
   runtime::Clock* const clock_;
-  const absl::Duration min_interval_;
+  const absl::Duration tick_;
 
   mutable absl::Mutex compute_mu_;  // one computation at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);

@@ -22,4 +22,8 @@ RealClock* RealClock::Default() {
   return clock;
 }
 
+absl::Time TickAtOrBefore(absl::Time t, absl::Duration period) {
+  return absl::UnixEpoch() + absl::Floor(t - absl::UnixEpoch(), period);
+}
+
 }  // namespace gpuprofile::runtime

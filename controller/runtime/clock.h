@@ -45,4 +45,8 @@ class RealClock final : public Clock {
   static RealClock* Default();
 };
 
+// The last multiple of `period` (> 0) since the Unix epoch at or before `t`: work scheduled on
+// the ticks of one period lines up, whoever schedules it.
+absl::Time TickAtOrBefore(absl::Time t, absl::Duration period);
+
 }  // namespace gpuprofile::runtime

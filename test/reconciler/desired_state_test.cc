@@ -275,6 +275,27 @@ TEST_F(DesiredStateCacheTest, ACacheChangeGivesAFreshSnapshotAndReplansOnlyForTh
   }
 }
 
+// The ticks are counted from the epoch, not from the last computation: a change in a later tick
+// is computed at once, and one computation serves every caller of its tick.
+TEST_F(DesiredStateCacheTest, OneComputationPerTickCountedFromTheEpoch) {
+  Populate();
+  clock_.Advance(absl::Milliseconds(150));  // 150 ms into a tick
+  const DesiredSnapshot first = desired_->Get();
+  ASSERT_TRUE(first.fresh());
+  EXPECT_EQ(desired_->UntilNextCompute(), absl::Milliseconds(50));
+  ASSERT_TRUE(slices().ApplyRaw(WatchEventType::kAdded, Slice("node-2", 1).dump()).ok());
+  const DesiredSnapshot stale = desired_->Get();
+  EXPECT_EQ(stale.computed, first.computed);
+  EXPECT_EQ(stale.retry_after, absl::Milliseconds(50));
+
+  clock_.Advance(absl::Milliseconds(50));  // the next tick: 50 ms after the computation
+  EXPECT_EQ(desired_->UntilNextCompute(), absl::ZeroDuration());
+  const DesiredSnapshot next = desired_->Get();
+  EXPECT_TRUE(next.fresh());
+  EXPECT_NE(next.computed, first.computed);
+  EXPECT_EQ(desired_->computations(), 2);
+}
+
 // Within the interval after a computation, a change is not computed at once: the last snapshot
 // comes back stale, with the time left until the interval ends; then one computation covers it.
 TEST_F(DesiredStateCacheTest, WithinTheIntervalTheLastSnapshotComesBackStale) {

@@ -69,6 +69,17 @@ TEST(FakeClockTest, ConditionChangeWakesAWaiterBeforeItsDeadline) {
   EXPECT_TRUE(result);
 }
 
+TEST(TickAtOrBeforeTest, MultiplesOfThePeriodSinceTheEpoch) {
+  const absl::Duration tick = absl::Milliseconds(200);
+  const absl::Time start = absl::FromUnixSeconds(1700000000);  // a multiple of 200 ms
+  EXPECT_EQ(TickAtOrBefore(start, tick), start);
+  EXPECT_EQ(TickAtOrBefore(start + absl::Milliseconds(199), tick), start);
+  EXPECT_EQ(TickAtOrBefore(start + absl::Milliseconds(200), tick), start + tick);
+  EXPECT_EQ(TickAtOrBefore(start - absl::Nanoseconds(1), tick), start - tick);
+  EXPECT_EQ(TickAtOrBefore(start + absl::Milliseconds(1234), absl::Seconds(1)),
+            start + absl::Seconds(1));
+}
+
 TEST(RealClockTest, PastDeadlineDoesNotBlock) {
   RealClock* clock = RealClock::Default();
   absl::Mutex mu;
