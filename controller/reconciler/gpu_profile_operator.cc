@@ -1,6 +1,7 @@
 // File: controller/reconciler/gpu_profile_operator.cc
 #include "controller/reconciler/gpu_profile_operator.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -63,6 +64,14 @@ namespace {
 
 // Every change to the fleet's inputs enqueues its one key.
 constexpr auto kToFleet = [](const auto&) { return std::vector<std::string>{kFleetKey}; };
+
+void AddWhenDue(runtime::WorkQueue* queue, const std::string& key, absl::Duration wait) {
+  if (wait > absl::ZeroDuration()) {
+    queue->AddAfter(key, wait);
+  } else {
+    queue->Add(key);
+  }
+}
 
 }  // namespace
 
@@ -215,10 +224,21 @@ void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices
       if (t != nullptr) profiles_->TemplateObserved(absl::StrCat(t->namespace_name, "/", t->name()));
     }
   });
+  slices.AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {
+    if (before != nullptr && (after == nullptr || after->driver != before->driver)) {
+      EnqueueForStatus(ProfilesOfDriver(before->driver));
+    }
+    if (after != nullptr) EnqueueForStatus(ProfilesOfDriver(after->driver));
+  });
+  claims.AddHandler([this](const dra::ResourceClaim* before, const dra::ResourceClaim* after) {
+    std::set<std::string> keys;
+    for (const dra::ResourceClaim* claim : {before, after}) {
+      if (claim == nullptr) continue;
+      for (std::string& key : ProfilesOfClaim(*claim)) keys.insert(std::move(key));
+    }
+    EnqueueForStatus({keys.begin(), keys.end()});
+  });
   kube::ControllerBuilder(controller_.get())
-      .Watches<dra::ResourceSlice>(
-          &slices,
-          [this](const dra::ResourceSlice& slice) { return ProfilesOfDriver(slice.driver); })
       .Owns<dra::DeviceClass>(
           &classes, [](const dra::DeviceClass& c) -> const meta::ObjectMeta& { return c.metadata; },
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
@@ -231,12 +251,22 @@ void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices
           api::kGpuProfileKind, kube::OwnerScope::kCluster)
       .Watches<TemplateObject>(
           &templates,
-          [this](const TemplateObject& t) { return ProfilesOfLabelled(t.shared_meta()); })
-      .Watches<dra::ResourceClaim>(
-          &claims, [this](const dra::ResourceClaim& claim) { return ProfilesOfClaim(claim); });
-  kube::ControllerBuilder(node_group_controller_.get())
-      .Watches<dra::ResourceSlice>(&slices, kToFleet)
-      .Watches<dra::ResourceClaim>(&claims, kToFleet);
+          [this](const TemplateObject& t) { return ProfilesOfLabelled(t.shared_meta()); });
+}
+
+// A ResourceSlice or ResourceClaim change reaches a profile's status, and the node groups, only
+// through the next computation of the desired state (which coalesces churn: desired_state.h),
+// and a profile's status no sooner than its status interval allows: a pass before then finds
+// nothing to write. Under 100 slice updates a second, a pass of every affected profile on every
+// update kept the workers busy with such passes, and the passes that write waited for CPU. So
+// these events add their keys once the work can be done; the queue keeps the earliest time of
+// a key already waiting, and other events (a profile's, an owned object's) still add at once.
+void GpuProfileOperator::EnqueueForStatus(const std::vector<std::string>& profiles) {
+  const absl::Duration compute = desired_->UntilNextCompute();
+  for (const std::string& key : profiles) {
+    AddWhenDue(controller_->queue(), key, std::max(compute, profiles_->StatusWait(key)));
+  }
+  AddWhenDue(node_group_controller_->queue(), kFleetKey, compute);
 }
 
 void GpuProfileOperator::EnqueueAllProfiles() {

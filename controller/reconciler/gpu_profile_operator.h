@@ -141,6 +141,8 @@ class GpuProfileOperator {
       absl::FunctionRef<bool(const api::GpuProfileSpec&)> keep) const;
   std::vector<std::string> ProfilesOfDriver(const std::string& driver) const;
   std::vector<std::string> ProfilesOfClaim(const dra::ResourceClaim& claim) const;
+  // Adds `profiles` and the fleet to their queues once a slice or claim change can show.
+  void EnqueueForStatus(const std::vector<std::string>& profiles);
 
   const OperatorOptions options_;
   const KubeVersion kube_;

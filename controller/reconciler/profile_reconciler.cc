@@ -1,6 +1,7 @@
 // File: controller/reconciler/profile_reconciler.cc
 #include "controller/reconciler/profile_reconciler.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -203,10 +204,30 @@ void ProfileReconciler::ApplyObjects(const ProfileObservation& seen, ProfilePlan
   if (plan->remember_in_place.has_value()) in_place_[seen.name] = *plan->remember_in_place;
 }
 
+absl::Duration ProfileReconciler::StatusWait(const std::string& name) {
+  const absl::Time now = options_.clock->Now();
+  absl::MutexLock lock(&mu_);
+  return StatusWaitLocked(name, now);
+}
+
+// A tick no longer than the interval, so that two writes are never in one interval's reach of
+// the same tick.
+absl::Time ProfileReconciler::StatusTickOf(absl::Time now) const {
+  const absl::Duration period = std::min(options_.status_tick, options_.status_interval);
+  return period > absl::ZeroDuration() ? runtime::TickAtOrBefore(now, period) : now;
+}
+
+// Counted from the tick of the last write, so that the next one falls on a tick too.
+absl::Duration ProfileReconciler::StatusWaitLocked(const std::string& name, absl::Time now) {
+  auto last = last_status_tick_.find(name);
+  if (last == last_status_tick_.end()) return absl::ZeroDuration();
+  return std::max(absl::ZeroDuration(), last->second + options_.status_interval - now);
+}
+
 void ProfileReconciler::Forget(const std::string& name) {
   created_.Forget(name);
   absl::MutexLock lock(&mu_);
-  last_status_write_.erase(name);
+  last_status_tick_.erase(name);
   last_warning_.erase(name);
   in_place_.erase(name);
   // A deleted profile's series go (Prometheus marks them stale), so no alert or dashboard keeps
@@ -231,11 +252,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
   if (encoded == object.status) return runtime::ReconcileResult{};
   {
     absl::MutexLock lock(&mu_);
-    auto last = last_status_write_.find(name);
-    if (last != last_status_write_.end() && now - last->second < options_.status_interval) {
-      return runtime::ReconcileResult{false, options_.status_interval - (now - last->second)};
-    }
-    last_status_write_[name] = now;
+    const absl::Duration wait = StatusWaitLocked(name, now);
+    if (wait > absl::ZeroDuration()) return runtime::ReconcileResult{false, wait};
+    last_status_tick_[name] = StatusTickOf(now);
   }
   // Only what changed, and null for what went away (kube/merge_patch.h).
   absl::Status written =

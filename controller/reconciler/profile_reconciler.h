@@ -64,7 +64,13 @@ struct ProfileReconcilerOptions {
   runtime::Clock* clock = nullptr;           // required
   runtime::EventRecorder* events = nullptr;  // may be null
   const ProfileMetrics* metrics = nullptr;   // may be null
+  // At most one status write per profile per `status_interval`, counted from the `status_tick`
+  // the last write fell in (runtime::TickAtOrBefore): a status change found sooner is written on
+  // the tick one interval later. With the desired state's tick, the writes of every profile due
+  // in a tick read the one computation made at its start (desired_state.h), so a status is as
+  // fresh as its tick. Two writes are at least `status_interval` - `status_tick` apart.
   absl::Duration status_interval = absl::Seconds(1);
+  absl::Duration status_tick = kDesiredStateTick;
   // What DRA discovery last found when no usable resource.k8s.io version is served (for the
   // DRANotServed message); may be null. Called from reconcile workers.
   std::function<std::string()> dra_discovery;
@@ -81,6 +87,9 @@ class ProfileReconciler {
   // An informer event of the ResourceClaimTemplate at `key` ("<namespace>/<name>"): a template
   // this reconciler created is no longer awaited (create_expectations.h).
   void TemplateObserved(const std::string& key) { created_.Observed(key); }
+  // How long until profile `name`'s status may be written again (zero: now): a status change
+  // found sooner waits for it (ProfileReconcilerOptions::status_interval).
+  absl::Duration StatusWait(const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // One read of the caches, and of what earlier passes remember of the profile. Errors: an index
@@ -93,13 +102,17 @@ class ProfileReconciler {
   absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
                                                        api::GpuProfileStatus status)
       ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Time StatusTickOf(absl::Time now) const;
+  absl::Duration StatusWaitLocked(const std::string& name, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExportGauges(const std::string& name, const api::GpuProfileStatus& status);
   void Event(const ProfileObject& object, const PlannedEvent& event) ABSL_LOCKS_EXCLUDED(mu_);
 
   const ProfileReconcilerOptions options_;
   CreateExpectations created_;
   absl::Mutex mu_;
-  std::map<std::string, absl::Time> last_status_write_ ABSL_GUARDED_BY(mu_);
+  // The tick of each profile's last status write.
+  std::map<std::string, absl::Time> last_status_tick_ ABSL_GUARDED_BY(mu_);
   // The last warning note recorded per profile, so a condition that persists is not re-announced
   // on every pass (the recorder aggregates repeats, but each still costs a write).
   std::map<std::string, std::string> last_warning_ ABSL_GUARDED_BY(mu_);
