@@ -706,15 +706,15 @@ class CachedStep final : public Step {
   CachedStep(StepPtr inner, int slot) : inner_(std::move(inner)), slot_(slot) {}
   Value Evaluate(Frame& frame) const override { return *EvaluateRef(frame); }
   const Value* EvaluateRef(Frame& frame) const override {
-    CacheSlot& slot = frame.cache[slot_];
-    if (slot.ref == nullptr) {
-      slot.ref = inner_->EvaluateRef(frame);  // valid until the evaluation ends
-      if (slot.ref == nullptr) {
-        slot.owned = inner_->Evaluate(frame);
-        slot.ref = &slot.owned;
+    const Value*& slot = frame.cache[slot_];
+    if (slot == nullptr) {
+      slot = inner_->EvaluateRef(frame);  // valid until the evaluation ends
+      if (slot == nullptr) {
+        frame.owned.push_front(inner_->Evaluate(frame));
+        slot = &frame.owned.front();
       }
     }
-    return slot.ref;
+    return slot;
   }
 
  private:
