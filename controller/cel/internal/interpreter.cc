@@ -2,6 +2,9 @@
 #include "controller/cel/internal/interpreter.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -141,6 +144,8 @@ class SelectStep final : public Step {
     if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
     return operand->map_value().FindStringRef(field_);
   }
+
+  const Step& operand() const { return *operand_; }
 
  private:
   StepPtr operand_;
@@ -352,6 +357,8 @@ class IndexConstStep final : public Step {
     return operand->map_value().FindStringRef(key_.string_ref());
   }
 
+  const Step& operand() const { return *operand_; }
+
  private:
   std::unique_ptr<CallStep> call_;
   const Step* operand_;  // call_'s first argument
@@ -522,8 +529,11 @@ class InStep final : public Step {
       c_owned = container_->Evaluate(frame);
       cr = &c_owned;
     }
-    const Value& x = *xr;
-    const Value& c = *cr;
+    return Apply(*xr, *cr);
+  }
+
+  // `x in c` for evaluated operands.
+  Value Apply(const Value& x, const Value& c) const {
     if (x.is_error()) return x;
     if (c.is_error()) return c;
     if (c.kind() == ValueKind::kMap) return Value::Bool(c.map_value().Contains(x));
@@ -551,11 +561,97 @@ class InStep final : public Step {
     return Value::Bool(false);
   }
 
+  const Step& element() const { return *element_; }
+  const Step& container() const { return *container_; }
+
  private:
   StepPtr element_, container_;
   // When the container is a constant list: its string elements, for string membership.
   bool constant_list_ = false;
   std::vector<std::string> constant_strings_;
+};
+
+// The sentinel a key-lookup slot holds once the key is known not to be a member.
+const Value* NotMember() {
+  static const Value* const kNotMember = new Value();
+  return kNotMember;
+}
+
+// Looks `key` up in `map` once per evaluation, through cache slot `slot` (see MemberInStep):
+// sets `*member` to the key's stored value, or null when it is not a member. False when the map
+// cannot answer in one lookup (MapValue::FindMemberRef); the slot then stays unset.
+bool FindMember(Frame& frame, int slot, const MapValue& map, absl::string_view key,
+                const Value** member) {
+  const Value*& known = frame.cache[slot];
+  if (known == nullptr) {
+    const Value* found = nullptr;
+    if (!map.FindMemberRef(key, &found)) return false;
+    known = found != nullptr ? found : NotMember();
+  }
+  *member = known == NotMember() ? nullptr : known;
+  return true;
+}
+
+// `'k' in P` where P is an attribute path that the expression also reads as `P.k` or `P['k']`
+// (the presence check that guards a read, `'memory' in device.capacity[d] && ...memory`): when
+// P's value is a borrowed map that can answer membership and value at once, the lookup is made
+// once per evaluation and shared with the read (MemberValueStep, same slot). Same results as
+// InStep: membership is what MapValue::Contains says, and anything else (P not a map, not
+// borrowed, an error) takes InStep's path.
+class MemberInStep final : public Step {
+ public:
+  // `fallback`'s element is the constant string `k`.
+  MemberInStep(std::unique_ptr<InStep> fallback, int slot)
+      : fallback_(std::move(fallback)), container_(&fallback_->container()),
+        key_(*fallback_->element().constant()), slot_(slot) {}
+
+  Value Evaluate(Frame& frame) const override {
+    const Value* c = container_->EvaluateRef(frame);
+    if (c == nullptr) return fallback_->Evaluate(frame);
+    if (c->kind() == ValueKind::kMap) {
+      const Value* member;
+      if (FindMember(frame, slot_, c->map_value(), key_.string_ref(), &member)) {
+        return Value::Bool(member != nullptr);
+      }
+    }
+    return fallback_->Apply(key_, *c);
+  }
+
+ private:
+  std::unique_ptr<InStep> fallback_;
+  const Step* container_;  // fallback_'s container, P
+  Value key_;              // fallback_'s constant element
+  int slot_;
+};
+
+// `P.k` or `P['k']` sharing its lookup with `'k' in P` (MemberInStep, same slot). A key that is
+// not a member is read as the plain step reads it (FindStringRef: a map may answer absent keys
+// with a default, as a device's attribute domains do); anything that is not a borrowed map takes
+// the plain step, `fallback`, unchanged.
+class MemberValueStep final : public Step {
+ public:
+  // `operand` is `fallback`'s operand (P), `key` the field or constant index.
+  MemberValueStep(StepPtr fallback, const Step* operand, std::string key, int slot)
+      : fallback_(std::move(fallback)), operand_(operand), key_(std::move(key)), slot_(slot) {}
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* v = EvaluateRef(frame)) return *v;
+    return fallback_->Evaluate(frame);
+  }
+  const Value* EvaluateRef(Frame& frame) const override {
+    const Value* c = operand_->EvaluateRef(frame);
+    if (c == nullptr || c->kind() != ValueKind::kMap) return nullptr;
+    const MapValue& map = c->map_value();
+    const Value* member;
+    if (FindMember(frame, slot_, map, key_, &member) && member != nullptr) return member;
+    return map.FindStringRef(key_);
+  }
+
+ private:
+  StepPtr fallback_;
+  const Step* operand_;  // fallback_'s operand
+  std::string key_;
+  int slot_;
 };
 
 // List and map literals.
@@ -739,6 +835,16 @@ class Planner {
     VisitExpr(root, [&](const Expr& e) {
       if (IsCacheablePath(e)) ++path_counts_[DebugString(e)];
     });
+    // Keys both checked for presence (`'k' in P`) and read (`P.k`, `P['k']`) on the same path:
+    // one lookup per evaluation serves both (MemberInStep, MemberValueStep).
+    absl::flat_hash_set<MemberKey> checked, read;
+    VisitExpr(root, [&](const Expr& e) {
+      if (std::optional<MemberKey> k = PresenceCheck(e)) checked.insert(*std::move(k));
+      if (std::optional<MemberKey> k = KeyRead(e)) read.insert(*std::move(k));
+    });
+    for (const MemberKey& k : checked) {
+      if (read.contains(k)) member_slots_.emplace(k, -1);  // numbered when first built
+    }
   }
 
   absl::StatusOr<StepPtr> Build(const Expr& e) {
@@ -747,7 +853,8 @@ class Planner {
       auto count = path_counts_.find(key);
       if (count != path_counts_.end() && count->second >= 2) {
         // Take the slot number now: building the inner steps may add slots (and rehash).
-        int slot = cache_slots_.emplace(key, static_cast<int>(cache_slots_.size())).first->second;
+        int slot = cache_slots_.try_emplace(key, num_cache_slots_).first->second;
+        if (slot == num_cache_slots_) ++num_cache_slots_;
         auto inner = BuildUncached(e);
         if (!inner.ok()) return inner.status();
         return StepPtr(new CachedStep(std::move(*inner), slot));
@@ -756,9 +863,56 @@ class Planner {
     return BuildUncached(e);
   }
 
-  int num_cache_slots() const { return static_cast<int>(cache_slots_.size()); }
+  int num_cache_slots() const { return num_cache_slots_; }
 
  private:
+  // An attribute path (its DebugString) and a key looked up in its value.
+  using MemberKey = std::pair<std::string, std::string>;
+
+  // `'k' in P` with P an attribute path: (P, k).
+  std::optional<MemberKey> PresenceCheck(const Expr& e) const {
+    if (e.kind != Expr::Kind::kCall || e.name != op::kIn || e.operand || e.args.size() != 2) {
+      return std::nullopt;
+    }
+    const Expr& k = *e.args[0];
+    if (k.kind != Expr::Kind::kConstant || k.constant.kind != Constant::Kind::kString ||
+        !IsCacheablePath(*e.args[1])) {
+      return std::nullopt;
+    }
+    return MemberKey(DebugString(*e.args[1]), k.constant.string_value);
+  }
+
+  // `P.k` or `P['k']` with P an attribute path, as BuildSelect and BuildCall build them with P a
+  // step of its own (a chain of plain names `a.b.c` is resolved as a qualified name instead).
+  std::optional<MemberKey> KeyRead(const Expr& e) const {
+    if (e.kind == Expr::Kind::kSelect && !e.test_only && IsCacheablePath(*e.operand) &&
+        !IsNameChain(e)) {
+      return MemberKey(DebugString(*e.operand), e.name);
+    }
+    if (e.kind == Expr::Kind::kCall && e.name == op::kIndex && !e.operand && e.args.size() == 2 &&
+        e.args[1]->kind == Expr::Kind::kConstant &&
+        e.args[1]->constant.kind == Constant::Kind::kString && IsCacheablePath(*e.args[0])) {
+      return MemberKey(DebugString(*e.args[0]), e.args[1]->constant.string_value);
+    }
+    return std::nullopt;
+  }
+
+  // Whether `e` is `a.b.c`: plain field selections down to an identifier.
+  static bool IsNameChain(const Expr& e) {
+    const Expr* cur = &e;
+    while (cur->kind == Expr::Kind::kSelect && !cur->test_only) cur = cur->operand.get();
+    return cur->kind == Expr::Kind::kIdent;
+  }
+
+  // The cache slot shared by the presence check and the read of `key`, or -1 when `key` is not
+  // both checked and read.
+  int MemberSlot(const MemberKey& key) {
+    auto it = member_slots_.find(key);
+    if (it == member_slots_.end()) return -1;
+    if (it->second < 0) it->second = num_cache_slots_++;
+    return it->second;
+  }
+
   // A field selection or constant index over a chain rooted at an identifier that no
   // comprehension binds: its value is the same wherever it occurs in one evaluation.
   bool IsCacheablePath(const Expr& e) const {
@@ -908,7 +1062,14 @@ class Planner {
     }
     auto operand = Build(*e.operand);
     if (!operand.ok()) return operand.status();
-    return StepPtr(new SelectStep(std::move(*operand), e.name, e.test_only));
+    auto select = std::make_unique<SelectStep>(std::move(*operand), e.name, e.test_only);
+    if (std::optional<MemberKey> key = KeyRead(e)) {
+      if (int slot = MemberSlot(*key); slot >= 0) {
+        const Step* p = &select->operand();
+        return StepPtr(new MemberValueStep(std::move(select), p, e.name, slot));
+      }
+    }
+    return StepPtr(std::move(select));
   }
 
   absl::StatusOr<StepPtr> BuildCall(const Expr& e) {
@@ -968,7 +1129,13 @@ class Planner {
     }
     if (fn == op::kIn && !e.operand && e.args.size() == 2) {
       if (absl::Status s = build_args(); !s.ok()) return s;
-      return StepPtr(new InStep(std::move(args[0]), std::move(args[1])));
+      auto in = std::make_unique<InStep>(std::move(args[0]), std::move(args[1]));
+      if (std::optional<MemberKey> key = PresenceCheck(e)) {
+        if (int slot = MemberSlot(*key); slot >= 0) {
+          return StepPtr(new MemberInStep(std::move(in), slot));
+        }
+      }
+      return StepPtr(std::move(in));
     }
 
     // Unchecked `ns.fn(x)` where `ns.fn` is a global function (the checker rewrites these).
@@ -1025,7 +1192,14 @@ class Planner {
     }
     auto call = std::make_unique<CallStep>(name, std::move(candidates), std::move(args));
     if (name == op::kIndex && receiver == nullptr && IndexConstStep::Applies(*call)) {
-      return StepPtr(new IndexConstStep(std::move(call)));
+      auto index = std::make_unique<IndexConstStep>(std::move(call));
+      if (std::optional<MemberKey> key = KeyRead(e)) {
+        if (int slot = MemberSlot(*key); slot >= 0) {
+          const Step* p = &index->operand();
+          return StepPtr(new MemberValueStep(std::move(index), p, std::move(key->second), slot));
+        }
+      }
+      return StepPtr(std::move(index));
     }
     return Fold(std::move(call), e);
   }
@@ -1114,6 +1288,8 @@ class Planner {
   absl::flat_hash_set<std::string> bound_names_;
   absl::flat_hash_map<std::string, int> path_counts_;
   absl::flat_hash_map<std::string, int> cache_slots_;
+  absl::flat_hash_map<MemberKey, int> member_slots_;  // -1 until the first step that uses it
+  int num_cache_slots_ = 0;  // repeated paths and member lookups share the frame's cache
 };
 
 }  // namespace
