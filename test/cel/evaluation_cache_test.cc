@@ -195,6 +195,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"m['s']['x'] == 1 && 'x' in m['s']", "error:no such overload"},
         Case{"'x' in m['b'] && m['b'].x == 1", "error:no such key: b"},
         Case{"'x' in m['a']['b'] || m['a']['b'].x == 1", "error:no such key: b"},
+        // Paths below a value that is not a map, and through a prefix built rather than borrowed.
+        Case{"m['a']['x'] + m['a'].y + m['a'].x", "4"},
+        Case{"m['a'].x.y == 1", "error:does not support field selection"},
+        Case{"m['a']['x']['y'] == 1", "error:no such overload"},
+        Case{"m['a'].x.y == 1 || m['a']['x'] == 1", "true"},
         // Comprehensions rebinding a name are not paths of the input.
         Case{"[{'x': 5}].all(m, 'x' in m && m.x == 5) && 'x' in m.a && m.a.x == 1", "true"},
         Case{"m.a.exists(k, k == 'x') && 'x' in m.a && m.a.x == 1", "true"},
@@ -256,6 +261,15 @@ TEST(EvaluationCacheTest, EachEvaluationSeesItsOwnInput) {
   Value v = read->Evaluate({without_x.value});
   ASSERT_TRUE(v.is_error()) << v.DebugString();
   EXPECT_EQ(v.error_message(), "no such key: x");
+}
+
+TEST(EvaluationCacheTest, UnboundVariableIsAnErrorOnEveryPath) {
+  std::shared_ptr<const Program> p =
+      CompileOrDie("'x' in m['a'] || m['a'].x == 1 || m['a']['y'] == 2", true);
+  ASSERT_NE(p, nullptr);
+  Value v = p->Evaluate(absl::Span<const Value>());
+  ASSERT_TRUE(v.is_error()) << v.DebugString();
+  EXPECT_EQ(v.error_message(), "no such attribute: m");
 }
 
 }  // namespace

@@ -86,6 +86,8 @@ class VariableStep final : public Step {
     return Value::Error(absl::StrCat("no such attribute: ", name_));
   }
 
+  size_t index() const { return index_; }
+
  private:
   size_t index_;
   std::string name_;
@@ -146,6 +148,8 @@ class SelectStep final : public Step {
   }
 
   const Step& operand() const { return *operand_; }
+  const std::string& field() const { return field_; }
+  bool test_only() const { return test_only_; }
 
  private:
   StepPtr operand_;
@@ -358,6 +362,7 @@ class IndexConstStep final : public Step {
   }
 
   const Step& operand() const { return *operand_; }
+  const std::string& key() const { return key_.string_ref(); }
 
  private:
   std::unique_ptr<CallStep> call_;
@@ -647,6 +652,10 @@ class MemberValueStep final : public Step {
     return map.FindStringRef(key_);
   }
 
+  const Step& operand() const { return *operand_; }
+  const std::string& key() const { return key_; }
+  int slot() const { return slot_; }
+
  private:
   StepPtr fallback_;
   const Step* operand_;  // fallback_'s operand
@@ -813,9 +822,116 @@ class CachedStep final : public Step {
     return slot;
   }
 
+  const Step& inner() const { return *inner_; }
+  int slot() const { return slot_; }
+
  private:
   StepPtr inner_;
   int slot_;
+};
+
+// An attribute path rooted at a declared variable (`device.attributes['gpu.nvidia.com'].type`)
+// as one step: the keys are looked up in a loop, starting from the longest prefix the frame has
+// cached, instead of through one step (and one virtual call) per selection, cache and index.
+// It reads exactly what the steps it was made from read -- each key with FindStringRef, through
+// the same cache and key-lookup slots (CachedStep, MemberValueStep) -- and whenever that cannot
+// borrow a value (a value that is not a map, a missing key, a map that does not store its
+// values) it leaves the evaluation to those steps, `fallback`, unchanged.
+class PathStep final : public Step {
+ public:
+  struct Component {
+    std::string key;
+    int cache_slot = -1;   // the CachedStep slot of the path up to and including this key
+    int member_slot = -1;  // the MemberValueStep slot of this key, shared with `'key' in ...`
+  };
+
+  PathStep(StepPtr fallback, size_t variable, std::vector<Component> components)
+      : fallback_(std::move(fallback)), variable_(variable), components_(std::move(components)) {}
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* v = EvaluateRef(frame)) return *v;
+    return fallback_->Evaluate(frame);
+  }
+
+  const Value* EvaluateRef(Frame& frame) const override {
+    size_t i = components_.size();
+    const Value* cur = nullptr;
+    for (; i > 0; --i) {
+      const int slot = components_[i - 1].cache_slot;
+      if (slot >= 0 && (cur = frame.cache[slot]) != nullptr) break;
+    }
+    if (i == 0) {
+      if (variable_ >= frame.variables.size()) return nullptr;
+      cur = &frame.variables[variable_];
+    }
+    for (; i < components_.size(); ++i) {
+      if (cur->kind() != ValueKind::kMap) return nullptr;
+      const Component& c = components_[i];
+      const MapValue& map = cur->map_value();
+      const Value* next = nullptr;
+      if (c.member_slot < 0 || !FindMember(frame, c.member_slot, map, c.key, &next) ||
+          next == nullptr) {
+        next = map.FindStringRef(c.key);
+      }
+      if (next == nullptr) return nullptr;
+      if (c.cache_slot >= 0) frame.cache[c.cache_slot] = next;
+      cur = next;
+    }
+    return cur;
+  }
+
+  size_t variable() const { return variable_; }
+  const std::vector<Component>& components() const { return components_; }
+
+  // The PathStep equivalent of `step` (selections, constant-key indexes, caches and key lookups
+  // over a declared variable), or `step` itself when it has another shape.
+  static StepPtr Flatten(StepPtr step) {
+    std::vector<Component> reversed;
+    int pending_cache = -1;  // a CachedStep's slot, for the component below it
+    const Step* cur = step.get();
+    size_t variable = 0;
+    std::vector<Component> prefix;
+    while (true) {
+      if (const auto* c = dynamic_cast<const CachedStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        pending_cache = c->slot();
+        cur = &c->inner();
+      } else if (const auto* m = dynamic_cast<const MemberValueStep*>(cur)) {
+        reversed.push_back({m->key(), pending_cache, m->slot()});
+        pending_cache = -1;
+        cur = &m->operand();
+      } else if (const auto* sel = dynamic_cast<const SelectStep*>(cur)) {
+        if (sel->test_only()) return step;
+        reversed.push_back({sel->field(), pending_cache, -1});
+        pending_cache = -1;
+        cur = &sel->operand();
+      } else if (const auto* ix = dynamic_cast<const IndexConstStep*>(cur)) {
+        reversed.push_back({ix->key(), pending_cache, -1});
+        pending_cache = -1;
+        cur = &ix->operand();
+      } else if (const auto* p = dynamic_cast<const PathStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        variable = p->variable();
+        prefix = p->components();
+        break;
+      } else if (const auto* v = dynamic_cast<const VariableStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        variable = v->index();
+        break;
+      } else {
+        return step;
+      }
+    }
+    if (reversed.empty()) return step;
+    prefix.insert(prefix.end(), std::make_move_iterator(reversed.rbegin()),
+                  std::make_move_iterator(reversed.rend()));
+    return StepPtr(new PathStep(std::move(step), variable, std::move(prefix)));
+  }
+
+ private:
+  StepPtr fallback_;
+  size_t variable_;  // in Frame::variables
+  std::vector<Component> components_;
 };
 
 // Builds steps; tracks comprehension scopes to resolve locals to slots.
@@ -857,8 +973,11 @@ class Planner {
         if (slot == num_cache_slots_) ++num_cache_slots_;
         auto inner = BuildUncached(e);
         if (!inner.ok()) return inner.status();
-        return StepPtr(new CachedStep(std::move(*inner), slot));
+        return PathStep::Flatten(StepPtr(new CachedStep(std::move(*inner), slot)));
       }
+      auto step = BuildUncached(e);
+      if (!step.ok()) return step.status();
+      return PathStep::Flatten(*std::move(step));
     }
     return BuildUncached(e);
   }
