@@ -59,7 +59,12 @@ class Value {
   Value() : kind_(ValueKind::kNull) { scalar_.i = 0; }
 
   static Value Null() { return Value(); }
-  static Value Bool(bool v);
+  static Value Bool(bool v) {  // inline: the evaluator makes one per comparison
+    Value r;
+    r.kind_ = ValueKind::kBool;
+    r.scalar_.b = v;
+    return r;
+  }
   static Value Int(int64_t v);
   static Value Uint(uint64_t v);
   static Value Double(double v);
