@@ -263,6 +263,26 @@ TEST(EvaluationCacheTest, EachEvaluationSeesItsOwnInput) {
   EXPECT_EQ(v.error_message(), "no such key: x");
 }
 
+// Paths of several keys whose prefixes are cached too: each key is looked up once, whichever
+// prefix an evaluation reaches first.
+TEST(EvaluationCacheTest, NestedPrefixesAreEachLookedUpOnce) {
+  auto b = std::make_shared<CountingMap>(
+      std::vector<std::pair<std::string, Value>>{{"x", Value::Int(1)}}, true);
+  auto n = std::make_shared<CountingMap>(
+      std::vector<std::pair<std::string, Value>>{{"b", Value::Map(b)}}, true);
+  auto m = std::make_shared<CountingMap>(
+      std::vector<std::pair<std::string, Value>>{{"n", Value::Map(n)}}, true);
+  std::shared_ptr<const Program> p = CompileOrDie(
+      "size(m['n']) == 1 && m['n']['b'].x == 1 && 'x' in m['n']['b'] && m['n']['b']['x'] == 1 "
+      "&& !('y' in m['n']['b'])",
+      true);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->Evaluate({Value::Map(m)}).IsTrue());
+  EXPECT_EQ(m->lookups(), 1);
+  EXPECT_EQ(n->lookups(), 1);
+  EXPECT_EQ(b->lookups(), 2);  // x (checked and read twice), y
+}
+
 TEST(EvaluationCacheTest, UnboundVariableIsAnErrorOnEveryPath) {
   std::shared_ptr<const Program> p =
       CompileOrDie("'x' in m['a'] || m['a'].x == 1 || m['a']['y'] == 2", true);

@@ -576,11 +576,11 @@ class InStep final : public Step {
   std::vector<std::string> constant_strings_;
 };
 
-// The sentinel a key-lookup slot holds once the key is known not to be a member.
-const Value* NotMember() {
-  static const Value* const kNotMember = new Value();
-  return kNotMember;
-}
+// The sentinel a key-lookup slot holds once the key is known not to be a member: an address no
+// Value has, never dereferenced. Storage of a Value's size and alignment, so that the pointer is
+// a valid one; a constant address, so that the hot paths compare with it without a call.
+alignas(Value) const unsigned char kNotMemberStorage[sizeof(Value)] = {};
+inline const Value* NotMember() { return reinterpret_cast<const Value*>(kNotMemberStorage); }
 
 // Looks `key` up in `map` once per evaluation, through cache slot `slot` (see MemberInStep):
 // sets `*member` to the key's stored value, or null when it is not a member. False when the map
@@ -846,7 +846,15 @@ class PathStep final : public Step {
   };
 
   PathStep(StepPtr fallback, size_t variable, std::vector<Component> components)
-      : fallback_(std::move(fallback)), variable_(variable), components_(std::move(components)) {}
+      : fallback_(std::move(fallback)), variable_(variable), components_(std::move(components)) {
+    for (size_t i = components_.size(); i-- > 0;) {
+      if (components_[i].cache_slot >= 0) {
+        resume_slot_ = components_[i].cache_slot;
+        resume_index_ = i + 1;
+        break;
+      }
+    }
+  }
 
   Value Evaluate(Frame& frame) const override {
     if (const Value* v = EvaluateRef(frame)) return *v;
@@ -854,27 +862,32 @@ class PathStep final : public Step {
   }
 
   const Value* EvaluateRef(Frame& frame) const override {
-    size_t i = components_.size();
-    const Value* cur = nullptr;
-    for (; i > 0; --i) {
-      const int slot = components_[i - 1].cache_slot;
-      if (slot >= 0 && (cur = frame.cache[slot]) != nullptr) break;
+    const Component* c = components_.data();
+    const Component* const end = c + components_.size();
+    const Value* cur;
+    // After its first use in an evaluation, the deepest cached prefix is in the frame.
+    if (resume_slot_ >= 0 && (cur = frame.cache[resume_slot_]) != nullptr) {
+      c += resume_index_;
+    } else {
+      c += Start(frame, &cur);
+      if (cur == nullptr) return nullptr;
     }
-    if (i == 0) {
-      if (variable_ >= frame.variables.size()) return nullptr;
-      cur = &frame.variables[variable_];
-    }
-    for (; i < components_.size(); ++i) {
+    for (; c != end; ++c) {
       if (cur->kind() != ValueKind::kMap) return nullptr;
-      const Component& c = components_[i];
       const MapValue& map = cur->map_value();
       const Value* next = nullptr;
-      if (c.member_slot < 0 || !FindMember(frame, c.member_slot, map, c.key, &next) ||
-          next == nullptr) {
-        next = map.FindStringRef(c.key);
+      if (c->member_slot >= 0) {
+        const Value*& known = frame.cache[c->member_slot];
+        if (known == nullptr) {
+          const Value* found = nullptr;
+          if (map.FindMemberRef(c->key, &found)) known = found != nullptr ? found : NotMember();
+        }
+        if (known != NotMember()) next = known;
       }
+      // Not a member (a map may still read it as a default), or a map that cannot tell.
+      if (next == nullptr) next = map.FindStringRef(c->key);
       if (next == nullptr) return nullptr;
-      if (c.cache_slot >= 0) frame.cache[c.cache_slot] = next;
+      if (c->cache_slot >= 0) frame.cache[c->cache_slot] = next;
       cur = next;
     }
     return cur;
@@ -929,9 +942,23 @@ class PathStep final : public Step {
   }
 
  private:
+  // Where to begin when the deepest cached prefix is not in the frame yet: sets `*cur` to the
+  // longest cached prefix, else to the variable (null when unbound), and returns the index of
+  // the first component still to look up.
+  size_t Start(Frame& frame, const Value** cur) const {
+    for (size_t i = resume_index_ > 0 ? resume_index_ - 1 : 0; i > 0; --i) {
+      const int slot = components_[i - 1].cache_slot;
+      if (slot >= 0 && (*cur = frame.cache[slot]) != nullptr) return i;
+    }
+    *cur = variable_ < frame.variables.size() ? &frame.variables[variable_] : nullptr;
+    return 0;
+  }
+
   StepPtr fallback_;
   size_t variable_;  // in Frame::variables
   std::vector<Component> components_;
+  int resume_slot_ = -1;     // the cache slot of the deepest cached prefix, if any
+  size_t resume_index_ = 0;  // the number of components that prefix covers
 };
 
 // Builds steps; tracks comprehension scopes to resolve locals to slots.
