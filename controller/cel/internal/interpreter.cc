@@ -854,6 +854,9 @@ class PathStep final : public Step {
         break;
       }
     }
+    if (resume_slot_ >= 0 && resume_index_ + 1 == components_.size()) {
+      last_member_slot_ = components_.back().member_slot;
+    }
   }
 
   Value Evaluate(Frame& frame) const override {
@@ -862,35 +865,19 @@ class PathStep final : public Step {
   }
 
   const Value* EvaluateRef(Frame& frame) const override {
-    const Component* c = components_.data();
-    const Component* const end = c + components_.size();
-    const Value* cur;
-    // After its first use in an evaluation, the deepest cached prefix is in the frame.
-    if (resume_slot_ >= 0 && (cur = frame.cache[resume_slot_]) != nullptr) {
-      c += resume_index_;
-    } else {
-      c += Start(frame, &cur);
-      if (cur == nullptr) return nullptr;
-    }
-    for (; c != end; ++c) {
-      if (cur->kind() != ValueKind::kMap) return nullptr;
-      const MapValue& map = cur->map_value();
-      const Value* next = nullptr;
-      if (c->member_slot >= 0) {
-        const Value*& known = frame.cache[c->member_slot];
-        if (known == nullptr) {
-          const Value* found = nullptr;
-          if (map.FindMemberRef(c->key, &found)) known = found != nullptr ? found : NotMember();
+    // The common cases, once the deepest cached prefix is in the frame (after its first use in
+    // an evaluation): the path is that prefix, or one key below it whose lookup a presence
+    // check already made. Kept apart from Walk() so that they cost no more than a leaf call.
+    if (resume_slot_ >= 0) {
+      if (const Value* prefix = frame.cache[resume_slot_]; prefix != nullptr) {
+        if (resume_index_ == components_.size()) return prefix;
+        if (last_member_slot_ >= 0) {
+          const Value* known = frame.cache[last_member_slot_];
+          if (known != nullptr && known != NotMember()) return known;
         }
-        if (known != NotMember()) next = known;
       }
-      // Not a member (a map may still read it as a default), or a map that cannot tell.
-      if (next == nullptr) next = map.FindStringRef(c->key);
-      if (next == nullptr) return nullptr;
-      if (c->cache_slot >= 0) frame.cache[c->cache_slot] = next;
-      cur = next;
     }
-    return cur;
+    return Walk(frame);
   }
 
   size_t variable() const { return variable_; }
@@ -942,6 +929,39 @@ class PathStep final : public Step {
   }
 
  private:
+  // EvaluateRef's general case: from the longest cached prefix, or the variable, look up each
+  // remaining key, filling the cache and key-lookup slots on the way.
+  const Value* Walk(Frame& frame) const {
+    const Component* c = components_.data();
+    const Component* const end = c + components_.size();
+    const Value* cur;
+    if (resume_slot_ >= 0 && (cur = frame.cache[resume_slot_]) != nullptr) {
+      c += resume_index_;
+    } else {
+      c += Start(frame, &cur);
+      if (cur == nullptr) return nullptr;
+    }
+    for (; c != end; ++c) {
+      if (cur->kind() != ValueKind::kMap) return nullptr;
+      const MapValue& map = cur->map_value();
+      const Value* next = nullptr;
+      if (c->member_slot >= 0) {
+        const Value*& known = frame.cache[c->member_slot];
+        if (known == nullptr) {
+          const Value* found = nullptr;
+          if (map.FindMemberRef(c->key, &found)) known = found != nullptr ? found : NotMember();
+        }
+        if (known != NotMember()) next = known;
+      }
+      // Not a member (a map may still read it as a default), or a map that cannot tell.
+      if (next == nullptr) next = map.FindStringRef(c->key);
+      if (next == nullptr) return nullptr;
+      if (c->cache_slot >= 0) frame.cache[c->cache_slot] = next;
+      cur = next;
+    }
+    return cur;
+  }
+
   // Where to begin when the deepest cached prefix is not in the frame yet: sets `*cur` to the
   // longest cached prefix, else to the variable (null when unbound), and returns the index of
   // the first component still to look up.
@@ -959,6 +979,8 @@ class PathStep final : public Step {
   std::vector<Component> components_;
   int resume_slot_ = -1;     // the cache slot of the deepest cached prefix, if any
   size_t resume_index_ = 0;  // the number of components that prefix covers
+  // The key-lookup slot of the last key, when it is the only one below that prefix.
+  int last_member_slot_ = -1;
 };
 
 // Builds steps; tracks comprehension scopes to resolve locals to slots.
