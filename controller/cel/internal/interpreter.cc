@@ -380,7 +380,9 @@ class CompareConstStep final : public Step {
   CompareConstStep(StepPtr operand, Value constant, Op op, bool constant_on_left,
                    std::string function)
       : operand_(std::move(operand)), constant_(std::move(constant)), op_(op),
-        constant_on_left_(constant_on_left), function_(std::move(function)) {}
+        constant_on_left_(constant_on_left), function_(std::move(function)) {
+    if (constant_.kind() == ValueKind::kString) constant_string_ = constant_.string_value();
+  }
 
   Value Evaluate(Frame& frame) const override {
     Value owned;
@@ -396,8 +398,8 @@ class CompareConstStep final : public Step {
     if (op_ == Op::kEq || op_ == Op::kNe) {
       // Strings equal only strings (CEL has no string coercion): compare the bytes directly,
       // as Equal would after its kind dispatch. Attribute == 'literal' is most selector terms.
-      if (x.kind() == ValueKind::kString && constant_.kind() == ValueKind::kString) {
-        return Value::Bool((x.string_ref() == constant_.string_ref()) == (op_ == Op::kEq));
+      if (x.kind() == ValueKind::kString && constant_string_.has_value()) {
+        return Value::Bool((x.string_value() == *constant_string_) == (op_ == Op::kEq));
       }
       Value eq = Equal(a, b);
       if (eq.is_error() || op_ == Op::kEq) return eq;
@@ -437,6 +439,8 @@ class CompareConstStep final : public Step {
  private:
   StepPtr operand_;
   Value constant_;
+  // constant_'s text when it is a string (a view of its immutable storage).
+  std::optional<absl::string_view> constant_string_;
   Op op_;
   bool constant_on_left_;
   std::string function_;
@@ -585,8 +589,8 @@ inline const Value* NotMember() { return reinterpret_cast<const Value*>(kNotMemb
 // Looks `key` up in `map` once per evaluation, through cache slot `slot` (see MemberInStep):
 // sets `*member` to the key's stored value, or null when it is not a member. False when the map
 // cannot answer in one lookup (MapValue::FindMemberRef); the slot then stays unset.
-bool FindMember(Frame& frame, int slot, const MapValue& map, absl::string_view key,
-                const Value** member) {
+inline bool FindMember(Frame& frame, int slot, const MapValue& map, absl::string_view key,
+                       const Value** member) {
   const Value*& known = frame.cache[slot];
   if (known == nullptr) {
     const Value* found = nullptr;
@@ -608,14 +612,14 @@ class MemberInStep final : public Step {
   // `fallback`'s element is the constant string `k`.
   MemberInStep(std::unique_ptr<InStep> fallback, int slot)
       : fallback_(std::move(fallback)), container_(&fallback_->container()),
-        key_(*fallback_->element().constant()), slot_(slot) {}
+        key_(*fallback_->element().constant()), key_string_(key_.string_value()), slot_(slot) {}
 
   Value Evaluate(Frame& frame) const override {
     const Value* c = container_->EvaluateRef(frame);
     if (c == nullptr) return fallback_->Evaluate(frame);
     if (c->kind() == ValueKind::kMap) {
       const Value* member;
-      if (FindMember(frame, slot_, c->map_value(), key_.string_ref(), &member)) {
+      if (FindMember(frame, slot_, c->map_value(), key_string_, &member)) {
         return Value::Bool(member != nullptr);
       }
     }
@@ -626,6 +630,7 @@ class MemberInStep final : public Step {
   std::unique_ptr<InStep> fallback_;
   const Step* container_;  // fallback_'s container, P
   Value key_;              // fallback_'s constant element
+  std::string key_string_;  // its text
   int slot_;
 };
 
