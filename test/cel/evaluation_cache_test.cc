@@ -290,6 +290,26 @@ TEST(EvaluationCacheTest, UnboundVariableIsAnErrorOnEveryPath) {
   Value v = p->Evaluate(absl::Span<const Value>());
   ASSERT_TRUE(v.is_error()) << v.DebugString();
   EXPECT_EQ(v.error_message(), "no such attribute: m");
+  // A single key below the variable, not cached.
+  std::shared_ptr<const Program> single = CompileOrDie("m['q'] == 1", true);
+  ASSERT_NE(single, nullptr);
+  v = single->Evaluate(absl::Span<const Value>());
+  ASSERT_TRUE(v.is_error()) << v.DebugString();
+  EXPECT_EQ(v.error_message(), "no such attribute: m");
+}
+
+TEST(EvaluationCacheTest, VariableThatIsNotAMap) {
+  for (const char* expr : {"m['a'] == 1", "m.a == 1", "'x' in m['a'] || m['a'].x == 1"}) {
+    std::shared_ptr<const Program> p = CompileOrDie(expr, true);
+    ASSERT_NE(p, nullptr);
+    Value v = p->Evaluate({Value::Int(1)});
+    EXPECT_TRUE(v.is_error()) << expr << " = " << v.DebugString();
+  }
+  std::shared_ptr<const Program> p = CompileOrDie("m['a'] == 1", true);
+  ASSERT_NE(p, nullptr);
+  Value v = p->Evaluate({Value::List({Value::Int(1)})});
+  ASSERT_TRUE(v.is_error()) << v.DebugString();
+  EXPECT_THAT(std::string(v.error_message()), HasSubstr("no such overload"));
 }
 
 }  // namespace

@@ -859,7 +859,7 @@ class PathStep final : public Step {
         break;
       }
     }
-    if (resume_slot_ >= 0 && resume_index_ + 1 == components_.size()) {
+    if (resume_index_ + 1 == components_.size()) {
       last_member_slot_ = components_.back().member_slot;
     }
   }
@@ -870,19 +870,28 @@ class PathStep final : public Step {
   }
 
   const Value* EvaluateRef(Frame& frame) const override {
-    // The common cases, once the deepest cached prefix is in the frame (after its first use in
-    // an evaluation): the path is that prefix, or one key below it whose lookup a presence
-    // check already made. Kept apart from Walk() so that they cost no more than a leaf call.
+    // The common cases: the path is its cached prefix (once that is in the frame, after its
+    // first use in an evaluation), or one key below that prefix or below the variable. Walk()
+    // does the rest; kept apart so that these cost no more than a leaf call.
+    const Value* base;
     if (resume_slot_ >= 0) {
-      if (const Value* prefix = frame.cache[resume_slot_]; prefix != nullptr) {
-        if (resume_index_ == components_.size()) return prefix;
-        if (last_member_slot_ >= 0) {
-          const Value* known = frame.cache[last_member_slot_];
-          if (known != nullptr && known != NotMember()) return known;
-        }
-      }
+      base = frame.cache[resume_slot_];
+      if (base == nullptr) return Walk(frame);
+    } else {
+      if (variable_ >= frame.variables.size()) return nullptr;
+      base = &frame.variables[variable_];
     }
-    return Walk(frame);
+    const size_t left = components_.size() - resume_index_;
+    if (left == 0) return base;
+    if (left > 1) return Walk(frame);
+    // One key, which has no cache slot of its own (or it would be the resume point).
+    if (last_member_slot_ >= 0) {
+      const Value* known = frame.cache[last_member_slot_];
+      if (known == nullptr) return Walk(frame);  // looked up there, filling the slot
+      if (known != NotMember()) return known;
+    }
+    if (base->kind() != ValueKind::kMap) return nullptr;
+    return base->map_value().FindStringRef(components_.back().key);
   }
 
   size_t variable() const { return variable_; }
@@ -984,7 +993,8 @@ class PathStep final : public Step {
   std::vector<Component> components_;
   int resume_slot_ = -1;     // the cache slot of the deepest cached prefix, if any
   size_t resume_index_ = 0;  // the number of components that prefix covers
-  // The key-lookup slot of the last key, when it is the only one below that prefix.
+  // The key-lookup slot of the last key, when it is the only one below that prefix (or below
+  // the variable, when no prefix is cached).
   int last_member_slot_ = -1;
 };
 
