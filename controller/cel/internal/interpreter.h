@@ -32,9 +32,11 @@ struct Frame {
   absl::Span<const Value> variables;   // declared variables, in Environment order
   const Activation* activation = nullptr;  // for names not declared (unchecked mode)
   Value* locals = nullptr;              // comprehension variables, by slot
-  // Repeated attribute paths (see CachedStep), by cache slot: null until first evaluated, then
-  // the value, borrowed from the inputs or from `owned`. Plain pointers, so that setting up and
-  // tearing down a frame costs no constructor or destructor per slot.
+  // The per-evaluation memo, by cache slot: repeated attribute paths (CachedStep, PathStep) and
+  // keys both checked and read (MemberInStep, MemberValueStep). Null until first evaluated, then
+  // the value, borrowed from the inputs or from `owned` (or, for a key, a not-a-member mark).
+  // Plain pointers, so that setting up and tearing down a frame costs no constructor or
+  // destructor per slot.
   const Value** cache = nullptr;
   // Values that cache slots point to when a path had to build a new value (not borrowed from the
   // inputs: an error, a value of a map that does not store its values). Rare; a list node each,
@@ -63,7 +65,7 @@ class Step {
 struct Plan {
   std::unique_ptr<Step> root;
   int num_locals = 0;
-  int num_cache_slots = 0;
+  int num_cache_slots = 0;  // Frame::cache entries the plan uses
 };
 
 // `checked` may be null (unchecked evaluation: all calls dispatch dynamically).
