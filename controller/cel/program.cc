@@ -15,7 +15,6 @@ namespace gpuprofile::cel {
 
 using internal::Ast;
 using internal::BuildPlan;
-using internal::CacheSlot;
 using internal::Check;
 using internal::CheckedAst;
 using internal::CheckOptions;
@@ -65,7 +64,8 @@ class ProgramImpl final : public Program {
  private:
   Value Run(absl::Span<const Value> variables, const Activation* activation) const {
     absl::InlinedVector<Value, 8> locals(static_cast<size_t>(plan_.num_locals));
-    absl::InlinedVector<CacheSlot, 4> cache(static_cast<size_t>(plan_.num_cache_slots));
+    absl::InlinedVector<const Value*, 8> cache(static_cast<size_t>(plan_.num_cache_slots),
+                                               nullptr);
     Frame frame;
     frame.variables = variables;
     frame.activation = activation;

@@ -121,13 +121,6 @@ std::vector<Value> HashMapValue::Keys() const { return impl_->keys; }
 
 // ---- Value factories ----
 
-Value Value::Bool(bool v) {
-  Value r;
-  r.kind_ = ValueKind::kBool;
-  r.scalar_.b = v;
-  return r;
-}
-
 Value Value::Int(int64_t v) {
   Value r;
   r.kind_ = ValueKind::kInt;

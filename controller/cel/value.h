@@ -59,7 +59,12 @@ class Value {
   Value() : kind_(ValueKind::kNull) { scalar_.i = 0; }
 
   static Value Null() { return Value(); }
-  static Value Bool(bool v);
+  static Value Bool(bool v) {  // inline: the evaluator makes one per comparison
+    Value r;
+    r.kind_ = ValueKind::kBool;
+    r.scalar_.b = v;
+    return r;
+  }
   static Value Int(int64_t v);
   static Value Uint(uint64_t v);
   static Value Double(double v);
@@ -144,6 +149,12 @@ class MapValue : public HeapObject {
   // or null when absent -- or when the map does not store its values (then use FindString).
   // Lets the evaluator read fields without copying reference-counted values.
   virtual const Value* FindStringRef(absl::string_view key) const { return nullptr; }
+  // Membership and the stored value in one lookup, so that a presence check and the read it
+  // guards (`'k' in m && m.k > 0`) cost one lookup: sets `*value` to the stored value when `key`
+  // is a member (what Contains says) and to null when it is not, and returns true. Returns false,
+  // leaving `*value` alone, when the map cannot answer this way (it does not store its values);
+  // callers then use Contains() and FindString(). A member's value is what FindStringRef returns.
+  virtual bool FindMemberRef(absl::string_view key, const Value** value) const { return false; }
   // Keys in a stable order (insertion order for literals; sorted for device maps).
   virtual std::vector<Value> Keys() const = 0;
 };

@@ -77,6 +77,11 @@ class StringMap final : public MapValue {
   bool Contains(const Value& key) const override {
     return key.kind() == ValueKind::kString && shape_->IndexOf(key.string_value()) >= 0;
   }
+  bool FindMemberRef(absl::string_view key, const Value** value) const override {
+    const int i = shape_->IndexOf(key);
+    *value = i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr;
+    return true;
+  }
   std::vector<Value> Keys() const override {
     std::vector<Value> out;
     out.reserve(shape_->keys.size());

@@ -50,6 +50,12 @@ TEST_P(EvaluateTest, CheckedAndUncheckedAgree) {
 INSTANTIATE_TEST_SUITE_P(
     Semantics, EvaluateTest,
     ::testing::Values(
+        // A string compared with a constant string (x is the int 7), either side, == and !=;
+        // other kinds never equal a string.
+        Case{"string(x) == '7'", "true"}, Case{"'7' == string(x)", "true"},
+        Case{"string(x) != '7'", "false"}, Case{"'8' != string(x)", "true"},
+        Case{"string(x) == '70'", "false"}, Case{"dyn(bytes(string(x))) == '7'", "false"},
+        Case{"dyn(bytes(string(x))) != '7'", "true"},
         // Logic absorbs errors when the other side decides.
         Case{"false && (1 / 0 == 1)", "false"}, Case{"(1 / 0 == 1) && false", "false"},
         Case{"true || (1 / 0 == 1)", "true"}, Case{"(1 / 0 == 1) || true", "true"},

@@ -99,6 +99,34 @@ TEST(DeviceSelectorTest, MissingAttributeIsARuntimeErrorNotFalse) {
   EXPECT_TRUE(Select(std::string("has(") + kNv + ".index)", L40S()).IsFalse());
 }
 
+// A presence check and the read it guards share one lookup (MapValue::FindMemberRef); the
+// results must stay those of separate lookups, whichever comes first and whichever is absent.
+TEST(DeviceSelectorTest, PresenceCheckAndReadOfTheSameKey) {
+  const std::string nv = kNv;
+  EXPECT_TRUE(Select("'index' in " + nv + " && " + nv + ".index == 0", A100()).IsTrue());
+  EXPECT_TRUE(Select(nv + ".index == 0 && 'index' in " + nv, A100()).IsTrue());
+  EXPECT_TRUE(Select(nv + ".index == 0 && 'index' in " + nv, L40S()).IsFalse());
+  Value v = Select("'index' in " + nv + " || " + nv + ".index == 0", L40S());
+  ASSERT_TRUE(v.is_error()) << v.DebugString();
+  EXPECT_EQ(v.error_message(), "no such key: index");
+  // An unknown domain is not a member, yet reads as an empty map.
+  const std::string other = "device.attributes['other.example.com']";
+  EXPECT_TRUE(Select("!('other.example.com' in device.attributes) && size(" + other + ") == 0",
+                     A100())
+                  .IsTrue());
+  v = Select("'other.example.com' in device.attributes || " + other + ".type == 'gpu'", A100());
+  ASSERT_TRUE(v.is_error()) << v.DebugString();
+  EXPECT_EQ(v.error_message(), "no such key: type");
+  EXPECT_TRUE(Select("'gpu.nvidia.com' in device.attributes && device.attributes['gpu.nvidia.com']"
+                     ".type == 'gpu'",
+                     A100())
+                  .IsTrue());
+  // A value of the wrong type behind a present key.
+  v = Select("'productName' in " + nv + " && " + nv + ".productName.compareTo(semver('1.0.0')) >= 0",
+             A100());
+  EXPECT_TRUE(v.is_error()) << v.DebugString();
+}
+
 TEST(DeviceSelectorTest, UnknownDomainIsAnEmptyMap) {
   EXPECT_TRUE(Select("'no-such-domain' in device.attributes", A100()).IsFalse());
   EXPECT_TRUE(Select("size(device.attributes['no-such-domain']) == 0", A100()).IsTrue());

@@ -2,6 +2,9 @@
 #include "controller/cel/internal/interpreter.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -83,6 +86,8 @@ class VariableStep final : public Step {
     return Value::Error(absl::StrCat("no such attribute: ", name_));
   }
 
+  size_t index() const { return index_; }
+
  private:
   size_t index_;
   std::string name_;
@@ -141,6 +146,10 @@ class SelectStep final : public Step {
     if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
     return operand->map_value().FindStringRef(field_);
   }
+
+  const Step& operand() const { return *operand_; }
+  const std::string& field() const { return field_; }
+  bool test_only() const { return test_only_; }
 
  private:
   StepPtr operand_;
@@ -352,6 +361,9 @@ class IndexConstStep final : public Step {
     return operand->map_value().FindStringRef(key_.string_ref());
   }
 
+  const Step& operand() const { return *operand_; }
+  const std::string& key() const { return key_.string_ref(); }
+
  private:
   std::unique_ptr<CallStep> call_;
   const Step* operand_;  // call_'s first argument
@@ -368,7 +380,9 @@ class CompareConstStep final : public Step {
   CompareConstStep(StepPtr operand, Value constant, Op op, bool constant_on_left,
                    std::string function)
       : operand_(std::move(operand)), constant_(std::move(constant)), op_(op),
-        constant_on_left_(constant_on_left), function_(std::move(function)) {}
+        constant_on_left_(constant_on_left), function_(std::move(function)) {
+    if (constant_.kind() == ValueKind::kString) constant_string_ = constant_.string_value();
+  }
 
   Value Evaluate(Frame& frame) const override {
     Value owned;
@@ -384,8 +398,8 @@ class CompareConstStep final : public Step {
     if (op_ == Op::kEq || op_ == Op::kNe) {
       // Strings equal only strings (CEL has no string coercion): compare the bytes directly,
       // as Equal would after its kind dispatch. Attribute == 'literal' is most selector terms.
-      if (x.kind() == ValueKind::kString && constant_.kind() == ValueKind::kString) {
-        return Value::Bool((x.string_ref() == constant_.string_ref()) == (op_ == Op::kEq));
+      if (x.kind() == ValueKind::kString && constant_string_.has_value()) {
+        return Value::Bool((x.string_value() == *constant_string_) == (op_ == Op::kEq));
       }
       Value eq = Equal(a, b);
       if (eq.is_error() || op_ == Op::kEq) return eq;
@@ -425,6 +439,8 @@ class CompareConstStep final : public Step {
  private:
   StepPtr operand_;
   Value constant_;
+  // constant_'s text when it is a string (a view of its immutable storage).
+  std::optional<absl::string_view> constant_string_;
   Op op_;
   bool constant_on_left_;
   std::string function_;
@@ -522,8 +538,11 @@ class InStep final : public Step {
       c_owned = container_->Evaluate(frame);
       cr = &c_owned;
     }
-    const Value& x = *xr;
-    const Value& c = *cr;
+    return Apply(*xr, *cr);
+  }
+
+  // `x in c` for evaluated operands.
+  Value Apply(const Value& x, const Value& c) const {
     if (x.is_error()) return x;
     if (c.is_error()) return c;
     if (c.kind() == ValueKind::kMap) return Value::Bool(c.map_value().Contains(x));
@@ -551,11 +570,102 @@ class InStep final : public Step {
     return Value::Bool(false);
   }
 
+  const Step& element() const { return *element_; }
+  const Step& container() const { return *container_; }
+
  private:
   StepPtr element_, container_;
   // When the container is a constant list: its string elements, for string membership.
   bool constant_list_ = false;
   std::vector<std::string> constant_strings_;
+};
+
+// The sentinel a key-lookup slot holds once the key is known not to be a member: an address no
+// Value has, never dereferenced. Storage of a Value's size and alignment, so that the pointer is
+// a valid one; a constant address, so that the hot paths compare with it without a call.
+alignas(Value) const unsigned char kNotMemberStorage[sizeof(Value)] = {};
+inline const Value* NotMember() { return reinterpret_cast<const Value*>(kNotMemberStorage); }
+
+// Looks `key` up in `map` once per evaluation, through cache slot `slot` (see MemberInStep):
+// sets `*member` to the key's stored value, or null when it is not a member. False when the map
+// cannot answer in one lookup (MapValue::FindMemberRef); the slot then stays unset.
+inline bool FindMember(Frame& frame, int slot, const MapValue& map, absl::string_view key,
+                       const Value** member) {
+  const Value*& known = frame.cache[slot];
+  if (known == nullptr) {
+    const Value* found = nullptr;
+    if (!map.FindMemberRef(key, &found)) return false;
+    known = found != nullptr ? found : NotMember();
+  }
+  *member = known == NotMember() ? nullptr : known;
+  return true;
+}
+
+// `'k' in P` where P is an attribute path that the expression also reads as `P.k` or `P['k']`
+// (the presence check that guards a read, `'memory' in device.capacity[d] && ...memory`): when
+// P's value is a borrowed map that can answer membership and value at once, the lookup is made
+// once per evaluation and shared with the read (MemberValueStep, same slot). Same results as
+// InStep: membership is what MapValue::Contains says, and anything else (P not a map, not
+// borrowed, an error) takes InStep's path.
+class MemberInStep final : public Step {
+ public:
+  // `fallback`'s element is the constant string `k`.
+  MemberInStep(std::unique_ptr<InStep> fallback, int slot)
+      : fallback_(std::move(fallback)), container_(&fallback_->container()),
+        key_(*fallback_->element().constant()), key_string_(key_.string_value()), slot_(slot) {}
+
+  Value Evaluate(Frame& frame) const override {
+    const Value* c = container_->EvaluateRef(frame);
+    if (c == nullptr) return fallback_->Evaluate(frame);
+    if (c->kind() == ValueKind::kMap) {
+      const Value* member;
+      if (FindMember(frame, slot_, c->map_value(), key_string_, &member)) {
+        return Value::Bool(member != nullptr);
+      }
+    }
+    return fallback_->Apply(key_, *c);
+  }
+
+ private:
+  std::unique_ptr<InStep> fallback_;
+  const Step* container_;  // fallback_'s container, P
+  Value key_;              // fallback_'s constant element
+  std::string key_string_;  // its text
+  int slot_;
+};
+
+// `P.k` or `P['k']` sharing its lookup with `'k' in P` (MemberInStep, same slot). A key that is
+// not a member is read as the plain step reads it (FindStringRef: a map may answer absent keys
+// with a default, as a device's attribute domains do); anything that is not a borrowed map takes
+// the plain step, `fallback`, unchanged.
+class MemberValueStep final : public Step {
+ public:
+  // `operand` is `fallback`'s operand (P), `key` the field or constant index.
+  MemberValueStep(StepPtr fallback, const Step* operand, std::string key, int slot)
+      : fallback_(std::move(fallback)), operand_(operand), key_(std::move(key)), slot_(slot) {}
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* v = EvaluateRef(frame)) return *v;
+    return fallback_->Evaluate(frame);
+  }
+  const Value* EvaluateRef(Frame& frame) const override {
+    const Value* c = operand_->EvaluateRef(frame);
+    if (c == nullptr || c->kind() != ValueKind::kMap) return nullptr;
+    const MapValue& map = c->map_value();
+    const Value* member;
+    if (FindMember(frame, slot_, map, key_, &member) && member != nullptr) return member;
+    return map.FindStringRef(key_);
+  }
+
+  const Step& operand() const { return *operand_; }
+  const std::string& key() const { return key_; }
+  int slot() const { return slot_; }
+
+ private:
+  StepPtr fallback_;
+  const Step* operand_;  // fallback_'s operand
+  std::string key_;
+  int slot_;
 };
 
 // List and map literals.
@@ -706,20 +816,186 @@ class CachedStep final : public Step {
   CachedStep(StepPtr inner, int slot) : inner_(std::move(inner)), slot_(slot) {}
   Value Evaluate(Frame& frame) const override { return *EvaluateRef(frame); }
   const Value* EvaluateRef(Frame& frame) const override {
-    CacheSlot& slot = frame.cache[slot_];
-    if (slot.ref == nullptr) {
-      slot.ref = inner_->EvaluateRef(frame);  // valid until the evaluation ends
-      if (slot.ref == nullptr) {
-        slot.owned = inner_->Evaluate(frame);
-        slot.ref = &slot.owned;
+    const Value*& slot = frame.cache[slot_];
+    if (slot == nullptr) {
+      slot = inner_->EvaluateRef(frame);  // valid until the evaluation ends
+      if (slot == nullptr) {
+        frame.owned.push_front(inner_->Evaluate(frame));
+        slot = &frame.owned.front();
       }
     }
-    return slot.ref;
+    return slot;
   }
+
+  const Step& inner() const { return *inner_; }
+  int slot() const { return slot_; }
 
  private:
   StepPtr inner_;
   int slot_;
+};
+
+// An attribute path rooted at a declared variable (`device.attributes['gpu.nvidia.com'].type`)
+// as one step: the keys are looked up in a loop, starting from the longest prefix the frame has
+// cached, instead of through one step (and one virtual call) per selection, cache and index.
+// It reads exactly what the steps it was made from read -- each key with FindStringRef, through
+// the same cache and key-lookup slots (CachedStep, MemberValueStep) -- and whenever that cannot
+// borrow a value (a value that is not a map, a missing key, a map that does not store its
+// values) it leaves the evaluation to those steps, `fallback`, unchanged.
+class PathStep final : public Step {
+ public:
+  struct Component {
+    std::string key;
+    int cache_slot = -1;   // the CachedStep slot of the path up to and including this key
+    int member_slot = -1;  // the MemberValueStep slot of this key, shared with `'key' in ...`
+  };
+
+  PathStep(StepPtr fallback, size_t variable, std::vector<Component> components)
+      : fallback_(std::move(fallback)), variable_(variable), components_(std::move(components)) {
+    for (size_t i = components_.size(); i-- > 0;) {
+      if (components_[i].cache_slot >= 0) {
+        resume_slot_ = components_[i].cache_slot;
+        resume_index_ = i + 1;
+        break;
+      }
+    }
+    if (resume_index_ + 1 == components_.size()) {
+      last_member_slot_ = components_.back().member_slot;
+    }
+  }
+
+  Value Evaluate(Frame& frame) const override {
+    if (const Value* v = EvaluateRef(frame)) return *v;
+    return fallback_->Evaluate(frame);
+  }
+
+  const Value* EvaluateRef(Frame& frame) const override {
+    // The common cases: the path is its cached prefix (once that is in the frame, after its
+    // first use in an evaluation), or one key below that prefix or below the variable. Walk()
+    // does the rest; kept apart so that these cost no more than a leaf call.
+    const Value* base;
+    if (resume_slot_ >= 0) {
+      base = frame.cache[resume_slot_];
+      if (base == nullptr) return Walk(frame);
+    } else {
+      if (variable_ >= frame.variables.size()) return nullptr;
+      base = &frame.variables[variable_];
+    }
+    const size_t left = components_.size() - resume_index_;
+    if (left == 0) return base;
+    if (left > 1) return Walk(frame);
+    // One key, which has no cache slot of its own (or it would be the resume point).
+    if (last_member_slot_ >= 0) {
+      const Value* known = frame.cache[last_member_slot_];
+      if (known == nullptr) return Walk(frame);  // looked up there, filling the slot
+      if (known != NotMember()) return known;
+    }
+    if (base->kind() != ValueKind::kMap) return nullptr;
+    return base->map_value().FindStringRef(components_.back().key);
+  }
+
+  size_t variable() const { return variable_; }
+  const std::vector<Component>& components() const { return components_; }
+
+  // The PathStep equivalent of `step` (selections, constant-key indexes, caches and key lookups
+  // over a declared variable), or `step` itself when it has another shape.
+  static StepPtr Flatten(StepPtr step) {
+    std::vector<Component> reversed;
+    int pending_cache = -1;  // a CachedStep's slot, for the component below it
+    const Step* cur = step.get();
+    size_t variable = 0;
+    std::vector<Component> prefix;
+    while (true) {
+      if (const auto* c = dynamic_cast<const CachedStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        pending_cache = c->slot();
+        cur = &c->inner();
+      } else if (const auto* m = dynamic_cast<const MemberValueStep*>(cur)) {
+        reversed.push_back({m->key(), pending_cache, m->slot()});
+        pending_cache = -1;
+        cur = &m->operand();
+      } else if (const auto* sel = dynamic_cast<const SelectStep*>(cur)) {
+        if (sel->test_only()) return step;
+        reversed.push_back({sel->field(), pending_cache, -1});
+        pending_cache = -1;
+        cur = &sel->operand();
+      } else if (const auto* ix = dynamic_cast<const IndexConstStep*>(cur)) {
+        reversed.push_back({ix->key(), pending_cache, -1});
+        pending_cache = -1;
+        cur = &ix->operand();
+      } else if (const auto* p = dynamic_cast<const PathStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        variable = p->variable();
+        prefix = p->components();
+        break;
+      } else if (const auto* v = dynamic_cast<const VariableStep*>(cur)) {
+        if (pending_cache >= 0) return step;
+        variable = v->index();
+        break;
+      } else {
+        return step;
+      }
+    }
+    if (reversed.empty()) return step;
+    prefix.insert(prefix.end(), std::make_move_iterator(reversed.rbegin()),
+                  std::make_move_iterator(reversed.rend()));
+    return StepPtr(new PathStep(std::move(step), variable, std::move(prefix)));
+  }
+
+ private:
+  // EvaluateRef's general case: from the longest cached prefix, or the variable, look up each
+  // remaining key, filling the cache and key-lookup slots on the way.
+  const Value* Walk(Frame& frame) const {
+    const Component* c = components_.data();
+    const Component* const end = c + components_.size();
+    const Value* cur;
+    if (resume_slot_ >= 0 && (cur = frame.cache[resume_slot_]) != nullptr) {
+      c += resume_index_;
+    } else {
+      c += Start(frame, &cur);
+      if (cur == nullptr) return nullptr;
+    }
+    for (; c != end; ++c) {
+      if (cur->kind() != ValueKind::kMap) return nullptr;
+      const MapValue& map = cur->map_value();
+      const Value* next = nullptr;
+      if (c->member_slot >= 0) {
+        const Value*& known = frame.cache[c->member_slot];
+        if (known == nullptr) {
+          const Value* found = nullptr;
+          if (map.FindMemberRef(c->key, &found)) known = found != nullptr ? found : NotMember();
+        }
+        if (known != NotMember()) next = known;
+      }
+      // Not a member (a map may still read it as a default), or a map that cannot tell.
+      if (next == nullptr) next = map.FindStringRef(c->key);
+      if (next == nullptr) return nullptr;
+      if (c->cache_slot >= 0) frame.cache[c->cache_slot] = next;
+      cur = next;
+    }
+    return cur;
+  }
+
+  // Where to begin when the deepest cached prefix is not in the frame yet: sets `*cur` to the
+  // longest cached prefix, else to the variable (null when unbound), and returns the index of
+  // the first component still to look up.
+  size_t Start(Frame& frame, const Value** cur) const {
+    for (size_t i = resume_index_ > 0 ? resume_index_ - 1 : 0; i > 0; --i) {
+      const int slot = components_[i - 1].cache_slot;
+      if (slot >= 0 && (*cur = frame.cache[slot]) != nullptr) return i;
+    }
+    *cur = variable_ < frame.variables.size() ? &frame.variables[variable_] : nullptr;
+    return 0;
+  }
+
+  StepPtr fallback_;
+  size_t variable_;  // in Frame::variables
+  std::vector<Component> components_;
+  int resume_slot_ = -1;     // the cache slot of the deepest cached prefix, if any
+  size_t resume_index_ = 0;  // the number of components that prefix covers
+  // The key-lookup slot of the last key, when it is the only one below that prefix (or below
+  // the variable, when no prefix is cached).
+  int last_member_slot_ = -1;
 };
 
 // Builds steps; tracks comprehension scopes to resolve locals to slots.
@@ -739,6 +1015,16 @@ class Planner {
     VisitExpr(root, [&](const Expr& e) {
       if (IsCacheablePath(e)) ++path_counts_[DebugString(e)];
     });
+    // Keys both checked for presence (`'k' in P`) and read (`P.k`, `P['k']`) on the same path:
+    // one lookup per evaluation serves both (MemberInStep, MemberValueStep).
+    absl::flat_hash_set<MemberKey> checked, read;
+    VisitExpr(root, [&](const Expr& e) {
+      if (std::optional<MemberKey> k = PresenceCheck(e)) checked.insert(*std::move(k));
+      if (std::optional<MemberKey> k = KeyRead(e)) read.insert(*std::move(k));
+    });
+    for (const MemberKey& k : checked) {
+      if (read.contains(k)) member_slots_.emplace(k, -1);  // numbered when first built
+    }
   }
 
   absl::StatusOr<StepPtr> Build(const Expr& e) {
@@ -747,18 +1033,69 @@ class Planner {
       auto count = path_counts_.find(key);
       if (count != path_counts_.end() && count->second >= 2) {
         // Take the slot number now: building the inner steps may add slots (and rehash).
-        int slot = cache_slots_.emplace(key, static_cast<int>(cache_slots_.size())).first->second;
+        int slot = cache_slots_.try_emplace(key, num_cache_slots_).first->second;
+        if (slot == num_cache_slots_) ++num_cache_slots_;
         auto inner = BuildUncached(e);
         if (!inner.ok()) return inner.status();
-        return StepPtr(new CachedStep(std::move(*inner), slot));
+        return PathStep::Flatten(StepPtr(new CachedStep(std::move(*inner), slot)));
       }
+      auto step = BuildUncached(e);
+      if (!step.ok()) return step.status();
+      return PathStep::Flatten(*std::move(step));
     }
     return BuildUncached(e);
   }
 
-  int num_cache_slots() const { return static_cast<int>(cache_slots_.size()); }
+  int num_cache_slots() const { return num_cache_slots_; }
 
  private:
+  // An attribute path (its DebugString) and a key looked up in its value.
+  using MemberKey = std::pair<std::string, std::string>;
+
+  // `'k' in P` with P an attribute path: (P, k).
+  std::optional<MemberKey> PresenceCheck(const Expr& e) const {
+    if (e.kind != Expr::Kind::kCall || e.name != op::kIn || e.operand || e.args.size() != 2) {
+      return std::nullopt;
+    }
+    const Expr& k = *e.args[0];
+    if (k.kind != Expr::Kind::kConstant || k.constant.kind != Constant::Kind::kString ||
+        !IsCacheablePath(*e.args[1])) {
+      return std::nullopt;
+    }
+    return MemberKey(DebugString(*e.args[1]), k.constant.string_value);
+  }
+
+  // `P.k` or `P['k']` with P an attribute path, as BuildSelect and BuildCall build them with P a
+  // step of its own (a chain of plain names `a.b.c` is resolved as a qualified name instead).
+  std::optional<MemberKey> KeyRead(const Expr& e) const {
+    if (e.kind == Expr::Kind::kSelect && !e.test_only && IsCacheablePath(*e.operand) &&
+        !IsNameChain(e)) {
+      return MemberKey(DebugString(*e.operand), e.name);
+    }
+    if (e.kind == Expr::Kind::kCall && e.name == op::kIndex && !e.operand && e.args.size() == 2 &&
+        e.args[1]->kind == Expr::Kind::kConstant &&
+        e.args[1]->constant.kind == Constant::Kind::kString && IsCacheablePath(*e.args[0])) {
+      return MemberKey(DebugString(*e.args[0]), e.args[1]->constant.string_value);
+    }
+    return std::nullopt;
+  }
+
+  // Whether `e` is `a.b.c`: plain field selections down to an identifier.
+  static bool IsNameChain(const Expr& e) {
+    const Expr* cur = &e;
+    while (cur->kind == Expr::Kind::kSelect && !cur->test_only) cur = cur->operand.get();
+    return cur->kind == Expr::Kind::kIdent;
+  }
+
+  // The cache slot shared by the presence check and the read of `key`, or -1 when `key` is not
+  // both checked and read.
+  int MemberSlot(const MemberKey& key) {
+    auto it = member_slots_.find(key);
+    if (it == member_slots_.end()) return -1;
+    if (it->second < 0) it->second = num_cache_slots_++;
+    return it->second;
+  }
+
   // A field selection or constant index over a chain rooted at an identifier that no
   // comprehension binds: its value is the same wherever it occurs in one evaluation.
   bool IsCacheablePath(const Expr& e) const {
@@ -908,7 +1245,14 @@ class Planner {
     }
     auto operand = Build(*e.operand);
     if (!operand.ok()) return operand.status();
-    return StepPtr(new SelectStep(std::move(*operand), e.name, e.test_only));
+    auto select = std::make_unique<SelectStep>(std::move(*operand), e.name, e.test_only);
+    if (std::optional<MemberKey> key = KeyRead(e)) {
+      if (int slot = MemberSlot(*key); slot >= 0) {
+        const Step* p = &select->operand();
+        return StepPtr(new MemberValueStep(std::move(select), p, e.name, slot));
+      }
+    }
+    return StepPtr(std::move(select));
   }
 
   absl::StatusOr<StepPtr> BuildCall(const Expr& e) {
@@ -968,7 +1312,13 @@ class Planner {
     }
     if (fn == op::kIn && !e.operand && e.args.size() == 2) {
       if (absl::Status s = build_args(); !s.ok()) return s;
-      return StepPtr(new InStep(std::move(args[0]), std::move(args[1])));
+      auto in = std::make_unique<InStep>(std::move(args[0]), std::move(args[1]));
+      if (std::optional<MemberKey> key = PresenceCheck(e)) {
+        if (int slot = MemberSlot(*key); slot >= 0) {
+          return StepPtr(new MemberInStep(std::move(in), slot));
+        }
+      }
+      return StepPtr(std::move(in));
     }
 
     // Unchecked `ns.fn(x)` where `ns.fn` is a global function (the checker rewrites these).
@@ -1025,7 +1375,14 @@ class Planner {
     }
     auto call = std::make_unique<CallStep>(name, std::move(candidates), std::move(args));
     if (name == op::kIndex && receiver == nullptr && IndexConstStep::Applies(*call)) {
-      return StepPtr(new IndexConstStep(std::move(call)));
+      auto index = std::make_unique<IndexConstStep>(std::move(call));
+      if (std::optional<MemberKey> key = KeyRead(e)) {
+        if (int slot = MemberSlot(*key); slot >= 0) {
+          const Step* p = &index->operand();
+          return StepPtr(new MemberValueStep(std::move(index), p, std::move(key->second), slot));
+        }
+      }
+      return StepPtr(std::move(index));
     }
     return Fold(std::move(call), e);
   }
@@ -1114,6 +1471,8 @@ class Planner {
   absl::flat_hash_set<std::string> bound_names_;
   absl::flat_hash_map<std::string, int> path_counts_;
   absl::flat_hash_map<std::string, int> cache_slots_;
+  absl::flat_hash_map<MemberKey, int> member_slots_;  // -1 until the first step that uses it
+  int num_cache_slots_ = 0;  // repeated paths and member lookups share the frame's cache
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 // may be evaluated concurrently from many threads.
 #pragma once
 
+#include <forward_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,19 +27,21 @@ class Activation;  // controller/cel/program.h
 
 namespace gpuprofile::cel::internal {
 
-// One repeated attribute path of one evaluation (see CachedStep): null until first evaluated,
-// then the borrowed value, or `owned` when the path had to build a new value.
-struct CacheSlot {
-  const Value* ref = nullptr;
-  Value owned;
-};
-
 // Mutable state of one evaluation.
 struct Frame {
   absl::Span<const Value> variables;   // declared variables, in Environment order
   const Activation* activation = nullptr;  // for names not declared (unchecked mode)
   Value* locals = nullptr;              // comprehension variables, by slot
-  CacheSlot* cache = nullptr;           // repeated attribute paths, by cache slot
+  // The per-evaluation memo, by cache slot: repeated attribute paths (CachedStep, PathStep) and
+  // keys both checked and read (MemberInStep, MemberValueStep). Null until first evaluated, then
+  // the value, borrowed from the inputs or from `owned` (or, for a key, a not-a-member mark).
+  // Plain pointers, so that setting up and tearing down a frame costs no constructor or
+  // destructor per slot.
+  const Value** cache = nullptr;
+  // Values that cache slots point to when a path had to build a new value (not borrowed from the
+  // inputs: an error, a value of a map that does not store its values). Rare; a list node each,
+  // so that the addresses stay valid until the evaluation ends.
+  std::forward_list<Value> owned;
   // Comprehension iterations left before evaluation stops with an error, so that no expression
   // can run unbounded (the scheduler enforces a runtime cost limit the same way).
   uint64_t iterations_left = 0;
@@ -62,7 +65,7 @@ class Step {
 struct Plan {
   std::unique_ptr<Step> root;
   int num_locals = 0;
-  int num_cache_slots = 0;
+  int num_cache_slots = 0;  // Frame::cache entries the plan uses
 };
 
 // `checked` may be null (unchecked evaluation: all calls dispatch dynamically).
