@@ -102,6 +102,7 @@ def main():
     figures.record("render_peak_rss_mb", r_rss / 1e6)
     print("render peak RSS / file size    = %.2f  (target <= 3.00)  %s" % (
         rss_ratio, "PASS" if rss_ratio <= 3.0 else "FAIL"))
+    figures.report(args.record_main)
     return 0
 
 
