@@ -245,7 +245,7 @@ void ClusterCache::CreateDraInformers(dra::DraApiVersion version) {
       For(options_.watch, ResourceClaimTemplatesPath(version),
           absl::StrCat(profile::kManagedByLabel, "=", profile::kManagedByValue)),
       [this](const nlohmann::json& object) { return template_shapes_.Decode(object); },
-      [](const TemplateObject& t) { return absl::StrCat(t.namespace_name, "/", t.name()); },
+      [](const TemplateObject& t) { return t.Key(); },
       std::map<std::string, runtime::Store<TemplateObject>::IndexFunc>{
           {kByProfileLabel,
            runtime::IndexByLabel<TemplateObject>(

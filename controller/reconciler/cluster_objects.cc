@@ -108,6 +108,8 @@ std::shared_ptr<const TemplateObject> TemplateObject::Of(dra::ResourceClaimTempl
   return out;
 }
 
+std::string TemplateObject::Key() const { return absl::StrCat(namespace_name, "/", name()); }
+
 std::shared_ptr<const dra::ResourceClaimTemplate> TemplateObject::Full() const {
   auto full = std::make_shared<dra::ResourceClaimTemplate>(*shape);
   full->metadata.namespace_name = namespace_name;

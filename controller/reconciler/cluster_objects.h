@@ -93,6 +93,8 @@ struct TemplateObject {
   std::shared_ptr<const dra::ResourceClaimTemplate> shape;
 
   const std::string& name() const { return shape->metadata.name; }
+  // "<namespace>/<name>": the key the cache stores it under.
+  std::string Key() const;
   // Labels, annotations, owner references... (not namespace, uid or resourceVersion).
   const meta::ObjectMeta& shared_meta() const { return shape->metadata; }
   // The template as decoded (without creationTimestamp and generation): a new object each call.

@@ -97,9 +97,9 @@ class DesiredStateCache {
   const KubeVersion& kube_version() const { return kube_; }
 
  private:
+  absl::Duration UntilNextComputeLocked(absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // One computation for the cache's `version`: brings the plan, inventory and claim ledger up to
   // date (each only when its inputs changed), then assembles the desired state and its indexes.
-  absl::Duration UntilNextComputeLocked(absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::shared_ptr<const Computed> Compute(uint64_t version)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);
   void UpdatePlan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(compute_mu_);

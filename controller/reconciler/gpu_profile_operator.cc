@@ -221,7 +221,7 @@ void GpuProfileOperator::MapDraEvents(kube::Informer<dra::ResourceSlice>& slices
   // Before the handlers that enqueue: a pass that an event starts must not still await it.
   templates.AddHandler([this](const TemplateObject* before, const TemplateObject* after) {
     for (const TemplateObject* t : {before, after}) {
-      if (t != nullptr) profiles_->TemplateObserved(absl::StrCat(t->namespace_name, "/", t->name()));
+      if (t != nullptr) profiles_->TemplateObserved(t->Key());
     }
   });
   slices.AddHandler([this](const dra::ResourceSlice* before, const dra::ResourceSlice* after) {

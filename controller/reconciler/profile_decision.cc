@@ -53,46 +53,33 @@ ProfilePlan DecideCleanup(const ProfileObservation& seen) {
   return plan;
 }
 
-// Re-creations of templates whose spec the profile already wrote are dropped from `actions` and
-// returned: re-creating them again would loop (WrittenTemplates).
-std::vector<ObjectRef> WithoutRepeatedRecreates(const WrittenTemplates* written,
-                                                const profile::TemplateSet* desired,
-                                                std::vector<Action>* actions) {
-  std::vector<ObjectRef> not_stored;
-  if (desired == nullptr || written == nullptr ||
-      !dra::SameDesiredState(desired->prototype, *written->prototype)) {
-    return not_stored;
-  }
+// The template actions of `verb` on the keys in `keys`, taken out of `actions` and returned.
+std::vector<ObjectRef> DropTemplateActions(ActionVerb verb, const std::set<std::string>& keys,
+                                           std::vector<Action>* actions) {
+  std::vector<ObjectRef> dropped;
+  if (keys.empty()) return dropped;
   std::vector<Action> kept;
   for (Action& a : *actions) {
-    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kRecreate &&
-        written->keys.count(a.ref().Key()) > 0) {
-      not_stored.push_back(a.ref());
-      continue;
-    }
-    kept.push_back(std::move(a));
-  }
-  *actions = std::move(kept);
-  return not_stored;
-}
-
-// Creates of templates this process created and whose watch event has not arrived are dropped
-// from `actions`: creating them again would meet them (409, then a GET). Returns how many.
-int64_t WithoutAwaitedCreates(const std::set<std::string>& awaited,
-                              std::vector<Action>* actions) {
-  if (awaited.empty()) return 0;
-  int64_t dropped = 0;
-  std::vector<Action> kept;
-  for (Action& a : *actions) {
-    if (a.kind == ObjectKind::kClaimTemplate && a.verb == ActionVerb::kCreate &&
-        awaited.count(a.ref().Key()) > 0) {
-      ++dropped;
+    if (a.kind == ObjectKind::kClaimTemplate && a.verb == verb && keys.count(a.ref().Key()) > 0) {
+      dropped.push_back(a.ref());
       continue;
     }
     kept.push_back(std::move(a));
   }
   *actions = std::move(kept);
   return dropped;
+}
+
+// Re-creations of templates whose spec the profile already wrote are dropped from `actions` and
+// returned: re-creating them again would loop (WrittenTemplates).
+std::vector<ObjectRef> WithoutRepeatedRecreates(const WrittenTemplates* written,
+                                                const profile::TemplateSet* desired,
+                                                std::vector<Action>* actions) {
+  if (desired == nullptr || written == nullptr ||
+      !dra::SameDesiredState(desired->prototype, *written->prototype)) {
+    return {};
+  }
+  return DropTemplateActions(ActionVerb::kRecreate, written->keys, actions);
 }
 
 // The engine's outcome for the profile is valid: its objects are brought in place, unless a
@@ -109,7 +96,10 @@ void DecideObjects(const ProfileObservation& seen, const Computed& computed, Pro
       PlanProfileObjects(seen.object->metadata.uid, DesiredClassOf(computed, seen.name), templates,
                          DesiredQuotasOf(computed, seen.name), *seen.objects);
   plan->not_stored = WithoutRepeatedRecreates(seen.written.get(), templates, &objects.actions);
-  plan->templates_awaited = WithoutAwaitedCreates(seen.awaited_templates, &objects.actions);
+  // Creates of templates this process created and whose watch event has not arrived: creating
+  // them again would meet them (409, then a GET).
+  plan->templates_awaited = static_cast<int64_t>(
+      DropTemplateActions(ActionVerb::kCreate, seen.awaited_templates, &objects.actions).size());
   plan->actions = std::move(objects.actions);
   plan->templates_in_place = objects.templates_in_place + plan->templates_awaited;
   plan->quotas_in_place = objects.quotas_in_place;
