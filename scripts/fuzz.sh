@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, runs every checked-in
 # regression input once, then fuzzes each target from its seed corpus. The argument N (default
-# 60) sets the time budget, 2.5 N seconds in all as before: the CEL parser and evaluator 0.75 N
-# each, the profile pipeline and the YAML/JSON readers 0.5 N each, in two lanes of 1.25 N side by
-# side when there are two cores. Every input runs under a time
+# 60) sets the time budget, 2.5 N seconds in all as before: the CEL parser 0.75 N, the CEL
+# evaluator, the profile pipeline and the YAML/JSON readers 0.5 N each, the HTTP/1.1 response
+# reader 0.25 N, in two lanes of 1.25 N side by side when there are two cores. Every input runs under a time
 # and memory limit (-timeout, -rss_limit_mb, -malloc_limit_mb). Fails on any crash, leak,
 # timeout, out-of-memory or sanitizer report; what libFuzzer saves then lands in
 # $GPO_FUZZ_ARTIFACTS (default build-fuzz/artifacts/): once the bug is fixed, add the input to the
-# target's corpus directory (fuzz/corpus, fuzz/profile_corpus, fuzz/reader_corpus) so that it
+# target's corpus directory (fuzz/corpus, fuzz/profile_corpus, fuzz/reader_corpus,
+# fuzz/http1_corpus) so that it
 # stays a regression input.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +20,7 @@ source "$root/scripts/lib/ccache_env.sh"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DGPO_FUZZ=ON -DGPO_BUILD_TESTS=OFF -DGPO_BUILD_BENCHMARKS=OFF \
   >/dev/null
-ninja -C "$build" -j"$(nproc)" cel_fuzz profile_fuzz reader_fuzz
+ninja -C "$build" -j"$(nproc)" cel_fuzz profile_fuzz reader_fuzz http1_fuzz
 mkdir -p "$artifacts"
 
 # run TARGET SECONDS CORPUS_DIR GLOB MAX_LEN TIMEOUT RSS_MB MALLOC_MB [env...]
@@ -57,7 +58,7 @@ cel_parse() {
     GPO_FUZZ_MODE=parse
 }
 cel_evaluate() {
-  run cel_fuzz $((seconds * 3 / 4)) "$root/fuzz/corpus" '*.cel' 4096 10 2048 2048 \
+  run cel_fuzz $((seconds / 2)) "$root/fuzz/corpus" '*.cel' 4096 10 2048 2048 \
     GPO_FUZZ_MODE=evaluate
 }
 # Manifests -> GpuProfiles -> engine: each input runs the whole pipeline.
@@ -70,18 +71,22 @@ profile() {
 readers() {
   run reader_fuzz $((seconds / 2)) "$root/fuzz/reader_corpus" '*' 8192 5 1024 256
 }
+# What a server sends on a connection, read whole and one byte at a time (same result promised).
+http1() {
+  run http1_fuzz $((seconds / 4)) "$root/fuzz/http1_corpus" '*' 65536 5 1024 256
+}
 
 # Each run is single-threaded. With two cores or more, the runs go in two lanes of equal length
 # (1.25 N seconds each) side by side: every target keeps its own time budget and its own core.
 if [ "$(nproc)" -lt 2 ]; then
-  cel_parse && cel_evaluate && profile && readers
+  cel_parse && cel_evaluate && profile && readers && http1
   exit
 fi
 lanes=$(mktemp -d)
 trap 'rm -rf "$lanes"' EXIT
 { cel_parse && profile; } >"$lanes/1" 2>&1 &
 lane1=$!
-{ cel_evaluate && readers; } >"$lanes/2" 2>&1 &
+{ cel_evaluate && readers && http1; } >"$lanes/2" 2>&1 &
 lane2=$!
 status=0
 wait $lane1 || status=1

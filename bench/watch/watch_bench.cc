@@ -47,7 +47,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "controller/dra/resource_slice.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/socket_transport.h"
 #include "controller/kube/informer.h"
 #include "controller/kube/rest_client.h"
 #include "controller/kube/watcher.h"
@@ -237,9 +237,9 @@ int Run(int argc, char** argv) {
     std::printf("%s\n", DecodeFigures(lines).dump().c_str());
     return 0;
   }
-  CpprestTransportOptions transport_options;
+  SocketTransportOptions transport_options;
   transport_options.server = url;
-  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewCpprestTransport(transport_options);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewSocketTransport(transport_options);
   if (!transport.ok()) {
     std::fprintf(stderr, "%s\n", transport.status().ToString().c_str());
     return 1;

@@ -25,7 +25,7 @@
 #include "controller/explain/manifest_view.h"
 #include "controller/explain/pod.h"
 #include "controller/kube/api_error.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/transport_factory.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/rest_client.h"
@@ -435,7 +435,7 @@ std::optional<int> ReadCluster(const Console& io, const Request& request, std::s
   }
   if (ns->empty()) *ns = config->namespace_name.empty() ? "default" : config->namespace_name;
   absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
-      kube::NewCpprestTransport(*config);
+      kube::NewHttpTransport(*config);
   if (!transport.ok()) {
     io.err << io.program << ": cannot connect to " << config->server << ": "
            << transport.status().message() << "\n";

@@ -24,7 +24,7 @@
 #include "controller/cmd/malloc_trimmer.h"
 #include "controller/cmd/secure_metrics.h"
 #include "controller/cmd/version.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/transport_factory.h"
 #include "controller/kube/endpoint_server.h"
 #include "controller/kube/event_rest_sink.h"
 #include "controller/kube/kubeconfig.h"
@@ -56,7 +56,8 @@ constexpr char kRunUsage[] =
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
     "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.37]\n"
     "         [--feature-gates NAME=true,...] [--malloc-trim-interval 1s (0: never)]\n"
-    "         [--kueue-config configmap/kueue-system/kueue-manager-config[:KEY]]\n";
+    "         [--kueue-config configmap/kueue-system/kueue-manager-config[:KEY]]\n"
+    "         [--http-client sockets|cpprest]\n";
 
 struct RunFlags {
   kube::ConfigFlags config;
@@ -83,6 +84,8 @@ struct RunFlags {
   std::string feature_gates;
   // --kueue-config: Kueue's Configuration ConfigMap, for the KueueMapped condition.
   std::optional<kueue::ConfigMapRef> kueue_config;
+  // --http-client: the project's sockets (default) or cpprestsdk (transport_factory.h).
+  kube::HttpClientKind http_client = kube::HttpClientKind::kSockets;
 };
 
 absl::Status ParseDurationFlag(const ParsedArgs& parsed, const std::string& name,
@@ -119,6 +122,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--malloc-trim-interval"}},
       {{"--kube-version"}},
       {{"--kueue-config"}},
+      {{"--http-client"}},
       kFeatureGatesFlag,
   };
   for (FlagSpec& spec : SecureMetricsFlagSpecs()) specs.push_back(std::move(spec));
@@ -178,6 +182,13 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
     if (!ref.ok()) return ref.status();
     f.kueue_config = *std::move(ref);
   }
+  if (parsed->Has("--http-client")) {
+    absl::StatusOr<kube::HttpClientKind> client =
+        kube::ParseHttpClientKind(parsed->Get("--http-client"));
+    if (!client.ok()) return absl::InvalidArgumentError(absl::StrCat("--http-client: ",
+                                                                     client.status().message()));
+    f.http_client = *client;
+  }
   f.feature_gates = absl::StrJoin(parsed->GetAll(kFeatureGatesFlag.names[0]), ",");
   // Checked now against --kube-version (or the newest release), again once the server's version
   // is known.
@@ -216,7 +227,7 @@ std::unique_ptr<Cluster> Connect(const RunFlags& flags, const Logger& log) {
   }
   cluster->config = *std::move(config);
   absl::StatusOr<std::unique_ptr<kube::HttpTransport>> transport =
-      kube::NewCpprestTransport(cluster->config);
+      kube::NewHttpTransport(cluster->config, flags.http_client);
   if (!transport.ok()) {
     log.Error("cannot set up the connection to the API server",
               {{"server", cluster->config.server}, {"error", transport.status().ToString()}});

@@ -105,7 +105,7 @@ absl::Status CheckPem(const TlsConfig& tls) {
   return absl::OkStatus();
 }
 
-class CpprestTransport final : public HttpTransport {
+class CpprestTransport final : public ExecutingTransport {
  public:
   CpprestTransport(web::uri base, CpprestTransportOptions options)
       : base_(std::move(base)), options_(std::move(options)) {
@@ -113,15 +113,6 @@ class CpprestTransport final : public HttpTransport {
   }
 
   std::string host() const override { return host_; }
-
-  absl::StatusOr<HttpResponse> Send(const HttpRequest& request, Cancellation* cancel) override {
-    return Execute(request, nullptr, cancel);
-  }
-
-  absl::StatusOr<HttpResponse> Stream(const HttpRequest& request, const LineCallback& on_line,
-                                      Cancellation* cancel) override {
-    return Execute(request, &on_line, cancel);
-  }
 
  private:
   std::shared_ptr<client::http_client> ClientFor(absl::Duration timeout) {
@@ -161,7 +152,7 @@ class CpprestTransport final : public HttpTransport {
   }
 
   absl::StatusOr<HttpResponse> Execute(const HttpRequest& request, const LineCallback* on_line,
-                                       Cancellation* cancel) {
+                                       Cancellation* cancel) override {
     pplx::cancellation_token_source cts;
     ScopedCancelCallback on_cancel(cancel, [cts]() mutable { cts.cancel(); });
     auto was_cancelled = [&] { return cancel != nullptr && cancel->cancelled(); };

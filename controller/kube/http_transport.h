@@ -120,4 +120,23 @@ class HttpTransport {
   virtual std::string host() const = 0;
 };
 
+// For transports whose Send and Stream are one code path: a request, then the body either
+// collected (on_line null) or handed over line by line.
+class ExecutingTransport : public HttpTransport {
+ public:
+  absl::StatusOr<HttpResponse> Send(const HttpRequest& request,
+                                    Cancellation* cancel = nullptr) final {
+    return Execute(request, nullptr, cancel);
+  }
+  absl::StatusOr<HttpResponse> Stream(const HttpRequest& request, const LineCallback& on_line,
+                                      Cancellation* cancel = nullptr) final {
+    return Execute(request, &on_line, cancel);
+  }
+
+ protected:
+  virtual absl::StatusOr<HttpResponse> Execute(const HttpRequest& request,
+                                               const LineCallback* on_line,
+                                               Cancellation* cancel) = 0;
+};
+
 }  // namespace gpuprofile::kube

@@ -1,7 +1,8 @@
 // File: test/kube/https_emulator_test.cc
 // The whole connection path over HTTPS against kube-emulator --tls: its --kubeconfig-out is
-// loaded like a user's kubeconfig (CA data, bearer token), the cpprest transport verifies the
-// generated certificate, and requests and a watch work. Also: TLS failures give clear errors, a
+// loaded like a user's kubeconfig (CA data, bearer token), the transport verifies the generated
+// certificate, and requests and a watch work. Every test runs with both transports
+// (transport_factory.h): the project's sockets and cpprestsdk. Also: TLS failures give clear errors, a
 // wrong token is a typed 401, a rotated token file recovers after a 401, and an exec credential
 // plugin (a real shell script) is run, cached and refreshed on expiry.
 #include <algorithm>
@@ -14,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "controller/kube/api_error.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/transport_factory.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/rest_client.h"
 #include "controller/kube/watcher.h"
@@ -35,7 +36,7 @@ nlohmann::json ConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
 }
 
-class HttpsEmulatorTest : public ::testing::Test {
+class HttpsEmulatorTest : public ::testing::TestWithParam<HttpClientKind> {
  protected:
   HttpsEmulatorTest()
       : emu_({"--tls", "--kubeconfig-out", dir_.File("kubeconfig"), "--bookmark-interval",
@@ -55,7 +56,7 @@ class HttpsEmulatorTest : public ::testing::Test {
   // A client for `config` whose retries are quick.
   std::unique_ptr<RestClient> ClientFor(const ClientConfig& config,
                                         std::unique_ptr<HttpTransport>* transport) {
-    absl::StatusOr<std::unique_ptr<HttpTransport>> t = NewCpprestTransport(config);
+    absl::StatusOr<std::unique_ptr<HttpTransport>> t = NewHttpTransport(config, GetParam());
     EXPECT_OK(t);
     if (!t.ok()) return nullptr;
     *transport = *std::move(t);
@@ -71,7 +72,7 @@ class HttpsEmulatorTest : public ::testing::Test {
   std::string admin_token_;
 };
 
-TEST_F(HttpsEmulatorTest, KubeconfigWithCaDataAndTokenWorksForRequestsAndWatches) {
+TEST_P(HttpsEmulatorTest, KubeconfigWithCaDataAndTokenWorksForRequestsAndWatches) {
   ASSERT_OK_AND_ASSIGN(ClientConfig config, ClientConfigFromKubeconfig(kubeconfig_, "", {}));
   EXPECT_FALSE(config.tls.ca_pem.empty());
   std::unique_ptr<HttpTransport> transport;
@@ -106,7 +107,7 @@ TEST_F(HttpsEmulatorTest, KubeconfigWithCaDataAndTokenWorksForRequestsAndWatches
   EXPECT_GT(watcher.stats().bookmarks, 0);
 }
 
-TEST_F(HttpsEmulatorTest, TlsFailuresAreClearErrors) {
+TEST_P(HttpsEmulatorTest, TlsFailuresAreClearErrors) {
   ASSERT_OK_AND_ASSIGN(ClientConfig config, ClientConfigFromKubeconfig(kubeconfig_, "", {}));
   // No CA: the generated certificate is not trusted.
   ClientConfig untrusted = config;
@@ -122,7 +123,7 @@ TEST_F(HttpsEmulatorTest, TlsFailuresAreClearErrors) {
   // Not PEM at all: refused when the transport is made.
   ClientConfig garbage = config;
   garbage.tls.ca_pem = "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n";
-  absl::StatusOr<std::unique_ptr<HttpTransport>> bad = NewCpprestTransport(garbage);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> bad = NewHttpTransport(garbage, GetParam());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("the certificate authority is not a valid PEM"),
             absl::string_view::npos)
@@ -138,7 +139,7 @@ TEST_F(HttpsEmulatorTest, TlsFailuresAreClearErrors) {
   EXPECT_TRUE(apierrors::IsNotFound(missing)) << missing;
 }
 
-TEST_F(HttpsEmulatorTest, WrongTokenIsUnauthorizedAndARotatedTokenFileRecovers) {
+TEST_P(HttpsEmulatorTest, WrongTokenIsUnauthorizedAndARotatedTokenFileRecovers) {
   ASSERT_OK_AND_ASSIGN(ClientConfig config, ClientConfigFromKubeconfig(kubeconfig_, "", {}));
   ClientConfig wrong = config;
   wrong.credentials = std::make_shared<StaticCredentialProvider>(Credentials{"nope", "", ""});
@@ -160,7 +161,7 @@ TEST_F(HttpsEmulatorTest, WrongTokenIsUnauthorizedAndARotatedTokenFileRecovers) 
   EXPECT_TRUE(apierrors::IsNotFound(after)) << after;
 }
 
-TEST_F(HttpsEmulatorTest, ExecPluginIsRunCachedAndRefreshedOnExpiry) {
+TEST_P(HttpsEmulatorTest, ExecPluginIsRunCachedAndRefreshedOnExpiry) {
   const std::string credential = absl::StrCat(
       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",)",
       R"("status":{"token":")", admin_token_, R"(","expirationTimestamp":"EXPIRY"}})");
@@ -200,7 +201,9 @@ TEST_F(HttpsEmulatorTest, ExecPluginIsRunCachedAndRefreshedOnExpiry) {
 
 // kube-emulator --client-cert-auth: the handshake requires a client certificate its CA signed,
 // and its kubeconfig carries that certificate and key instead of a token.
-TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMutualTls) {
+class HttpsClientCertificateTest : public ::testing::TestWithParam<HttpClientKind> {};
+
+TEST_P(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMutualTls) {
   ScratchDir dir;
   EmulatorProcess emu({"--tls", "--client-cert-auth", "--kubeconfig-out", dir.File("kubeconfig")});
   ASSERT_TRUE(emu.ok()) << emu.Stderr();
@@ -211,7 +214,7 @@ TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMut
   ASSERT_FALSE(config.tls.client_key_pem.empty());
   ASSERT_TRUE(kubeconfig.users.begin()->second.token.empty());
 
-  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewCpprestTransport(config);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewHttpTransport(config, GetParam());
   ASSERT_OK(transport);
   RestClientOptions options;
   options.credentials = config.credentials;
@@ -225,7 +228,7 @@ TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMut
   ClientConfig no_cert = config;
   no_cert.tls.client_certificate_pem.clear();
   no_cert.tls.client_key_pem.clear();
-  absl::StatusOr<std::unique_ptr<HttpTransport>> bare = NewCpprestTransport(no_cert);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> bare = NewHttpTransport(no_cert, GetParam());
   ASSERT_OK(bare);
   RestClient refused(bare->get(), options);
   absl::Status s = refused.Get(kConfigMaps.WithName("mtls")).status();
@@ -233,6 +236,17 @@ TEST(HttpsClientCertificateTest, KubeconfigClientCertificateAuthenticatesOverMut
   EXPECT_NE(s.message().find("the server requires a client certificate"), absl::string_view::npos)
       << s;
 }
+
+std::string KindName(const ::testing::TestParamInfo<HttpClientKind>& info) {
+  return info.param == HttpClientKind::kSockets ? "Sockets" : "Cpprest";
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, HttpsEmulatorTest,
+                         ::testing::Values(HttpClientKind::kSockets, HttpClientKind::kCpprest),
+                         KindName);
+INSTANTIATE_TEST_SUITE_P(Transports, HttpsClientCertificateTest,
+                         ::testing::Values(HttpClientKind::kSockets, HttpClientKind::kCpprest),
+                         KindName);
 
 }  // namespace
 }  // namespace https_emulator_test

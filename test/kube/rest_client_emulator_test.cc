@@ -1,5 +1,5 @@
 // File: test/kube/rest_client_emulator_test.cc
-// RestClient and Discovery against the real kube-emulator over HTTP (cpprest transport): CRUD,
+// RestClient and Discovery against the real kube-emulator over HTTP (the socket transport): CRUD,
 // status subresource, patches, delete preconditions, typed errors, pagination, selectors,
 // injected faults, discovery of the served DRA versions and of a CRD that appears.
 #include <algorithm>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/kube/api_error.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/socket_transport.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/rest_client.h"
 #include "gtest/gtest.h"
@@ -224,9 +224,9 @@ TEST(RestClientEmulatorTest, ConnectionRefusedIsUnavailable) {
     ASSERT_EMULATOR(emu);
     url = emu.url();
   }  // stopped: nothing listens on its port now
-  CpprestTransportOptions options;
+  SocketTransportOptions options;
   options.server = url;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HttpTransport> transport, NewCpprestTransport(options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HttpTransport> transport, NewSocketTransport(options));
   RestClientOptions o;
   o.max_retries = 0;
   RestClient c(transport.get(), o);

@@ -1,7 +1,7 @@
 // File: test/kube/serving_cert_test.cc
 // The metrics server's certificate (serving_cert.h): a generated self-signed one and one read
 // from files, with the errors that name the file; and the endpoint server over HTTPS with it,
-// read back by the project's cpprest transport trusting exactly that certificate.
+// read back by the project's socket transport trusting exactly that certificate.
 #include "controller/kube/serving_cert.h"
 
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/socket_transport.h"
 #include "controller/kube/endpoint_server.h"
 #include "controller/kube/http_transport.h"
 #include "gtest/gtest.h"
@@ -85,10 +85,10 @@ TEST(HttpsEndpointServerTest, ServesOverTlsWithTheGivenCertificateOnly) {
   request.headers = {{"Authorization", "Bearer abc"}};
   request.timeout = absl::Seconds(10);
 
-  CpprestTransportOptions trusting;
+  SocketTransportOptions trusting;
   trusting.server = absl::StrCat("https://127.0.0.1:", *port);
   trusting.tls.ca_pem = tls->cert_chain_pem;  // the self-signed certificate is its own anchor
-  absl::StatusOr<std::unique_ptr<HttpTransport>> https = NewCpprestTransport(trusting);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> https = NewSocketTransport(trusting);
   ASSERT_OK(https);
   absl::StatusOr<HttpResponse> ok = (*https)->Send(request);
   ASSERT_OK(ok);
@@ -98,16 +98,16 @@ TEST(HttpsEndpointServerTest, ServesOverTlsWithTheGivenCertificateOnly) {
   // A client that trusts another certificate refuses the connection.
   absl::StatusOr<EndpointTls> other = GenerateSelfSignedCert({"localhost"}, {"127.0.0.1"});
   ASSERT_OK(other);
-  CpprestTransportOptions wrong = trusting;
+  SocketTransportOptions wrong = trusting;
   wrong.tls.ca_pem = other->cert_chain_pem;
-  absl::StatusOr<std::unique_ptr<HttpTransport>> distrusting = NewCpprestTransport(wrong);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> distrusting = NewSocketTransport(wrong);
   ASSERT_OK(distrusting);
   EXPECT_FALSE((*distrusting)->Send(request).ok());
 
   // Plain HTTP to the TLS port gets no HTTP answer.
-  CpprestTransportOptions plain;
+  SocketTransportOptions plain;
   plain.server = absl::StrCat("http://127.0.0.1:", *port);
-  absl::StatusOr<std::unique_ptr<HttpTransport>> http = NewCpprestTransport(plain);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> http = NewSocketTransport(plain);
   ASSERT_OK(http);
   absl::StatusOr<HttpResponse> refused = (*http)->Send(request);
   EXPECT_TRUE(!refused.ok() || refused->status != 200);

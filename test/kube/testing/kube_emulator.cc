@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "controller/kube/cpprest_transport.h"
+#include "controller/kube/socket_transport.h"
 
 namespace gpuprofile::kube::testing {
 
@@ -13,9 +13,9 @@ KubeEmulator::KubeEmulator(std::vector<std::string> args) : process_(std::move(a
     error_ = absl::StrCat("kube-emulator did not start: ", process_.Stderr());
     return;
   }
-  CpprestTransportOptions options;
+  SocketTransportOptions options;
   options.server = process_.url();
-  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewCpprestTransport(options);
+  absl::StatusOr<std::unique_ptr<HttpTransport>> transport = NewSocketTransport(options);
   if (!transport.ok()) {
     error_ = std::string(transport.status().message());
     return;
