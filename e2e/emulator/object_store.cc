@@ -62,17 +62,16 @@ ObjectPtr ObjectStore::Get(const std::string& key, const std::string& ns,
   return it == b->second.end() ? nullptr : it->second;
 }
 
-std::vector<ObjectPtr> ObjectStore::List(const std::string& key, const std::string& ns) const {
+std::vector<ObjectPtr> ObjectStore::List(
+    const std::string& key, const std::string& ns,
+    const std::optional<std::pair<std::string, std::string>>& after) const {
   std::vector<ObjectPtr> out;
   auto b = objects_.find(key);
   if (b == objects_.end()) return out;
-  if (ns.empty()) {
-    for (const auto& [k, v] : b->second) out.push_back(v);
-  } else {
-    for (auto it = b->second.lower_bound({ns, ""}); it != b->second.end() && it->first.first == ns;
-         ++it) {
-      out.push_back(it->second);
-    }
+  auto it = b->second.lower_bound({ns, ""});
+  if (after && *after >= std::make_pair(ns, std::string())) it = b->second.upper_bound(*after);
+  for (; it != b->second.end() && (ns.empty() || it->first.first == ns); ++it) {
+    out.push_back(it->second);
   }
   return out;
 }

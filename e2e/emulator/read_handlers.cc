@@ -96,13 +96,16 @@ HttpResponse ApiServer::List(const HttpRequest& request, const Route& route,
   // is counted without converting it; with selectors, the page ends at the first match past
   // the limit (the continue token is then known to be needed).
   const bool selecting = !selectors->labels.empty() || !selectors->fields.empty();
-  for (const ObjectPtr& o : store_.List(type.storage_key, route.ns)) {
-    std::string ns = NamespaceOf(*o), name = NameOf(*o);
-    if (continuing && std::make_pair(ns, name) <= std::make_pair(start_ns, start_name)) continue;
+  const std::vector<ObjectPtr> objects = store_.List(
+      type.storage_key, route.ns,
+      continuing ? std::make_optional(std::make_pair(start_ns, start_name)) : std::nullopt);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const ObjectPtr& o = objects[i];
     if (limit > 0 && count >= limit && !selecting) {
-      ++remaining;
-      continue;
+      remaining = static_cast<int64_t>(objects.size() - i);
+      break;
     }
+    std::string ns = NamespaceOf(*o), name = NameOf(*o);
     nlohmann::json wire = FromStorage(type, route.version, *o);
     if (!MatchesLabels(selectors->labels, wire) || !MatchesFields(selectors->fields, wire))
       continue;
