@@ -5,13 +5,14 @@
 // on a thread of its own; every cache of the operator is one.
 //
 // Decoding is pluggable, per kind:
-//  - the DOM decoder (required) turns one object, as an nlohmann::json document, into a T. List
-//    pages arrive as documents (the REST client parses them), so relists always take it;
-//  - a raw decoder (optional, SetRawDecoder) turns a watch event's object straight from its JSON
-//    text into a T, e.g. dra::DecodeSliceFast for ResourceSlices. When it fails, for whatever
-//    reason, the event takes the DOM path (nlohmann parse, then the DOM decoder), which words the
-//    error and tells text that is not JSON (DataLoss to the watcher, which distrusts the stream
-//    and resumes) from an object that does not decode (skipped, counted, reported).
+//  - the DOM decoder (required) turns one object, as an nlohmann::json document, into a T;
+//  - a raw decoder (optional, SetRawDecoder) turns an object straight from its JSON text into a
+//    T, e.g. dra::DecodeSliceFast for ResourceSlices: watch events' objects, and the items of
+//    (re)list pages, which then arrive as text (raw_list.h, RestClient::ListPagesRaw). When it
+//    fails, for whatever reason, the object takes the DOM path (nlohmann parse, then the DOM
+//    decoder), which words the error and, for a watch event, tells text that is not JSON
+//    (DataLoss to the watcher, which distrusts the stream and resumes) from an object that does
+//    not decode (skipped, counted, reported). Without one, list pages arrive as documents.
 //
 // Store:
 //  - a (re)list is decoded page by page as it arrives and the store swaps to the new content at
@@ -116,7 +117,8 @@ class Reflector : public WatchSink {
   const runtime::Store<T>& store() const { return store_; }
   // Objects skipped because they did not decode, since construction.
   int64_t undecodable() const { return undecodable_.load(std::memory_order_relaxed); }
-  // Watch events the raw decoder did not decode (they took the DOM path), since construction.
+  // Objects (watch events and list items) the raw decoder did not decode (they took the DOM
+  // path), since construction.
   int64_t raw_fallbacks() const { return raw_fallbacks_.load(std::memory_order_relaxed); }
   // The first decode error (OK when none yet), for logs and readiness messages.
   absl::Status first_decode_error() const {
@@ -138,14 +140,30 @@ class Reflector : public WatchSink {
     for (nlohmann::json& item : items) {
       ObjectPtr object = Decode(ObjectSource::kList, item);
       nlohmann::json().swap(item);  // the item's document is not needed any more
-      if (object == nullptr) continue;
-      ObjectPtr before = store_.Get(store_.KeyOf(*object));
-      if (before != nullptr && version_of_ != nullptr) {
-        const absl::string_view version = version_of_(*object);
-        if (!version.empty() && version == version_of_(*before)) object = before;
+      AddListed(std::move(object));
+    }
+  }
+  bool TakesRawPages() const override { return raw_decode_ != nullptr; }
+  // Each item through the raw decoder, with apiVersion and kind as the DOM path gives them; an
+  // item it does not decode takes the DOM path (which words the error).
+  void ListPageRaw(const RawListPage& page) override {
+    for (const RawListPage::Item& item : page.items) {
+      const std::string text = page.WithTypeMeta(item);
+      absl::StatusOr<ObjectPtr> object = raw_decode_(text);
+      if (object.ok() && *object != nullptr) {
+        AddListed(*std::move(object));
+        continue;
       }
-      listed_.push_back(std::move(object));
-      listed_before_.push_back(std::move(before));
+      raw_fallbacks_.fetch_add(1, std::memory_order_relaxed);
+      nlohmann::json parsed = nlohmann::json::parse(text, /*cb=*/nullptr,
+                                                    /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) {  // the page's structure was read, not every value in it
+        Undecodable({ObjectSource::kList, "", "",
+                     absl::DataLossError(absl::StrCat("a list item is not valid JSON: ",
+                                                      std::string(item.text.substr(0, 200))))});
+        continue;
+      }
+      AddListed(Decode(ObjectSource::kList, parsed));
     }
   }
   void EndList() override {
@@ -173,6 +191,19 @@ class Reflector : public WatchSink {
   }
 
  private:
+  // A listed object (null: it did not decode), kept as the cached one when its resourceVersion
+  // did not change.
+  void AddListed(ObjectPtr object) {
+    if (object == nullptr) return;
+    ObjectPtr before = store_.Get(store_.KeyOf(*object));
+    if (before != nullptr && version_of_ != nullptr) {
+      const absl::string_view version = version_of_(*object);
+      if (!version.empty() && version == version_of_(*before)) object = before;
+    }
+    listed_.push_back(std::move(object));
+    listed_before_.push_back(std::move(before));
+  }
+
   static ObjectSource SourceOf(runtime::WatchEventType type) {
     switch (type) {
       case runtime::WatchEventType::kAdded:
@@ -208,12 +239,19 @@ class Reflector : public WatchSink {
     if (decoded.ok() && *decoded != nullptr) return *std::move(decoded);
     absl::Status error = decoded.ok() ? absl::InternalError("the decoder returned no object")
                                       : decoded.status();
+    Undecodable({source, MetadataString(item, "namespace"), MetadataString(item, "name"),
+                 std::move(error)});
+    return nullptr;
+  }
+
+  // Counts, keeps the first error, drops the cached version when asked to, and tells the
+  // undecodable handlers.
+  void Undecodable(const UndecodableObject& bad) {
+    const ObjectSource source = bad.source;
     if (undecodable_.fetch_add(1, std::memory_order_relaxed) == 0) {
       absl::MutexLock lock(&mu_);
-      first_decode_error_ = error;
+      first_decode_error_ = bad.error;
     }
-    const UndecodableObject bad{source, MetadataString(item, "namespace"),
-                                MetadataString(item, "name"), std::move(error)};
     // The drop is announced before the undecodable handlers run, so that they have the last word
     // on that object.
     if (undecodable_key_of_ &&
@@ -224,7 +262,6 @@ class Reflector : public WatchSink {
       }
     }
     for (const UndecodableHandler& handler : undecodable_handlers_) handler(bad);
-    return nullptr;
   }
 
   void Notify(const T* before, const T* after) {

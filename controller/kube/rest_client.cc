@@ -246,15 +246,51 @@ absl::StatusOr<nlohmann::json> RestClient::GetPath(const std::string& path) {
   return ParseBody(call, response);
 }
 
-absl::StatusOr<ObjectList> RestClient::List(const ResourcePath& collection,
-                                            const ListOptions& options) {
+namespace {
+
+std::string ListPath(const ResourcePath& collection, const ListOptions& options) {
   Query q;
   q.Add("labelSelector", options.label_selector);
   q.Add("fieldSelector", options.field_selector);
   if (options.limit > 0) q.Add("limit", absl::StrCat(options.limit));
   q.Add("continue", options.continue_token);
   q.Add("resourceVersion", options.resource_version);
-  Call call{"GET", collection.Path() + q.text(), "", "", true};
+  return collection.Path() + q.text();
+}
+
+// Every page from `list_page(options)`, following continue tokens; an expired token (410)
+// restarts the listing once. Returns the last page's resourceVersion.
+template <typename Page>
+absl::StatusOr<std::string> FollowPages(
+    ListOptions options,
+    const std::function<absl::StatusOr<Page>(const ListOptions&)>& list_page,
+    const std::function<void(Page page)>& on_page, const std::function<void()>& on_restart) {
+  const ListOptions first = options;
+  bool restarted = false;
+  for (;;) {
+    absl::StatusOr<Page> page = list_page(options);
+    if (!page.ok()) {
+      if (apierrors::IsGone(page.status()) && !options.continue_token.empty() && !restarted) {
+        restarted = true;
+        options = first;
+        on_restart();
+        continue;
+      }
+      return page.status();
+    }
+    std::string continue_token = std::move(page->continue_token);
+    std::string resource_version = page->resource_version;
+    on_page(*std::move(page));
+    if (continue_token.empty()) return resource_version;
+    options.continue_token = std::move(continue_token);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ObjectList> RestClient::List(const ResourcePath& collection,
+                                            const ListOptions& options) {
+  Call call{"GET", ListPath(collection, options), "", "", true};
   ASSIGN_OR_RETURN(HttpResponse response, Do(call));
   ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(call, response));
   if (!body.is_object()) {
@@ -290,25 +326,24 @@ absl::StatusOr<ObjectList> RestClient::List(const ResourcePath& collection,
 absl::StatusOr<std::string> RestClient::ListPages(
     const ResourcePath& collection, ListOptions options,
     const std::function<void(ObjectList page)>& on_page, const std::function<void()>& on_restart) {
-  const ListOptions first = options;
-  bool restarted = false;
-  for (;;) {
-    absl::StatusOr<ObjectList> page = List(collection, options);
-    if (!page.ok()) {
-      if (apierrors::IsGone(page.status()) && !options.continue_token.empty() && !restarted) {
-        restarted = true;
-        options = first;
-        on_restart();
-        continue;
-      }
-      return page.status();
-    }
-    std::string continue_token = std::move(page->continue_token);
-    std::string resource_version = page->resource_version;
-    on_page(*std::move(page));
-    if (continue_token.empty()) return resource_version;
-    options.continue_token = std::move(continue_token);
-  }
+  return FollowPages<ObjectList>(
+      std::move(options),
+      [&](const ListOptions& o) { return List(collection, o); }, on_page, on_restart);
+}
+
+absl::StatusOr<std::string> RestClient::ListPagesRaw(
+    const ResourcePath& collection, ListOptions options,
+    const std::function<void(RawListPage page)>& on_page, const std::function<void()>& on_restart) {
+  return FollowPages<RawListPage>(
+      std::move(options),
+      [&](const ListOptions& o) -> absl::StatusOr<RawListPage> {
+        Call call{"GET", ListPath(collection, o), "", "", true};
+        ASSIGN_OR_RETURN(HttpResponse response, Do(call));
+        return ParseRawListPage(std::move(response.body),
+                                absl::StrCat(call.method, " ", call.path, ": the ",
+                                             response.status, " response"));
+      },
+      on_page, on_restart);
 }
 
 absl::StatusOr<ObjectList> RestClient::ListAll(const ResourcePath& collection,

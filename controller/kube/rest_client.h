@@ -32,6 +32,7 @@
 #include "controller/kube/api_error.h"
 #include "controller/kube/credentials.h"
 #include "controller/kube/http_transport.h"
+#include "controller/kube/raw_list.h"
 #include "controller/runtime/backoff.h"
 #include "controller/runtime/client_rate_limiter.h"
 #include "controller/runtime/clock.h"
@@ -144,6 +145,11 @@ class RestClient {
   absl::StatusOr<std::string> ListPages(const ResourcePath& collection, ListOptions options,
                                         const std::function<void(ObjectList page)>& on_page,
                                         const std::function<void()>& on_restart);
+  // The same with each page as text (raw_list.h), for callers that decode items from their JSON
+  // text; the items are not given apiVersion and kind (RawListPage::WithTypeMeta does that).
+  absl::StatusOr<std::string> ListPagesRaw(const ResourcePath& collection, ListOptions options,
+                                           const std::function<void(RawListPage page)>& on_page,
+                                           const std::function<void()>& on_restart);
   // POST to the collection (`collection` has no name); returns the created object.
   absl::StatusOr<nlohmann::json> Create(const ResourcePath& collection,
                                         const nlohmann::json& object,

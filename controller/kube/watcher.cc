@@ -231,10 +231,16 @@ absl::Status Watcher::List() {
   // Pages go to the sink as they arrive (a relist of 20,000 objects never sits in memory as JSON
   // all at once).
   sink_->BeginList();
-  absl::StatusOr<std::string> resource_version = client_->ListPages(
-      options_.collection, list_options,
-      [this](ObjectList page) { sink_->ListPage(std::move(page.items)); },
-      [this] { sink_->BeginList(); });
+  absl::StatusOr<std::string> resource_version =
+      sink_->TakesRawPages()
+          ? client_->ListPagesRaw(
+                options_.collection, list_options,
+                [this](RawListPage page) { sink_->ListPageRaw(page); },
+                [this] { sink_->BeginList(); })
+          : client_->ListPages(
+                options_.collection, list_options,
+                [this](ObjectList page) { sink_->ListPage(std::move(page.items)); },
+                [this] { sink_->BeginList(); });
   if (!resource_version.ok()) return resource_version.status();
   resource_version_ = *std::move(resource_version);
   sink_->EndList();

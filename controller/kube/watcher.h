@@ -45,6 +45,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controller/kube/http_transport.h"
+#include "controller/kube/raw_list.h"
 #include "controller/kube/rest_client.h"
 #include "controller/runtime/backoff.h"
 #include "controller/runtime/clock.h"
@@ -66,6 +67,10 @@ class WatchSink {
   virtual void BeginList() { pending_.clear(); }
   virtual void ListPage(std::vector<nlohmann::json> items);
   virtual void EndList() { Replace(std::exchange(pending_, {})); }
+  // Sinks that decode objects from their JSON text return true, and then get each page of a
+  // (re)list as text (ListPageRaw) instead of ListPage.
+  virtual bool TakesRawPages() const { return false; }
+  virtual void ListPageRaw(const RawListPage& page) { (void)page; }
   // One watch event (never BOOKMARK or ERROR; those are the watcher's).
   virtual void Apply(runtime::WatchEventType type, const nlohmann::json& object) = 0;
   // One watch event as the JSON text of its object (valid for the duration of the call). Returns

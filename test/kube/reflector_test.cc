@@ -200,6 +200,56 @@ TEST_F(ReflectorTest, WhatTheRawDecoderRefusesFallsBackToTheDomPath) {
   EXPECT_THAT(changes_, ElementsAre("->a1"));
 }
 
+// A relist through the raw decoder (what the watcher does when TakesRawPages): items that lack
+// apiVersion and kind get the list's, what the raw decoder refuses takes the DOM path, and what
+// neither decodes is skipped, counted and reported as a listed object.
+TEST_F(ReflectorTest, RawListPagesGoThroughTheRawDecoderWithTheListsTypeMeta) {
+  EXPECT_FALSE(static_cast<WatchSink&>(reflector_).TakesRawPages());
+  UseRawDecoder();
+  std::vector<std::string> texts;
+  reflector_.SetRawDecoder(
+      [this, &texts](absl::string_view text) -> absl::StatusOr<std::shared_ptr<const Obj>> {
+        ++raw_calls_;
+        texts.emplace_back(text);
+        nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+        if (!j.is_object() || j.value("raw", true) == false) {
+          return absl::UnimplementedError("not for the raw path");
+        }
+        absl::StatusOr<std::shared_ptr<const Obj>> decoded = Decode(j);
+        if (!decoded.ok()) return decoded.status();
+        Obj copy = **decoded;
+        copy.value = absl::StrCat("raw:", copy.value, ":", j.value("kind", "?"));
+        return std::make_shared<const Obj>(std::move(copy));
+      });
+  WatchSink& sink = reflector_;
+  ASSERT_TRUE(sink.TakesRawPages());
+  nlohmann::json refused = Item("b", "1", "b1");
+  refused["raw"] = false;
+  nlohmann::json list = {{"apiVersion", "test/v1"},
+                         {"kind", "ObjList"},
+                         {"metadata", {{"resourceVersion", "9"}}},
+                         {"items",
+                          {Item("a", "1", "a1"), refused,
+                           {{"metadata", {{"name", "bad"}}}, {"value", 7}}}}};
+  std::string body = list.dump();
+  body.insert(body.rfind(']'), R"(,{"metadata":{"name":"broken"},"value":tru})");
+  ASSERT_OK_AND_ASSIGN(RawListPage page, ParseRawListPage(body, "GET /objs"));
+  sink.BeginList();
+  sink.ListPageRaw(page);
+  sink.EndList();
+  EXPECT_EQ(ValueOf("a"), "raw:a1:Obj");
+  EXPECT_EQ(ValueOf("b"), "b1");  // the DOM decoder's
+  EXPECT_EQ(reflector_.raw_fallbacks(), 3);
+  EXPECT_EQ(reflector_.undecodable(), 2);
+  EXPECT_THAT(undecodable_,
+              ElementsAre("0:/bad:value: bad",
+                          "0:/:a list item is not valid JSON: "
+                          R"({"metadata":{"name":"broken"},"value":tru})"));
+  EXPECT_THAT(reflector_.store().ListKeys(), ElementsAre("a", "b"));
+  ASSERT_EQ(texts.size(), 4u);
+  EXPECT_EQ(texts[0].rfind("{\"apiVersion\":\"test/v1\",\"kind\":\"Obj\",", 0), 0u) << texts[0];
+}
+
 TEST_F(ReflectorTest, TextThatIsNotJsonIsTheWatchersProblem) {
   UseRawDecoder();
   WatchSink& sink = reflector_;
