@@ -81,8 +81,24 @@ std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slice
     if (a.name != b.name) return a.name < b.name;
     return std::tie(a.driver, a.slice) < std::tie(b.driver, b.slice);
   };
-  // Usually already in order (one slice per node, named after it, devices in name order).
-  if (!std::is_sorted(keys.begin(), keys.end(), less)) std::sort(keys.begin(), keys.end(), less);
+  // Usually in node and pool order already (one slice per node, named after it), with at most
+  // a few devices out of name order within a node (a driver that appends "gpu-10" after
+  // "gpu-9"): then only those runs are sorted, not the whole fleet, which the operator would
+  // otherwise do on every slice change.
+  const auto node_pool_less = [](const Key& a, const Key& b) {
+    return std::tie(a.node, a.pool) < std::tie(b.node, b.pool);
+  };
+  if (std::is_sorted(keys.begin(), keys.end(), node_pool_less)) {
+    for (auto run = keys.begin(); run != keys.end();) {
+      auto end = std::find_if(run, keys.end(), [&](const Key& k) {
+        return k.node != run->node || k.pool != run->pool;
+      });
+      if (!std::is_sorted(run, end, less)) std::sort(run, end, less);
+      run = end;
+    }
+  } else {
+    std::sort(keys.begin(), keys.end(), less);
+  }
   std::vector<Device> sorted;
   sorted.reserve(keys.size());
   for (const Key& key : keys) sorted.push_back(*key.device);

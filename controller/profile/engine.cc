@@ -488,7 +488,6 @@ ProfileOutcome OutcomeOfPlan(const ProfilePlan& w, ProfileFacts* facts) {
   outcome.valid = w.selectors.has_value();
   outcome.stalled_reason = w.stalled_reason;
   outcome.problems = w.problems;
-  outcome.desired_namespaces = w.namespaces;
   api::GpuProfileStatus& status = outcome.profile.status;
   status.observed_generation = in.metadata.generation;
   status.device_class_name = in.spec.device_class_name;

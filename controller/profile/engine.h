@@ -96,8 +96,6 @@ struct ProfileOutcome {
   std::string stalled_reason;  // InvalidSpec, FeatureNotServed, InvalidFallback; "" when valid
   // When not valid: every problem, one per line, "<field path>: <reason>".
   std::string problems;
-  // Namespaces that should hold this profile's template (whether or not it conflicts).
-  std::vector<std::string> desired_namespaces;
 };
 
 // One profile's ResourceClaimTemplates: the same object in each of `namespaces`. Kept once per

@@ -72,6 +72,35 @@ TEST(InventoryTest, DevicesAreSortedByNodePoolNameThenDriver) {
   EXPECT_EQ(inventory.pools()[1].device_count, 2);
 }
 
+// In node and pool order already (slices named after their nodes), only the runs of one node and
+// pool that are out of name order are sorted: two slices of one pool interleaving their names,
+// and a slice that appended "gpu-10" after "gpu-9". Out of node and pool order (a node whose two
+// pools come in reverse; slice names against node order), the whole fleet is sorted.
+TEST(InventoryTest, RunsOutOfNameOrderWithinANodeAreSortedLikeTheWholeFleet) {
+  ASSERT_OK_AND_ASSIGN(
+      Inventory runs,
+      BuildInventory(Parse(
+          {SliceYaml("a-1", "gpu.nvidia.com", "pool-a", 1, 2, {"gpu-2", "gpu-0"}, "node-a"),
+           SliceYaml("a-2", "gpu.nvidia.com", "pool-a", 1, 2, {"gpu-1", "gpu-3"}, "node-a"),
+           SliceYaml("b", "gpu.nvidia.com", "node-b", 1, 1, {"gpu-8", "gpu-9", "gpu-10"})})));
+  EXPECT_THAT(DeviceKeys(runs),
+              ElementsAre("node-a/pool-a/gpu-0/gpu.nvidia.com", "node-a/pool-a/gpu-1/gpu.nvidia.com",
+                          "node-a/pool-a/gpu-2/gpu.nvidia.com", "node-a/pool-a/gpu-3/gpu.nvidia.com",
+                          "node-b/node-b/gpu-10/gpu.nvidia.com",
+                          "node-b/node-b/gpu-8/gpu.nvidia.com",
+                          "node-b/node-b/gpu-9/gpu.nvidia.com"));
+  ASSERT_OK_AND_ASSIGN(
+      Inventory whole,
+      BuildInventory(Parse(
+          {SliceYaml("c-1", "gpu.nvidia.com", "pool-z", 1, 1, {"gpu-0"}, "node-c"),
+           SliceYaml("c-2", "gpu.nvidia.com", "pool-y", 1, 1, {"gpu-1"}, "node-c"),
+           SliceYaml("z-first", "gpu.nvidia.com", "pool-a", 1, 1, {"gpu-2", "gpu-0"}, "node-a")})));
+  EXPECT_THAT(DeviceKeys(whole),
+              ElementsAre("node-a/pool-a/gpu-0/gpu.nvidia.com", "node-a/pool-a/gpu-2/gpu.nvidia.com",
+                          "node-c/pool-y/gpu-1/gpu.nvidia.com",
+                          "node-c/pool-z/gpu-0/gpu.nvidia.com"));
+}
+
 TEST(InventoryTest, OnlyTheNewestGenerationOfAPoolCounts) {
   ASSERT_OK_AND_ASSIGN(
       Inventory inventory,

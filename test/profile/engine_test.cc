@@ -211,14 +211,20 @@ TEST_F(EngineTest, NamespaceSelection) {
       {}, {{"team", meta::LabelSelectorRequirement::Operator::kNotIn, {"web"}}}};
   expr.claim_template.namespaces = {"not-in-files"};
   input_.profiles = {MakeProfile("all", all), MakeProfile("none", none), MakeProfile("expr", expr)};
-  DesiredState state = Run();
-  EXPECT_THAT(state.profiles[0].desired_namespaces, ElementsAre("x", "y", "z"));
+  // The namespaces each profile targets, whether or not a template can be written there.
+  auto targeted = [&](const std::string& profile) {
+    for (const ProfilePlan& w : PlanProfiles(input_).profiles) {
+      if (w.profile.metadata.name == profile) return w.namespaces;
+    }
+    return std::vector<std::string>{"<no such profile>"};
+  };
+  EXPECT_THAT(targeted("all"), ElementsAre("x", "y", "z"));
   // NotIn selects namespaces without the label; explicit names are trusted offline.
-  EXPECT_THAT(state.profiles[1].desired_namespaces, ElementsAre("not-in-files", "x", "z"));
-  EXPECT_THAT(state.profiles[2].desired_namespaces, IsEmpty());
+  EXPECT_THAT(targeted("expr"), ElementsAre("not-in-files", "x", "z"));
+  EXPECT_THAT(targeted("none"), IsEmpty());
   input_.namespaces_complete = true;  // a live cluster: a missing namespace gets nothing
-  state = Run();
-  EXPECT_THAT(state.profiles[1].desired_namespaces, ElementsAre("x", "z"));
+  EXPECT_THAT(targeted("expr"), ElementsAre("x", "z"));
+  EXPECT_THAT(TemplateKeys(Run()), ElementsAre("x/all", "x/expr", "y/all", "z/all", "z/expr"));
 }
 
 TEST_F(EngineTest, OutputIsSortedAndIndependentOfInputOrder) {
