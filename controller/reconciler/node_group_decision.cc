@@ -34,12 +34,25 @@ void StampConditions(const NodeGroupObject* stored, absl::Time now, api::GpuNode
   }
 }
 
+// Whether `full_status` is what this process wrote for `name` less than the grace ago.
+bool WrittenRecently(const NodeGroupObservation& seen, const std::string& name,
+                     const nlohmann::json& full_status, absl::Duration* recheck_after) {
+  if (seen.written == nullptr) return false;
+  const auto it = seen.written->find(name);
+  if (it == seen.written->end()) return false;
+  const absl::Duration left = it->second.at + kWrittenStatusGrace - seen.now;
+  if (left <= absl::ZeroDuration() || it->second.status != full_status) return false;
+  if (*recheck_after == absl::ZeroDuration() || left < *recheck_after) *recheck_after = left;
+  return true;
+}
+
 // The writes that make `stored` (null: none) equal to `group`.
-void PlanGroup(const NodeGroupObject* stored, const api::GpuNodeGroup& group,
-               std::vector<NodeGroupWrite>* writes) {
+void PlanGroup(const NodeGroupObservation& seen, const NodeGroupObject* stored,
+               const api::GpuNodeGroup& group, NodeGroupPlan* plan) {
   nlohmann::json status = api::EncodeGpuNodeGroupStatus(group.status);
   NodeGroupWrite write;
   write.name = group.metadata.name;
+  write.full_status = WithoutTransitionTimes(status);
   if (stored == nullptr) {
     api::GpuNodeGroup labelled = group;
     labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
@@ -48,15 +61,26 @@ void PlanGroup(const NodeGroupObject* stored, const api::GpuNodeGroup& group,
     write.object.erase("status");
     write.status = std::move(status);
   } else if (stored->status != status) {
+    if (WrittenRecently(seen, write.name, write.full_status, &plan->recheck_after)) return;
     write.verb = NodeGroupWrite::Verb::kPatchStatus;
     write.status = kube::CreateMergePatch(stored->status, status);
   } else {
     return;
   }
-  writes->push_back(std::move(write));
+  plan->writes.push_back(std::move(write));
 }
 
 }  // namespace
+
+nlohmann::json WithoutTransitionTimes(nlohmann::json status) {
+  auto conditions = status.find("conditions");
+  if (conditions != status.end() && conditions->is_array()) {
+    for (nlohmann::json& c : *conditions) {
+      if (c.is_object()) c.erase("lastTransitionTime");
+    }
+  }
+  return status;
+}
 
 NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen) {
   NodeGroupPlan plan;
@@ -70,7 +94,7 @@ NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen) {
     const NodeGroupObject* stored = it == stored_by_name.end() ? nullptr : it->second;
     api::GpuNodeGroup group = desired;
     StampConditions(stored, seen.now, &group, &plan.warnings);
-    PlanGroup(stored, group, &plan.writes);
+    PlanGroup(seen, stored, group, &plan);
   }
   for (const auto& stored : seen.stored) {
     const meta::ObjectMeta& meta = stored->group.metadata;

@@ -13,6 +13,8 @@
 // Thread-safety: pure functions over immutable inputs.
 #pragma once
 
+#include <map>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,11 +26,26 @@
 
 namespace gpuprofile::reconciler {
 
+// How long a status this process wrote stands in for a cache that does not show it yet.
+inline constexpr absl::Duration kWrittenStatusGrace = absl::Seconds(5);
+
+// A status this process wrote (the whole status, conditions without transition times), and when.
+struct WrittenStatus {
+  nlohmann::json status;
+  absl::Time at;
+};
+
 struct NodeGroupObservation {
   // The groups the desired state wants (engine output, conditions without times).
   const std::vector<api::GpuNodeGroup>* desired = nullptr;
   // Every stored group (the cache), and the one stored under a name (null: none).
   std::vector<std::shared_ptr<const NodeGroupObject>> stored;
+  // The statuses this process wrote, by group name (may be null). A pass that runs right after
+  // the one that wrote a status can read a cache its watch has not brought the write to yet:
+  // when the status it would write is the one written less than kWrittenStatusGrace ago, it
+  // does not write it again (the benchmark saw the last group of a pass patched twice, 6 ms
+  // apart), and comes back once the grace ends to check against the cache.
+  const std::map<std::string, WrittenStatus>* written = nullptr;
   absl::Time now;
 };
 
@@ -43,6 +60,9 @@ struct NodeGroupWrite {
   std::string uid;
   nlohmann::json object;
   nlohmann::json status;
+  // kCreate and kPatchStatus: the whole status the group has after the write, conditions without
+  // transition times (what WrittenStatus keeps).
+  nlohmann::json full_status;
   bool operator==(const NodeGroupWrite& other) const {
     return verb == other.verb && name == other.name && uid == other.uid && object == other.object &&
            status == other.status;
@@ -63,7 +83,12 @@ struct NodeGroupEvent {
 struct NodeGroupPlan {
   std::vector<NodeGroupEvent> warnings;  // recorded first
   std::vector<NodeGroupWrite> writes;    // every one tried, in this order
+  // Non-zero when a status write was held back for a recent one: reconcile again after this.
+  absl::Duration recheck_after = absl::ZeroDuration();
 };
+
+// `status` (an encoded GpuNodeGroupStatus) without its conditions' transition times.
+nlohmann::json WithoutTransitionTimes(nlohmann::json status);
 
 NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen);
 

@@ -56,21 +56,37 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   // After reading the version: HasSynced then covers the DRA informers.
   if (!cache.HasSynced()) return runtime::ReconcileResult{false, absl::Seconds(1)};
   const DesiredSnapshot snapshot = options_.desired->Get();
+  absl::MutexLock lock(&written_mu_);
   NodeGroupObservation seen;
   seen.desired = &snapshot.computed->desired.node_groups;
   seen.stored = cache.node_groups().List();
   seen.now = options_.clock->Now();
+  for (auto it = written_.begin(); it != written_.end();) {
+    it = seen.now - it->second.at >= kWrittenStatusGrace ? written_.erase(it) : std::next(it);
+  }
+  seen.written = &written_;
   const NodeGroupPlan plan = DecideNodeGroups(seen);
   for (const NodeGroupEvent& warning : plan.warnings) Warn(warning);
   absl::Status first_error;
   for (const NodeGroupWrite& write : plan.writes) {
     absl::Status written = Write(write);
+    if (written.ok() && write.verb != NodeGroupWrite::Verb::kDelete) {
+      written_[write.name] = WrittenStatus{write.full_status, seen.now};
+    } else {
+      written_.erase(write.name);
+    }
     if (first_error.ok()) first_error = std::move(written);
   }
   ExportGauges(*snapshot.computed);
   if (!first_error.ok()) return first_error;
-  // A stale snapshot: come back once a fresh one covers every change.
-  return runtime::ReconcileResult{false, snapshot.retry_after};
+  // A stale snapshot: come back once a fresh one covers every change; a status held back for a
+  // recent write: once its grace ends.
+  absl::Duration after = snapshot.retry_after;
+  if (plan.recheck_after > absl::ZeroDuration() &&
+      (after == absl::ZeroDuration() || plan.recheck_after < after)) {
+    after = plan.recheck_after;
+  }
+  return runtime::ReconcileResult{false, after};
 }
 
 absl::Status NodeGroupReconciler::Write(const NodeGroupWrite& write) {

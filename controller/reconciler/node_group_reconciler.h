@@ -8,6 +8,7 @@
 // {node_group} (a group that is gone loses its series). Thread-safety: thread-safe.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -63,6 +64,9 @@ class NodeGroupReconciler {
   const NodeGroupReconcilerOptions options_;
   absl::Mutex mu_;
   std::set<std::string> exported_ ABSL_GUARDED_BY(mu_);  // groups with gauges
+  // The statuses written in the last kWrittenStatusGrace (node_group_decision.h).
+  absl::Mutex written_mu_;
+  std::map<std::string, WrittenStatus> written_ ABSL_GUARDED_BY(written_mu_);
 };
 
 }  // namespace gpuprofile::reconciler

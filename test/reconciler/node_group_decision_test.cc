@@ -82,6 +82,47 @@ TEST(DecideNodeGroupsTest, CreatesPatchesKeepsAndDeletes) {
   EXPECT_EQ(plan.writes[1].status, (nlohmann::json{{"devices", 8}}));
 }
 
+// A pass right after the one that created a group and wrote its status can find the cache
+// holding the group without that status (its watch has not brought the patch yet): the status
+// written less than kWrittenStatusGrace ago is not written again, and the plan asks to come back
+// when the grace ends. Another desired status, or the grace over, and it is written.
+TEST(DecideNodeGroupsTest, AStatusJustWrittenIsNotWrittenAgainFromAStaleCache) {
+  api::GpuNodeGroup t4 = Group("t4", 4);
+  t4.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kTrue)};
+  const std::vector<api::GpuNodeGroup> desired = {t4};
+  NodeGroupObservation first;
+  first.desired = &desired;
+  first.now = kNow;
+  const NodeGroupPlan created = DecideNodeGroups(first);
+  ASSERT_THAT(Lines(created), ElementsAre("create t4"));
+  std::map<std::string, WrittenStatus> written = {
+      {"t4", WrittenStatus{created.writes[0].full_status, kNow}}};
+  EXPECT_FALSE(created.writes[0].full_status["conditions"][0].contains("lastTransitionTime"));
+
+  api::GpuNodeGroup bare = Group("t4", 0);  // created, status not seen yet
+  bare.status.node_count = 0;
+  NodeGroupObservation stale;
+  stale.desired = &desired;
+  stale.stored = {Stored(bare, "u-t4")};
+  stale.written = &written;
+  stale.now = kNow + absl::Milliseconds(6);  // the condition's time would be another second
+  NodeGroupPlan plan = DecideNodeGroups(stale);
+  EXPECT_THAT(Lines(plan), IsEmpty());
+  EXPECT_EQ(plan.recheck_after, kWrittenStatusGrace - absl::Milliseconds(6));
+
+  stale.now = kNow + kWrittenStatusGrace;  // the grace is over: the cache is believed
+  plan = DecideNodeGroups(stale);
+  EXPECT_THAT(Lines(plan), ElementsAre("patch t4"));
+  EXPECT_EQ(plan.recheck_after, absl::ZeroDuration());
+
+  const std::vector<api::GpuNodeGroup> grown = {Group("t4", 5)};  // a new status: written
+  stale.desired = &grown;
+  stale.now = kNow + absl::Seconds(1);
+  plan = DecideNodeGroups(stale);
+  EXPECT_THAT(Lines(plan), ElementsAre("patch t4"));
+  EXPECT_EQ(plan.writes[0].full_status["devices"], 5);
+}
+
 TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
   api::GpuNodeGroup stored = Group("a100", 8);
   stored.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kFalse,
