@@ -17,7 +17,8 @@ namespace od = simdjson::ondemand;
 
 bool Ok(simdjson::error_code e) { return e == simdjson::SUCCESS; }
 
-std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string Quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // The list's metadata: resourceVersion, continue, remainingItemCount.
@@ -53,20 +54,24 @@ bool ReadItem(od::value value, RawListPage* page) {
     if (key == "apiVersion") item.has_api_version = true;
     if (key == "kind") item.has_kind = true;
   }
-  // Read to its end, the object's raw_json() is its text up to the next token.
   std::string_view text;
   if (!Ok(object.raw_json().get(text))) return false;
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
-                           text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  if (text.empty() || text.back() != '}') return false;
-  item.text = text;
+  item.text = ClosedObjectText(text);
+  if (item.text.empty()) return false;
   page->items.push_back(item);
   return true;
 }
 
 }  // namespace
+
+std::string_view ClosedObjectText(std::string_view raw_json) {
+  while (!raw_json.empty() && (raw_json.back() == ' ' || raw_json.back() == '\n' ||
+                               raw_json.back() == '\r' || raw_json.back() == '\t')) {
+    raw_json.remove_suffix(1);
+  }
+  if (raw_json.empty() || raw_json.back() != '}') return {};
+  return raw_json;
+}
 
 std::string RawListPage::WithTypeMeta(const Item& item) const {
   if ((item.has_api_version || api_version.empty()) &&
@@ -81,7 +86,8 @@ std::string RawListPage::WithTypeMeta(const Item& item) const {
     absl::StrAppend(&out, "\"kind\":", Quoted(kind.substr(0, kind.size() - 4)), ",");
   }
   std::string_view rest = item.text.substr(1);  // after '{'
-  if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(absl::string_view(rest.data(), rest.size())), "}")) {
+  const absl::string_view inside(rest.data(), rest.size());
+  if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(inside), "}")) {
     out.pop_back();  // an empty object: no comma after the fields put in front
   }
   out.append(rest.data(), rest.size());

@@ -37,6 +37,11 @@ struct RawListPage {
   std::string WithTypeMeta(const Item& item) const;
 };
 
+// An object's text from simdjson's raw_json() once the object was read to its end, which runs to
+// the next token: the whitespace after the closing brace trimmed. Empty when the text does not
+// end with '}' (not an object read whole). Shared with the watcher's event envelope.
+std::string_view ClosedObjectText(std::string_view raw_json);
+
 // Reads `body` (a list response of `what`, e.g. "GET /apis/..."), after the size and nesting
 // checks of input_limits.h. DataLoss, starting with `what`, when it is not a JSON object or an
 // item cannot be delimited.

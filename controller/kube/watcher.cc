@@ -81,12 +81,8 @@ bool ReadEnvelope(od::parser* parser, std::string* buffer, absl::string_view lin
       // The object was read to its end: raw_json() gives its text from '{' to the next token.
       std::string_view text;
       if (object.raw_json().get(text) != simdjson::SUCCESS) return false;
-      while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
-                               text.back() == '\t')) {
-        text.remove_suffix(1);
-      }
-      if (text.empty() || text.back() != '}') return false;
-      out->object = text;
+      out->object = ClosedObjectText(text);
+      if (out->object.empty()) return false;
       has_object = true;
     }
   }
