@@ -74,7 +74,9 @@ absl::Status LoadClientCertificate(SSL* ssl, const ClientCertificate& cert) {
   }
   BIO_free(bio);
   ERR_clear_error();  // the loop above ends on a "no start line" error by design
-  if (!ok) return absl::InvalidArgumentError("the client certificate is not a valid PEM certificate");
+  if (!ok) {
+    return absl::InvalidArgumentError("the client certificate is not a valid PEM certificate");
+  }
   bio = BIO_new_mem_buf(cert.key_pem.data(), static_cast<int>(cert.key_pem.size()));
   EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
   BIO_free(bio);
