@@ -306,6 +306,12 @@ void MarkDevicePluginNodes(absl::Span<const meta::NodeGpus> nodes, const dra::In
 std::vector<api::GpuNodeGroup> DevicePluginGroups(absl::Span<const meta::NodeGpus> nodes,
                                                   const dra::Inventory& inventory,
                                                   const std::vector<api::GpuNodeGroup>& taken) {
+  // Without a node the device plugin serves there is nothing to group, and the operator asks on
+  // every computation: the pass over the fleet's devices below is for the nodes that have some.
+  const bool any_plugin_node =
+      std::any_of(nodes.begin(), nodes.end(),
+                  [](const meta::NodeGpus& node) { return node.device_plugin_devices > 0; });
+  if (!any_plugin_node) return {};
   absl::flat_hash_set<absl::string_view> dra_nodes;
   for (const dra::Device& device : inventory.devices()) {
     if (!device.node().empty()) dra_nodes.insert(device.node());
