@@ -44,7 +44,42 @@ class Ranks {
 // slice name. The operator rebuilds the inventory of 40,000 devices on every slice change:
 // comparing ranks, most of them worked out once per slice, takes a fraction of the time of
 // comparing the strings through the devices' storage.
+//
+// The usual fleet takes a shorter way (ConcatenatedInOrder).
+std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slices);
+
+// Whether the order above is each slice's devices in turn, in name order within each: every
+// slice names its node, and the slices (sorted by name) ascend strictly by (node, pool): one
+// slice per node and pool, named after its node, as drivers publish them. The check reads two
+// strings per slice, where the general order ranks every node, pool and driver in hash maps and
+// sorts a key per device.
+bool ConcatenatedInOrder(const std::vector<const ResourceSlice*>& slices) {
+  for (size_t s = 0; s < slices.size(); ++s) {
+    if (slices[s]->node_name.empty()) return false;
+    if (s == 0) continue;
+    const ResourceSlice& a = *slices[s - 1];
+    const ResourceSlice& b = *slices[s];
+    if (!(std::tie(a.node_name, a.pool) < std::tie(b.node_name, b.pool))) return false;
+  }
+  return true;
+}
+
+std::vector<Device> Concatenated(const std::vector<const ResourceSlice*>& slices) {
+  size_t count = 0;
+  for (const ResourceSlice* slice : slices) count += slice->devices.size();
+  std::vector<Device> sorted;
+  sorted.reserve(count);
+  const auto by_name = [](const Device& a, const Device& b) { return a.name() < b.name(); };
+  for (const ResourceSlice* slice : slices) {
+    const auto run = sorted.insert(sorted.end(), slice->devices.begin(), slice->devices.end());
+    // Driver and slice are the same within one slice: name order is the whole order.
+    if (!std::is_sorted(run, sorted.end(), by_name)) std::stable_sort(run, sorted.end(), by_name);
+  }
+  return sorted;
+}
+
 std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slices) {
+  if (ConcatenatedInOrder(slices)) return Concatenated(slices);
   // Nodes, pools and drivers are ranked (few, and mostly one per slice); device names are
   // compared as text, which happens only between devices of one node and pool.
   Ranks nodes, pools, drivers;

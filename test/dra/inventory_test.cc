@@ -101,6 +101,29 @@ TEST(InventoryTest, RunsOutOfNameOrderWithinANodeAreSortedLikeTheWholeFleet) {
                           "node-c/pool-z/gpu-0/gpu.nvidia.com"));
 }
 
+// One slice per node and pool, named after its node (the usual fleet), takes the short way: each
+// slice's devices in turn, sorted by name within the slice. Renaming the slices against node
+// order sends the same fleet the general way; both give one order.
+TEST(InventoryTest, SlicesInNodeOrderGiveTheSameOrderAsTheGeneralWay) {
+  const auto fleet = [](const std::string& first, const std::string& second,
+                        const std::string& third) {
+    return Parse({SliceYaml(first, "gpu.nvidia.com", "node-a", 1, 1, {"gpu-1", "gpu-0"}),
+                  SliceYaml(second, "gpu.nvidia.com", "node-b", 1, 1,
+                            {"gpu-8", "gpu-9", "gpu-10", "gpu-x9", "gpu-x10"}),
+                  SliceYaml(third, "gpu.nvidia.com", "node-c", 1, 1, {"gpu-0"})});
+  };
+  ASSERT_OK_AND_ASSIGN(Inventory in_order, BuildInventory(fleet("node-a", "node-b", "node-c")));
+  ASSERT_OK_AND_ASSIGN(Inventory against, BuildInventory(fleet("s-3", "s-2", "s-1")));
+  const std::vector<std::string> expected = {
+      "node-a/node-a/gpu-0/gpu.nvidia.com",   "node-a/node-a/gpu-1/gpu.nvidia.com",
+      "node-b/node-b/gpu-10/gpu.nvidia.com",  "node-b/node-b/gpu-8/gpu.nvidia.com",
+      "node-b/node-b/gpu-9/gpu.nvidia.com",   "node-b/node-b/gpu-x10/gpu.nvidia.com",
+      "node-b/node-b/gpu-x9/gpu.nvidia.com",  "node-c/node-c/gpu-0/gpu.nvidia.com"};
+  EXPECT_EQ(DeviceKeys(in_order), expected);
+  EXPECT_EQ(DeviceKeys(against), expected);
+  EXPECT_EQ(in_order.node_index(), against.node_index());
+}
+
 TEST(InventoryTest, OnlyTheNewestGenerationOfAPoolCounts) {
   ASSERT_OK_AND_ASSIGN(
       Inventory inventory,
