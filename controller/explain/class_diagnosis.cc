@@ -443,7 +443,7 @@ ClassAnalysis Diagnoser::Analyse(size_t p) const {
   profile::FleetMemo memo(plan_.device_values);
   const std::vector<profile::ProfileMatches> matches =
       profile::MatchDevices(view_.inventory, {&*w.selectors}, {}, &memo);
-  const std::vector<bool>& matched = matches[0].matched;
+  const profile::DeviceSet& matched = matches[0].matched;
   const std::vector<dra::DeviceToleration> tolerations = TolerationsOf(w.profile);
   const profile::AllocatableCount count = model_.Count(matched, tolerations);
   const std::vector<dra::Device>& devices = view_.inventory.devices();

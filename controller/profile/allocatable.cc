@@ -163,22 +163,19 @@ AllocationModel::AllocationModel(const dra::Inventory& inventory,
 }
 
 int64_t AllocationModel::SchedulableCount(
-    const std::vector<bool>& matched, absl::Span<const dra::DeviceToleration> tolerations) const {
+    const DeviceSet& matched, absl::Span<const dra::DeviceToleration> tolerations) const {
   if (!only_allocated_flags_) return Count(matched, tolerations).schedulable_count;
-  const size_t n = std::min(matched.size(), flags_.size());
   int64_t count = 0;
-  for (size_t d = 0; d < n; ++d) count += matched[d] && flags_[d] == 0 ? 1 : 0;
+  matched.ForEach([&](size_t d) { count += d < flags_.size() && flags_[d] == 0 ? 1 : 0; });
   return count;
 }
 
-AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
+AllocatableCount AllocationModel::Count(const DeviceSet& matched,
                                         absl::Span<const dra::DeviceToleration> tolerations) const {
   const std::vector<dra::Device>& devices = inventory_->devices();
   AllocatableCount out;
   if (!any_flag_) {
-    for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
-      out.schedulable_count += matched[d] ? 1 : 0;
-    }
+    matched.ForEach([&](size_t d) { out.schedulable_count += d < devices.size() ? 1 : 0; });
     return out;
   }
   out.outcome.assign(devices.size(), DeviceOutcome::kNotMatched);
@@ -192,16 +189,16 @@ AllocatableCount AllocationModel::Count(const std::vector<bool>& matched,
 }
 
 std::vector<AllocationModel::Candidate> AllocationModel::Classify(
-    const std::vector<bool>& matched, absl::Span<const dra::DeviceToleration> tolerations,
+    const DeviceSet& matched, absl::Span<const dra::DeviceToleration> tolerations,
     AllocatableCount* out) const {
   const std::vector<dra::Device>& devices = inventory_->devices();
   std::vector<Candidate> candidates;
-  for (size_t d = 0; d < devices.size() && d < matched.size(); ++d) {
-    if (!matched[d]) continue;
+  matched.ForEach([&](size_t d) {
+    if (d >= devices.size()) return;
     if (std::optional<DeviceOutcome> outcome =
             OutcomeBeforeCounters(flags_[d], devices[d], tolerations)) {
       RecordAllocatable(*outcome, d, out);
-      continue;
+      return;
     }
     const dra::Device& device = devices[d];
     Candidate c{device.driver(), device.pool(), 0, static_cast<uint32_t>(d)};
@@ -216,7 +213,7 @@ std::vector<AllocationModel::Candidate> AllocationModel::Classify(
       }
     }
     candidates.push_back(c);
-  }
+  });
   return candidates;
 }
 

@@ -35,6 +35,7 @@
 #include "controller/core/quantity.h"
 #include "controller/dra/device_toleration.h"
 #include "controller/dra/inventory.h"
+#include "controller/profile/device_set.h"
 
 namespace gpuprofile::profile {
 
@@ -60,6 +61,10 @@ struct AllocatableCount {
   // Indexed like inventory.devices(); empty when nothing in the inventory can keep a device from
   // being allocated (no taint, counter or incomplete pool): use Of().
   std::vector<DeviceOutcome> outcome;
+  DeviceOutcome Of(size_t device, const DeviceSet& matched) const {
+    if (!outcome.empty()) return outcome[device];
+    return matched[device] ? DeviceOutcome::kSchedulable : DeviceOutcome::kNotMatched;
+  }
   DeviceOutcome Of(size_t device, const std::vector<bool>& matched) const {
     if (!outcome.empty()) return outcome[device];
     return matched[device] ? DeviceOutcome::kSchedulable : DeviceOutcome::kNotMatched;
@@ -94,9 +99,13 @@ class AllocationModel {
   // shorter vector leaves the rest free).
   AllocationModel(const dra::Inventory& inventory, const std::vector<bool>& allocated);
 
-  // `matched` is indexed like inventory.devices().
-  AllocatableCount Count(const std::vector<bool>& matched,
+  // `matched` is over inventory.devices().
+  AllocatableCount Count(const DeviceSet& matched,
                          absl::Span<const dra::DeviceToleration> tolerations = {}) const;
+  AllocatableCount Count(const std::vector<bool>& matched,
+                         absl::Span<const dra::DeviceToleration> tolerations = {}) const {
+    return Count(DeviceSet::Of(matched), tolerations);
+  }
   // True when nothing in the inventory keeps a device from being allocated: every matched device
   // is schedulable (the common fleet, which then pays nothing for this model).
   bool AllSchedulable() const { return !any_flag_; }
@@ -107,8 +116,12 @@ class AllocationModel {
   // Count(matched, tolerations).schedulable_count, without the per-device outcomes: when claims
   // are the only thing keeping devices back (no taint, counter or incomplete pool anywhere: the
   // common fleet), a count of the matched devices no claim holds.
-  int64_t SchedulableCount(const std::vector<bool>& matched,
+  int64_t SchedulableCount(const DeviceSet& matched,
                            absl::Span<const dra::DeviceToleration> tolerations = {}) const;
+  int64_t SchedulableCount(const std::vector<bool>& matched,
+                           absl::Span<const dra::DeviceToleration> tolerations = {}) const {
+    return SchedulableCount(DeviceSet::Of(matched), tolerations);
+  }
 
  private:
   struct Candidate;  // a matched device that draws from counters (allocatable.cc)
@@ -118,7 +131,7 @@ class AllocationModel {
   // Count's stages. Classify settles each matched device its flags decide (setting its outcome
   // in `out`) and returns those that draw from counters; TakeCounters then walks these, smallest
   // first within each pool, and counts each only if every counter it draws has enough left.
-  std::vector<Candidate> Classify(const std::vector<bool>& matched,
+  std::vector<Candidate> Classify(const DeviceSet& matched,
                                   absl::Span<const dra::DeviceToleration> tolerations,
                                   AllocatableCount* out) const;
   void TakeCounters(const std::vector<Candidate>& candidates, AllocatableCount* out) const;

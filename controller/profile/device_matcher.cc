@@ -31,7 +31,7 @@ std::string DeviceName(const dra::Device& device) {
 void RecordMatch(const SelectorOutcome& outcome, const dra::Device& device, size_t index,
             ProfileMatches* out) {
   if (outcome.matched) {
-    out->matched[index] = true;
+    out->matched.Insert(index);
     ++out->matched_count;
   } else if (!outcome.error.empty()) {
     if (out->error_count == 0) {
@@ -82,7 +82,7 @@ void RecordClassMatches(const DeviceClasses& classes,
     const SelectorOutcome& outcome = *by_class[c];
     const absl::Span<const uint32_t> members = classes.DevicesOf(c);
     if (outcome.matched) {
-      for (uint32_t d : members) out->matched[d] = true;
+      for (uint32_t d : members) out->matched.Insert(d);
       out->matched_count += static_cast<int64_t>(members.size());
     } else if (!outcome.error.empty()) {
       out->error_count += static_cast<int64_t>(members.size());
@@ -107,7 +107,7 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
   if (memo == nullptr) memo = &local;
   const std::vector<dra::Device>& devices = inventory.devices();
   std::vector<ProfileMatches> results(profiles.size());
-  for (ProfileMatches& r : results) r.matched.assign(devices.size(), false);
+  for (ProfileMatches& r : results) r.matched = DeviceSet(devices.size());
 
   // Split profiles into those evaluated per distinct projection and those evaluated per device.
   std::vector<size_t> shared, per_device;

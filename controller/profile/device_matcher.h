@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "controller/dra/inventory.h"
+#include "controller/profile/device_set.h"
 #include "controller/profile/fleet_memo.h"
 #include "controller/profile/selector_compiler.h"
 
 namespace gpuprofile::profile {
 
 struct ProfileMatches {
-  std::vector<bool> matched;  // indexed like inventory.devices()
+  DeviceSet matched;  // over inventory.devices()
   int64_t matched_count = 0;
   int64_t error_count = 0;  // devices on which a selector raised an error
   std::string first_error;  // "<device>: <selector field>: <error>", empty when none

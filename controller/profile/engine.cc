@@ -136,8 +136,10 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
     return;
   }
   for (size_t g = 0; g < groups->groups.size(); ++g) {
-    std::vector<bool> in_group(device_count, false);
-    for (size_t d = 0; d < device_count; ++d) in_group[d] = groups->group_of_device[d] == g;
+    DeviceSet in_group(device_count);
+    for (size_t d = 0; d < device_count; ++d) {
+      if (groups->group_of_device[d] == g) in_group.Insert(d);
+    }
     const AllocatableCount count = allocation.Count(in_group);
     api::GpuNodeGroupStatus& status = groups->groups[g].status;
     status.schedulable_devices = count.schedulable_count;
@@ -554,7 +556,7 @@ void AddClaimRoom(const dra::Device& device, size_t d, const DeviceClaims& held,
 class StateNow {
  public:
   StateNow(const AllocatableCount& without_claims, const AllocatableCount* with_claims,
-           const DeviceClaims& held, const std::vector<bool>& matched)
+           const DeviceClaims& held, const DeviceSet& matched)
       : without_claims_(without_claims),
         with_claims_(with_claims),
         held_(held),
@@ -569,7 +571,7 @@ class StateNow {
   const AllocatableCount& without_claims_;
   const AllocatableCount* with_claims_;  // null: only claims matter, or there are none
   const DeviceClaims& held_;
-  const std::vector<bool>& matched_;
+  const DeviceSet& matched_;
 };
 
 // The tally's states per group and overall, from its counts by outcome.
@@ -593,8 +595,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
   const std::vector<uint32_t>& node_index = fleet.inventory.node_index();
   MatchTally tally(fleet.groups.groups.size());
   uint32_t last_node = dra::Inventory::kNoNode;
-  for (size_t d = 0; d < devices.size(); ++d) {
-    if (!m.matched[d]) continue;
+  m.matched.ForEach([&](size_t d) {
     const uint32_t g = fleet.groups.group_of_device[d];
     ++tally.group_devices[g];
     const DeviceOutcome device_outcome = allocatable.Of(d, m.matched);
@@ -607,7 +608,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
     if (device_outcome == DeviceOutcome::kTainted) ++tally.group_tainted[g];
     ++tally.group_outcomes[g][static_cast<size_t>(now.Of(d))];
     const uint32_t node = node_index[d];
-    if (node == dra::Inventory::kNoNode) continue;
+    if (node == dra::Inventory::kNoNode) return;
     if (node != last_node) {
       last_node = node;
       ++tally.nodes;
@@ -616,7 +617,7 @@ MatchTally TallyMatches(const Fleet& fleet, const ProfileMatches& m,
       tally.group_last_node[g] = node;
       ++tally.group_nodes[g];
     }
-  }
+  });
   StatesOf(&tally);
   return tally;
 }
