@@ -102,7 +102,9 @@ absl::StatusOr<ProfileMetrics> ProfileMetrics::Register(runtime::MetricsRegistry
 }
 
 ProfileReconciler::ProfileReconciler(ProfileReconcilerOptions options)
-    : options_(std::move(options)), created_(options_.clock) {}
+    : options_(std::move(options)),
+      created_(options_.clock),
+      status_schedule_(options_.status_interval, options_.status_tick) {}
 
 absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::Reconcile(const std::string& name) {
   ASSIGN_OR_RETURN(ProfileObservation seen, Observe(name));
@@ -207,27 +209,13 @@ void ProfileReconciler::ApplyObjects(const ProfileObservation& seen, ProfilePlan
 absl::Duration ProfileReconciler::StatusWait(const std::string& name) {
   const absl::Time now = options_.clock->Now();
   absl::MutexLock lock(&mu_);
-  return StatusWaitLocked(name, now);
-}
-
-// A tick no longer than the interval, so that two writes are never in one interval's reach of
-// the same tick.
-absl::Time ProfileReconciler::StatusTickOf(absl::Time now) const {
-  const absl::Duration period = std::min(options_.status_tick, options_.status_interval);
-  return period > absl::ZeroDuration() ? runtime::TickAtOrBefore(now, period) : now;
-}
-
-// Counted from the tick of the last write, so that the next one falls on a tick too.
-absl::Duration ProfileReconciler::StatusWaitLocked(const std::string& name, absl::Time now) {
-  auto last = last_status_tick_.find(name);
-  if (last == last_status_tick_.end()) return absl::ZeroDuration();
-  return std::max(absl::ZeroDuration(), last->second + options_.status_interval - now);
+  return status_schedule_.Wait(name, now);
 }
 
 void ProfileReconciler::Forget(const std::string& name) {
   created_.Forget(name);
   absl::MutexLock lock(&mu_);
-  last_status_tick_.erase(name);
+  status_schedule_.Forget(name);
   last_warning_.erase(name);
   in_place_.erase(name);
   // A deleted profile's series go (Prometheus marks them stale), so no alert or dashboard keeps
@@ -252,9 +240,9 @@ absl::StatusOr<runtime::ReconcileResult> ProfileReconciler::WriteStatus(
   if (encoded == object.status) return runtime::ReconcileResult{};
   {
     absl::MutexLock lock(&mu_);
-    const absl::Duration wait = StatusWaitLocked(name, now);
+    const absl::Duration wait = status_schedule_.Wait(name, now);
     if (wait > absl::ZeroDuration()) return runtime::ReconcileResult{false, wait};
-    last_status_tick_[name] = StatusTickOf(now);
+    status_schedule_.Wrote(name, now);
   }
   // Only what changed, and null for what went away (kube/merge_patch.h).
   absl::Status written =

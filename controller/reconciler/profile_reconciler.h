@@ -34,6 +34,7 @@
 #include "controller/reconciler/foreign_objects.h"
 #include "controller/reconciler/plan_executor.h"
 #include "controller/reconciler/profile_decision.h"
+#include "controller/reconciler/status_schedule.h"
 #include "controller/runtime/controller.h"
 #include "controller/runtime/event_recorder.h"
 #include "controller/runtime/metrics.h"
@@ -65,10 +66,11 @@ struct ProfileReconcilerOptions {
   runtime::EventRecorder* events = nullptr;  // may be null
   const ProfileMetrics* metrics = nullptr;   // may be null
   // At most one status write per profile per `status_interval`, counted from the `status_tick`
-  // the last write fell in (runtime::TickAtOrBefore): a status change found sooner is written on
-  // the tick one interval later. With the desired state's tick, the writes of every profile due
-  // in a tick read the one computation made at its start (desired_state.h), so a status is as
-  // fresh as its tick. Two writes are at least `status_interval` - `status_tick` apart.
+  // the last write fell in (runtime::TickAtOrBefore), or one tick less when that spreads the
+  // profiles' writes over the ticks (status_schedule.h): a status change found sooner is written
+  // on that tick. With the desired state's tick, the writes of every profile due in a tick read
+  // the one computation made at its start (desired_state.h), so a status is as fresh as its
+  // tick. Two writes are at least `status_interval` - 2 `status_tick` apart.
   absl::Duration status_interval = absl::Seconds(1);
   absl::Duration status_tick = kDesiredStateTick;
   // What DRA discovery last found when no usable resource.k8s.io version is served (for the
@@ -102,17 +104,14 @@ class ProfileReconciler {
   absl::StatusOr<runtime::ReconcileResult> WriteStatus(const ProfileObject& object,
                                                        api::GpuProfileStatus status)
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Time StatusTickOf(absl::Time now) const;
-  absl::Duration StatusWaitLocked(const std::string& name, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExportGauges(const std::string& name, const api::GpuProfileStatus& status);
   void Event(const ProfileObject& object, const PlannedEvent& event) ABSL_LOCKS_EXCLUDED(mu_);
 
   const ProfileReconcilerOptions options_;
   CreateExpectations created_;
   absl::Mutex mu_;
-  // The tick of each profile's last status write.
-  std::map<std::string, absl::Time> last_status_tick_ ABSL_GUARDED_BY(mu_);
+  // When each profile's status may next be written.
+  StatusSchedule status_schedule_ ABSL_GUARDED_BY(mu_);
   // The last warning note recorded per profile, so a condition that persists is not re-announced
   // on every pass (the recorder aggregates repeats, but each still costs a write).
   std::map<std::string, std::string> last_warning_ ABSL_GUARDED_BY(mu_);
