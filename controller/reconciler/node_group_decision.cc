@@ -34,14 +34,21 @@ void StampConditions(const NodeGroupObject* stored, absl::Time now, api::GpuNode
   }
 }
 
-// Whether `full_status` is what this process wrote for `name` less than the grace ago.
+// What this process wrote for `name` less than the grace ago (null: nothing).
+const WrittenStatus* RecentWrite(const NodeGroupObservation& seen, const std::string& name) {
+  if (seen.written == nullptr) return nullptr;
+  const auto it = seen.written->find(name);
+  if (it == seen.written->end() || it->second.at + kWrittenStatusGrace <= seen.now) return nullptr;
+  return &it->second;
+}
+
+// Whether `full_status` is what this process wrote for `name` less than the grace ago; if so,
+// the plan comes back when the grace ends.
 bool WrittenRecently(const NodeGroupObservation& seen, const std::string& name,
                      const nlohmann::json& full_status, absl::Duration* recheck_after) {
-  if (seen.written == nullptr) return false;
-  const auto it = seen.written->find(name);
-  if (it == seen.written->end()) return false;
-  const absl::Duration left = it->second.at + kWrittenStatusGrace - seen.now;
-  if (left <= absl::ZeroDuration() || it->second.status != full_status) return false;
+  const WrittenStatus* recent = RecentWrite(seen, name);
+  if (recent == nullptr || recent->status != full_status) return false;
+  const absl::Duration left = recent->at + kWrittenStatusGrace - seen.now;
   if (*recheck_after == absl::ZeroDuration() || left < *recheck_after) *recheck_after = left;
   return true;
 }
@@ -53,7 +60,14 @@ void PlanGroup(const NodeGroupObservation& seen, const NodeGroupObject* stored,
   NodeGroupWrite write;
   write.name = group.metadata.name;
   write.full_status = WithoutTransitionTimes(status);
-  if (stored == nullptr) {
+  const WrittenStatus* recent = stored == nullptr ? RecentWrite(seen, write.name) : nullptr;
+  if (recent != nullptr) {
+    // Created by this process moments ago, and not in the cache yet: not created again (that
+    // would be a 409), and its status patched only if it changed since.
+    if (WrittenRecently(seen, write.name, write.full_status, &plan->recheck_after)) return;
+    write.verb = NodeGroupWrite::Verb::kPatchStatus;
+    write.status = kube::CreateMergePatch(recent->status, status);
+  } else if (stored == nullptr) {
     api::GpuNodeGroup labelled = group;
     labelled.metadata.labels[profile::kManagedByLabel] = profile::kManagedByValue;
     write.verb = NodeGroupWrite::Verb::kCreate;

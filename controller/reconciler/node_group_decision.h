@@ -5,6 +5,8 @@
 //
 // The decisions:
 //  - a desired group not stored: create it, then write its status (a create ignores status);
+//    unless this process created it less than kWrittenStatusGrace ago (the cache is behind):
+//    then only its status, and only if it changed since;
 //  - stored with another status: merge-patch the status subresource with what changed;
 //  - stored and not desired: delete (uid precondition); GpuNodeGroups are written only by the
 //    operator, so every one not desired is the operator's to remove;
