@@ -152,6 +152,7 @@ void GpuProfileOperator::WireReconcilers() {
   group_options.metrics = node_group_metrics_ ? &*node_group_metrics_ : nullptr;
   group_options.clock = options_.clock;
   group_options.events = options_.events;
+  group_options.status_interval = options_.status_interval;
   node_groups_ = std::make_unique<NodeGroupReconciler>(std::move(group_options));
 }
 

@@ -76,6 +76,15 @@ void PlanGroup(const NodeGroupObservation& seen, const NodeGroupObject* stored,
     write.status = std::move(status);
   } else if (stored->status != status) {
     if (WrittenRecently(seen, write.name, write.full_status, &plan->recheck_after)) return;
+    if (seen.schedule != nullptr) {
+      const absl::Duration wait = seen.schedule->Wait(write.name, seen.now);
+      if (wait > absl::ZeroDuration()) {
+        if (plan->recheck_after == absl::ZeroDuration() || wait < plan->recheck_after) {
+          plan->recheck_after = wait;
+        }
+        return;
+      }
+    }
     write.verb = NodeGroupWrite::Verb::kPatchStatus;
     write.status = kube::CreateMergePatch(stored->status, status);
   } else {

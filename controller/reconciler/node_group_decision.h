@@ -7,7 +7,8 @@
 //  - a desired group not stored: create it, then write its status (a create ignores status);
 //    unless this process created it less than kWrittenStatusGrace ago (the cache is behind):
 //    then only its status, and only if it changed since;
-//  - stored with another status: merge-patch the status subresource with what changed;
+//  - stored with another status: merge-patch the status subresource with what changed, once the
+//    group's status may be written again (status_schedule.h; created groups are written at once);
 //  - stored and not desired: delete (uid precondition); GpuNodeGroups are written only by the
 //    operator, so every one not desired is the operator's to remove;
 //  - a condition keeps the time it last changed status (the engine has no clock), and one that
@@ -24,6 +25,7 @@
 #include "absl/time/time.h"
 #include "controller/api/gpu_node_group.h"
 #include "controller/reconciler/cluster_objects.h"
+#include "controller/reconciler/status_schedule.h"
 #include "nlohmann/json.hpp"
 
 namespace gpuprofile::reconciler {
@@ -48,6 +50,9 @@ struct NodeGroupObservation {
   // does not write it again (the benchmark saw the last group of a pass patched twice, 6 ms
   // apart), and comes back once the grace ends to check against the cache.
   const std::map<std::string, WrittenStatus>* written = nullptr;
+  // When each group's status may next be patched (may be null: whenever it changes). Under
+  // churn a group's status changes on every computation; a patch before its time waits for it.
+  const StatusSchedule* schedule = nullptr;
   absl::Time now;
 };
 

@@ -48,7 +48,7 @@ absl::StatusOr<NodeGroupMetrics> NodeGroupMetrics::Register(runtime::MetricsRegi
 }
 
 NodeGroupReconciler::NodeGroupReconciler(NodeGroupReconcilerOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)), schedule_(options_.status_interval, kDesiredStateTick) {}
 
 absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
   ClusterCache& cache = *options_.cache;
@@ -65,6 +65,7 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
     it = seen.now - it->second.at >= kWrittenStatusGrace ? written_.erase(it) : std::next(it);
   }
   seen.written = &written_;
+  seen.schedule = &schedule_;
   const NodeGroupPlan plan = DecideNodeGroups(seen);
   for (const NodeGroupEvent& warning : plan.warnings) Warn(warning);
   absl::Status first_error;
@@ -72,8 +73,10 @@ absl::StatusOr<runtime::ReconcileResult> NodeGroupReconciler::Reconcile() {
     absl::Status written = Write(write);
     if (written.ok() && write.verb != NodeGroupWrite::Verb::kDelete) {
       written_[write.name] = WrittenStatus{write.full_status, seen.now};
+      schedule_.Wrote(write.name, seen.now);
     } else {
       written_.erase(write.name);
+      if (write.verb == NodeGroupWrite::Verb::kDelete) schedule_.Forget(write.name);
     }
     if (first_error.ok()) first_error = std::move(written);
   }

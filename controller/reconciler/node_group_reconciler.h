@@ -49,6 +49,9 @@ struct NodeGroupReconcilerOptions {
   const NodeGroupMetrics* metrics = nullptr;  // may be null
   runtime::Clock* clock = nullptr;            // required: condition transition times
   runtime::EventRecorder* events = nullptr;   // may be null: OfferedTwice warnings
+  // At most one status patch per group per interval under churn, on the desired state's ticks
+  // (status_schedule.h), as for profiles; zero: on every computation that changes it.
+  absl::Duration status_interval = absl::ZeroDuration();
 };
 
 class NodeGroupReconciler {
@@ -67,6 +70,7 @@ class NodeGroupReconciler {
   // The statuses written in the last kWrittenStatusGrace (node_group_decision.h).
   absl::Mutex written_mu_;
   std::map<std::string, WrittenStatus> written_ ABSL_GUARDED_BY(written_mu_);
+  StatusSchedule schedule_ ABSL_GUARDED_BY(written_mu_);
 };
 
 }  // namespace gpuprofile::reconciler

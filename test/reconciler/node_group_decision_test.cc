@@ -156,6 +156,26 @@ TEST(DecideNodeGroupsTest, AGroupJustCreatedIsNotCreatedAgainFromAStaleCache) {
   EXPECT_THAT(Lines(plan), ElementsAre("create t4"));
 }
 
+// Under churn a group's status changes on every computation: a patch waits for the group's next
+// time in the schedule (the plan comes back then), while a create is written at once.
+TEST(DecideNodeGroupsTest, APatchWaitsForTheGroupsTimeInTheSchedule) {
+  const std::vector<api::GpuNodeGroup> desired = {Group("a100", 8), Group("h100", 8)};
+  StatusSchedule schedule(absl::Seconds(1), absl::Milliseconds(200));
+  schedule.Wrote("a100", kNow);
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.stored = {Stored(Group("a100", 4), "u-a100")};
+  seen.schedule = &schedule;
+  seen.now = kNow + absl::Milliseconds(300);
+  NodeGroupPlan plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), ElementsAre("create h100"));
+  EXPECT_EQ(plan.recheck_after, absl::Milliseconds(700));
+
+  seen.now = kNow + absl::Seconds(1);
+  plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), ElementsAre("patch a100", "create h100"));
+}
+
 TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
   api::GpuNodeGroup stored = Group("a100", 8);
   stored.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kFalse,
