@@ -37,9 +37,9 @@ TEST(StatusScheduleTest, ZeroIntervalNeverWaits) {
 }
 
 // 50 profiles made due together by one burst, then written as soon as each may be, for 20
-// seconds: after some intervals (about 7 here) the writes are spread over the five ticks of a second, each
-// profile still writes once per interval, none ever waits longer than the interval, and two
-// writes of one are at least interval - 2 ticks apart.
+// seconds: after some intervals (about 7 here) the writes are spread over the five ticks of a
+// second, each profile still writes once per interval, none ever waits longer than the
+// interval, and two writes of one are at least interval - 2 ticks apart.
 TEST(StatusScheduleTest, ABurstSpreadsOverTheTicksAndNeverWaitsLonger) {
   StatusSchedule schedule(kInterval, kTick);
   std::vector<std::string> names;
