@@ -34,6 +34,11 @@ void StampConditions(const NodeGroupObject* stored, absl::Time now, api::GpuNode
   }
 }
 
+// The plan comes back after `wait` at the latest.
+void RecheckWithin(absl::Duration wait, absl::Duration* recheck_after) {
+  if (*recheck_after == absl::ZeroDuration() || wait < *recheck_after) *recheck_after = wait;
+}
+
 // What this process wrote for `name` less than the grace ago (null: nothing).
 const WrittenStatus* RecentWrite(const NodeGroupObservation& seen, const std::string& name) {
   if (seen.written == nullptr) return nullptr;
@@ -48,8 +53,7 @@ bool WrittenRecently(const NodeGroupObservation& seen, const std::string& name,
                      const nlohmann::json& full_status, absl::Duration* recheck_after) {
   const WrittenStatus* recent = RecentWrite(seen, name);
   if (recent == nullptr || recent->status != full_status) return false;
-  const absl::Duration left = recent->at + kWrittenStatusGrace - seen.now;
-  if (*recheck_after == absl::ZeroDuration() || left < *recheck_after) *recheck_after = left;
+  RecheckWithin(recent->at + kWrittenStatusGrace - seen.now, recheck_after);
   return true;
 }
 
@@ -79,9 +83,7 @@ void PlanGroup(const NodeGroupObservation& seen, const NodeGroupObject* stored,
     if (seen.schedule != nullptr) {
       const absl::Duration wait = seen.schedule->Wait(write.name, seen.now);
       if (wait > absl::ZeroDuration()) {
-        if (plan->recheck_after == absl::ZeroDuration() || wait < plan->recheck_after) {
-          plan->recheck_after = wait;
-        }
+        RecheckWithin(wait, &plan->recheck_after);
         return;
       }
     }
