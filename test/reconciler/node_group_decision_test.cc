@@ -61,12 +61,25 @@ std::vector<std::string> Lines(const NodeGroupPlan& plan) {
   return lines;
 }
 
+// What a pass sees of `desired` at `now`, with nothing stored or written yet.
+NodeGroupObservation Seeing(const std::vector<api::GpuNodeGroup>& desired, absl::Time now = kNow) {
+  NodeGroupObservation seen;
+  seen.desired = &desired;
+  seen.now = now;
+  return seen;
+}
+
+// The statuses `plan` wrote at `at`, as the reconciler remembers them.
+std::map<std::string, WrittenStatus> WrittenBy(const NodeGroupPlan& plan, absl::Time at) {
+  std::map<std::string, WrittenStatus> written;
+  for (const NodeGroupWrite& w : plan.writes) written[w.name] = WrittenStatus{w.full_status, at};
+  return written;
+}
+
 TEST(DecideNodeGroupsTest, CreatesPatchesKeepsAndDeletes) {
   const std::vector<api::GpuNodeGroup> desired = {Group("a100", 8), Group("h100", 8),
                                                   Group("l40s", 2)};
-  NodeGroupObservation seen;
-  seen.desired = &desired;
-  seen.now = kNow;
+  NodeGroupObservation seen = Seeing(desired);
   seen.stored = {Stored(Group("h100", 4), "u-h100"), Stored(Group("l40s", 2), "u-l40s"),
                  Stored(Group("t4", 1), "u-t4")};
   const NodeGroupPlan plan = DecideNodeGroups(seen);
@@ -90,22 +103,17 @@ TEST(DecideNodeGroupsTest, AStatusJustWrittenIsNotWrittenAgainFromAStaleCache) {
   api::GpuNodeGroup t4 = Group("t4", 4);
   t4.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kTrue)};
   const std::vector<api::GpuNodeGroup> desired = {t4};
-  NodeGroupObservation first;
-  first.desired = &desired;
-  first.now = kNow;
-  const NodeGroupPlan created = DecideNodeGroups(first);
+  const NodeGroupPlan created = DecideNodeGroups(Seeing(desired));
   ASSERT_THAT(Lines(created), ElementsAre("create t4"));
-  std::map<std::string, WrittenStatus> written = {
-      {"t4", WrittenStatus{created.writes[0].full_status, kNow}}};
+  const std::map<std::string, WrittenStatus> written = WrittenBy(created, kNow);
   EXPECT_FALSE(created.writes[0].full_status["conditions"][0].contains("lastTransitionTime"));
 
   api::GpuNodeGroup bare = Group("t4", 0);  // created, status not seen yet
   bare.status.node_count = 0;
-  NodeGroupObservation stale;
-  stale.desired = &desired;
+  // 6 ms on: the condition's time would be another second.
+  NodeGroupObservation stale = Seeing(desired, kNow + absl::Milliseconds(6));
   stale.stored = {Stored(bare, "u-t4")};
   stale.written = &written;
-  stale.now = kNow + absl::Milliseconds(6);  // the condition's time would be another second
   NodeGroupPlan plan = DecideNodeGroups(stale);
   EXPECT_THAT(Lines(plan), IsEmpty());
   EXPECT_EQ(plan.recheck_after, kWrittenStatusGrace - absl::Milliseconds(6));
@@ -129,18 +137,12 @@ TEST(DecideNodeGroupsTest, AStatusJustWrittenIsNotWrittenAgainFromAStaleCache) {
 // changed since, and when the grace is over without the group in the cache it is created.
 TEST(DecideNodeGroupsTest, AGroupJustCreatedIsNotCreatedAgainFromAStaleCache) {
   const std::vector<api::GpuNodeGroup> desired = {Group("t4", 4)};
-  NodeGroupObservation first;
-  first.desired = &desired;
-  first.now = kNow;
-  const NodeGroupPlan created = DecideNodeGroups(first);
+  const NodeGroupPlan created = DecideNodeGroups(Seeing(desired));
   ASSERT_THAT(Lines(created), ElementsAre("create t4"));
-  std::map<std::string, WrittenStatus> written = {
-      {"t4", WrittenStatus{created.writes[0].full_status, kNow}}};
+  const std::map<std::string, WrittenStatus> written = WrittenBy(created, kNow);
 
-  NodeGroupObservation stale;  // nothing stored yet
-  stale.desired = &desired;
+  NodeGroupObservation stale = Seeing(desired, kNow + absl::Milliseconds(6));  // nothing stored
   stale.written = &written;
-  stale.now = kNow + absl::Milliseconds(6);
   NodeGroupPlan plan = DecideNodeGroups(stale);
   EXPECT_THAT(Lines(plan), IsEmpty());
   EXPECT_EQ(plan.recheck_after, kWrittenStatusGrace - absl::Milliseconds(6));
@@ -162,11 +164,9 @@ TEST(DecideNodeGroupsTest, APatchWaitsForTheGroupsTimeInTheSchedule) {
   const std::vector<api::GpuNodeGroup> desired = {Group("a100", 8), Group("h100", 8)};
   StatusSchedule schedule(absl::Seconds(1), absl::Milliseconds(200));
   schedule.Wrote("a100", kNow);
-  NodeGroupObservation seen;
-  seen.desired = &desired;
+  NodeGroupObservation seen = Seeing(desired, kNow + absl::Milliseconds(300));
   seen.stored = {Stored(Group("a100", 4), "u-a100")};
   seen.schedule = &schedule;
-  seen.now = kNow + absl::Milliseconds(300);
   NodeGroupPlan plan = DecideNodeGroups(seen);
   EXPECT_THAT(Lines(plan), ElementsAre("create h100"));
   EXPECT_EQ(plan.recheck_after, absl::Milliseconds(700));
@@ -184,9 +184,7 @@ TEST(DecideNodeGroupsTest, ConditionTimesCarryOverUntilTheStatusChanges) {
   api::GpuNodeGroup same = Group("a100", 8);
   same.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kFalse)};
   std::vector<api::GpuNodeGroup> desired = {same};
-  NodeGroupObservation seen;
-  seen.desired = &desired;
-  seen.now = kNow;
+  NodeGroupObservation seen = Seeing(desired);
   seen.stored = {Stored(stored, "u-a100")};
   EXPECT_THAT(DecideNodeGroups(seen).writes, IsEmpty());  // time kept: nothing differs
 
@@ -202,9 +200,7 @@ TEST(DecideNodeGroupsTest, ANewGroupOfferedTwiceWarnsWithoutAUid) {
   api::GpuNodeGroup group = Group("a100", 8);
   group.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kTrue)};
   const std::vector<api::GpuNodeGroup> desired = {group};
-  NodeGroupObservation seen;
-  seen.desired = &desired;
-  seen.now = kNow;
+  NodeGroupObservation seen = Seeing(desired);
   const NodeGroupPlan plan = DecideNodeGroups(seen);
   EXPECT_THAT(Lines(plan), ElementsAre("create a100"));
   ASSERT_EQ(plan.warnings.size(), 1u);
@@ -214,9 +210,7 @@ TEST(DecideNodeGroupsTest, ANewGroupOfferedTwiceWarnsWithoutAUid) {
 
 TEST(DecideNodeGroupsTest, NothingDesiredDeletesEveryStoredGroup) {
   const std::vector<api::GpuNodeGroup> desired;
-  NodeGroupObservation seen;
-  seen.desired = &desired;
-  seen.now = kNow;
+  NodeGroupObservation seen = Seeing(desired);
   seen.stored = {Stored(Group("a100", 8), "u1"), Stored(Group("h100", 8), "u2")};
   EXPECT_THAT(Lines(DecideNodeGroups(seen)),
               ElementsAre("delete a100 uid=u1", "delete h100 uid=u2"));
