@@ -65,9 +65,9 @@ struct AllocatableCount {
     if (!outcome.empty()) return outcome[device];
     return matched[device] ? DeviceOutcome::kSchedulable : DeviceOutcome::kNotMatched;
   }
+  // For callers holding a std::vector<bool> (tests): converts it on every call.
   DeviceOutcome Of(size_t device, const std::vector<bool>& matched) const {
-    if (!outcome.empty()) return outcome[device];
-    return matched[device] ? DeviceOutcome::kSchedulable : DeviceOutcome::kNotMatched;
+    return Of(device, DeviceSet::Of(matched));
   }
   int64_t schedulable_count = 0;
   // Matched devices left out because of an untolerated taint.

@@ -58,7 +58,7 @@ class DeviceClasses {
     std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
     for (uint32_t d = 0; d < class_of_device.size(); ++d) devices_[next[class_of_device[d]]++] = d;
   }
-  size_t count() const { return start_.empty() ? 0 : start_.size() - 1; }
+  size_t count() const { return start_.size() - 1; }
   // The classes that have devices, ascending.
   const std::vector<uint32_t>& present() const { return present_; }
   absl::Span<const uint32_t> DevicesOf(uint32_t c) const {
