@@ -2,9 +2,11 @@
 #include "controller/dra/manifest_loader.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,11 +14,17 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
+#include "controller/dra/mapped_file.h"
 #include "controller/dra/slice_fast_decoder.h"
 
 namespace gpuprofile::dra {
 namespace {
+
+// Files from this size on are mapped (mapped_file.h) rather than read: the copy is what costs on
+// a fleet's slice list, while a small file's copy costs less than mapping it.
+constexpr size_t kMapFilesFromBytes = size_t{1} << 20;
 
 // What one file gave: decoded slices (fast path) or objects (strict path).
 struct FileResult {
@@ -28,12 +36,12 @@ struct FileResult {
 
 // Files whose text may be JSON, as ParseManifests decides: `.json`, or any extension but
 // `.yaml`/`.yml` when the text starts with `{`.
-bool MayBeJson(const std::string& file, const std::string& text) {
+bool MayBeJson(const std::string& file, absl::string_view text) {
   const std::string ext = absl::AsciiStrToLower(std::filesystem::path(file).extension().string());
   if (ext == ".json") return true;
   if (ext == ".yaml" || ext == ".yml") return false;
   const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text[first] == '{';
+  return first != absl::string_view::npos && text[first] == '{';
 }
 
 std::string SliceName(const ManifestObject& object) {
@@ -70,12 +78,20 @@ class Loader {
   }
 
   void LoadFile(const std::string& file) {
-    absl::StatusOr<std::string> text = ReadManifestFile(file, kFastDecoderPadding);
-    if (!text.ok()) return IoError(text.status());
+    MappedFile mapped;
+    std::string read;
+    absl::string_view text;
+    if (absl::Status opened = Open(file, &mapped, &read, &text); !opened.ok()) {
+      return IoError(opened);
+    }
     FileResult result;
     result.name = file;
-    if (MayBeJson(file, *text)) {
-      FastDecodeResult decoded = FastDecodeSliceJson(&*text);
+    if (MayBeJson(file, text)) {
+      FastDecodeResult decoded = FastDecodeSliceJson(text, [&] {
+        mapped.Release();
+        std::string().swap(read);
+        text = absl::string_view();
+      });
       if (decoded.handled && decoded.slices.size() > limits::kMaxManifestObjectsPerFile) {
         // As the strict path words it (input_limits.h).
         if (code_ == absl::StatusCode::kOk) code_ = absl::StatusCode::kInvalidArgument;
@@ -95,17 +111,44 @@ class Loader {
         return;
       }
       if (decoded.text_released) {
-        text = ReadManifestFile(file);
-        if (!text.ok()) return IoError(text.status());
+        absl::StatusOr<std::string> again = ReadManifestFile(file);
+        if (!again.ok()) return IoError(again.status());
+        read = *std::move(again);
+        text = read;
       }
     }
-    Strict(*text, &result);
+    Strict(text, &result);
     results_.push_back(std::move(result));
   }
 
-  void Strict(const std::string& text, FileResult* result) {
+  // Gives the file's content in *text, kFastDecoderPadding readable bytes after it: mapped when
+  // the file is large (and can be), else read into *read.
+  static absl::Status Open(const std::string& file, MappedFile* mapped, std::string* read,
+                           absl::string_view* text) {
+    std::error_code ec;
+    if (const uintmax_t size = std::filesystem::file_size(file, ec);
+        !ec && size >= kMapFilesFromBytes) {
+      absl::StatusOr<MappedFile> m =
+          MappedFile::Open(file, kFastDecoderPadding, limits::kMaxManifestFileBytes);
+      if (m.ok()) {
+        *mapped = *std::move(m);
+        *text = mapped->text();
+        return absl::OkStatus();
+      }
+      // Not mappable after all (it changed meanwhile, or mmap failed): read it.
+      if (m.status().code() != absl::StatusCode::kFailedPrecondition) return m.status();
+    }
+    absl::StatusOr<std::string> contents = ReadManifestFile(file, kFastDecoderPadding);
+    if (!contents.ok()) return contents.status();
+    *read = *std::move(contents);
+    *text = *read;
+    return absl::OkStatus();
+  }
+
+  void Strict(absl::string_view text, FileResult* result) {
     const size_t before = errors_.size();
-    AppendManifests(text, result->name, &result->objects, &errors_);
+    AppendManifests(std::string_view(text.data(), text.size()), result->name, &result->objects,
+                    &errors_);
     if (errors_.size() != before && code_ == absl::StatusCode::kOk) {
       code_ = absl::StatusCode::kInvalidArgument;
     }

@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
@@ -717,20 +718,18 @@ absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json) {
   return decoder.Decode(json);
 }
 
-FastDecodeResult FastDecodeSliceJson(std::string* text) {
+FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
+                                     absl::FunctionRef<void()> release_text) {
   FastDecodeResult result;
-  if (text->capacity() < text->size() + kFastDecoderPadding) {
-    text->reserve(text->size() + kFastDecoderPadding);
-  }
   sj::parser parser;
   sj::element root;
-  if (parser.parse(text->data(), text->size(), /*realloc_if_needed=*/false).get(root) !=
-      simdjson::SUCCESS) {
+  if (parser.parse(padded_text.data(), padded_text.size(), /*realloc_if_needed=*/false)
+          .get(root) != simdjson::SUCCESS) {
     return result;
   }
   if (!LooksLikeSlices(root)) return result;
   // The parsed document holds its own copy of every string: the text is no longer needed.
-  std::string().swap(*text);
+  release_text();
   result.text_released = true;
   if (!DecodeDocument(root, &result.slices)) {
     result.slices.clear();
@@ -738,6 +737,13 @@ FastDecodeResult FastDecodeSliceJson(std::string* text) {
   }
   result.handled = true;
   return result;
+}
+
+FastDecodeResult FastDecodeSliceJson(std::string* text) {
+  if (text->capacity() < text->size() + kFastDecoderPadding) {
+    text->reserve(text->size() + kFastDecoderPadding);
+  }
+  return FastDecodeSliceJson(*text, [text] { std::string().swap(*text); });
 }
 
 }  // namespace gpuprofile::dra

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "controller/dra/resource_slice.h"
@@ -87,5 +88,11 @@ absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json);
 // Decodes a whole JSON file. `*text` is the file's content; on return it is either unchanged or
 // empty with its memory released (see text_released).
 FastDecodeResult FastDecodeSliceJson(std::string* text);
+
+// The same for a text the caller holds elsewhere (a mapped file, mapped_file.h): the
+// kFastDecoderPadding bytes after `padded_text` must be readable. Calls `release_text` (once, at
+// most) where the std::string overload would release its text; the text is not read after it.
+FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
+                                     absl::FunctionRef<void()> release_text);
 
 }  // namespace gpuprofile::dra

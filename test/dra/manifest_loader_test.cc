@@ -210,6 +210,47 @@ TEST_F(ManifestLoaderTest, SliceNamesReadTwiceAreComparedAsBefore) {
               HasSubstr("another, different ResourceSlice with this name was read from"));
 }
 
+// Files from 1 MiB on are mapped rather than read (mapped_file.h): each way out of the fast path
+// (decoded; not slices, so the strict path reads the mapped text; slices the fast path gives up
+// on after releasing the mapping, so the file is read again) gives what ReadManifests gives.
+TEST_F(ManifestLoaderTest, LargeFilesAreMappedAndAgree) {
+  std::vector<json> slices;
+  for (int i = 0; slices.size() < 900; ++i) {
+    slices.push_back(SliceJson(absl::StrCat("s", i), absl::StrCat("node-", i), 8));
+  }
+  const std::string fleet = Write("fleet.json", ListJson(slices).dump(2));
+  ASSERT_GT(std::filesystem::file_size(fleet), 1u << 20);
+  LoadedManifests loaded = ExpectSameAsReadManifests({fleet});
+  EXPECT_EQ(loaded.slices.size(), 900u);
+  EXPECT_TRUE(loaded.objects.empty());
+
+  std::vector<json> namespaces;
+  for (int i = 0; i < 12'000; ++i) {
+    namespaces.push_back({{"apiVersion", "v1"},
+                          {"kind", "Namespace"},
+                          {"metadata", {{"name", absl::StrCat("team-", i)}}}});
+  }
+  const std::string others = Write("namespaces.json", ListJson(namespaces).dump(2));
+  ASSERT_GT(std::filesystem::file_size(others), 1u << 20);
+  loaded = ExpectSameAsReadManifests({others});
+  EXPECT_EQ(loaded.objects.size(), 12'000u);
+
+  slices.back()["spec"]["pool"]["generation"] = "one";
+  const std::string bad = Write("bad.json", ListJson(slices).dump(2));
+  ExpectSameAsReadManifests({bad});
+  ASSERT_OK_AND_ASSIGN(loaded, LoadManifests({bad}));
+  absl::StatusOr<Inventory> inventory = BuildInventory(loaded.slices, loaded.objects);
+  EXPECT_THAT(inventory.status().message(),
+              HasSubstr("bad.json (document 1, items[899]): ResourceSlice \"s899\": "
+                        "spec.pool.generation: must be an integer, got string"));
+
+  std::string yaml;
+  for (int i = 0; yaml.size() <= (1u << 20); ++i) {
+    absl::StrAppend(&yaml, "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns-", i, "}\n");
+  }
+  ExpectSameAsReadManifests({Write("namespaces.yaml", yaml)});
+}
+
 TEST(InventoryCopyTest, CopiesShareTheDevices) {
   std::vector<ResourceSlice> slices(1);
   slices[0].name = "s";
