@@ -662,6 +662,12 @@ struct DeviceSetBuilder::State {
     DeviceEntry& d = block->devices.back();
     SortAndDedupe(block->attributes, d.attributes_begin, &d.attributes_count);
     SortAndDedupe(block->capacities, d.capacity_begin, &d.capacity_count);
+    // A slice's devices mostly have as many attributes and capacities as its first: room for
+    // that many once, rather than growth by doubling and a copy to shrink it in Build.
+    if (block->devices.size() == 1 && expected_devices > 1) {
+      block->attributes.reserve(block->attributes.size() * expected_devices);
+      block->capacities.reserve(block->capacities.size() * expected_devices);
+    }
   }
 
   // The current (last added) device's extras, created on first use.
@@ -674,6 +680,7 @@ struct DeviceSetBuilder::State {
     return extras->devices.back();
   }
 
+  size_t expected_devices = 0;  // ExpectDevices' count
   std::shared_ptr<Block> block = std::make_shared<Block>();
   std::unique_ptr<device_internal::Extras> extras = std::make_unique<device_internal::Extras>();
   absl::flat_hash_set<Text, TextHash, TextEq> interned;
@@ -781,6 +788,11 @@ void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value
     if (it == policies.end()) policies.push_back(*request_policy);
   }
   state_->block->capacities.push_back(e);
+}
+
+void DeviceSetBuilder::ExpectDevices(size_t count) {
+  state_->expected_devices = count;
+  state_->block->devices.reserve(count);
 }
 
 size_t DeviceSetBuilder::device_count() const { return state_->block->devices.size(); }

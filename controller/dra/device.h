@@ -278,6 +278,9 @@ class DeviceSetBuilder {
   DeviceSetBuilder(const DeviceSetBuilder&) = delete;
   DeviceSetBuilder& operator=(const DeviceSetBuilder&) = delete;
 
+  // Says how many devices are coming (a hint: more or fewer may be added), so that the block is
+  // sized once rather than grown.
+  void ExpectDevices(size_t count);
   // Starts the next device; the Add* and Set* calls below apply to it.
   void AddDevice(absl::string_view name, absl::string_view node,
                  NodeScope scope = NodeScope::kNode);

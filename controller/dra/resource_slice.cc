@@ -439,6 +439,9 @@ absl::StatusOr<ResourceSlice> DecodeSlice(const json& obj) {
 
   std::set<std::string> seen_names;
   DeviceSetBuilder builder(slice.driver, slice.pool, slice.pool_generation, slice.name);
+  if (auto devices = spec->find("devices"); devices != spec->end() && devices->is_array()) {
+    builder.ExpectDevices(devices->size());
+  }
   meta::ForEachObject(
       *spec, "devices", "spec", &errors, [&](const json& entry, const std::string& path) {
         DecodeDevice(entry, path, slice, *version == "v1beta1", &seen_names, &builder, &errors);

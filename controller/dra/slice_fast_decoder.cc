@@ -207,6 +207,7 @@ class SliceDecoder {
       device_names_.clear();
       DeviceSetBuilder builder(ToAbsl(driver), ToAbsl(pool_name), slice->pool_generation,
                                ToAbsl(name));
+      builder.ExpectDevices(list.size());
       for (sj::element entry : list) {
         if (!DecodeDevice(entry, basic_wrapper, *slice, &builder)) return false;
       }

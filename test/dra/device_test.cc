@@ -162,6 +162,29 @@ TEST(DeviceBuilderTest, SortsEntriesByNameInByteOrder) {
   EXPECT_THAT(Capacities(d), ElementsAre("M=2", "m=1"));
 }
 
+// ExpectDevices is a hint: devices with more or fewer entries than the first, and more or fewer
+// devices than announced, come out as they went in.
+TEST(DeviceSetBuilderTest, ExpectDevicesIsOnlyAHint) {
+  for (size_t announced : {size_t{0}, size_t{1}, size_t{2}, size_t{50}}) {
+    DeviceSetBuilder builder("d", "p", 1, "s");
+    builder.ExpectDevices(announced);
+    for (int i = 0; i < 3; ++i) {
+      builder.AddDevice(absl::StrCat("gpu-", i), "node-a");
+      for (int a = 0; a <= i * 2; ++a) {
+        builder.AddAttribute(absl::StrCat("a", a), AttributeValue::Int(i * 10 + a));
+      }
+      if (i != 1) builder.AddCapacity("memory", Q(absl::StrCat(i + 1, "Gi")));
+    }
+    const std::vector<Device> devices = std::move(builder).Build();
+    ASSERT_EQ(devices.size(), 3u) << announced;
+    EXPECT_THAT(AttributeNames(devices[0]), ElementsAre("a0"));
+    EXPECT_THAT(AttributeNames(devices[2]), ElementsAre("a0", "a1", "a2", "a3", "a4"));
+    EXPECT_EQ(Attr(devices[2], "a4"), AttributeValue::Int(24));
+    EXPECT_THAT(Capacities(devices[1]), ElementsAre());
+    EXPECT_THAT(Capacities(devices[2]), ElementsAre("memory=3Gi"));
+  }
+}
+
 TEST(DeviceSetBuilderTest, ANameAddedTwiceKeepsTheLastValue) {
   DeviceSetBuilder builder("d", "p", 1, "s");
   builder.AddDevice("gpu-0", "");
