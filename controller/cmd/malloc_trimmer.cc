@@ -27,4 +27,11 @@ bool MallocTrimmer::TrimNow() {
 #endif
 }
 
+void MallocTrimmer::SetMmapThreshold(size_t bytes) {
+  if (bytes == 0) return;
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(bytes));
+#endif
+}
+
 }  // namespace gpuprofile::cmd

@@ -9,8 +9,10 @@
 // malloc_trim(0) releases every whole free page of every arena (MADV_DONTNEED), so RSS follows
 // the live heap. A pass over a ~100 MB heap takes about a millisecond.
 // Thread-safety: construct and destroy from one thread; the trimming runs on its own thread.
+// SetMmapThreshold: call once, at start, before other threads allocate.
 #pragma once
 
+#include <cstddef>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
@@ -28,6 +30,15 @@ class MallocTrimmer {
 
   // Trims once, now (returns whether any memory was released).
   static bool TrimNow();
+
+  // Serves blocks of `bytes` and more from mmap, so that they go back to the kernel as soon as
+  // they are freed; 0 keeps glibc's default. Why: glibc's default threshold is dynamic, raised
+  // (up to 32 MiB) to the size of each mmap'd block freed, so after the first few computations
+  // their ~1 MiB vectors (the inventory's 40,000 device handles, its pools) came from the arenas
+  // and sat there, touched, until the next trim: in the 5,000-node churn that was part of a
+  // peak RSS 5-8 MiB above the one with a fixed 128 KiB threshold (docs/performance.md). Call
+  // it before the process allocates much.
+  static void SetMmapThreshold(size_t bytes);
 
  private:
   absl::Notification stop_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -56,6 +57,7 @@ constexpr char kRunUsage[] =
     "         [--graceful-shutdown-timeout 30s] [--status-update-interval 1s]\n"
     "         [--dra-discovery-interval 10s] [--kube-version 1.32..1.37]\n"
     "         [--feature-gates NAME=true,...] [--malloc-trim-interval 1s (0: never)]\n"
+    "         [--malloc-mmap-threshold 131072 (bytes; 0: glibc's default)]\n"
     "         [--kueue-config configmap/kueue-system/kueue-manager-config[:KEY]]\n"
     "         [--http-client sockets|cpprest]\n";
 
@@ -79,6 +81,7 @@ struct RunFlags {
   absl::Duration status_interval = absl::Seconds(1);
   absl::Duration dra_poll = absl::Seconds(10);
   absl::Duration malloc_trim_interval = absl::Seconds(1);  // see malloc_trimmer.h
+  int64_t malloc_mmap_threshold = 128 * 1024;               // likewise
   std::optional<KubeVersion> kube_version;
   // --feature-gates, joined; checked against the cluster's version once it is known.
   std::string feature_gates;
@@ -120,6 +123,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
       {{"--status-update-interval"}},
       {{"--dra-discovery-interval"}},
       {{"--malloc-trim-interval"}},
+      {{"--malloc-mmap-threshold"}},
       {{"--kube-version"}},
       {{"--kueue-config"}},
       {{"--http-client"}},
@@ -160,6 +164,13 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& args) {
   if (parsed->Has("--kube-api-burst") &&
       (!absl::SimpleAtoi(parsed->Get("--kube-api-burst"), &f.burst) || f.burst < 1)) {
     return absl::InvalidArgumentError("--kube-api-burst: not a positive integer");
+  }
+  // Up to 32 MiB, glibc's own ceiling for the threshold.
+  if (parsed->Has("--malloc-mmap-threshold") &&
+      (!absl::SimpleAtoi(parsed->Get("--malloc-mmap-threshold"), &f.malloc_mmap_threshold) ||
+       f.malloc_mmap_threshold < 0 || f.malloc_mmap_threshold > (int64_t{32} << 20))) {
+    return absl::InvalidArgumentError(
+        "--malloc-mmap-threshold: not a number of bytes from 0 to 33554432");
   }
   if (parsed->Has("--workers") &&
       (!absl::SimpleAtoi(parsed->Get("--workers"), &f.workers) || f.workers < 1)) {
@@ -490,6 +501,7 @@ int RunOperator(const std::vector<std::string>& args, std::ostream& err) {
     return kExitUsage;
   }
   const RunFlags& flags = *parsed;
+  MallocTrimmer::SetMmapThreshold(static_cast<size_t>(flags.malloc_mmap_threshold));
   Logger log(flags.log_format, flags.log_level);
   absl::StatusOr<runtime::ShutdownSignal*> shutdown = runtime::ShutdownSignal::Install();
   if (!shutdown.ok()) {

@@ -178,8 +178,12 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
 
   using PoolKey = std::pair<absl::string_view, absl::string_view>;  // (driver, pool name)
   // Pools in order of first sight (slice-name order, usually their own order: see Ranks).
+  // Sized for a pool per slice (the usual case: a node's slice is its pool) rather than grown:
+  // this runs on every slice change, and doubling copied the pools twice over.
   absl::flat_hash_map<PoolKey, size_t> pool_index;
+  pool_index.reserve(by_name.size());
   std::vector<PoolInfo> pools;
+  pools.reserve(by_name.size());
   std::vector<size_t> pool_of_slice;
   pool_of_slice.reserve(by_name.size());
   for (const ResourceSlice* slice : by_name) {

@@ -183,6 +183,9 @@ void DesiredStateCache::UpdatePlan() {
 void DesiredStateCache::UpdateInventory() {
   const uint64_t slices_version = cache_->slices_version();
   if (inventory_ != nullptr && inventory_version_ == slices_version) return;
+  // The old inventory goes first (unless a computation still holds it), so that two are not
+  // in memory together.
+  inventory_.reset();
   std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
   if (const auto* store = cache_->slices()) slices = store->List();
   // The inventory shares the cached slices' device storage: building it copies no device.

@@ -42,6 +42,22 @@ TEST(MallocTrimmerTest, TrimNowReturnsFreedPagesInsideTheHeap) {
   const int64_t after = RssBytes();
   EXPECT_LT(after, before - 32 * 1024 * 1024) << "before " << before << " after " << after;
 }
+
+// With glibc's dynamic threshold, freeing the 4 MiB block would raise the threshold to 4 MiB,
+// and the 1 MiB block would then come from the heap and stay resident once freed.
+TEST(MallocTrimmerTest, AFixedMmapThresholdGivesLargeBlocksBackWhenFreed) {
+  MallocTrimmer::SetMmapThreshold(128 * 1024);
+  constexpr size_t kLarge = 4 << 20, kBlock = 1 << 20;
+  std::unique_ptr<char[]> large(new char[kLarge]);
+  for (size_t i = 0; i < kLarge; i += 4096) large[i] = 1;
+  large.reset();
+  std::unique_ptr<char[]> block(new char[kBlock]);
+  for (size_t i = 0; i < kBlock; i += 4096) block[i] = 1;
+  const int64_t before = RssBytes();
+  block.reset();
+  const int64_t after = RssBytes();
+  EXPECT_LT(after, before - 900 * 1024) << "before " << before << " after " << after;
+}
 #endif
 
 TEST(MallocTrimmerTest, StopsPromptlyAndZeroDisables) {
