@@ -8,11 +8,12 @@
 //  - the DOM decoder (required) turns one object, as an nlohmann::json document, into a T;
 //  - a raw decoder (optional, SetRawDecoder) turns an object straight from its JSON text into a
 //    T, e.g. dra::DecodeSliceFast for ResourceSlices: watch events' objects, and the items of
-//    (re)list pages, which then arrive as text (raw_list.h, RestClient::ListPagesRaw). When it
-//    fails, for whatever reason, the object takes the DOM path (nlohmann parse, then the DOM
-//    decoder), which words the error and, for a watch event, tells text that is not JSON
-//    (DataLoss to the watcher, which distrusts the stream and resumes) from an object that does
-//    not decode (skipped, counted, reported). Without one, list pages arrive as documents.
+//    (re)list pages. When it fails, for whatever reason, the object takes the DOM path (nlohmann
+//    parse, then the DOM decoder), which words the error and, for a watch event, tells text that
+//    is not JSON (DataLoss to the watcher, which distrusts the stream and resumes) from an
+//    object that does not decode (skipped, counted, reported).
+// (Re)list pages arrive as text (raw_list.h, RestClient::ListPagesRaw) whatever the decoders:
+// each item is parsed on its own, never a document of the whole page.
 //
 // Store:
 //  - a (re)list is decoded page by page as it arrives and the store swaps to the new content at
@@ -143,18 +144,24 @@ class Reflector : public WatchSink {
       AddListed(std::move(object));
     }
   }
-  bool TakesRawPages() const override { return raw_decode_ != nullptr; }
-  // Each item through the raw decoder, with apiVersion and kind as the DOM path gives them; an
-  // item it does not decode takes the DOM path (which words the error).
+  // Every kind takes its pages as text: a page's items are then parsed one at a time, and a
+  // page of 500 objects never exists as one document (several times its text: about 7 MB for
+  // 500 ResourceClaimTemplates, the largest transient of a relist).
+  bool TakesRawPages() const override { return true; }
+  // Each item, with apiVersion and kind as the DOM path gives them, through the raw decoder when
+  // there is one; an item it does not decode, and every item without one, takes the DOM path
+  // (parsed alone; the DOM decoder words the error).
   void ListPageRaw(const RawListPage& page) override {
     for (const RawListPage::Item& item : page.items) {
       const std::string text = page.WithTypeMeta(item);
-      absl::StatusOr<ObjectPtr> object = raw_decode_(text);
-      if (object.ok() && *object != nullptr) {
-        AddListed(*std::move(object));
-        continue;
+      if (raw_decode_) {
+        absl::StatusOr<ObjectPtr> object = raw_decode_(text);
+        if (object.ok() && *object != nullptr) {
+          AddListed(*std::move(object));
+          continue;
+        }
+        raw_fallbacks_.fetch_add(1, std::memory_order_relaxed);
       }
-      raw_fallbacks_.fetch_add(1, std::memory_order_relaxed);
       nlohmann::json parsed = nlohmann::json::parse(text, /*cb=*/nullptr,
                                                     /*allow_exceptions=*/false);
       if (parsed.is_discarded()) {  // the page's structure was read, not every value in it

@@ -206,7 +206,6 @@ TEST_F(ReflectorTest, WhatTheRawDecoderRefusesFallsBackToTheDomPath) {
 // apiVersion and kind get the list's, what the raw decoder refuses takes the DOM path, and what
 // neither decodes is skipped, counted and reported as a listed object.
 TEST_F(ReflectorTest, RawListPagesGoThroughTheRawDecoderWithTheListsTypeMeta) {
-  EXPECT_FALSE(static_cast<WatchSink&>(reflector_).TakesRawPages());
   UseRawDecoder();
   WatchSink& sink = reflector_;
   ASSERT_TRUE(sink.TakesRawPages());
@@ -236,6 +235,37 @@ TEST_F(ReflectorTest, RawListPagesGoThroughTheRawDecoderWithTheListsTypeMeta) {
   ASSERT_EQ(raw_texts_.size(), 4u);
   EXPECT_EQ(raw_texts_[0].rfind("{\"apiVersion\":\"test/v1\",\"kind\":\"Obj\",", 0), 0u)
       << raw_texts_[0];
+}
+
+// Without a raw decoder, pages still arrive as text: each item is parsed alone and decoded by
+// the DOM decoder, with the list's apiVersion and kind; what does not parse or decode is skipped
+// and reported as on the DOM path.
+TEST_F(ReflectorTest, RawListPagesWithoutARawDecoderAreDecodedItemByItem) {
+  WatchSink& sink = reflector_;
+  ASSERT_TRUE(sink.TakesRawPages());
+  nlohmann::json list = {{"apiVersion", "test/v1"},
+                         {"kind", "ObjList"},
+                         {"metadata", {{"resourceVersion", "9"}}},
+                         {"items",
+                          {Item("a", "1", "a1"), Item("b", "1", "b1"),
+                           {{"metadata", {{"name", "bad"}}}, {"value", 7}}}}};
+  std::string body = list.dump();
+  body.insert(body.rfind(']'), R"(,{"metadata":{"name":"broken"},"value":tru})");
+  ASSERT_OK_AND_ASSIGN(RawListPage page, ParseRawListPage(body, "GET /objs"));
+  sink.BeginList();
+  sink.ListPageRaw(page);
+  sink.EndList();
+  EXPECT_EQ(ValueOf("a"), "a1");
+  EXPECT_EQ(ValueOf("b"), "b1");
+  EXPECT_EQ(dom_calls_, 3);
+  EXPECT_EQ(raw_calls_, 0);
+  EXPECT_EQ(reflector_.raw_fallbacks(), 0);
+  EXPECT_EQ(reflector_.undecodable(), 2);
+  EXPECT_THAT(undecodable_,
+              ElementsAre("0:/bad:value: bad",
+                          "0:/:a list item is not valid JSON: "
+                          R"({"metadata":{"name":"broken"},"value":tru})"));
+  EXPECT_THAT(reflector_.store().ListKeys(), ElementsAre("a", "b"));
 }
 
 TEST_F(ReflectorTest, TextThatIsNotJsonIsTheWatchersProblem) {
