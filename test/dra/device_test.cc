@@ -185,6 +185,43 @@ TEST(DeviceSetBuilderTest, ExpectDevicesIsOnlyAHint) {
   }
 }
 
+// Devices of a block keep equal attribute entries once (device.cc); each device still reads
+// exactly its own: the same text as another kind, the same value under another name, the same
+// number as a bool, and list values are never taken for one another.
+TEST(DeviceSetBuilderTest, SharedAttributeEntriesKeepEachDevicesOwnValues) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.ExpectDevices(3);
+  builder.AddDevice("gpu-0", "n");
+  builder.AddAttribute("product", AttributeValue::String("A100"));
+  builder.AddAttribute("uuid", AttributeValue::String("GPU-0"));
+  builder.AddAttribute("index", AttributeValue::Int(1));
+  builder.AddDevice("gpu-1", "n");
+  builder.AddAttribute("uuid", AttributeValue::String("GPU-1"));
+  builder.AddAttribute("product", AttributeValue::String("A100"));
+  builder.AddAttribute("index", AttributeValue::Bool(true));
+  builder.AddAttribute("alias", AttributeValue::String("A100"));
+  builder.AddDevice("gpu-2", "n");
+  builder.AddAttribute("product", AttributeValue::Version("1.0.0"));
+  builder.AddAttribute("uuid", AttributeValue::String("1.0.0"));
+  builder.AddAttribute("index", AttributeValue::Int(1));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_THAT(AttributeNames(devices[0]), ElementsAre("index", "product", "uuid"));
+  EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("alias", "index", "product", "uuid"));
+  EXPECT_EQ(Attr(devices[0], "uuid").string_value(), "GPU-0");
+  EXPECT_EQ(Attr(devices[1], "uuid").string_value(), "GPU-1");
+  EXPECT_EQ(Attr(devices[1], "product"), AttributeValue::String("A100"));
+  EXPECT_EQ(Attr(devices[1], "alias"), AttributeValue::String("A100"));
+  EXPECT_EQ(Attr(devices[0], "index"), AttributeValue::Int(1));
+  EXPECT_EQ(Attr(devices[1], "index"), AttributeValue::Bool(true));
+  EXPECT_EQ(Attr(devices[2], "index"), AttributeValue::Int(1));
+  EXPECT_EQ(Attr(devices[2], "product"), AttributeValue::Version("1.0.0"));
+  EXPECT_EQ(Attr(devices[2], "uuid"), AttributeValue::String("1.0.0"));
+  EXPECT_FALSE(devices[0].FindAttribute("alias").has_value());
+  EXPECT_FALSE(devices[2].FindAttribute("zzz").has_value());
+  EXPECT_FALSE(devices[2].FindAttribute("").has_value());
+}
+
 TEST(DeviceSetBuilderTest, ANameAddedTwiceKeepsTheLastValue) {
   DeviceSetBuilder builder("d", "p", 1, "s");
   builder.AddDevice("gpu-0", "");
