@@ -176,7 +176,7 @@ expect("POD_NAME", env.get("POD_NAME", {}).get("valueFrom", {}).get("fieldRef", 
 expect("POD_NAMESPACE",
        env.get("POD_NAMESPACE", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath"),
        "metadata.namespace")
-expect("MALLOC_ARENA_MAX", env.get("MALLOC_ARENA_MAX", {}).get("value"), "2")
+expect("MALLOC_ARENA_MAX", env.get("MALLOC_ARENA_MAX", {}).get("value"), "1")
 ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
 expect("metrics port", ports.get("metrics"), 8443)
 for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):

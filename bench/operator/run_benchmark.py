@@ -56,7 +56,7 @@ Each round:
       relists);
     - rss: the operator's VmHWM (peak RSS) at the end (also its VmRSS at Ready, VmHWM after the
       churn, VmRSS before and after the forced relist). The operator runs with
-      MALLOC_ARENA_MAX=2 as the Deployment in config/manager sets it (--malloc-arena-max 0:
+      MALLOC_ARENA_MAX=1 as the Deployment in config/manager sets it (--malloc-arena-max 0:
       glibc's default).
  B. kubectl. A fresh emulator with the same seed; `kubectl.1.33 apply --server-side=false -f`
     render's output (GpuProfiles first, then GpuNodeGroups, DeviceClasses and
@@ -852,7 +852,7 @@ def main():
     parser.add_argument("--kubectl", default=None)
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--operator-flag", action="append", default=[])
-    parser.add_argument("--malloc-arena-max", type=int, default=2,
+    parser.add_argument("--malloc-arena-max", type=int, default=1,
                         help="MALLOC_ARENA_MAX for the operator, as config/manager/manager.yaml "
                              "sets it (0: unset, glibc's default)")
     parser.add_argument("--skip-kubectl", action="store_true")
