@@ -100,6 +100,15 @@ class ReflectorTest : public ::testing::Test {
     std::shared_ptr<const Obj> o = reflector_.store().Get(key);
     return o != nullptr ? o->value : "<none>";
   }
+  // After ListOnePageWithABadAndABrokenItem: both skipped, counted and reported as listed.
+  void ExpectTheBadAndTheBrokenItemSkipped() {
+    EXPECT_EQ(reflector_.undecodable(), 2);
+    EXPECT_THAT(undecodable_,
+                ElementsAre("0:/bad:value: bad",
+                            "0:/:a list item is not valid JSON: "
+                            R"({"metadata":{"name":"broken"},"value":tru})"));
+    EXPECT_THAT(reflector_.store().ListKeys(), ElementsAre("a", "b"));
+  }
 
   Reflector<Obj> reflector_;
   int dom_calls_ = 0;
@@ -202,6 +211,23 @@ TEST_F(ReflectorTest, WhatTheRawDecoderRefusesFallsBackToTheDomPath) {
   EXPECT_THAT(changes_, ElementsAre("->a1"));
 }
 
+// A relist of one page as text: item "a", `second`, an item "bad" that does not decode and an
+// item "broken" that is not JSON.
+void ListOnePageWithABadAndABrokenItem(WatchSink& sink, const nlohmann::json& second) {
+  nlohmann::json list = {{"apiVersion", "test/v1"},
+                         {"kind", "ObjList"},
+                         {"metadata", {{"resourceVersion", "9"}}},
+                         {"items",
+                          {Item("a", "1", "a1"), second,
+                           {{"metadata", {{"name", "bad"}}}, {"value", 7}}}}};
+  std::string body = list.dump();
+  body.insert(body.rfind(']'), R"(,{"metadata":{"name":"broken"},"value":tru})");
+  ASSERT_OK_AND_ASSIGN(RawListPage page, ParseRawListPage(body, "GET /objs"));
+  sink.BeginList();
+  sink.ListPageRaw(page);
+  sink.EndList();
+}
+
 // A relist through the raw decoder (what the watcher does when TakesRawPages): items that lack
 // apiVersion and kind get the list's, what the raw decoder refuses takes the DOM path, and what
 // neither decodes is skipped, counted and reported as a listed object.
@@ -211,27 +237,11 @@ TEST_F(ReflectorTest, RawListPagesGoThroughTheRawDecoderWithTheListsTypeMeta) {
   ASSERT_TRUE(sink.TakesRawPages());
   nlohmann::json refused = Item("b", "1", "b1");
   refused["raw"] = false;
-  nlohmann::json list = {{"apiVersion", "test/v1"},
-                         {"kind", "ObjList"},
-                         {"metadata", {{"resourceVersion", "9"}}},
-                         {"items",
-                          {Item("a", "1", "a1"), refused,
-                           {{"metadata", {{"name", "bad"}}}, {"value", 7}}}}};
-  std::string body = list.dump();
-  body.insert(body.rfind(']'), R"(,{"metadata":{"name":"broken"},"value":tru})");
-  ASSERT_OK_AND_ASSIGN(RawListPage page, ParseRawListPage(body, "GET /objs"));
-  sink.BeginList();
-  sink.ListPageRaw(page);
-  sink.EndList();
+  ListOnePageWithABadAndABrokenItem(sink, refused);
   EXPECT_EQ(ValueOf("a"), "raw:a1");
   EXPECT_EQ(ValueOf("b"), "b1");  // the DOM decoder's
   EXPECT_EQ(reflector_.raw_fallbacks(), 3);
-  EXPECT_EQ(reflector_.undecodable(), 2);
-  EXPECT_THAT(undecodable_,
-              ElementsAre("0:/bad:value: bad",
-                          "0:/:a list item is not valid JSON: "
-                          R"({"metadata":{"name":"broken"},"value":tru})"));
-  EXPECT_THAT(reflector_.store().ListKeys(), ElementsAre("a", "b"));
+  ExpectTheBadAndTheBrokenItemSkipped();
   ASSERT_EQ(raw_texts_.size(), 4u);
   EXPECT_EQ(raw_texts_[0].rfind("{\"apiVersion\":\"test/v1\",\"kind\":\"Obj\",", 0), 0u)
       << raw_texts_[0];
@@ -243,29 +253,13 @@ TEST_F(ReflectorTest, RawListPagesGoThroughTheRawDecoderWithTheListsTypeMeta) {
 TEST_F(ReflectorTest, RawListPagesWithoutARawDecoderAreDecodedItemByItem) {
   WatchSink& sink = reflector_;
   ASSERT_TRUE(sink.TakesRawPages());
-  nlohmann::json list = {{"apiVersion", "test/v1"},
-                         {"kind", "ObjList"},
-                         {"metadata", {{"resourceVersion", "9"}}},
-                         {"items",
-                          {Item("a", "1", "a1"), Item("b", "1", "b1"),
-                           {{"metadata", {{"name", "bad"}}}, {"value", 7}}}}};
-  std::string body = list.dump();
-  body.insert(body.rfind(']'), R"(,{"metadata":{"name":"broken"},"value":tru})");
-  ASSERT_OK_AND_ASSIGN(RawListPage page, ParseRawListPage(body, "GET /objs"));
-  sink.BeginList();
-  sink.ListPageRaw(page);
-  sink.EndList();
+  ListOnePageWithABadAndABrokenItem(sink, Item("b", "1", "b1"));
   EXPECT_EQ(ValueOf("a"), "a1");
   EXPECT_EQ(ValueOf("b"), "b1");
   EXPECT_EQ(dom_calls_, 3);
   EXPECT_EQ(raw_calls_, 0);
   EXPECT_EQ(reflector_.raw_fallbacks(), 0);
-  EXPECT_EQ(reflector_.undecodable(), 2);
-  EXPECT_THAT(undecodable_,
-              ElementsAre("0:/bad:value: bad",
-                          "0:/:a list item is not valid JSON: "
-                          R"({"metadata":{"name":"broken"},"value":tru})"));
-  EXPECT_THAT(reflector_.store().ListKeys(), ElementsAre("a", "b"));
+  ExpectTheBadAndTheBrokenItemSkipped();
 }
 
 TEST_F(ReflectorTest, TextThatIsNotJsonIsTheWatchersProblem) {
