@@ -70,6 +70,15 @@ void ClaimLedger::Add(const dra::ResourceClaim& claim_ref) {
   }
 }
 
+void ClaimLedger::Clear() {
+  held_.clear();
+  taken_.clear();
+  pools_.clear();
+  by_class_.clear();
+  results_ = 0;
+  pending_taken_.clear();
+}
+
 void ClaimLedger::Finish() {
   // Sorted by value, equal devices merged: Held() walks the inventory and finds each pool's
   // range by binary search.

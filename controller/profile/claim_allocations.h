@@ -63,6 +63,9 @@ class ClaimLedger {
   void Reserve(size_t results) { held_.reserve(results); }
   void Add(const dra::ResourceClaim& claim);
   void Finish();
+  // Empties the ledger for building again, keeping its tables' room: a caller that refolds on
+  // every claim change then allocates no new table each time.
+  void Clear();
 
   // The devices of `inventory` the claims hold.
   DeviceClaims Held(const dra::Inventory& inventory) const;

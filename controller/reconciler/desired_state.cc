@@ -200,20 +200,24 @@ void DesiredStateCache::UpdateInventory() {
 void DesiredStateCache::UpdateLedger() {
   const uint64_t claims_version = cache_->claims_version();
   if (ledger_ != nullptr && ledger_version_ == claims_version) return;
-  // Folded from the cache under its reader lock: no list of 32,500 pointers, and the old
-  // ledger is dropped first, so the two are never in memory together.
-  ledger_.reset();
-  auto ledger = std::make_shared<profile::ClaimLedger>();
+  // Folded from the cache under its reader lock: no list of 32,500 pointers. The ledger is
+  // refolded in place: its tables keep their room (about 1 MiB of held devices at 30,000
+  // claims), instead of a new table mapped, faulted in and unmapped on every claim change
+  // (run's fixed mmap threshold serves blocks that large from mmap).
+  if (ledger_ == nullptr) {
+    ledger_ = std::make_unique<profile::ClaimLedger>();
+  } else {
+    ledger_->Clear();
+  }
   int64_t claims = 0;
   if (const auto* store = cache_->claims()) {
-    ledger->Reserve(store->Size());  // most claims hold one device
+    ledger_->Reserve(store->Size());  // most claims hold one device
     store->ForEach([&](const dra::ResourceClaim& claim) {
-      ledger->Add(claim);
+      ledger_->Add(claim);
       ++claims;
     });
   }
-  ledger->Finish();
-  ledger_ = std::move(ledger);
+  ledger_->Finish();
   ledger_version_ = claims_version;
   ledger_claims_ = claims;
 }

@@ -126,7 +126,8 @@ class DesiredStateCache {
   // What the cached ResourceClaims say (held devices, per-class counts), reused while no claim
   // changed: slices change far more often than claims are allocated, and re-reading 30,000
   // claims for every slice change doubled the computation (bench/desired_state_benchmark).
-  std::shared_ptr<const profile::ClaimLedger> ledger_ ABSL_GUARDED_BY(compute_mu_);
+  // Only computations under compute_mu_ read it (AssembleDesiredState copies what it needs).
+  std::unique_ptr<profile::ClaimLedger> ledger_ ABSL_GUARDED_BY(compute_mu_);
   uint64_t ledger_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
   int64_t ledger_claims_ ABSL_GUARDED_BY(compute_mu_) = 0;
   // The spec side of the last computation (profile/engine.h), reused while spec_version() and

@@ -172,6 +172,36 @@ TEST(ClaimAllocationsTest, OneLedgerMatchesEachInventoryAsAFreshIndexWould) {
   EXPECT_EQ(ClaimLedger().Held(full).allocated_devices, 0);
 }
 
+// The operator refolds one ledger in place on every claim change: cleared and built again, it
+// answers as a fresh ledger of the new claims does, nothing of the old ones left.
+TEST(ClaimAllocationsTest, AClearedLedgerBuiltAgainIsAFreshOne) {
+  ResourceClaim mig = Claim("mig", {"mig"}, {Result("gpu", "node-a", "gpu-0-mig-3g-4")});
+  ResourceClaim two =
+      Claim("two", {"plain"}, {Result("gpu", "node-b", "gpu-1"), Result("gpu", "node-b", "gpu-0")});
+  ResourceClaim one = Claim("one", {"plain"}, {Result("gpu", "node-b", "gpu-1")});
+  ResourceClaim pending = Claim("pending", {"mig"});
+  ClaimLedger reused;
+  for (const ResourceClaim* claim : {&mig, &two}) reused.Add(*claim);
+  reused.Finish();
+  reused.Clear();
+  for (const ResourceClaim* claim : {&one, &pending}) reused.Add(*claim);
+  reused.Finish();
+  std::vector<const ResourceClaim*> now = {&one, &pending};
+  const ClaimLedger fresh(now);
+
+  const dra::Inventory full = Fleet();
+  EXPECT_EQ(reused.results(), fresh.results());
+  EXPECT_EQ(reused.results(), 1);
+  EXPECT_EQ(reused.Held(full).allocated, fresh.Held(full).allocated);
+  EXPECT_EQ(reused.Held(full).allocated_devices, 1);
+  ASSERT_NE(reused.ForClass("plain"), nullptr);
+  EXPECT_EQ(reused.ForClass("plain")->allocated_devices, 1);
+  ASSERT_NE(reused.ForClass("mig"), nullptr);
+  EXPECT_EQ(reused.ForClass("mig")->allocated_devices, 0);
+  EXPECT_EQ(reused.ForClass("mig")->pending_claims, 1);
+  EXPECT_EQ(reused.by_class().size(), fresh.by_class().size());
+}
+
 TEST(ClaimAllocationsTest, AllocatedDevicesAreNotFreeAndPlainOnesCountOnce) {
   dra::Inventory inventory = Fleet();
   ResourceClaim a = Claim("a", {"plain"}, {Result("gpu", "node-b", "gpu-1")});
