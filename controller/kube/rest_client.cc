@@ -236,6 +236,12 @@ absl::StatusOr<nlohmann::json> RestClient::ParseBody(const Call& call,
   return body;
 }
 
+absl::StatusOr<nlohmann::json> RestClient::Answer(const Call& call, const HttpResponse& response,
+                                                  const WriteOptions& options) {
+  if (!options.parse_response) return nlohmann::json();
+  return ParseBody(call, response);
+}
+
 absl::StatusOr<nlohmann::json> RestClient::Get(const ResourcePath& path) {
   return GetPath(path.Path());
 }
@@ -371,7 +377,7 @@ absl::StatusOr<nlohmann::json> RestClient::Create(const ResourcePath& collection
   AddWriteOptions(options, &q);
   Call call{"POST", collection.Path() + q.text(), object.dump(), "application/json", false};
   ASSIGN_OR_RETURN(HttpResponse response, Do(call));
-  return ParseBody(call, response);
+  return Answer(call, response, options);
 }
 
 absl::StatusOr<nlohmann::json> RestClient::Update(const ResourcePath& path,
@@ -381,7 +387,7 @@ absl::StatusOr<nlohmann::json> RestClient::Update(const ResourcePath& path,
   AddWriteOptions(options, &q);
   Call call{"PUT", path.Path() + q.text(), object.dump(), "application/json", true};
   ASSIGN_OR_RETURN(HttpResponse response, Do(call));
-  return ParseBody(call, response);
+  return Answer(call, response, options);
 }
 
 absl::StatusOr<nlohmann::json> RestClient::UpdateStatus(const ResourcePath& path,
@@ -397,7 +403,7 @@ absl::StatusOr<nlohmann::json> RestClient::Patch(const ResourcePath& path, Patch
   AddWriteOptions(options, &q);
   Call call{"PATCH", path.Path() + q.text(), patch.dump(), PatchContentType(type), false};
   ASSIGN_OR_RETURN(HttpResponse response, Do(call));
-  return ParseBody(call, response);
+  return Answer(call, response, options);
 }
 
 absl::StatusOr<nlohmann::json> RestClient::Delete(const ResourcePath& path,

@@ -38,6 +38,13 @@ nlohmann::json OwnershipPatch(const meta::ObjectMeta& meta) {
 
 RestClusterWriter::RestClusterWriter(ClusterWriterOptions options) : options_(std::move(options)) {}
 
+kube::WriteOptions RestClusterWriter::WriteOptions() const {
+  kube::WriteOptions options;
+  options.field_manager = options_.field_manager;
+  options.parse_response = false;
+  return options;
+}
+
 absl::Status RestClusterWriter::Gate(const char* verb, const char* resource) {
   if (options_.may_write && !options_.may_write()) {
     return absl::FailedPreconditionError(
@@ -62,7 +69,7 @@ absl::Status RestClusterWriter::CreateDeviceClass(dra::DraApiVersion version,
   return Write("create", "deviceclasses", [&] {
     nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
     return options_.client
-        ->Create(DeviceClassesPath(version), body, {options_.field_manager, false, ""})
+        ->Create(DeviceClassesPath(version), body, WriteOptions())
         .status();
   });
 }
@@ -73,7 +80,7 @@ absl::Status RestClusterWriter::ReplaceDeviceClass(dra::DraApiVersion version,
     nlohmann::json body = dra::EncodeDeviceClass(c, version, options_.kube, true);
     return options_.client
         ->Update(DeviceClassesPath(version).WithName(c.metadata.name), body,
-                 {options_.field_manager, false, ""})
+                 WriteOptions())
         .status();
   });
 }
@@ -84,7 +91,7 @@ absl::Status RestClusterWriter::CreateTemplate(dra::DraApiVersion version,
     nlohmann::json body = dra::EncodeResourceClaimTemplate(t, version, options_.kube, true);
     return options_.client
         ->Create(ResourceClaimTemplatesPath(version).WithNamespace(t.metadata.namespace_name), body,
-                 {options_.field_manager, false, ""})
+                 WriteOptions())
         .status();
   });
 }
@@ -122,7 +129,7 @@ absl::Status RestClusterWriter::PatchClassOwnership(dra::DraApiVersion version,
   return Write("patch", "deviceclasses", [&] {
     return options_.client
         ->Patch(DeviceClassesPath(version).WithName(meta.name), kube::PatchType::kMerge,
-                OwnershipPatch(meta), {options_.field_manager, false, ""})
+                OwnershipPatch(meta), WriteOptions())
         .status();
   });
 }
@@ -134,7 +141,7 @@ absl::Status RestClusterWriter::PatchTemplateOwnership(dra::DraApiVersion versio
         ->Patch(ResourceClaimTemplatesPath(version)
                     .WithNamespace(meta.namespace_name)
                     .WithName(meta.name),
-                kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+                kube::PatchType::kMerge, OwnershipPatch(meta), WriteOptions())
         .status();
   });
 }
@@ -143,7 +150,7 @@ absl::Status RestClusterWriter::CreateQuota(const meta::ResourceQuota& q) {
   return Write("create", "resourcequotas", [&] {
     return options_.client
         ->Create(ResourceQuotasPath().WithNamespace(q.metadata.namespace_name),
-                 meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+                 meta::EncodeResourceQuota(q, true), WriteOptions())
         .status();
   });
 }
@@ -153,7 +160,7 @@ absl::Status RestClusterWriter::ReplaceQuota(const meta::ResourceQuota& q) {
     return options_.client
         ->Update(
             ResourceQuotasPath().WithNamespace(q.metadata.namespace_name).WithName(q.metadata.name),
-            meta::EncodeResourceQuota(q, true), {options_.field_manager, false, ""})
+            meta::EncodeResourceQuota(q, true), WriteOptions())
         .status();
   });
 }
@@ -178,7 +185,7 @@ absl::Status RestClusterWriter::PatchQuotaOwnership(const meta::ObjectMeta& meta
   return Write("patch", "resourcequotas", [&] {
     return options_.client
         ->Patch(ResourceQuotasPath().WithNamespace(meta.namespace_name).WithName(meta.name),
-                kube::PatchType::kMerge, OwnershipPatch(meta), {options_.field_manager, false, ""})
+                kube::PatchType::kMerge, OwnershipPatch(meta), WriteOptions())
         .status();
   });
 }
@@ -189,7 +196,7 @@ absl::Status RestClusterWriter::PatchProfileStatus(const std::string& name,
     return options_.client
         ->Patch(GpuProfilesPath().WithName(name).WithSubresource("status"),
                 kube::PatchType::kMerge, nlohmann::json{{"status", status}},
-                {options_.field_manager, false, ""})
+                WriteOptions())
         .status();
   });
 }
@@ -203,14 +210,14 @@ absl::Status RestClusterWriter::SetProfileFinalizers(const meta::ObjectMeta& met
     patch.push_back({{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", finalizers}});
     return options_.client
         ->Patch(GpuProfilesPath().WithName(meta.name), kube::PatchType::kJson, patch,
-                {options_.field_manager, false, ""})
+                WriteOptions())
         .status();
   });
 }
 
 absl::Status RestClusterWriter::CreateNodeGroup(const nlohmann::json& object) {
   return Write("create", "gpunodegroups", [&] {
-    return options_.client->Create(GpuNodeGroupsPath(), object, {options_.field_manager, false, ""})
+    return options_.client->Create(GpuNodeGroupsPath(), object, WriteOptions())
         .status();
   });
 }
@@ -221,7 +228,7 @@ absl::Status RestClusterWriter::PatchNodeGroupStatus(const std::string& name,
     return options_.client
         ->Patch(GpuNodeGroupsPath().WithName(name).WithSubresource("status"),
                 kube::PatchType::kMerge, nlohmann::json{{"status", status}},
-                {options_.field_manager, false, ""})
+                WriteOptions())
         .status();
   });
 }
@@ -232,7 +239,7 @@ absl::Status RestClusterWriter::PatchNodeGroupLabels(const std::string& name,
     return options_.client
         ->Patch(GpuNodeGroupsPath().WithName(name), kube::PatchType::kMerge,
                 nlohmann::json{{"metadata", {{"labels", labels}}}},
-                {options_.field_manager, false, ""})
+                WriteOptions())
         .status();
   });
 }

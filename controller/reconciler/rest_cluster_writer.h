@@ -79,6 +79,9 @@ class RestClusterWriter final : public ClusterWriter {
   absl::Status Gate(const char* verb, const char* resource);
   // `status`, counted in write_errors_total when it is an error.
   absl::Status Counted(const char* verb, const char* resource, absl::Status status);
+  // The options of every create, update and patch: this field manager, and the server's answer
+  // not parsed (every write here needs only its outcome).
+  kube::WriteOptions WriteOptions() const;
 
   const ClusterWriterOptions options_;
 };

@@ -116,6 +116,37 @@ TEST_F(RestClientTest, DeeplyNestedBodiesAreDataLossNamingTheRequest) {
   EXPECT_TRUE(apierrors::IsNotFound(object.status())) << object.status();
 }
 
+// A caller that needs only the outcome gets null, and the body is not read: an answer that does
+// not parse is then no error. Errors still are.
+TEST_F(RestClientTest, WritesThatAskForNoAnswerDoNotParseIt) {
+  RestClient client(&transport_, Options());
+  Reply broken;
+  broken.response.status = 200;
+  broken.response.body = "{\"kind\": \"ConfigMap\", ";
+  transport_.Push(broken);
+  transport_.Push(broken);
+  transport_.Push(broken);
+  transport_.Push(StatusReply(409, "Conflict", "the object has been modified"));
+  WriteOptions w;
+  w.parse_response = false;
+  absl::StatusOr<nlohmann::json> created = client.Create(kConfigMaps, ConfigMap("x"), w);
+  ASSERT_OK(created);
+  EXPECT_TRUE(created->is_null());
+  absl::StatusOr<nlohmann::json> patched =
+      client.Patch(kConfigMaps.WithName("x"), PatchType::kMerge, {{"data", {{"a", "b"}}}}, w);
+  ASSERT_OK(patched);
+  EXPECT_TRUE(patched->is_null());
+  ASSERT_OK(client.Update(kConfigMaps.WithName("x"), ConfigMap("x", "7"), w));
+  EXPECT_TRUE(apierrors::IsConflict(
+      client.Update(kConfigMaps.WithName("x"), ConfigMap("x", "7"), w).status()));
+
+  // Asking for the answer (the default), the same body is DataLoss.
+  transport_.Push(broken);
+  absl::StatusOr<nlohmann::json> parsed = client.Create(kConfigMaps, ConfigMap("x"));
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST_F(RestClientTest, WritesUseTheRightVerbsContentTypesAndQueries) {
   RestClient client(&transport_, Options());
   transport_.SetHandler([](const HttpRequest& r) { return JsonReply(200, ConfigMap("x")); });
