@@ -38,6 +38,8 @@ struct IncompletePool {
   int64_t generation = 0;
   int64_t slices_seen = 0;
   int64_t resource_slice_count = 0;
+
+  bool operator==(const IncompletePool& other) const;
 };
 
 // Who offers a group's GPUs to pods (the migration view): DRA (ResourceSlices), the NVIDIA device
@@ -77,6 +79,10 @@ struct GpuNodeGroupStatus {
   std::vector<std::string> offered_twice;   // sorted; the first kMaxNodeNamesInStatus
   std::vector<meta::Condition> conditions;  // OfferedTwice when offered_twice is not empty
 };
+
+// Whether `a` and `b` are equal in every field, their conditions' lastTransitionTime aside (the
+// operator stamps those when it writes; node_group_decision.h).
+bool EqualButTransitionTimes(const GpuNodeGroupStatus& a, const GpuNodeGroupStatus& b);
 
 struct GpuNodeGroup {
   meta::ObjectMeta metadata;

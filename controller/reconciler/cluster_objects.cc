@@ -188,6 +188,8 @@ absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
   auto out = std::make_shared<NodeGroupObject>();
   out->group = *std::move(decoded);
   if (auto status = object.find("status"); status != object.end()) out->status = *status;
+  out->status_round_trips =
+      out->status == nlohmann::json(api::EncodeGpuNodeGroupStatus(out->group.status));
   return std::shared_ptr<const NodeGroupObject>(std::move(out));
 }
 

@@ -142,6 +142,10 @@ absl::StatusOr<std::shared_ptr<const meta::ResourceQuota>> DecodeResourceQuotaOb
 struct NodeGroupObject {
   api::GpuNodeGroup group;
   nlohmann::json status;
+  // Whether `status` is exactly what encoding group.status gives (no field this version does not
+  // know, nothing written differently): then comparing the typed statuses is comparing what is
+  // stored, and the node-group pass need not encode a status that did not change.
+  bool status_round_trips = false;
 };
 absl::StatusOr<std::shared_ptr<const NodeGroupObject>> DecodeNodeGroupObject(
     const nlohmann::json& object);

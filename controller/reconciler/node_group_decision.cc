@@ -79,20 +79,35 @@ void PlanGroup(const NodeGroupObservation& seen, const NodeGroupObject* stored,
     write.object.erase("status");
     write.status = std::move(status);
   } else if (stored->status != status) {
+    // The schedule was asked before (HeldBySchedule).
     if (WrittenRecently(seen, write.name, write.full_status, &plan->recheck_after)) return;
-    if (seen.schedule != nullptr) {
-      const absl::Duration wait = seen.schedule->Wait(write.name, seen.now);
-      if (wait > absl::ZeroDuration()) {
-        RecheckWithin(wait, &plan->recheck_after);
-        return;
-      }
-    }
     write.verb = NodeGroupWrite::Verb::kPatchStatus;
     write.status = kube::CreateMergePatch(stored->status, status);
   } else {
     return;
   }
   plan->writes.push_back(std::move(write));
+}
+
+// Whether the stored group already has `desired`'s status: compared typed, which costs no
+// encoding (node groups' statuses hold up to 100 node names each, and this runs on every pass,
+// most of which change nothing of a group). Only when the stored status round-trips, so that the
+// typed comparison is the stored one's.
+bool Unchanged(const NodeGroupObject& stored, const api::GpuNodeGroup& desired) {
+  return stored.status_round_trips &&
+         api::EqualButTransitionTimes(desired.status, stored.group.status);
+}
+
+// Whether the stored group's status may not be written yet (status_schedule.h); if so, the plan
+// comes back when it may. Asked before the status is encoded: under churn a group's status
+// changes on most computations and waits on most passes.
+bool HeldBySchedule(const NodeGroupObservation& seen, const std::string& name,
+                    absl::Duration* recheck_after) {
+  if (seen.schedule == nullptr) return false;
+  const absl::Duration wait = seen.schedule->Wait(name, seen.now);
+  if (wait <= absl::ZeroDuration()) return false;
+  RecheckWithin(wait, recheck_after);
+  return true;
 }
 
 }  // namespace
@@ -117,6 +132,10 @@ NodeGroupPlan DecideNodeGroups(const NodeGroupObservation& seen) {
     desired_names.insert(name);
     const auto it = stored_by_name.find(name);
     const NodeGroupObject* stored = it == stored_by_name.end() ? nullptr : it->second;
+    if (stored != nullptr && (Unchanged(*stored, desired) ||
+                              HeldBySchedule(seen, name, &plan.recheck_after))) {
+      continue;
+    }
     api::GpuNodeGroup group = desired;
     StampConditions(stored, seen.now, &group, &plan.warnings);
     PlanGroup(seen, stored, group, &plan);

@@ -8,11 +8,13 @@
 //    unless this process created it less than kWrittenStatusGrace ago (the cache is behind):
 //    then only its status, and only if it changed since;
 //  - stored with another status: merge-patch the status subresource with what changed, once the
-//    group's status may be written again (status_schedule.h; created groups are written at once);
+//    group's status may be written again (status_schedule.h; created groups are written at once).
+//    A stored status that round-trips (NodeGroupObject::status_round_trips) is compared typed,
+//    and the schedule asked, before anything is encoded;
 //  - stored and not desired: delete (uid precondition); GpuNodeGroups are written only by the
 //    operator, so every one not desired is the operator's to remove;
 //  - a condition keeps the time it last changed status (the engine has no clock), and one that
-//    turns OfferedTwice True is a Warning event on the group.
+//    turns OfferedTwice True is a Warning event on the group, raised with the write.
 // Thread-safety: pure functions over immutable inputs.
 #pragma once
 

@@ -41,13 +41,17 @@ meta::Condition Condition(const char* type, meta::ConditionStatus status,
   return c;
 }
 
+// `object` as the cache decodes it.
+std::shared_ptr<const NodeGroupObject> Cached(const nlohmann::json& object) {
+  absl::StatusOr<std::shared_ptr<const NodeGroupObject>> cached = DecodeNodeGroupObject(object);
+  EXPECT_TRUE(cached.ok()) << cached.status();
+  return cached.ok() ? *cached : nullptr;
+}
+
 // `group` as the cache holds it, with its status as stored.
 std::shared_ptr<const NodeGroupObject> Stored(api::GpuNodeGroup group, const std::string& uid) {
   group.metadata.uid = uid;
-  auto object = std::make_shared<NodeGroupObject>();
-  object->group = group;
-  object->status = api::EncodeGpuNodeGroupStatus(group.status);
-  return object;
+  return Cached(api::EncodeGpuNodeGroup(group, true));
 }
 
 std::vector<std::string> Lines(const NodeGroupPlan& plan) {
@@ -206,6 +210,57 @@ TEST(DecideNodeGroupsTest, ANewGroupOfferedTwiceWarnsWithoutAUid) {
   ASSERT_EQ(plan.warnings.size(), 1u);
   EXPECT_EQ(plan.warnings[0].uid, "");
   EXPECT_EQ(plan.writes[0].status["conditions"][0]["lastTransitionTime"], kNowText);
+}
+
+// A stored status that decodes to the desired one is left alone when it is what this version
+// writes, and patched when it holds a field this version does not know (the operator owns the
+// status: the field goes). An unchanged group does not wait on the schedule either.
+TEST(DecideNodeGroupsTest, AStoredStatusIsComparedAsStoredNotOnlyAsDecoded) {
+  const std::vector<api::GpuNodeGroup> desired = {Group("a100", 8)};
+  StatusSchedule schedule(absl::Seconds(1), absl::Milliseconds(200));
+  schedule.Wrote("a100", kNow);
+  NodeGroupObservation seen = Seeing(desired, kNow + absl::Milliseconds(300));
+  seen.schedule = &schedule;
+  seen.stored = {Stored(Group("a100", 8), "u-a100")};
+  ASSERT_TRUE(seen.stored[0]->status_round_trips);
+  NodeGroupPlan plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), IsEmpty());
+  EXPECT_EQ(plan.recheck_after, absl::ZeroDuration());
+
+  api::GpuNodeGroup a100 = Group("a100", 8);
+  a100.metadata.uid = "u-a100";
+  nlohmann::json object = api::EncodeGpuNodeGroup(a100, true);
+  object["status"]["futureField"] = "x";
+  seen.stored = {Cached(object)};
+  ASSERT_FALSE(seen.stored[0]->status_round_trips);
+  plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), IsEmpty());  // its time in the schedule has not come
+  EXPECT_EQ(plan.recheck_after, absl::Milliseconds(700));
+  seen.now = kNow + absl::Seconds(1);
+  plan = DecideNodeGroups(seen);
+  ASSERT_THAT(Lines(plan), ElementsAre("patch a100"));
+  EXPECT_EQ(plan.writes[0].status, (nlohmann::json{{"futureField", nullptr}}));
+}
+
+// A group whose OfferedTwice turns True while its patch waits on the schedule warns once, with
+// the patch, not on every pass that waits.
+TEST(DecideNodeGroupsTest, AWarningWaitsWithItsPatch) {
+  api::GpuNodeGroup twice = Group("a100", 8);
+  twice.status.conditions = {Condition(api::kConditionOfferedTwice, meta::ConditionStatus::kTrue)};
+  const std::vector<api::GpuNodeGroup> desired = {twice};
+  StatusSchedule schedule(absl::Seconds(1), absl::Milliseconds(200));
+  schedule.Wrote("a100", kNow);
+  NodeGroupObservation seen = Seeing(desired, kNow + absl::Milliseconds(300));
+  seen.schedule = &schedule;
+  seen.stored = {Stored(Group("a100", 8), "u-a100")};
+  NodeGroupPlan plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), IsEmpty());
+  EXPECT_THAT(plan.warnings, IsEmpty());
+
+  seen.now = kNow + absl::Seconds(1);
+  plan = DecideNodeGroups(seen);
+  EXPECT_THAT(Lines(plan), ElementsAre("patch a100"));
+  EXPECT_EQ(plan.warnings.size(), 1u);
 }
 
 TEST(DecideNodeGroupsTest, NothingDesiredDeletesEveryStoredGroup) {
