@@ -14,7 +14,8 @@
 // - BM_WithMemo: the same with one long-lived FleetMemo: only the changed slice's devices get
 //   signatures, projections and evaluations;
 // - BM_OperatorPath: as the operator computes after a slice change: the spec plan kept
-//   (PlanProfiles once), a long-lived FleetMemo, AssembleDesiredState;
+//   (PlanProfiles once), a long-lived FleetMemo, the inventory rebuilt in place
+//   (Inventory::Rebuild), AssembleDesiredState;
 // - BM_InventoryOnly: Inventory::FromSlices alone (its share of the others);
 // - BM_OperatorPathWithClaims: BM_OperatorPath with the cluster's ResourceClaims, as the
 //   operator computes allocation truth (status.allocation, node groups' free devices) on every
@@ -184,8 +185,10 @@ void BM_OperatorPath(benchmark::State& state) {
   const Fixture& f = Data();
   const SpecPlan plan = PlanProfiles(f.input);
   FleetMemo memo;
+  dra::Inventory inventory;  // rebuilt in place, as the operator does
   EachSliceChange(state, f, [&](const SliceList& slices) {
-    return AssembleDesiredState(plan, dra::Inventory::FromSlices(slices), &memo);
+    inventory.Rebuild(slices);
+    return AssembleDesiredState(plan, inventory, &memo);
   });
 }
 BENCHMARK(BM_OperatorPath)->Unit(benchmark::kMillisecond);
@@ -207,8 +210,10 @@ void BM_OperatorPathWithClaims(benchmark::State& state) {
   FleetMemo memo;
   // The operator keeps one ledger while no claim changes (reconciler/desired_state.h).
   const ClaimLedger ledger(f.claim_views);
+  dra::Inventory inventory;
   EachSliceChange(state, f, [&](const SliceList& slices) {
-    return AssembleDesiredState(plan, dra::Inventory::FromSlices(slices), &memo, &ledger);
+    inventory.Rebuild(slices);
+    return AssembleDesiredState(plan, inventory, &memo, &ledger);
   });
   state.counters["claims"] = static_cast<double>(f.claims.size());
 }

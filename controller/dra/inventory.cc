@@ -45,8 +45,8 @@ class Ranks {
 // comparing ranks, most of them worked out once per slice, takes a fraction of the time of
 // comparing the strings through the devices' storage.
 //
-// The usual fleet takes a shorter way (ConcatenatedInOrder).
-std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slices);
+// The usual fleet takes a shorter way (ConcatenatedInOrder). Appends to `sorted` (empty).
+void SortedDevices(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted);
 
 // Whether the order above is each slice's devices in turn, in name order within each: every
 // slice names its node, and the slices (sorted by name) ascend strictly by (node, pool): one
@@ -64,22 +64,20 @@ bool ConcatenatedInOrder(const std::vector<const ResourceSlice*>& slices) {
   return true;
 }
 
-std::vector<Device> Concatenated(const std::vector<const ResourceSlice*>& slices) {
+void Concatenated(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted) {
   size_t count = 0;
   for (const ResourceSlice* slice : slices) count += slice->devices.size();
-  std::vector<Device> sorted;
-  sorted.reserve(count);
+  sorted->reserve(count);
   const auto by_name = [](const Device& a, const Device& b) { return a.name() < b.name(); };
   for (const ResourceSlice* slice : slices) {
-    const auto run = sorted.insert(sorted.end(), slice->devices.begin(), slice->devices.end());
+    const auto run = sorted->insert(sorted->end(), slice->devices.begin(), slice->devices.end());
     // Driver and slice are the same within one slice: name order is the whole order.
-    if (!std::is_sorted(run, sorted.end(), by_name)) std::stable_sort(run, sorted.end(), by_name);
+    if (!std::is_sorted(run, sorted->end(), by_name)) std::stable_sort(run, sorted->end(), by_name);
   }
-  return sorted;
 }
 
-std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slices) {
-  if (ConcatenatedInOrder(slices)) return Concatenated(slices);
+void SortedDevices(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted) {
+  if (ConcatenatedInOrder(slices)) return Concatenated(slices, sorted);
   // Nodes, pools and drivers are ranked (few, and mostly one per slice); device names are
   // compared as text, which happens only between devices of one node and pool.
   Ranks nodes, pools, drivers;
@@ -134,10 +132,8 @@ std::vector<Device> SortedDevices(const std::vector<const ResourceSlice*>& slice
   } else {
     std::sort(keys.begin(), keys.end(), less);
   }
-  std::vector<Device> sorted;
-  sorted.reserve(keys.size());
-  for (const Key& key : keys) sorted.push_back(*key.device);
-  return sorted;
+  sorted->reserve(keys.size());
+  for (const Key& key : keys) sorted->push_back(*key.device);
 }
 
 }  // namespace
@@ -153,6 +149,25 @@ Inventory Inventory::FromSlices(std::vector<ResourceSlice> slices) {
 
 Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>> slices,
                                std::vector<UndecodableSlice> undecodable) {
+  Inventory inventory;
+  inventory.Rebuild(std::move(slices), std::move(undecodable));
+  return inventory;
+}
+
+void Inventory::Rebuild(std::vector<std::shared_ptr<const ResourceSlice>> slices,
+                        std::vector<UndecodableSlice> undecodable) {
+  // Emptied, keeping the tables' room; the devices' only when no copy shares them.
+  if (devices_ != nullptr && devices_.use_count() == 1) {
+    devices_->clear();
+  } else {
+    devices_ = std::make_shared<std::vector<Device>>();
+  }
+  node_index_.clear();
+  node_count_ = 0;
+  pools_.clear();
+  counter_sets_.clear();
+  stale_slices_ignored_ = 0;
+
   // The last slice of each name wins; sorted by name for determinism.
   std::vector<const ResourceSlice*> by_name;
   by_name.reserve(slices.size());
@@ -182,7 +197,7 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
   // this runs on every slice change, and doubling copied the pools twice over.
   absl::flat_hash_map<PoolKey, size_t> pool_index;
   pool_index.reserve(by_name.size());
-  std::vector<PoolInfo> pools;
+  std::vector<PoolInfo>& pools = pools_;
   pools.reserve(by_name.size());
   std::vector<size_t> pool_of_slice;
   pool_of_slice.reserve(by_name.size());
@@ -198,15 +213,14 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
     pool_of_slice.push_back(it->second);
   }
 
-  Inventory inventory;
-  inventory.undecodable_ = std::move(undecodable);
+  undecodable_ = std::move(undecodable);
   std::vector<const ResourceSlice*> kept;  // by name
   kept.reserve(by_name.size());
   for (size_t i = 0; i < by_name.size(); ++i) {
     const ResourceSlice* slice = by_name[i];
     PoolInfo& pool = pools[pool_of_slice[i]];
     if (slice->pool_generation < pool.generation) {
-      ++inventory.stale_slices_ignored_;
+      ++stale_slices_ignored_;
       continue;
     }
     ++pool.slice_count_seen;
@@ -214,11 +228,11 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
     pool.device_count += static_cast<int64_t>(slice->devices.size());
     pool.counter_set_count += static_cast<int64_t>(slice->shared_counters.size());
     for (const CounterSet& set : slice->shared_counters) {
-      inventory.counter_sets_.push_back(PoolCounterSet{slice->driver, slice->pool, set});
+      counter_sets_.push_back(PoolCounterSet{slice->driver, slice->pool, set});
     }
     kept.push_back(slice);
   }
-  std::stable_sort(inventory.counter_sets_.begin(), inventory.counter_sets_.end(),
+  std::stable_sort(counter_sets_.begin(), counter_sets_.end(),
                    [](const PoolCounterSet& a, const PoolCounterSet& b) {
                      return std::tie(a.driver, a.pool, a.set.name) <
                             std::tie(b.driver, b.pool, b.set.name);
@@ -232,23 +246,20 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
   if (!std::is_sorted(pools.begin(), pools.end(), pool_less)) {
     std::sort(pools.begin(), pools.end(), pool_less);
   }
-  inventory.pools_ = std::move(pools);
   // Devices are handles on their slice's storage: copying them copies no attribute.
-  auto devices = std::make_shared<std::vector<Device>>(SortedDevices(kept));
-  inventory.node_index_.reserve(devices->size());
+  SortedDevices(kept, devices_.get());
+  node_index_.reserve(devices_->size());
   absl::string_view previous;
-  for (const Device& device : *devices) {
+  for (const Device& device : *devices_) {
     const absl::string_view node = device.node();
     if (node.empty()) {
-      inventory.node_index_.push_back(kNoNode);
+      node_index_.push_back(kNoNode);
       continue;
     }
-    if (inventory.node_count_ == 0 || node != previous) ++inventory.node_count_;
+    if (node_count_ == 0 || node != previous) ++node_count_;
     previous = node;
-    inventory.node_index_.push_back(inventory.node_count_ - 1);
+    node_index_.push_back(node_count_ - 1);
   }
-  if (!devices->empty()) inventory.devices_ = std::move(devices);
-  return inventory;
 }
 
 const std::vector<Device>& Inventory::devices() const {

@@ -146,10 +146,10 @@ std::shared_ptr<const Computed> DesiredStateCache::Compute(uint64_t version) {
   auto out = std::make_shared<Computed>();
   out->cache_version = version;
   out->plan_id = plans_;
-  out->desired = profile::AssembleDesiredState(*plan_, *inventory_, &memo_, ledger_.get(),
+  out->desired = profile::AssembleDesiredState(*plan_, inventory_, &memo_, ledger_.get(),
                                                DevicePluginNodes(*cache_));
   out->claims = ledger_claims_;
-  CountInventory(*inventory_, out.get());
+  CountInventory(inventory_, out.get());
   IndexByProfile(out.get());
   out->compute_time = clock_->Now() - start;
   return out;
@@ -182,15 +182,13 @@ void DesiredStateCache::UpdatePlan() {
 // slices, likewise.
 void DesiredStateCache::UpdateInventory() {
   const uint64_t slices_version = cache_->slices_version();
-  if (inventory_ != nullptr && inventory_version_ == slices_version) return;
-  // The old inventory goes first (unless a computation still holds it), so that two are not
-  // in memory together.
-  inventory_.reset();
+  if (inventory_built_ && inventory_version_ == slices_version) return;
   std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
   if (const auto* store = cache_->slices()) slices = store->List();
-  // The inventory shares the cached slices' device storage: building it copies no device.
-  inventory_ = std::make_shared<const dra::Inventory>(
-      dra::Inventory::FromSlices(std::move(slices), cache_->UndecodableSlices()));
+  // The inventory shares the cached slices' device storage: building it copies no device's
+  // attributes. Rebuilt in place, so that two are never in memory together.
+  inventory_.Rebuild(std::move(slices), cache_->UndecodableSlices());
+  inventory_built_ = true;
   inventory_version_ = slices_version;
 }
 

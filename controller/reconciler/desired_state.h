@@ -117,8 +117,10 @@ class DesiredStateCache {
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(compute_mu_);
   std::shared_ptr<const Computed> last_ ABSL_GUARDED_BY(mu_);
   // The inventory of the last computation, reused while no ResourceSlice changed (building it
-  // copies every device). Only Compute touches these, under compute_mu_.
-  std::shared_ptr<const dra::Inventory> inventory_ ABSL_GUARDED_BY(compute_mu_);
+  // copies every device), and rebuilt in its own tables when one did (Inventory::Rebuild). Only
+  // Compute touches these, under compute_mu_. `inventory_built_`: it has been built once.
+  dra::Inventory inventory_ ABSL_GUARDED_BY(compute_mu_);
+  bool inventory_built_ ABSL_GUARDED_BY(compute_mu_) = false;
   uint64_t inventory_version_ ABSL_GUARDED_BY(compute_mu_) = 0;
   // Per-slice work (signatures, projections, selector outcomes) kept between computations:
   // after a ResourceSlice change, only the changed slices' devices are worked out again.

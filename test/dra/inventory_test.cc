@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -122,6 +123,60 @@ TEST(InventoryTest, SlicesInNodeOrderGiveTheSameOrderAsTheGeneralWay) {
   EXPECT_EQ(DeviceKeys(in_order), expected);
   EXPECT_EQ(DeviceKeys(against), expected);
   EXPECT_EQ(in_order.node_index(), against.node_index());
+}
+
+// The slices of `documents`, decoded as the operator's cache holds them.
+std::vector<std::shared_ptr<const ResourceSlice>> Slices(const std::vector<std::string>& documents) {
+  std::vector<std::shared_ptr<const ResourceSlice>> slices;
+  for (const ManifestObject& m : Parse(documents)) {
+    absl::StatusOr<ResourceSlice> slice = DecodeSlice(m.object);
+    EXPECT_TRUE(slice.ok()) << slice.status();
+    if (slice.ok()) slices.push_back(std::make_shared<const ResourceSlice>(*std::move(slice)));
+  }
+  return slices;
+}
+
+// The operator rebuilds one inventory in place on every slice change: the result is what
+// building anew gives, every table included, and a copy taken before keeps its own devices.
+TEST(InventoryTest, ARebuiltInventoryIsTheOneBuiltAnew) {
+  const std::vector<std::shared_ptr<const ResourceSlice>> before =
+      Slices({SliceYaml("a", "gpu.nvidia.com", "node-a", 1, 1, {"gpu-0", "gpu-1"}),
+              SliceYaml("b-old", "gpu.nvidia.com", "node-b", 1, 1, {"gpu-9"}),
+              SliceYaml("b", "gpu.nvidia.com", "node-b", 2, 2, {"gpu-0"}),
+              SliceYaml("c", "gpu.nvidia.com", "node-c", 1, 1, {"gpu-0", "gpu-1", "gpu-2"})});
+  const std::vector<std::shared_ptr<const ResourceSlice>> after =
+      Slices({SliceYaml("b", "gpu.nvidia.com", "node-b", 3, 1, {"gpu-0", "gpu-1"}),
+              SliceYaml("d", "dra.example.com", "node-d", 1, 1, {"gpu-5"})});
+  Inventory rebuilt = Inventory::FromSlices(before, {{"x", "spec.devices: broken"}});
+  const Inventory copy = rebuilt;  // shares the devices
+  const std::vector<std::string> copy_keys = DeviceKeys(copy);
+  rebuilt.Rebuild(after);
+  const Inventory anew = Inventory::FromSlices(after);
+
+  EXPECT_EQ(DeviceKeys(rebuilt), DeviceKeys(anew));
+  EXPECT_THAT(DeviceKeys(rebuilt), ElementsAre("node-b/node-b/gpu-0/gpu.nvidia.com",
+                                               "node-b/node-b/gpu-1/gpu.nvidia.com",
+                                               "node-d/node-d/gpu-5/dra.example.com"));
+  EXPECT_EQ(rebuilt.node_index(), anew.node_index());
+  EXPECT_EQ(rebuilt.node_count(), 2u);
+  ASSERT_EQ(rebuilt.pools().size(), 2u);
+  EXPECT_EQ(rebuilt.pools()[0].name, "node-d");
+  EXPECT_EQ(rebuilt.pools()[1].generation, 3);
+  EXPECT_EQ(rebuilt.pools()[1].slice_count_seen, 1);
+  EXPECT_FALSE(rebuilt.pools()[1].incomplete);
+  EXPECT_EQ(rebuilt.stale_slices_ignored(), 0);
+  EXPECT_TRUE(rebuilt.undecodable_slices().empty());
+  EXPECT_TRUE(rebuilt.IncompletePools().empty());
+
+  EXPECT_EQ(DeviceKeys(copy), copy_keys);
+  EXPECT_EQ(copy.devices().size(), 6u);
+  EXPECT_EQ(copy.stale_slices_ignored(), 1);
+  EXPECT_EQ(copy.undecodable_slices().size(), 1u);
+
+  rebuilt.Rebuild({});
+  EXPECT_TRUE(rebuilt.devices().empty());
+  EXPECT_TRUE(rebuilt.pools().empty());
+  EXPECT_EQ(rebuilt.node_count(), 0u);
 }
 
 TEST(InventoryTest, OnlyTheNewestGenerationOfAPoolCounts) {
