@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/numeric/bits.h"
@@ -40,6 +41,10 @@ class DeviceSet {
     return a.size_ == b.size_ && a.words_ == b.words_;
   }
   friend bool operator!=(const DeviceSet& a, const DeviceSet& b) { return !(a == b); }
+  template <typename H>
+  friend H AbslHashValue(H h, const DeviceSet& s) {
+    return H::combine(std::move(h), s.size_, s.words_);
+  }
 
  private:
   size_t size_ = 0;
