@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir_test.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
@@ -50,24 +51,8 @@ std::string Dump(const Inventory& inventory) {
   return out;
 }
 
-class ManifestLoaderTest : public ::testing::Test {
+class ManifestLoaderTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::path(::testing::TempDir()) /
-            absl::StrCat("manifest_loader_test_",
-                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    const std::filesystem::path path = root_ / name;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-  }
-
   // Both ways of reading `paths` agree; returns what LoadManifests returned.
   LoadedManifests ExpectSameAsReadManifests(const std::vector<std::string>& paths) {
     absl::StatusOr<std::vector<ManifestObject>> objects = ReadManifests(paths);
@@ -98,8 +83,6 @@ class ManifestLoaderTest : public ::testing::Test {
     }
     return *std::move(loaded);
   }
-
-  std::filesystem::path root_;
 };
 
 json SliceJson(const std::string& name, const std::string& node, int devices) {

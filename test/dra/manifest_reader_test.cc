@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir_test.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
@@ -260,27 +261,11 @@ TEST(ParseManifestsTest, NonFiniteFloatsAreRejected) {
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("cannot be represented in JSON"));
 }
 
-class ReadManifestsTest : public ::testing::Test {
+class ReadManifestsTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
-  std::string Write(const std::string& relative, const std::string& contents) {
-    const std::filesystem::path path = root_ / relative;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << contents;
-    return path.string();
-  }
   static std::string Ns(const std::string& name) {
     return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + "}\n";
   }
-
-  std::filesystem::path root_;
 };
 
 TEST_F(ReadManifestsTest, DirectoriesAreWalkedRecursivelyInSortedOrder) {

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir_test.h"
 
 namespace gpuprofile::dra {
 namespace mapped_file_test {
@@ -21,25 +22,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class MappedFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = std::filesystem::path(::testing::TempDir()) /
-            absl::StrCat("mapped_file_test_",
-                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = (root_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-
-  std::filesystem::path root_;
-};
+class MappedFileTest : public testing::TempDirTest {};
 
 // The padding is readable and zero whether the file ends mid-page or exactly on a page's end
 // (where the padding is a page of its own).
