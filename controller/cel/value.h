@@ -12,6 +12,7 @@
 // Thread-safety: Values are immutable; copies may be shared and read from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -133,6 +134,28 @@ class ListValue : public HeapObject {
   virtual Value Get(size_t index) const = 0;  // index < size()
 };
 
+// What one lookup site (an attribute path's key in a compiled program) remembers of where its
+// key was found last: an inline cache. Maps whose keys are laid out by a layout many maps share
+// (a device's fields; the attributes one driver publishes for one kind of device) answer the
+// next lookup of the same key in a map of the same layout from it, without comparing keys. One
+// cache serves one key. A layout is named by an id that is never reused, so a cache that outlives
+// the maps it saw cannot answer for others. Thread-safe: one word, read and written relaxed; two
+// threads racing over it cost each other a full lookup, never a wrong one.
+class KeyCache {
+ public:
+  KeyCache() = default;
+  KeyCache(const KeyCache& other) : word_(other.Load()) {}
+  KeyCache& operator=(const KeyCache& other) {
+    Store(other.Load());
+    return *this;
+  }
+  uint64_t Load() const { return word_.load(std::memory_order_relaxed); }
+  void Store(uint64_t word) const { word_.store(word, std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<uint64_t> word_{0};  // 0: empty; otherwise the map type's own encoding
+};
+
 class MapValue : public HeapObject {
  public:
   virtual size_t size() const = 0;
@@ -155,6 +178,15 @@ class MapValue : public HeapObject {
   // leaving `*value` alone, when the map cannot answer this way (it does not store its values);
   // callers then use Contains() and FindString(). A member's value is what FindStringRef returns.
   virtual bool FindMemberRef(absl::string_view key, const Value** value) const { return false; }
+  // FindStringRef and FindMemberRef for a lookup site whose key is always `key`, through that
+  // site's `cache` (KeyCache); same answers. Maps without a shared layout ignore the cache.
+  virtual const Value* FindStringRefCached(absl::string_view key, const KeyCache& cache) const {
+    return FindStringRef(key);
+  }
+  virtual bool FindMemberRefCached(absl::string_view key, const KeyCache& cache,
+                                   const Value** value) const {
+    return FindMemberRef(key, value);
+  }
   // Keys in a stable order (insertion order for literals; sorted for device maps).
   virtual std::vector<Value> Keys() const = 0;
 };

@@ -2,6 +2,7 @@
 #include "controller/dra_cel/device_value.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -30,7 +31,16 @@ constexpr char kUnsupportedAttributeValue[] = "unsupported attribute value";
 // the builder shares one shape among all their maps and each device keeps only its values: the
 // lookup scans keys that stay hot in cache and then touches one slot of the device's own array.
 struct MapShape {
+  MapShape() : id(NextId()) {}
+
   std::vector<std::string> keys;  // unique, in the builder's (sorted) order
+  // Never reused, so that a lookup site's KeyCache can name the shape it saw (see IndexOf).
+  const uint64_t id;
+
+  // A KeyCache word: the shape's id above the key's index + 1 (0: not a key). Shapes with
+  // more keys than the low bits hold, or ids past the high bits, are not cached.
+  static constexpr int kIndexBits = 16;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
 
   int IndexOf(absl::string_view key) const {
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -42,6 +52,23 @@ struct MapShape {
       }
     }
     return -1;
+  }
+  // IndexOf(key), answered from `cache` when the site last looked `key` up in this shape.
+  int IndexOf(absl::string_view key, const KeyCache& cache) const {
+    const uint64_t word = cache.Load();
+    if (word >> kIndexBits == id) return static_cast<int>(word & kIndexMask) - 1;
+    const int i = IndexOf(key);
+    if (cacheable()) cache.Store(id << kIndexBits | static_cast<uint64_t>(i + 1));
+    return i;
+  }
+
+ private:
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+  bool cacheable() const {
+    return keys.size() < kIndexMask && id < (uint64_t{1} << (64 - kIndexBits));
   }
 };
 
@@ -79,6 +106,17 @@ class StringMap final : public MapValue {
   }
   bool FindMemberRef(absl::string_view key, const Value** value) const override {
     const int i = shape_->IndexOf(key);
+    *value = i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr;
+    return true;
+  }
+  const Value* FindStringRefCached(absl::string_view key, const KeyCache& cache) const override {
+    const int i = shape_->IndexOf(key, cache);
+    if (i >= 0) return &values_[static_cast<size_t>(i)];
+    return domains_ ? &EmptyMap() : nullptr;
+  }
+  bool FindMemberRefCached(absl::string_view key, const KeyCache& cache,
+                           const Value** value) const override {
+    const int i = shape_->IndexOf(key, cache);
     *value = i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr;
     return true;
   }

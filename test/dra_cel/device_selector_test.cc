@@ -3,6 +3,7 @@
 // (no such key, unknown domain = empty map), version gates per Kubernetes minor, the bool
 // result rule, admission limits, and Kubernetes' own DRA CEL test expectations.
 #include <string>
+#include <vector>
 
 #include "controller/cel/environment.h"
 #include "controller/cel/program.h"
@@ -125,6 +126,63 @@ TEST(DeviceSelectorTest, PresenceCheckAndReadOfTheSameKey) {
   v = Select("'productName' in " + nv + " && " + nv + ".productName.compareTo(semver('1.0.0')) >= 0",
              A100());
   EXPECT_TRUE(v.is_error()) << v.DebugString();
+}
+
+// A compiled program remembers, per lookup site, where its key sat in the last device's layout
+// (KeyCache). Evaluated over devices whose layouts differ (a key at another place, a key absent,
+// another driver, the same keys from another builder) in every order, it must answer as a program
+// that never saw another device does.
+TEST(DeviceSelectorTest, LookupCachesAnswerForEveryLayout) {
+  dra::DeviceBuilder mig("gpu-0-mig-1g");
+  mig.Driver("gpu.nvidia.com").Pool("a100-node-1", 0).Node("a100-node-1");
+  mig.Attribute("type", Str("mig"));
+  mig.Attribute("profile", Str("1g.5gb"));
+  mig.Attribute("productName", Str("NVIDIA A100-SXM4-40GB"));
+  mig.Capacity("memory", *Quantity::Parse("4864Mi"));
+  dra::DeviceBuilder amd("gpu-1");
+  amd.Driver("gpu.amd.com").Pool("mi300-node-1", 0).Node("mi300-node-1");
+  amd.Attribute("type", Str("amdgpu"));
+  amd.Attribute("productName", Str("AMD Instinct MI300X"));
+  amd.Capacity("memory", *Quantity::Parse("192Gi"));
+  const std::vector<dra::Device> devices = {A100(), L40S(), mig.Build(), amd.Build()};
+  // Each device from its own builder, and all from one builder (shared layouts).
+  std::vector<Value> values;
+  DeviceValueBuilder shared;
+  for (const dra::Device& d : devices) {
+    values.push_back(MakeDeviceValue(d));
+    values.push_back(shared.Build(d));
+  }
+  const std::string nv = kNv;
+  const std::vector<std::string> selectors = {
+      "device.driver == 'gpu.nvidia.com' && " + nv + ".type == 'gpu'",
+      "'index' in " + nv + " && " + nv + ".index == 0",
+      nv + ".index == 0",
+      "'profile' in " + nv + " ? " + nv + ".profile == '1g.5gb' : " + nv + ".productName != ''",
+      "device.capacity[device.driver].memory.compareTo(quantity('40Gi')) >= 0",
+      "'memory' in device.capacity['gpu.nvidia.com'] && "
+      "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0",
+      "device.attributes['gpu.amd.com'].productName.startsWith('AMD')",
+      "has(" + nv + ".architecture) && " + nv + ".architecture == 'Ampere'",
+  };
+  CompileOptions options;
+  options.require_bool_result = true;
+  const auto env = Environment::ForDeviceSelectors(*KubeVersion::Parse("1.34"));
+  for (const std::string& expr : selectors) {
+    auto program = Compile(expr, env, options);
+    ASSERT_TRUE(program.ok()) << expr << ": " << program.status();
+    // Forwards, backwards, then each value twice in a row.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < values.size(); ++i) order.push_back(i);
+    for (size_t i = values.size(); i-- > 0;) order.push_back(i);
+    for (size_t i = 0; i < values.size(); ++i) order.insert(order.end(), {i, i});
+    for (size_t i : order) {
+      auto fresh = Compile(expr, env, options);
+      ASSERT_TRUE(fresh.ok());
+      EXPECT_EQ((*program)->Evaluate({values[i]}).DebugString(),
+                (*fresh)->Evaluate({values[i]}).DebugString())
+          << expr << " on value " << i;
+    }
+  }
 }
 
 TEST(DeviceSelectorTest, UnknownDomainIsAnEmptyMap) {

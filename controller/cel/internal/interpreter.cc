@@ -133,7 +133,9 @@ class SelectStep final : public Step {
   Value Evaluate(Frame& frame) const override {
     if (const Value* operand = operand_->EvaluateRef(frame)) {
       if (!test_only_ && operand->kind() == ValueKind::kMap) {
-        if (const Value* v = operand->map_value().FindStringRef(field_)) return *v;
+        if (const Value* v = operand->map_value().FindStringRefCached(field_, key_cache_)) {
+          return *v;
+        }
       }
       return SelectField(*operand, field_, test_only_);
     }
@@ -144,7 +146,7 @@ class SelectStep final : public Step {
     if (test_only_) return nullptr;
     const Value* operand = operand_->EvaluateRef(frame);
     if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
-    return operand->map_value().FindStringRef(field_);
+    return operand->map_value().FindStringRefCached(field_, key_cache_);
   }
 
   const Step& operand() const { return *operand_; }
@@ -155,6 +157,7 @@ class SelectStep final : public Step {
   StepPtr operand_;
   std::string field_;
   bool test_only_;
+  KeyCache key_cache_;  // where field_ was found last
 };
 
 class AndOrStep final : public Step {
@@ -350,7 +353,10 @@ class IndexConstStep final : public Step {
   Value Evaluate(Frame& frame) const override {
     const Value* operand = operand_->EvaluateRef(frame);
     if (operand != nullptr && operand->kind() == ValueKind::kMap) {
-      if (const Value* v = operand->map_value().FindStringRef(key_.string_ref())) return *v;
+      if (const Value* v =
+              operand->map_value().FindStringRefCached(key_.string_ref(), key_cache_)) {
+        return *v;
+      }
     }
     const Value args[2] = {operand != nullptr ? *operand : operand_->Evaluate(frame), key_};
     return call_->Invoke(args);
@@ -358,7 +364,7 @@ class IndexConstStep final : public Step {
   const Value* EvaluateRef(Frame& frame) const override {
     const Value* operand = operand_->EvaluateRef(frame);
     if (operand == nullptr || operand->kind() != ValueKind::kMap) return nullptr;
-    return operand->map_value().FindStringRef(key_.string_ref());
+    return operand->map_value().FindStringRefCached(key_.string_ref(), key_cache_);
   }
 
   const Step& operand() const { return *operand_; }
@@ -368,6 +374,7 @@ class IndexConstStep final : public Step {
   std::unique_ptr<CallStep> call_;
   const Step* operand_;  // call_'s first argument
   Value key_;
+  KeyCache key_cache_;  // where key_ was found last
 };
 
 // `x op c` for ==, !=, <, <=, >, >= where c is a constant, without overload dispatch: the same
@@ -590,11 +597,11 @@ inline const Value* NotMember() { return reinterpret_cast<const Value*>(kNotMemb
 // sets `*member` to the key's stored value, or null when it is not a member. False when the map
 // cannot answer in one lookup (MapValue::FindMemberRef); the slot then stays unset.
 inline bool FindMember(Frame& frame, int slot, const MapValue& map, absl::string_view key,
-                       const Value** member) {
+                       const KeyCache& key_cache, const Value** member) {
   const Value*& known = frame.cache[slot];
   if (known == nullptr) {
     const Value* found = nullptr;
-    if (!map.FindMemberRef(key, &found)) return false;
+    if (!map.FindMemberRefCached(key, key_cache, &found)) return false;
     known = found != nullptr ? found : NotMember();
   }
   *member = known == NotMember() ? nullptr : known;
@@ -619,7 +626,7 @@ class MemberInStep final : public Step {
     if (c == nullptr) return fallback_->Evaluate(frame);
     if (c->kind() == ValueKind::kMap) {
       const Value* member;
-      if (FindMember(frame, slot_, c->map_value(), key_string_, &member)) {
+      if (FindMember(frame, slot_, c->map_value(), key_string_, key_cache_, &member)) {
         return Value::Bool(member != nullptr);
       }
     }
@@ -632,6 +639,7 @@ class MemberInStep final : public Step {
   Value key_;              // fallback_'s constant element
   std::string key_string_;  // its text
   int slot_;
+  KeyCache key_cache_;  // where key_string_ was found last
 };
 
 // `P.k` or `P['k']` sharing its lookup with `'k' in P` (MemberInStep, same slot). A key that is
@@ -653,8 +661,10 @@ class MemberValueStep final : public Step {
     if (c == nullptr || c->kind() != ValueKind::kMap) return nullptr;
     const MapValue& map = c->map_value();
     const Value* member;
-    if (FindMember(frame, slot_, map, key_, &member) && member != nullptr) return member;
-    return map.FindStringRef(key_);
+    if (FindMember(frame, slot_, map, key_, key_cache_, &member) && member != nullptr) {
+      return member;
+    }
+    return map.FindStringRefCached(key_, key_cache_);
   }
 
   const Step& operand() const { return *operand_; }
@@ -666,6 +676,7 @@ class MemberValueStep final : public Step {
   const Step* operand_;  // fallback_'s operand
   std::string key_;
   int slot_;
+  KeyCache key_cache_;  // where key_ was found last
 };
 
 // List and map literals.
@@ -848,6 +859,7 @@ class PathStep final : public Step {
     std::string key;
     int cache_slot = -1;   // the CachedStep slot of the path up to and including this key
     int member_slot = -1;  // the MemberValueStep slot of this key, shared with `'key' in ...`
+    KeyCache key_cache = {};  // where `key` was found last
   };
 
   PathStep(StepPtr fallback, size_t variable, std::vector<Component> components)
@@ -891,7 +903,8 @@ class PathStep final : public Step {
       if (known != NotMember()) return known;
     }
     if (base->kind() != ValueKind::kMap) return nullptr;
-    return base->map_value().FindStringRef(components_.back().key);
+    const Component& last = components_.back();
+    return base->map_value().FindStringRefCached(last.key, last.key_cache);
   }
 
   size_t variable() const { return variable_; }
@@ -963,12 +976,14 @@ class PathStep final : public Step {
         const Value*& known = frame.cache[c->member_slot];
         if (known == nullptr) {
           const Value* found = nullptr;
-          if (map.FindMemberRef(c->key, &found)) known = found != nullptr ? found : NotMember();
+          if (map.FindMemberRefCached(c->key, c->key_cache, &found)) {
+            known = found != nullptr ? found : NotMember();
+          }
         }
         if (known != NotMember()) next = known;
       }
       // Not a member (a map may still read it as a default), or a map that cannot tell.
-      if (next == nullptr) next = map.FindStringRef(c->key);
+      if (next == nullptr) next = map.FindStringRefCached(c->key, c->key_cache);
       if (next == nullptr) return nullptr;
       if (c->cache_slot >= 0) frame.cache[c->cache_slot] = next;
       cur = next;
