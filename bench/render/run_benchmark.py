@@ -13,8 +13,9 @@ parse time the baseline reports. Prints every round, the medians, and the target
   render peak RSS / input file size      <= 3
   render process / simdjson load+parse process <= 1.2  (issue 28; CPU time, user + system,
                                                        and wall time are both printed)
-(render wall / baseline process wall is printed too.) Compare only figures of one run: the
-machine's load moves all of them. Exits 0 whatever the figures (it is a benchmark, not a test),
+(render wall / baseline process wall is printed too, and each process's user and system CPU and
+page faults: where a fault is dear both are fault-bound and the ratio nears 1.) Compare only
+figures of one run: the machine's load moves all of them. Exits 0 whatever the figures (it is a benchmark, not a test),
 1 when a process fails.
 """
 import argparse
@@ -30,8 +31,9 @@ import figures  # noqa: E402  (bench/figures.py)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(argv, stdout):
-    """Runs argv; returns (wall seconds, peak RSS bytes, captured stdout or None, CPU seconds)."""
+def run(argv, stdout, faults=None):
+    """Runs argv; returns (wall seconds, peak RSS bytes, captured stdout or None, CPU seconds).
+    When `faults` is a list, appends (user s, system s, minor page faults) to it."""
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     out = proc.stdout.read() if stdout == subprocess.PIPE else None
@@ -43,6 +45,8 @@ def run(argv, stdout):
         sys.stderr.write("%s failed (exit %d):\n%s\n" % (" ".join(argv), proc.returncode,
                                                          err.decode(errors="replace")))
         sys.exit(1)
+    if faults is not None:
+        faults.append((rusage.ru_utime, rusage.ru_stime, rusage.ru_minflt))
     return wall, rusage.ru_maxrss * 1024, out, rusage.ru_utime + rusage.ru_stime
 
 
@@ -70,6 +74,11 @@ def main():
     file_bytes = os.path.getsize(slices)
 
     rows = []
+    # Per process: user and system CPU and minor page faults. Where a page fault is dear (11 us
+    # on this machine one morning, 2.4 us that afternoon), both processes are bound by their
+    # faults and the CPU ratio says little about render's own work: printed so that a reader
+    # can tell.
+    floor_faults, render_faults = [], []
     print("round  parse_s  baseline_wall_s  baseline_rss_MB  simdjson_wall_s  simdjson_cpu_s"
           "  render_wall_s  render_cpu_s  render_rss_MB")
     with open(os.devnull, "wb") as devnull:
@@ -77,9 +86,9 @@ def main():
             b_wall, b_rss, out, _ = run([baseline, slices], subprocess.PIPE)
             fields = dict(kv.split("=", 1) for kv in out.decode().split())
             parse = float(fields["parse_seconds"])
-            f_wall, _, _, f_cpu = run([floor, slices], subprocess.PIPE)
+            f_wall, _, _, f_cpu = run([floor, slices], subprocess.PIPE, floor_faults)
             r_wall, r_rss, _, r_cpu = run([controller, "render", "-o", "json", "-f", data],
-                                          devnull)
+                                          devnull, render_faults)
             rows.append((parse, b_wall, b_rss, f_wall, f_cpu, r_wall, r_cpu, r_rss))
             print("%5d  %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %13.3f  %12.3f  %13.1f" % (
                 i + 1, parse, b_wall, b_rss / 1e6, f_wall, f_cpu, r_wall, r_cpu, r_rss / 1e6),
@@ -90,6 +99,10 @@ def main():
     print("median %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %13.3f  %12.3f  %13.1f" % (
         parse, b_wall, b_rss / 1e6, f_wall, f_cpu, r_wall, r_cpu, r_rss / 1e6))
     print("input file: %.1f MB (%s)" % (file_bytes / 1e6, slices))
+    for name, stats in (("simdjson", floor_faults), ("render", render_faults)):
+        user, system, minflt = (statistics.median(col) for col in zip(*stats))
+        print("%-8s user %.3f s, system %.3f s, %d page faults (system time per fault %.1f us)" % (
+            name, user, system, minflt, system / minflt * 1e6 if minflt else float("nan")))
     time_ratio = r_wall / parse
     rss_ratio = r_rss / file_bytes
     print("render wall / baseline parse   = %.2f  (target <= 2.00)  %s" % (
