@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <ostream>
 #include <tuple>
@@ -310,6 +311,9 @@ const std::shared_ptr<const Block>& EmptyBlock() {
   return *kEmpty;
 }
 
+// Up to this many attributes a device's are scanned rather than searched (Device::FindAttribute).
+constexpr ptrdiff_t kLinearFindLimit = 24;
+
 // Binary search of a name among a device's sorted entries.
 template <typename Entry>
 const Entry* FindByName(const Block& block, const std::vector<Entry>& entries, uint32_t begin,
@@ -408,6 +412,19 @@ std::optional<AttributeValue> Device::FindAttribute(absl::string_view name) cons
   const auto name_of = [this](uint32_t ref) {
     return block_->Name(block_->attributes[ref].name);
   };
+  // A device publishes a dozen attributes or so: a scan that compares lengths and first bytes
+  // before any memcmp beats the binary search's memcmp at every step (perf of render: the
+  // binary search was 9% of the process, called per device for signatures and projections).
+  if (last - first <= kLinearFindLimit) {
+    for (const uint32_t* it = first; it != last; ++it) {
+      const absl::string_view n = name_of(*it);
+      if (n.size() == name.size() && (name.empty() || n[0] == name[0]) &&
+          std::memcmp(n.data(), name.data(), name.size()) == 0) {
+        return attributes()[it - first].value;
+      }
+    }
+    return std::nullopt;
+  }
   const uint32_t* it = std::lower_bound(
       first, last, name, [&](uint32_t ref, absl::string_view n) { return name_of(ref) < n; });
   if (it == last || name_of(*it) != name) return std::nullopt;

@@ -413,6 +413,31 @@ TEST(DeviceTest, FindAttributeAndFindCapacityHitAndMiss) {
   EXPECT_EQ(devices[1].FindCapacity("memory"), nullptr);
 }
 
+// FindAttribute scans a device's few attributes and binary-searches many: both find every name
+// with its own value, and miss names that share a length and a first byte with one present.
+TEST(DeviceTest, FindAttributeScansFewAndSearchesMany) {
+  for (int count : {1, 10, 24, 25, 60}) {
+    DeviceSetBuilder builder("d", "p", 1, "s");
+    builder.AddDevice("gpu-0", "n");
+    for (int i = 0; i < count; ++i) {
+      builder.AddAttribute(absl::StrCat("attr", 100 + i), AttributeValue::Int(i));
+    }
+    const std::vector<Device> devices = std::move(builder).Build();
+    ASSERT_EQ(devices.size(), 1u);
+    for (int i = 0; i < count; ++i) {
+      const std::string name = absl::StrCat("attr", 100 + i);
+      std::optional<AttributeValue> v = devices[0].FindAttribute(name);
+      ASSERT_TRUE(v.has_value()) << count << " " << name;
+      EXPECT_EQ(v->int_value(), i) << count << " " << name;
+    }
+    for (absl::string_view miss :
+         {"", "attr099", "attr", "attr1000", "bttr100", "attr9999", "zzz"}) {
+      EXPECT_FALSE(devices[0].FindAttribute(miss).has_value()) << count << " " << miss;
+    }
+    EXPECT_FALSE(devices[0].FindAttribute(absl::StrCat("attr", 100 + count)).has_value()) << count;
+  }
+}
+
 TEST(DeviceTest, EqualQuantitiesWithDifferentFormatsStayDistinct) {
   DeviceSetBuilder builder("d", "p", 1, "s");
   builder.AddDevice("binary", "");
