@@ -15,8 +15,8 @@ parse time the baseline reports. Prints every round, the medians, and the target
                                                        and wall time are both printed)
 (render wall / baseline process wall is printed too, and each process's user and system CPU and
 page faults: where a fault is dear both are fault-bound and the ratio nears 1.) Compare only
-figures of one run: the machine's load moves all of them. Exits 0 whatever the figures (it is a benchmark, not a test),
-1 when a process fails.
+figures of one run: the machine's load moves all of them. Exits 0 whatever the figures (it is a
+benchmark, not a test), 1 when a process fails.
 """
 import argparse
 import os

@@ -97,27 +97,21 @@ class StringMap final : public MapValue {
     return *v;
   }
   const Value* FindStringRef(absl::string_view key) const override {
-    int i = shape_->IndexOf(key);
-    if (i >= 0) return &values_[static_cast<size_t>(i)];
-    return domains_ ? &EmptyMap() : nullptr;
+    return StoredOrDefault(shape_->IndexOf(key));
   }
   bool Contains(const Value& key) const override {
     return key.kind() == ValueKind::kString && shape_->IndexOf(key.string_value()) >= 0;
   }
   bool FindMemberRef(absl::string_view key, const Value** value) const override {
-    const int i = shape_->IndexOf(key);
-    *value = i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr;
+    *value = Stored(shape_->IndexOf(key));
     return true;
   }
   const Value* FindStringRefCached(absl::string_view key, const KeyCache& cache) const override {
-    const int i = shape_->IndexOf(key, cache);
-    if (i >= 0) return &values_[static_cast<size_t>(i)];
-    return domains_ ? &EmptyMap() : nullptr;
+    return StoredOrDefault(shape_->IndexOf(key, cache));
   }
   bool FindMemberRefCached(absl::string_view key, const KeyCache& cache,
                            const Value** value) const override {
-    const int i = shape_->IndexOf(key, cache);
-    *value = i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr;
+    *value = Stored(shape_->IndexOf(key, cache));
     return true;
   }
   std::vector<Value> Keys() const override {
@@ -125,6 +119,14 @@ class StringMap final : public MapValue {
     out.reserve(shape_->keys.size());
     for (const std::string& k : shape_->keys) out.push_back(Value::String(k));
     return out;
+  }
+
+  // The value at shape index `i`, or null when `i` is -1 (not a key).
+  const Value* Stored(int i) const { return i >= 0 ? &values_[static_cast<size_t>(i)] : nullptr; }
+  // The same, but an absent domain reads as an empty map (see above).
+  const Value* StoredOrDefault(int i) const {
+    if (i >= 0) return &values_[static_cast<size_t>(i)];
+    return domains_ ? &EmptyMap() : nullptr;
   }
 
   static const Value& EmptyMap() {
