@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,7 +46,8 @@ class Ranks {
 // comparing ranks, most of them worked out once per slice, takes a fraction of the time of
 // comparing the strings through the devices' storage.
 //
-// The usual fleet takes a shorter way (ConcatenatedInOrder). Appends to `sorted` (empty).
+// The usual fleet takes a shorter way (ConcatenatedInOrder, Inventory::ConcatenateSlices).
+// Appends to `sorted` (empty).
 void SortedDevices(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted);
 
 // Whether the order above is each slice's devices in turn, in name order within each: every
@@ -64,20 +66,21 @@ bool ConcatenatedInOrder(const std::vector<const ResourceSlice*>& slices) {
   return true;
 }
 
-void Concatenated(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted) {
-  size_t count = 0;
-  for (const ResourceSlice* slice : slices) count += slice->devices.size();
-  sorted->reserve(count);
-  const auto by_name = [](const Device& a, const Device& b) { return a.name() < b.name(); };
-  for (const ResourceSlice* slice : slices) {
-    const auto run = sorted->insert(sorted->end(), slice->devices.begin(), slice->devices.end());
-    // Driver and slice are the same within one slice: name order is the whole order.
-    if (!std::is_sorted(run, sorted->end(), by_name)) std::stable_sort(run, sorted->end(), by_name);
+// Whether `run` holds `slice`'s devices in the slice's own order: the same storage and index,
+// device by device. Pointer and integer comparisons only: no name is read.
+bool SameDevices(const ResourceSlice& slice, const void* storage,
+                 std::vector<Device>::const_iterator run) {
+  for (const Device& device : slice.devices) {
+    if (device.storage_id() != storage || run->storage_id() != storage ||
+        run->storage_index() != device.storage_index()) {
+      return false;
+    }
+    ++run;
   }
+  return true;
 }
 
 void SortedDevices(const std::vector<const ResourceSlice*>& slices, std::vector<Device>* sorted) {
-  if (ConcatenatedInOrder(slices)) return Concatenated(slices, sorted);
   // Nodes, pools and drivers are ranked (few, and mostly one per slice); device names are
   // compared as text, which happens only between devices of one node and pool.
   Ranks nodes, pools, drivers;
@@ -156,8 +159,15 @@ Inventory Inventory::FromSlices(std::vector<std::shared_ptr<const ResourceSlice>
 
 void Inventory::Rebuild(std::vector<std::shared_ptr<const ResourceSlice>> slices,
                         std::vector<UndecodableSlice> undecodable) {
-  // Emptied, keeping the tables' room; the devices' only when no copy shares them.
-  if (devices_ != nullptr && devices_.use_count() == 1) {
+  // Emptied, keeping the tables' room. The last build's devices stay until the new table is
+  // built (ConcatenateSlices moves runs from them); the devices' tables are reused only when no
+  // copy shares them.
+  std::shared_ptr<std::vector<Device>> previous = std::move(devices_);
+  const bool previous_owned = previous != nullptr && previous.use_count() == 1;
+  std::vector<SliceRun> previous_runs;
+  previous_runs.swap(runs_);
+  if (spare_devices_ != nullptr && spare_devices_.use_count() == 1) {
+    devices_ = std::move(spare_devices_);
     devices_->clear();
   } else {
     devices_ = std::make_shared<std::vector<Device>>();
@@ -247,7 +257,19 @@ void Inventory::Rebuild(std::vector<std::shared_ptr<const ResourceSlice>> slices
     std::sort(pools.begin(), pools.end(), pool_less);
   }
   // Devices are handles on their slice's storage: copying them copies no attribute.
-  SortedDevices(kept, devices_.get());
+  if (ConcatenatedInOrder(kept)) {
+    ConcatenateSlices(kept, previous_owned ? previous.get() : nullptr, previous_runs);
+  } else {
+    SortedDevices(kept, devices_.get());
+    IndexNodes();
+  }
+  if (previous_owned) {
+    previous->clear();  // moved-from handles, most of them: nothing to release
+    spare_devices_ = std::move(previous);
+  }
+}
+
+void Inventory::IndexNodes() {
   node_index_.reserve(devices_->size());
   absl::string_view previous;
   for (const Device& device : *devices_) {
@@ -259,6 +281,54 @@ void Inventory::Rebuild(std::vector<std::shared_ptr<const ResourceSlice>> slices
     if (node_count_ == 0 || node != previous) ++node_count_;
     previous = node;
     node_index_.push_back(node_count_ - 1);
+  }
+}
+
+void Inventory::ConcatenateSlices(const std::vector<const ResourceSlice*>& slices,
+                                  std::vector<Device>* previous,
+                                  const std::vector<SliceRun>& previous_runs) {
+  // The last build's runs by storage. A run is taken at most once: two slices that share one
+  // storage would otherwise both take the same, moved-from, run.
+  absl::flat_hash_map<const void*, uint32_t> run_of;
+  if (previous != nullptr) {
+    run_of.reserve(previous_runs.size());
+    for (uint32_t r = 0; r < previous_runs.size(); ++r) {
+      run_of.emplace(previous_runs[r].storage, r);
+    }
+  }
+  size_t count = 0;
+  for (const ResourceSlice* slice : slices) count += slice->devices.size();
+  std::vector<Device>& sorted = *devices_;
+  sorted.reserve(count);
+  node_index_.reserve(count);
+  runs_.reserve(slices.size());
+  const auto by_name = [](const Device& a, const Device& b) { return a.name() < b.name(); };
+  absl::string_view previous_node;
+  for (const ResourceSlice* slice : slices) {
+    if (slice->devices.empty()) continue;
+    const void* storage = slice->devices.front().storage_id();
+    const size_t begin = sorted.size();
+    const size_t size = slice->devices.size();
+    auto taken = run_of.find(storage);
+    if (taken != run_of.end() && previous_runs[taken->second].count == size &&
+        SameDevices(*slice, storage, previous->cbegin() + previous_runs[taken->second].begin)) {
+      // Unchanged since the last build, and in name order then (the run was sorted, and holds
+      // the slice's devices in the slice's order): moved, not copied, and not checked again.
+      const auto first = previous->begin() + previous_runs[taken->second].begin;
+      sorted.insert(sorted.end(), std::make_move_iterator(first),
+                    std::make_move_iterator(first + static_cast<ptrdiff_t>(size)));
+      run_of.erase(taken);
+    } else {
+      const auto run = sorted.insert(sorted.end(), slice->devices.begin(), slice->devices.end());
+      // Driver and slice are the same within one slice: name order is the whole order.
+      if (!std::is_sorted(run, sorted.end(), by_name)) std::stable_sort(run, sorted.end(), by_name);
+    }
+    runs_.push_back({storage, static_cast<uint32_t>(begin), static_cast<uint32_t>(size)});
+    // Every device of a slice with a node name is on that node (DeviceNodeScope), and the
+    // slices ascend by node: one comparison per slice numbers the nodes.
+    if (node_count_ == 0 || slice->node_name != previous_node) ++node_count_;
+    previous_node = slice->node_name;
+    node_index_.insert(node_index_.end(), size, node_count_ - 1);
   }
 }
 

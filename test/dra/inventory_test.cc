@@ -179,6 +179,67 @@ TEST(InventoryTest, ARebuiltInventoryIsTheOneBuiltAnew) {
   EXPECT_EQ(rebuilt.node_count(), 0u);
 }
 
+// Rebuilding on every slice change moves the runs of unchanged slices from the last build
+// (Inventory::ConcatenateSlices): whatever changes between builds, each one must be the
+// inventory built anew, and a copy taken in between must keep its own devices.
+TEST(InventoryTest, RebuildsUnderChurnMatchTheInventoryBuiltAnew) {
+  std::map<std::string, std::shared_ptr<const ResourceSlice>> fleet;
+  const auto put = [&fleet](const std::string& node, const std::vector<std::string>& devices) {
+    fleet[node] = Slices({SliceYaml(node, "gpu.nvidia.com", node, 1, 1, devices)}).front();
+  };
+  const auto list = [&fleet] {
+    std::vector<std::shared_ptr<const ResourceSlice>> slices;
+    for (const auto& [name, slice] : fleet) slices.push_back(slice);
+    return slices;
+  };
+  const auto expect_anew = [&](const Inventory& rebuilt, const std::string& step) {
+    const Inventory anew = Inventory::FromSlices(list());
+    EXPECT_EQ(DeviceKeys(rebuilt), DeviceKeys(anew)) << step;
+    EXPECT_EQ(rebuilt.node_index(), anew.node_index()) << step;
+    EXPECT_EQ(rebuilt.node_count(), anew.node_count()) << step;
+    for (const Device& d : rebuilt.devices()) EXPECT_NE(d.storage_id(), nullptr) << step;
+  };
+  for (const std::string node : {"node-a", "node-b", "node-c", "node-d"}) {
+    put(node, {"gpu-0", "gpu-1", "gpu-2"});
+  }
+  Inventory inventory;
+  inventory.Rebuild(list());
+  expect_anew(inventory, "first build");
+
+  put("node-b", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"});  // a device more
+  inventory.Rebuild(list());
+  expect_anew(inventory, "a slice grew");
+
+  put("node-c", {"gpu-9", "gpu-1", "gpu-5"});  // as many devices, new names, out of order
+  inventory.Rebuild(list());
+  expect_anew(inventory, "a slice replaced by one as large");
+
+  const Inventory copy = inventory;  // shares the devices: nothing may move from them
+  const std::vector<std::string> copy_keys = DeviceKeys(copy);
+  put("node-a", {"gpu-7"});
+  inventory.Rebuild(list());
+  expect_anew(inventory, "after a copy");
+  EXPECT_EQ(DeviceKeys(copy), copy_keys);
+
+  fleet.erase("node-d");
+  put("node-e", {"gpu-0", "gpu-1"});
+  inventory.Rebuild(list());
+  expect_anew(inventory, "a slice gone, one new");
+
+  // One slice object listed twice under two names: its storage's run is taken once.
+  auto twin = std::make_shared<ResourceSlice>(*fleet["node-e"]);
+  twin->name = "node-f";
+  twin->node_name = "node-f";
+  twin->pool = "node-f";
+  fleet["node-f"] = twin;
+  inventory.Rebuild(list());
+  inventory.Rebuild(list());
+  expect_anew(inventory, "two slices sharing one storage");
+
+  inventory.Rebuild(list());
+  expect_anew(inventory, "nothing changed");
+}
+
 TEST(InventoryTest, OnlyTheNewestGenerationOfAPoolCounts) {
   ASSERT_OK_AND_ASSIGN(
       Inventory inventory,
