@@ -200,6 +200,16 @@ void BM_InventoryOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_InventoryOnly)->Unit(benchmark::kMillisecond);
 
+// The inventory rebuilt in place, as the operator does on each slice change.
+void BM_InventoryRebuild(benchmark::State& state) {
+  dra::Inventory inventory;
+  EachSliceChange(state, Data(), [&](const SliceList& slices) {
+    inventory.Rebuild(slices);
+    return inventory.devices().size();
+  });
+}
+BENCHMARK(BM_InventoryRebuild)->Unit(benchmark::kMillisecond);
+
 void BM_OperatorPathWithClaims(benchmark::State& state) {
   const Fixture& f = Data();
   if (f.claims.empty()) {

@@ -2,9 +2,12 @@
 #include "controller/profile/claim_allocations.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <string>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 
@@ -24,6 +27,48 @@ void AddOnce(absl::InlinedVector<dra::ClaimSymbol, 2>* set, dra::ClaimSymbol val
 }
 
 }  // namespace
+
+struct HeldMemo::Entry {
+  std::shared_ptr<const void> storage;  // keeps the address from being reused while kept
+  uint64_t call = 0;                    // the last call that saw it
+  std::vector<uint32_t> slots;          // by storage index; kUnknown until looked up
+};
+
+HeldMemo::HeldMemo() = default;
+HeldMemo::~HeldMemo() = default;
+
+void HeldMemo::Begin(uint64_t ledger_id) {
+  if (ledger_id != ledger_id_) {
+    by_storage_.clear();
+    ledger_id_ = ledger_id;
+  }
+  ++call_;
+  last_storage_ = nullptr;
+  last_entry_ = nullptr;
+}
+
+uint32_t& HeldMemo::Slot(const dra::Device& device) {
+  const void* id = device.storage_id();
+  if (id != last_storage_ || last_entry_ == nullptr) {
+    std::unique_ptr<Entry>& entry = by_storage_[id];
+    if (entry == nullptr) {
+      entry = std::make_unique<Entry>();
+      entry->storage = device.storage();
+    }
+    entry->call = call_;
+    last_storage_ = id;
+    last_entry_ = entry.get();
+  }
+  std::vector<uint32_t>& slots = last_entry_->slots;
+  if (device.storage_index() >= slots.size()) slots.resize(device.storage_index() + 1, kUnknown);
+  return slots[device.storage_index()];
+}
+
+void HeldMemo::End() {
+  absl::erase_if(by_storage_, [this](const auto& entry) { return entry.second->call != call_; });
+  last_storage_ = nullptr;
+  last_entry_ = nullptr;
+}
 
 ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {
   size_t results = 0;
@@ -80,6 +125,9 @@ void ClaimLedger::Clear() {
 }
 
 void ClaimLedger::Finish() {
+  // Never 0 (a memo's "no ledger yet"), never reused.
+  static std::atomic<uint64_t> next_id{1};
+  id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   // Sorted by value, equal devices merged: Held() walks the inventory and finds each pool's
   // range by binary search.
   std::sort(held_.begin(), held_.end(), [](const HeldDevice& a, const HeldDevice& b) {
@@ -130,7 +178,39 @@ void ClaimLedger::Finish() {
   pending_taken_.shrink_to_fit();
 }
 
+uint32_t ClaimLedger::Find(const dra::Device& device, PoolCursor* cursor) const {
+  // A slice's devices share its driver and pool strings: comparing addresses first saves
+  // comparing the strings for nearly every device.
+  const absl::string_view driver = device.driver();
+  const absl::string_view pool = device.pool();
+  const auto same = [](absl::string_view a, absl::string_view b) {
+    return (a.data() == b.data() && a.size() == b.size()) || a == b;
+  };
+  if (!cursor->valid || !same(driver, cursor->driver) || !same(pool, cursor->pool)) {
+    // The inventory keeps a pool's devices together (slice by slice): most devices reuse the
+    // previous device's range.
+    cursor->driver = driver;
+    cursor->pool = pool;
+    cursor->valid = true;
+    auto range = pools_.find(std::make_pair(driver, pool));
+    cursor->begin = range == pools_.end() ? 0 : range->second.first;
+    cursor->end = range == pools_.end() ? 0 : range->second.second;
+  }
+  if (cursor->begin == cursor->end) return kNotHeld;
+  const auto begin = held_.begin() + cursor->begin, end = held_.begin() + cursor->end;
+  const absl::string_view name = device.name();
+  auto it = std::lower_bound(begin, end, name, [](const HeldDevice& h, absl::string_view n) {
+    return absl::string_view(h.device.str()) < n;
+  });
+  if (it == end || it->device != name) return kNotHeld;
+  return static_cast<uint32_t>(it - held_.begin());
+}
+
 DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
+  return Held(inventory, nullptr);
+}
+
+DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory, HeldMemo* memo) const {
   const std::vector<dra::Device>& devices = inventory.devices();
   DeviceClaims out;
   out.allocated.assign(devices.size(), false);
@@ -139,51 +219,28 @@ DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
   // once, at its first place, as the scheduler sees one device.
   std::vector<bool> matched(held_.size(), false);
   if (!held_.empty()) {
-    // The held devices of the pool being walked: the inventory keeps a pool's devices together
-    // (slice by slice), so most devices reuse the previous device's range.
-    absl::string_view driver, pool;
-    bool have_pool = false;
-    std::vector<HeldDevice>::const_iterator begin = held_.end(), end = held_.end();
+    if (memo != nullptr) memo->Begin(id_);
+    PoolCursor cursor;
     for (size_t d = 0; d < devices.size(); ++d) {
       const dra::Device& device = devices[d];
-      // A slice's devices share its driver and pool strings: comparing addresses first saves
-      // comparing the strings for nearly every device.
-      const absl::string_view device_driver = device.driver();
-      const absl::string_view device_pool = device.pool();
-      const bool same_pool =
-          have_pool &&
-          ((device_driver.data() == driver.data() && device_driver.size() == driver.size()) ||
-           device_driver == driver) &&
-          ((device_pool.data() == pool.data() && device_pool.size() == pool.size()) ||
-           device_pool == pool);
-      if (!same_pool) {
-        driver = device_driver;
-        pool = device_pool;
-        have_pool = true;
-        auto range = pools_.find(std::make_pair(driver, pool));
-        if (range == pools_.end()) {
-          begin = end = held_.end();
-        } else {
-          begin = held_.begin() + range->second.first;
-          end = held_.begin() + range->second.second;
-        }
+      uint32_t h;
+      if (memo == nullptr) {
+        h = Find(device, &cursor);
+      } else {
+        uint32_t& slot = memo->Slot(device);
+        if (slot == HeldMemo::kUnknown) slot = Find(device, &cursor);
+        h = slot;
       }
-      if (begin == end) continue;
-      const absl::string_view name = device.name();
-      auto it = std::lower_bound(begin, end, name, [](const HeldDevice& h, absl::string_view n) {
-        return absl::string_view(h.device.str()) < n;
-      });
-      if (it == end || it->device != name) continue;
-      const size_t h = static_cast<size_t>(it - held_.begin());
-      if (matched[h]) continue;
+      if (h == kNotHeld || matched[h]) continue;
       matched[h] = true;
-      if (auto t = taken_.find(static_cast<uint32_t>(h)); t != taken_.end()) {
+      if (auto t = taken_.find(h); t != taken_.end()) {
         out.taken.emplace(static_cast<uint32_t>(d), t->second);
       }
       out.allocated[d] = true;
       ++out.allocated_devices;
-      matched_results += it->results;
+      matched_results += held_[h].results;
     }
+    if (memo != nullptr) memo->End();
   }
   out.results_outside_inventory = results_ - matched_results;
   return out;

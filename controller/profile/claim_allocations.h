@@ -53,6 +53,40 @@ struct ClassClaims {
   std::optional<absl::Time> oldest_pending;  // creation time; unset when none or unknown
 };
 
+// What ClaimLedger::Held found for each device, kept between calls per device storage
+// (dra::Device::storage_id: one per decoded slice), so that after a ResourceSlice change only
+// the devices of the changed slices are looked up in the ledger again. At 5,000 nodes with
+// 30,000 claims the lookups took about a sixth of each computation of the desired state, which
+// the operator repeats on every slice change while the claims stay as they were. Forgets
+// everything when asked about another ledger, and, at the end of each call, the storage that
+// call did not see (it holds what it remembers alive, so an address is never taken for another
+// storage's). Thread-compatible: one per caller.
+class HeldMemo {
+ public:
+  HeldMemo();
+  ~HeldMemo();
+  HeldMemo(const HeldMemo&) = delete;
+  HeldMemo& operator=(const HeldMemo&) = delete;
+
+  size_t storage_entries() const { return by_storage_.size(); }
+
+ private:
+  friend class ClaimLedger;
+  struct Entry;
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+
+  void Begin(uint64_t ledger_id);
+  // The slot of `device`: kUnknown until the caller fills it.
+  uint32_t& Slot(const dra::Device& device);
+  void End();
+
+  uint64_t ledger_id_ = 0;
+  uint64_t call_ = 0;
+  const void* last_storage_ = nullptr;
+  Entry* last_entry_ = nullptr;
+  absl::flat_hash_map<const void*, std::unique_ptr<Entry>> by_storage_;
+};
+
 class ClaimLedger {
  public:
   ClaimLedger() = default;  // no claims
@@ -69,6 +103,9 @@ class ClaimLedger {
 
   // The devices of `inventory` the claims hold.
   DeviceClaims Held(const dra::Inventory& inventory) const;
+  // The same, looking up only the devices `memo` does not know for this ledger; the result is
+  // the one above whatever the memo holds.
+  DeviceClaims Held(const dra::Inventory& inventory, HeldMemo* memo) const;
   // The class's summary; null when no claim asks for or holds a device of it.
   const ClassClaims* ForClass(absl::string_view device_class) const;
   // Keyed by the interned class names (they outlive the ledger).
@@ -84,6 +121,18 @@ class ClaimLedger {
     dra::ClaimSymbol device;
     uint32_t results;
   };
+  // Where Held walks: the pool of the last device looked up and its range in held_.
+  struct PoolCursor {
+    absl::string_view driver, pool;
+    bool valid = false;
+    uint32_t begin = 0, end = 0;
+  };
+  static constexpr uint32_t kNotHeld = UINT32_MAX - 1;
+  // The index of `device` in held_, or kNotHeld.
+  uint32_t Find(const dra::Device& device, PoolCursor* cursor) const;
+
+  // Unique per Finish() in the process (HeldMemo tells ledgers apart by it).
+  uint64_t id_ = 0;
   std::vector<HeldDevice> held_;
   // What the claims take of the shared ones among held_, by index in held_.
   absl::flat_hash_map<uint32_t, CapacityTaken> taken_;

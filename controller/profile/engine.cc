@@ -457,8 +457,8 @@ std::vector<ProfileMatches> MatchProfiles(const std::vector<ProfilePlan>& work,
 
 // What the scheduler could allocate (allocatable.h), and what the cluster's claims hold.
 struct Allocations {
-  Allocations(const dra::Inventory& inventory, const ClaimLedger& claims)
-      : model(inventory), held(claims.Held(inventory)) {
+  Allocations(const dra::Inventory& inventory, const ClaimLedger& claims, HeldMemo* held_memo)
+      : model(inventory), held(claims.Held(inventory, held_memo)) {
     // Only when a claim holds a device of the inventory: otherwise free is schedulable.
     if (held.allocated_devices > 0) with_claims.emplace(inventory, held.allocated);
   }
@@ -918,7 +918,7 @@ DesiredState AssembleDesiredState(const SpecPlan& plan, const dra::Inventory& in
   const std::map<std::string, const ProfilePlan*> by_name = IndexByName(plan.profiles);
   NodeGroups groups = BuildNodeGroups(inventory, memo);
   const std::vector<ProfileMatches> matches = MatchProfiles(plan.profiles, inventory, memo);
-  const Allocations allocations(inventory, *claims);
+  const Allocations allocations(inventory, *claims, memo->held());
   CountGroupAllocations(allocations.model, allocations.WithClaims(), allocations.held, &groups);
   MarkDevicePluginNodes(node_gpus, inventory, &groups);
   const Fleet fleet{plan, by_name, inventory, groups, matches, allocations, *claims};

@@ -29,6 +29,7 @@
 #include "controller/cel/value.h"
 #include "controller/dra/device.h"
 #include "controller/dra_cel/device_value.h"
+#include "controller/profile/claim_allocations.h"
 #include "controller/profile/selector_compiler.h"
 #include "controller/profile/selector_paths.h"
 
@@ -86,6 +87,9 @@ class FleetMemo {
   // live (a fleet whose values keep changing).
   void Sweep();
 
+  // What the claim ledger found for each device (claim_allocations.h), kept beside the rest.
+  HeldMemo* held() { return &held_; }
+
   const Counters& counters() const { return counters_; }
   size_t storage_entries() const { return storage_.size(); }
 
@@ -112,6 +116,7 @@ class FleetMemo {
   absl::flat_hash_map<std::string, uint32_t> selectors_ids_;
   absl::flat_hash_map<uint64_t, SelectorOutcome> class_outcomes_;  // (selectors id, class id)
   cel::DeviceValueBuilder values_;
+  HeldMemo held_;
 };
 
 }  // namespace gpuprofile::profile

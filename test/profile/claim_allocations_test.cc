@@ -172,6 +172,51 @@ TEST(ClaimAllocationsTest, OneLedgerMatchesEachInventoryAsAFreshIndexWould) {
   EXPECT_EQ(ClaimLedger().Held(full).allocated_devices, 0);
 }
 
+// The operator keeps a HeldMemo across computations: whatever it remembers (slices gone and
+// back, a ledger refolded), each answer is the one Held gives without it.
+TEST(ClaimAllocationsTest, AMemoNeverChangesWhatHeldAnswers) {
+  ResourceClaim mig = Claim("mig", {"mig"}, {Result("gpu", "node-a", "gpu-0-mig-3g-4")});
+  ResourceClaim two =
+      Claim("two", {"plain"}, {Result("gpu", "node-b", "gpu-1"), Result("gpu", "node-b", "gpu-0")});
+  ResourceClaim one = Claim("one", {"plain"}, {Result("gpu", "node-a", "gpu-0")});
+  const std::vector<ResourceSlice> slices = FleetSlices();  // copies share the devices' storage
+  std::vector<ResourceSlice> only_b;
+  for (const ResourceSlice& slice : slices) {
+    if (slice.pool == "node-b") only_b.push_back(slice);
+  }
+  const dra::Inventory full = dra::Inventory::FromSlices(slices);
+  const dra::Inventory partial = dra::Inventory::FromSlices(only_b);
+  const dra::Inventory other = Fleet();  // the same fleet, decoded anew: other storage
+
+  ClaimLedger ledger;
+  HeldMemo memo;
+  const auto expect_same = [&](const dra::Inventory& inventory, const std::string& step) {
+    const DeviceClaims with = ledger.Held(inventory, &memo);
+    const DeviceClaims without = ledger.Held(inventory);
+    EXPECT_EQ(with.allocated, without.allocated) << step;
+    EXPECT_EQ(with.allocated_devices, without.allocated_devices) << step;
+    EXPECT_EQ(with.results_outside_inventory, without.results_outside_inventory) << step;
+  };
+  for (const ResourceClaim* claim : {&mig, &two}) ledger.Add(*claim);
+  ledger.Finish();
+  expect_same(full, "full");
+  const size_t full_entries = memo.storage_entries();
+  EXPECT_GT(full_entries, 0u);
+  expect_same(partial, "node-b alone");
+  EXPECT_LT(memo.storage_entries(), full_entries);  // node-a's storage forgotten
+  expect_same(full, "node-a back");
+  expect_same(other, "decoded anew");
+
+  // Refolded with other claims: what the memo kept for the old ledger no longer holds.
+  ledger.Clear();
+  ledger.Add(one);
+  ledger.Finish();
+  expect_same(other, "refolded");
+  EXPECT_EQ(ledger.Held(other, &memo).allocated_devices, 1);
+  expect_same(partial, "refolded, node-b alone");
+  EXPECT_EQ(ledger.Held(partial, &memo).allocated_devices, 0);
+}
+
 // The operator refolds one ledger in place on every claim change: cleared and built again, it
 // answers as a fresh ledger of the new claims does, nothing of the old ones left.
 TEST(ClaimAllocationsTest, AClearedLedgerBuiltAgainIsAFreshOne) {
