@@ -71,16 +71,27 @@ T& Slot(std::vector<T>& v, uint32_t index, const T& fill) {
 
 std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& devices) {
   std::vector<uint32_t> ids(devices.size());
+  // Neighbouring devices (one node's GPUs) mostly share a signature: a device whose view is the
+  // last worked-out device's takes its id without building the signature's strings or looking
+  // it up.
+  SignatureView last_view;
+  uint32_t last_id = kUnset;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
     uint32_t& id = Slot(entry.signature_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
-      api::DeviceSignature signature = SignatureOf(devices[d]);
-      auto [it, inserted] = signature_ids_.try_emplace(std::move(signature),
-                                                       static_cast<uint32_t>(signatures_.size()));
-      if (inserted) signatures_.push_back(it->first);
-      id = it->second;
+      const SignatureView view = SignatureViewOf(devices[d]);
+      if (last_id != kUnset && view == last_view) {
+        id = last_id;
+      } else {
+        auto [it, inserted] = signature_ids_.try_emplace(SignatureOf(view),
+                                                         static_cast<uint32_t>(signatures_.size()));
+        if (inserted) signatures_.push_back(it->first);
+        id = it->second;
+        last_view = view;
+        last_id = id;
+      }
     }
     ids[d] = id;
   }
@@ -99,6 +110,10 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
   }
   std::vector<uint32_t> ids(devices.size());
   std::string key;
+  // Neighbouring devices mostly read the same at every path: a device that reads what the last
+  // worked-out device read takes its class without a key being built and looked up.
+  std::vector<PathValue> values, last_values;
+  uint32_t last_id = kUnset;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
     if (entry.class_generation != class_generation_) {
@@ -108,12 +123,19 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
     uint32_t& id = Slot(entry.class_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
-      key.clear();
-      AppendProjectionKey(devices[d], class_paths_, &key);
-      auto [it, inserted] =
-          class_ids_.try_emplace(key, static_cast<uint32_t>(class_values_.size()));
-      if (inserted) class_values_.push_back(values_.Build(devices[d]));
-      id = it->second;
+      ReadPathValues(devices[d], class_paths_, &values);
+      if (last_id != kUnset && values == last_values) {
+        id = last_id;
+      } else {
+        key.clear();
+        AppendProjectionKey(values, &key);
+        auto [it, inserted] =
+            class_ids_.try_emplace(key, static_cast<uint32_t>(class_values_.size()));
+        if (inserted) class_values_.push_back(values_.Build(devices[d]));
+        id = it->second;
+        values.swap(last_values);
+        last_id = id;
+      }
     }
     ids[d] = id;
   }

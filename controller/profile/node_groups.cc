@@ -24,8 +24,8 @@ namespace gpuprofile::profile {
 namespace {
 
 // The published text of a string or version attribute in the driver's domain; empty if absent
-// or of another type.
-std::string AttributeText(const dra::Device& device, const std::string& id) {
+// or of another type. A view of the device's storage.
+absl::string_view AttributeText(const dra::Device& device, const std::string& id) {
   if (id.empty()) return "";
   std::optional<dra::AttributeValue> value = device.FindAttribute(id);
   if (!value.has_value()) {
@@ -34,13 +34,14 @@ std::string AttributeText(const dra::Device& device, const std::string& id) {
   }
   using Kind = dra::AttributeValue::Kind;
   if (value->kind() != Kind::kString && value->kind() != Kind::kVersion) return "";
-  return std::string(value->string_value());
+  return value->string_value();
 }
 
 // The first of `ids` the device publishes.
-std::string FirstAttributeText(const dra::Device& device, std::initializer_list<const char*> ids) {
+absl::string_view FirstAttributeText(const dra::Device& device,
+                                     std::initializer_list<const char*> ids) {
   for (const char* id : ids) {
-    std::string text = AttributeText(device, id);
+    absl::string_view text = AttributeText(device, id);
     if (!text.empty()) return text;
   }
   return "";
@@ -76,11 +77,12 @@ std::string TrimToLength(std::string name, size_t length) {
 
 }  // namespace
 
-api::DeviceSignature SignatureOf(const dra::Device& device) {
-  api::DeviceSignature s;
-  s.driver = std::string(device.driver());
-  const DriverTerms& terms = TermsForDriver(s.driver);
-  if (IsKnownDriver(s.driver)) {
+SignatureView SignatureViewOf(const dra::Device& device) {
+  SignatureView s;
+  s.driver = device.driver();
+  const std::string driver(s.driver);
+  const DriverTerms& terms = TermsForDriver(driver);
+  if (IsKnownDriver(driver)) {
     s.device_type = AttributeText(device, terms.type_attribute);
     s.product = AttributeText(device, terms.product_attribute);
     s.driver_version = AttributeText(device, terms.driver_version_attribute);
@@ -93,9 +95,36 @@ api::DeviceSignature SignatureOf(const dra::Device& device) {
     s.product = FirstAttributeText(device, {"productName", "model"});
     s.driver_version = AttributeText(device, "driverVersion");
   }
-  const Quantity* memory = device.FindCapacity(terms.memory_capacity);
-  if (memory != nullptr) s.memory = memory->ToString();
+  s.memory = device.FindCapacity(terms.memory_capacity);
   return s;
+}
+
+bool SignatureView::operator==(const SignatureView& other) const {
+  // Quantities print the same exactly when value and format are the same (quantity.h).
+  const bool same_memory = memory == other.memory ||
+                           (memory != nullptr && other.memory != nullptr &&
+                            memory->format() == other.memory->format() && *memory == *other.memory);
+  return same_memory && driver == other.driver && device_type == other.device_type &&
+         product == other.product && driver_version == other.driver_version &&
+         architecture == other.architecture && compute_capability == other.compute_capability &&
+         cuda_driver_version == other.cuda_driver_version;
+}
+
+api::DeviceSignature SignatureOf(const SignatureView& view) {
+  api::DeviceSignature s;
+  s.driver = std::string(view.driver);
+  s.device_type = std::string(view.device_type);
+  s.product = std::string(view.product);
+  s.driver_version = std::string(view.driver_version);
+  s.architecture = std::string(view.architecture);
+  s.compute_capability = std::string(view.compute_capability);
+  s.cuda_driver_version = std::string(view.cuda_driver_version);
+  if (view.memory != nullptr) s.memory = view.memory->ToString();
+  return s;
+}
+
+api::DeviceSignature SignatureOf(const dra::Device& device) {
+  return SignatureOf(SignatureViewOf(device));
 }
 
 std::string BaseNodeGroupName(const api::DeviceSignature& s) {

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "controller/api/gpu_node_group.h"
+#include "controller/core/quantity.h"
 #include "controller/dra/inventory.h"
 #include "controller/meta/node.h"
 #include "controller/profile/fleet_memo.h"
@@ -32,6 +34,19 @@ struct NodeGroups {
 
 // The signature of one device as published (see DeviceSignature for field meanings).
 api::DeviceSignature SignatureOf(const dra::Device& device);
+
+// What a signature is made of, as views of the device's storage: two devices have equal views
+// exactly when they have equal signatures, and comparing views allocates nothing (a fleet's
+// neighbouring devices mostly share their signature: fleet_memo.cc).
+struct SignatureView {
+  absl::string_view driver, device_type, product, driver_version, architecture, compute_capability,
+      cuda_driver_version;
+  const Quantity* memory = nullptr;  // null when not published
+  bool operator==(const SignatureView& other) const;
+  bool operator!=(const SignatureView& other) const { return !(*this == other); }
+};
+SignatureView SignatureViewOf(const dra::Device& device);
+api::DeviceSignature SignatureOf(const SignatureView& view);
 
 // The name a signature gets when it collides with no other.
 std::string BaseNodeGroupName(const api::DeviceSignature& signature);

@@ -104,39 +104,82 @@ std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program) {
   return paths;
 }
 
-void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath>& paths,
-                         std::string* key) {
-  for (const DevicePath& path : paths) {
+bool PathValue::operator==(const PathValue& other) const {
+  if (kind != other.kind) return false;
+  switch (kind) {
+    case DevicePath::Kind::kDriver:
+      return driver == other.driver;
+    case DevicePath::Kind::kAttribute:
+      return attribute == other.attribute;
+    case DevicePath::Kind::kCapacity:
+      // Quantities print the same exactly when value and format are the same (quantity.h).
+      return capacity == other.capacity ||
+             (capacity != nullptr && other.capacity != nullptr &&
+              capacity->format() == other.capacity->format() && *capacity == *other.capacity);
+    case DevicePath::Kind::kOtherField:
+      return true;
+  }
+  return false;
+}
+
+void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& paths,
+                    std::vector<PathValue>* values) {
+  values->resize(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const DevicePath& path = paths[i];
+    PathValue& value = (*values)[i];
+    value = PathValue();
+    value.kind = path.kind;
     switch (path.kind) {
       case DevicePath::Kind::kDriver:
-        absl::StrAppend(key, device.driver().size(), ":", device.driver());
+        value.driver = device.driver();
         break;
-      case DevicePath::Kind::kAttribute: {
-        const std::optional<dra::AttributeValue> value =
-            LookupAttribute(device, path.domain, path.id);
-        if (!value.has_value()) {
-          key->push_back('-');
-        } else {
-          AppendAttribute(*value, key);
-        }
+      case DevicePath::Kind::kAttribute:
+        value.attribute = LookupAttribute(device, path.domain, path.id);
         break;
-      }
-      case DevicePath::Kind::kCapacity: {
-        const Quantity* value = LookupCapacity(device, path.domain, path.id);
-        if (value == nullptr) {
-          key->push_back('-');
-        } else {
-          const std::string text = value->ToString();
-          absl::StrAppend(key, "q", text.size(), ":", text);
-        }
+      case DevicePath::Kind::kCapacity:
+        value.capacity = LookupCapacity(device, path.domain, path.id);
         break;
-      }
       case DevicePath::Kind::kOtherField:
         // Fields the device model does not carry read the same for every device.
         break;
     }
+  }
+}
+
+void AppendProjectionKey(const std::vector<PathValue>& values, std::string* key) {
+  for (const PathValue& value : values) {
+    switch (value.kind) {
+      case DevicePath::Kind::kDriver:
+        absl::StrAppend(key, value.driver.size(), ":", value.driver);
+        break;
+      case DevicePath::Kind::kAttribute:
+        if (!value.attribute.has_value()) {
+          key->push_back('-');
+        } else {
+          AppendAttribute(*value.attribute, key);
+        }
+        break;
+      case DevicePath::Kind::kCapacity:
+        if (value.capacity == nullptr) {
+          key->push_back('-');
+        } else {
+          const std::string text = value.capacity->ToString();
+          absl::StrAppend(key, "q", text.size(), ":", text);
+        }
+        break;
+      case DevicePath::Kind::kOtherField:
+        break;
+    }
     key->push_back('|');
   }
+}
+
+void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath>& paths,
+                         std::string* key) {
+  std::vector<PathValue> values;
+  ReadPathValues(device, paths, &values);
+  AppendProjectionKey(values, key);
 }
 
 }  // namespace gpuprofile::profile

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "controller/cel/program.h"
+#include "controller/core/quantity.h"
 #include "controller/dra/device.h"
 
 namespace gpuprofile::profile {
@@ -37,5 +39,20 @@ std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program);
 // that two devices get the same key exactly when every path reads the same value.
 void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath>& paths,
                          std::string* key);
+
+// What a device reads at one path, as views of its storage. Equal exactly when the projection
+// keys' parts are; comparing allocates nothing.
+struct PathValue {
+  DevicePath::Kind kind = DevicePath::Kind::kOtherField;
+  std::optional<dra::AttributeValue> attribute;  // kAttribute; nullopt when absent
+  const Quantity* capacity = nullptr;            // kCapacity; null when absent
+  absl::string_view driver;                      // kDriver
+  bool operator==(const PathValue& other) const;
+};
+// What `device` reads at each of `paths` (same index), into *values (replaced).
+void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& paths,
+                    std::vector<PathValue>* values);
+// AppendProjectionKey for what ReadPathValues gave.
+void AppendProjectionKey(const std::vector<PathValue>& values, std::string* key);
 
 }  // namespace gpuprofile::profile

@@ -38,6 +38,52 @@ std::vector<std::string> Names(const NodeGroups& groups) {
   return names;
 }
 
+// SignatureIds compares SignatureViews before it builds a signature: equal views must mean
+// equal signatures and unequal views unequal ones.
+TEST(NodeGroupsTest, SignatureViewsAreEqualExactlyWhenSignaturesAre) {
+  dra::DeviceBuilder builder("");
+  builder.Driver("gpu.nvidia.com")
+      .Attribute("type", dra::AttributeValue::String("gpu"))
+      .Attribute("productName", dra::AttributeValue::String("NVIDIA A100"))
+      .Attribute("driverVersion", dra::AttributeValue::Version("550.54.15"))
+      .Attribute("uuid", dra::AttributeValue::String("GPU-1"))
+      .Capacity("memory", *Quantity::Parse("40Gi"));
+  std::vector<dra::Device> devices = {
+      builder.Build(),
+      dra::DeviceBuilder(builder).Attribute("uuid", dra::AttributeValue::String("GPU-2")).Build(),
+      dra::DeviceBuilder(builder)
+          .Attribute("driverVersion", dra::AttributeValue::Version("560.1.0"))
+          .Build(),
+      dra::DeviceBuilder(builder).Capacity("memory", *Quantity::Parse("42949672960")).Build(),
+      dra::DeviceBuilder(builder).Capacity("memory", *Quantity::Parse("80Gi")).Build(),
+      dra::DeviceBuilder(builder).Driver("dra.example.com").Build(),
+      dra::DeviceBuilder(builder)
+          .Driver("dra.example.com")
+          .Attribute("model", dra::AttributeValue::String("NVIDIA A100"))
+          .Build(),
+  };
+  dra::DeviceBuilder without_memory("");
+  without_memory.Driver("gpu.nvidia.com")
+      .Attribute("type", dra::AttributeValue::String("gpu"))
+      .Attribute("productName", dra::AttributeValue::String("NVIDIA A100"))
+      .Attribute("driverVersion", dra::AttributeValue::Version("550.54.15"));
+  devices.push_back(without_memory.Build());
+  devices.push_back(builder.Build());  // equal to the first, in storage of its own
+  int equal_pairs = 0;
+  for (const dra::Device& x : devices) {
+    for (const dra::Device& y : devices) {
+      const bool same_view = SignatureViewOf(x) == SignatureViewOf(y);
+      EXPECT_EQ(same_view, SignatureOf(x) == SignatureOf(y))
+          << x.DebugString() << " / " << y.DebugString();
+      EXPECT_EQ(SignatureOf(SignatureViewOf(x)), SignatureOf(x));
+      if (same_view) ++equal_pairs;
+    }
+  }
+  // Each with itself; the first, the second (another uuid) and the last with each other; the
+  // two of the other driver (productName and model are both its product).
+  EXPECT_EQ(equal_pairs, static_cast<int>(devices.size()) + 6 + 2);
+}
+
 TEST(NodeGroupsTest, SampleFleetHasOneGroupPerProductAndDriver) {
   NodeGroups groups = BuildNodeGroups(LoadInventory({testing::kSampleFleet}));
   ASSERT_THAT(Names(groups),

@@ -100,6 +100,55 @@ TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
   EXPECT_EQ(key(a), key(e));
 }
 
+// ProjectionIds compares PathValues before it builds a key: equal values must mean equal keys
+// and unequal values unequal keys, for every pair of a fleet that varies each kind of path.
+TEST(SelectorPathsTest, PathValuesAreEqualExactlyWhenKeysAre) {
+  dra::DeviceBuilder builder("");
+  builder.Driver("gpu.nvidia.com")
+      .Attribute("productName", dra::AttributeValue::String("A"))
+      .Attribute("index", dra::AttributeValue::Int(0))
+      .Capacity("memory", *Quantity::Parse("40Gi"));
+  std::vector<dra::Device> devices = {builder.Build(),
+                                      dra::DeviceBuilder(builder).Name("b").Build()};
+  dra::DeviceBuilder without_product = builder;
+  without_product.RemoveAttribute("productName");
+  devices.push_back(without_product.Build());
+  devices.push_back(dra::DeviceBuilder(builder)
+                        .Attribute("productName", dra::AttributeValue::Version("A"))
+                        .Build());
+  devices.push_back(
+      dra::DeviceBuilder(builder).Attribute("index", dra::AttributeValue::Int(1)).Build());
+  devices.push_back(  // the same memory, printed otherwise
+      dra::DeviceBuilder(builder).Capacity("memory", *Quantity::Parse("42949672960")).Build());
+  devices.push_back(
+      dra::DeviceBuilder(builder).Capacity("memory", *Quantity::Parse("80Gi")).Build());
+  devices.push_back(dra::DeviceBuilder(builder).Driver("dra.example.com").Build());
+  devices.push_back(builder.Build());  // equal to the first, in storage of its own
+  const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
+                                         Attr("gpu.nvidia.com", "index"),
+                                         Attr("gpu.nvidia.com", "productName"),
+                                         Cap("gpu.nvidia.com", "memory"),
+                                         {Kind::kOtherField, "", "allowMultipleAllocations"}};
+  int equal_pairs = 0;
+  for (const dra::Device& x : devices) {
+    for (const dra::Device& y : devices) {
+      std::vector<PathValue> vx, vy;
+      ReadPathValues(x, paths, &vx);
+      ReadPathValues(y, paths, &vy);
+      std::string kx, ky;
+      AppendProjectionKey(x, paths, &kx);
+      AppendProjectionKey(y, paths, &ky);
+      EXPECT_EQ(vx == vy, kx == ky) << kx << " / " << ky;
+      std::string from_values;
+      AppendProjectionKey(vx, &from_values);
+      EXPECT_EQ(from_values, kx);
+      if (vx == vy) ++equal_pairs;
+    }
+  }
+  // Each with itself, and (first, second, last) with each other.
+  EXPECT_EQ(equal_pairs, static_cast<int>(devices.size()) + 6);
+}
+
 }  // namespace
 }  // namespace selector_paths_test
 }  // namespace gpuprofile::profile
