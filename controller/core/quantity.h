@@ -32,6 +32,11 @@ class Quantity {
   bool operator==(const Quantity& other) const { return Compare(other) == 0; }
   bool operator!=(const Quantity& other) const { return Compare(other) != 0; }
   bool operator<(const Quantity& other) const { return Compare(other) < 0; }
+  // Same value and same format, so the two print the same (ToString), which == does not
+  // promise ("40Gi" == "42949672960"). The converse holds but for zero ("0" in every format).
+  bool PrintsSameAs(const Quantity& other) const {
+    return format_ == other.format_ && Compare(other) == 0;
+  }
 
   int Sign() const;
   // True when the value is a whole number (no fractional part).

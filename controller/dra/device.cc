@@ -656,7 +656,7 @@ struct DeviceSetBuilder::State {
   uint32_t QuantityIndex(const Quantity& q) {
     for (uint32_t i = 0; i < block->quantities.size(); ++i) {
       const Quantity& have = block->quantities[i];
-      if (have.format() == q.format() && have == q) return i;
+      if (have.PrintsSameAs(q)) return i;
     }
     block->quantities.push_back(q);
     return static_cast<uint32_t>(block->quantities.size() - 1);

@@ -28,46 +28,25 @@ void AddOnce(absl::InlinedVector<dra::ClaimSymbol, 2>* set, dra::ClaimSymbol val
 
 }  // namespace
 
-struct HeldMemo::Entry {
-  std::shared_ptr<const void> storage;  // keeps the address from being reused while kept
-  uint64_t call = 0;                    // the last call that saw it
-  std::vector<uint32_t> slots;          // by storage index; kUnknown until looked up
-};
-
-HeldMemo::HeldMemo() = default;
-HeldMemo::~HeldMemo() = default;
-
 void HeldMemo::Begin(uint64_t ledger_id) {
   if (ledger_id != ledger_id_) {
-    by_storage_.clear();
+    by_storage_.Clear();
     ledger_id_ = ledger_id;
   }
   ++call_;
-  last_storage_ = nullptr;
-  last_entry_ = nullptr;
 }
 
 uint32_t& HeldMemo::Slot(const dra::Device& device) {
-  const void* id = device.storage_id();
-  if (id != last_storage_ || last_entry_ == nullptr) {
-    std::unique_ptr<Entry>& entry = by_storage_[id];
-    if (entry == nullptr) {
-      entry = std::make_unique<Entry>();
-      entry->storage = device.storage();
-    }
-    entry->call = call_;
-    last_storage_ = id;
-    last_entry_ = entry.get();
+  Entry& entry = by_storage_.For(device);
+  entry.call = call_;
+  if (device.storage_index() >= entry.slots.size()) {
+    entry.slots.resize(device.storage_index() + 1, kUnknown);
   }
-  std::vector<uint32_t>& slots = last_entry_->slots;
-  if (device.storage_index() >= slots.size()) slots.resize(device.storage_index() + 1, kUnknown);
-  return slots[device.storage_index()];
+  return entry.slots[device.storage_index()];
 }
 
 void HeldMemo::End() {
-  absl::erase_if(by_storage_, [this](const auto& entry) { return entry.second->call != call_; });
-  last_storage_ = nullptr;
-  last_entry_ = nullptr;
+  by_storage_.EraseIf([this](const Entry& entry) { return entry.call != call_; });
 }
 
 ClaimLedger::ClaimLedger(absl::Span<const dra::ResourceClaim* const> claims) {

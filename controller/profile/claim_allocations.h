@@ -32,6 +32,7 @@
 #include "controller/core/quantity.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_claim.h"
+#include "controller/profile/storage_table.h"
 
 namespace gpuprofile::profile {
 
@@ -63,8 +64,7 @@ struct ClassClaims {
 // storage's). Thread-compatible: one per caller.
 class HeldMemo {
  public:
-  HeldMemo();
-  ~HeldMemo();
+  HeldMemo() = default;
   HeldMemo(const HeldMemo&) = delete;
   HeldMemo& operator=(const HeldMemo&) = delete;
 
@@ -72,7 +72,10 @@ class HeldMemo {
 
  private:
   friend class ClaimLedger;
-  struct Entry;
+  struct Entry {
+    uint64_t call = 0;            // the last call that saw it
+    std::vector<uint32_t> slots;  // by storage index; kUnknown until looked up
+  };
   static constexpr uint32_t kUnknown = UINT32_MAX;
 
   void Begin(uint64_t ledger_id);
@@ -82,9 +85,7 @@ class HeldMemo {
 
   uint64_t ledger_id_ = 0;
   uint64_t call_ = 0;
-  const void* last_storage_ = nullptr;
-  Entry* last_entry_ = nullptr;
-  absl::flat_hash_map<const void*, std::unique_ptr<Entry>> by_storage_;
+  StorageTable<Entry> by_storage_;
 };
 
 class ClaimLedger {

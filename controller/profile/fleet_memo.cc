@@ -30,32 +30,13 @@ SelectorOutcome EvaluateSelectors(const CompiledSelectors& selectors, const cel:
   return {true, ""};
 }
 
-struct FleetMemo::StorageEntry {
-  std::shared_ptr<const void> storage;  // keeps the address from being reused while kept
-  uint64_t seen = 0;                    // the sweep generation it was last seen in
-  std::vector<uint32_t> signature_ids;  // by storage index; kUnset until computed
-  uint64_t class_generation = 0;        // of class_ids
-  std::vector<uint32_t> class_ids;      // by storage index; kUnset until computed
-  // selectors id -> outcome by storage index (absent: not evaluated yet).
-  absl::flat_hash_map<uint32_t, std::vector<std::optional<SelectorOutcome>>> outcomes;
-};
-
 FleetMemo::FleetMemo(cel::DeviceValueOptions device_values) : values_(device_values) {}
 FleetMemo::~FleetMemo() = default;
 
 FleetMemo::StorageEntry& FleetMemo::Entry(const dra::Device& device) {
-  const void* id = device.storage_id();
-  if (id != last_storage_ || last_entry_ == nullptr) {
-    std::unique_ptr<StorageEntry>& entry = storage_[id];
-    if (entry == nullptr) {
-      entry = std::make_unique<StorageEntry>();
-      entry->storage = device.storage();
-    }
-    last_storage_ = id;
-    last_entry_ = entry.get();
-  }
-  last_entry_->seen = sweep_generation_;
-  return *last_entry_;
+  StorageEntry& entry = storage_.For(device);
+  entry.seen = sweep_generation_;
+  return entry;
 }
 
 namespace {
@@ -178,22 +159,17 @@ const SelectorOutcome& FleetMemo::DeviceOutcome(uint32_t selectors_id,
 
 void FleetMemo::Sweep() {
   size_t live_devices = 0;
-  for (auto it = storage_.begin(); it != storage_.end();) {
-    if (it->second->seen != sweep_generation_) {
-      storage_.erase(it++);
-    } else {
-      live_devices += it->second->signature_ids.size();
-      ++it;
-    }
-  }
-  last_storage_ = nullptr;
-  last_entry_ = nullptr;
+  storage_.EraseIf([&](const StorageEntry& entry) {
+    if (entry.seen != sweep_generation_) return true;
+    live_devices += entry.signature_ids.size();
+    return false;
+  });
   ++sweep_generation_;
   const size_t bound = std::max(kTableFloor, kTableSlack * live_devices);
   if (class_values_.size() > bound) classes_stale_ = true;
   if (signatures_.size() > bound || selectors_ids_.size() > bound) {
     // Ids are about to be reused for other values: forget everything that holds one.
-    storage_.clear();
+    storage_.Clear();
     signatures_.clear();
     signature_ids_.clear();
     selectors_ids_.clear();

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@
 #include "controller/profile/claim_allocations.h"
 #include "controller/profile/selector_compiler.h"
 #include "controller/profile/selector_paths.h"
+#include "controller/profile/storage_table.h"
 
 namespace gpuprofile::profile {
 
@@ -94,15 +96,20 @@ class FleetMemo {
   size_t storage_entries() const { return storage_.size(); }
 
  private:
-  struct StorageEntry;
+  // What the memo keeps per device storage.
+  struct StorageEntry {
+    uint64_t seen = 0;                    // the sweep generation it was last seen in
+    std::vector<uint32_t> signature_ids;  // by storage index; kUnset until computed
+    uint64_t class_generation = 0;        // of class_ids
+    std::vector<uint32_t> class_ids;      // by storage index; kUnset until computed
+    // selectors id -> outcome by storage index (absent: not evaluated yet).
+    absl::flat_hash_map<uint32_t, std::vector<std::optional<SelectorOutcome>>> outcomes;
+  };
   StorageEntry& Entry(const dra::Device& device);
 
   Counters counters_;
   uint64_t sweep_generation_ = 1;
-  // The last storage looked up: a slice's devices are usually next to each other.
-  const void* last_storage_ = nullptr;
-  StorageEntry* last_entry_ = nullptr;
-  absl::flat_hash_map<const void*, std::unique_ptr<StorageEntry>> storage_;
+  StorageTable<StorageEntry> storage_;
 
   std::vector<api::DeviceSignature> signatures_;
   std::map<api::DeviceSignature, uint32_t> signature_ids_;

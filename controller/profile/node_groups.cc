@@ -100,10 +100,9 @@ SignatureView SignatureViewOf(const dra::Device& device) {
 }
 
 bool SignatureView::operator==(const SignatureView& other) const {
-  // Quantities print the same exactly when value and format are the same (quantity.h).
-  const bool same_memory = memory == other.memory ||
-                           (memory != nullptr && other.memory != nullptr &&
-                            memory->format() == other.memory->format() && *memory == *other.memory);
+  const bool same_memory =
+      memory == other.memory ||
+      (memory != nullptr && other.memory != nullptr && memory->PrintsSameAs(*other.memory));
   return same_memory && driver == other.driver && device_type == other.device_type &&
          product == other.product && driver_version == other.driver_version &&
          architecture == other.architecture && compute_capability == other.compute_capability &&

@@ -35,9 +35,10 @@ struct NodeGroups {
 // The signature of one device as published (see DeviceSignature for field meanings).
 api::DeviceSignature SignatureOf(const dra::Device& device);
 
-// What a signature is made of, as views of the device's storage: two devices have equal views
-// exactly when they have equal signatures, and comparing views allocates nothing (a fleet's
-// neighbouring devices mostly share their signature: fleet_memo.cc).
+// What a signature is made of, as views of the device's storage: devices with equal views have
+// equal signatures (and, but for a zero memory published in two formats, the converse holds),
+// and comparing views allocates nothing (a fleet's neighbouring devices mostly share their
+// signature: fleet_memo.cc).
 struct SignatureView {
   absl::string_view driver, device_type, product, driver_version, architecture, compute_capability,
       cuda_driver_version;

@@ -112,10 +112,8 @@ bool PathValue::operator==(const PathValue& other) const {
     case DevicePath::Kind::kAttribute:
       return attribute == other.attribute;
     case DevicePath::Kind::kCapacity:
-      // Quantities print the same exactly when value and format are the same (quantity.h).
-      return capacity == other.capacity ||
-             (capacity != nullptr && other.capacity != nullptr &&
-              capacity->format() == other.capacity->format() && *capacity == *other.capacity);
+      return capacity == other.capacity || (capacity != nullptr && other.capacity != nullptr &&
+                                            capacity->PrintsSameAs(*other.capacity));
     case DevicePath::Kind::kOtherField:
       return true;
   }

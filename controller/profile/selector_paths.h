@@ -40,8 +40,9 @@ std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program);
 void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath>& paths,
                          std::string* key);
 
-// What a device reads at one path, as views of its storage. Equal exactly when the projection
-// keys' parts are; comparing allocates nothing.
+// What a device reads at one path, as views of its storage. Equal values have equal projection
+// keys (and, but for a zero capacity published in two formats, the converse holds); comparing
+// allocates nothing.
 struct PathValue {
   DevicePath::Kind kind = DevicePath::Kind::kOtherField;
   std::optional<dra::AttributeValue> attribute;  // kAttribute; nullopt when absent

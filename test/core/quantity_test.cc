@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -172,6 +173,28 @@ INSTANTIATE_TEST_SUITE_P(
                       CompareCase{"1e-2147483648", "1n", 0},
                       CompareCase{"99999999999999999999999999999999999999", "1e38", -1},
                       CompareCase{"1.000000001", "1", 1}, CompareCase{"999m", "1", -1}));
+
+// Equal values may print differently. PrintsSameAs (same value, same format) promises the same
+// printed form, which the memos rely on instead of printing (profile/fleet_memo.cc); the
+// converse holds but for zero, which prints "0" in every format.
+TEST(QuantityTest, PrintsSameAsPromisesThePrintedForm) {
+  const std::vector<std::string> texts = {"40Gi",  "42949672960", "40Gi", "43e9", "43G",
+                                          "1500m", "1.5",         "0",    "0Gi"};
+  for (const std::string& a : texts) {
+    for (const std::string& b : texts) {
+      const Quantity qa = *Quantity::Parse(a), qb = *Quantity::Parse(b);
+      const bool printed_same = qa.ToString() == qb.ToString();
+      if (qa.PrintsSameAs(qb)) {
+        EXPECT_TRUE(printed_same) << a << " / " << b;
+      }
+      if (qa.Sign() != 0) {
+        EXPECT_EQ(qa.PrintsSameAs(qb), printed_same) << a << " / " << b;
+      }
+    }
+  }
+  EXPECT_TRUE(*Quantity::Parse("40Gi") == *Quantity::Parse("42949672960"));
+  EXPECT_FALSE(Quantity::Parse("40Gi")->PrintsSameAs(*Quantity::Parse("42949672960")));
+}
 
 TEST(QuantityTest, Sign) {
   EXPECT_EQ(Q("-1Ki").Sign(), -1);

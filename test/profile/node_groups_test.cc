@@ -39,7 +39,8 @@ std::vector<std::string> Names(const NodeGroups& groups) {
 }
 
 // SignatureIds compares SignatureViews before it builds a signature: equal views must mean
-// equal signatures and unequal views unequal ones.
+// equal signatures (what correctness needs) and, with no zero quantity about, unequal views
+// unequal ones.
 TEST(NodeGroupsTest, SignatureViewsAreEqualExactlyWhenSignaturesAre) {
   dra::DeviceBuilder builder("");
   builder.Driver("gpu.nvidia.com")

@@ -101,7 +101,8 @@ TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
 }
 
 // ProjectionIds compares PathValues before it builds a key: equal values must mean equal keys
-// and unequal values unequal keys, for every pair of a fleet that varies each kind of path.
+// (what correctness needs) and, with no zero quantity about, unequal values unequal keys, for
+// every pair of a fleet that varies each kind of path.
 TEST(SelectorPathsTest, PathValuesAreEqualExactlyWhenKeysAre) {
   dra::DeviceBuilder builder("");
   builder.Driver("gpu.nvidia.com")
