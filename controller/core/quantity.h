@@ -37,6 +37,10 @@ class Quantity {
   bool PrintsSameAs(const Quantity& other) const {
     return format_ == other.format_ && Compare(other) == 0;
   }
+  // For optional quantities (null: absent): both absent, or both present and PrintsSameAs.
+  static bool PrintSame(const Quantity* a, const Quantity* b) {
+    return a == b || (a != nullptr && b != nullptr && a->PrintsSameAs(*b));
+  }
 
   int Sign() const;
   // True when the value is a whole number (no fractional part).

@@ -310,18 +310,21 @@ void Inventory::ConcatenateSlices(const std::vector<const ResourceSlice*>& slice
     const size_t begin = sorted.size();
     const size_t size = slice->devices.size();
     auto taken = run_of.find(storage);
-    if (taken != run_of.end() && previous_runs[taken->second].count == size &&
-        SameDevices(*slice, storage, previous->cbegin() + previous_runs[taken->second].begin)) {
+    const SliceRun* run = taken != run_of.end() ? &previous_runs[taken->second] : nullptr;
+    if (run != nullptr && run->count == size &&
+        SameDevices(*slice, storage, previous->cbegin() + run->begin)) {
       // Unchanged since the last build, and in name order then (the run was sorted, and holds
       // the slice's devices in the slice's order): moved, not copied, and not checked again.
-      const auto first = previous->begin() + previous_runs[taken->second].begin;
+      const auto first = previous->begin() + run->begin;
       sorted.insert(sorted.end(), std::make_move_iterator(first),
                     std::make_move_iterator(first + static_cast<ptrdiff_t>(size)));
       run_of.erase(taken);
     } else {
-      const auto run = sorted.insert(sorted.end(), slice->devices.begin(), slice->devices.end());
+      const auto copied = sorted.insert(sorted.end(), slice->devices.begin(), slice->devices.end());
       // Driver and slice are the same within one slice: name order is the whole order.
-      if (!std::is_sorted(run, sorted.end(), by_name)) std::stable_sort(run, sorted.end(), by_name);
+      if (!std::is_sorted(copied, sorted.end(), by_name)) {
+        std::stable_sort(copied, sorted.end(), by_name);
+      }
     }
     runs_.push_back({storage, static_cast<uint32_t>(begin), static_cast<uint32_t>(size)});
     // Every device of a slice with a node name is on that node (DeviceNodeScope), and the

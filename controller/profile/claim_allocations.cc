@@ -39,10 +39,7 @@ void HeldMemo::Begin(uint64_t ledger_id) {
 uint32_t& HeldMemo::Slot(const dra::Device& device) {
   Entry& entry = by_storage_.For(device);
   entry.call = call_;
-  if (device.storage_index() >= entry.slots.size()) {
-    entry.slots.resize(device.storage_index() + 1, kUnknown);
-  }
-  return entry.slots[device.storage_index()];
+  return SlotAt(entry.slots, device.storage_index(), kUnknown);
 }
 
 void HeldMemo::End() {
@@ -183,10 +180,6 @@ uint32_t ClaimLedger::Find(const dra::Device& device, PoolCursor* cursor) const 
   });
   if (it == end || it->device != name) return kNotHeld;
   return static_cast<uint32_t>(it - held_.begin());
-}
-
-DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory) const {
-  return Held(inventory, nullptr);
 }
 
 DeviceClaims ClaimLedger::Held(const dra::Inventory& inventory, HeldMemo* memo) const {

@@ -103,10 +103,9 @@ class ClaimLedger {
   void Clear();
 
   // The devices of `inventory` the claims hold.
-  DeviceClaims Held(const dra::Inventory& inventory) const;
-  // The same, looking up only the devices `memo` does not know for this ledger; the result is
-  // the one above whatever the memo holds.
-  DeviceClaims Held(const dra::Inventory& inventory, HeldMemo* memo) const;
+  // With a `memo`, only the devices it does not know for this ledger are looked up; the result
+  // is the same whatever the memo holds.
+  DeviceClaims Held(const dra::Inventory& inventory, HeldMemo* memo = nullptr) const;
   // The class's summary; null when no claim asks for or holds a device of it.
   const ClassClaims* ForClass(absl::string_view device_class) const;
   // Keyed by the interned class names (they outlive the ledger).

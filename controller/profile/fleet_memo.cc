@@ -39,17 +39,6 @@ FleetMemo::StorageEntry& FleetMemo::Entry(const dra::Device& device) {
   return entry;
 }
 
-namespace {
-
-// Grows `v` so that `index` is valid, filling with `fill`.
-template <typename T>
-T& Slot(std::vector<T>& v, uint32_t index, const T& fill) {
-  if (index >= v.size()) v.resize(index + 1, fill);
-  return v[index];
-}
-
-}  // namespace
-
 std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& devices) {
   std::vector<uint32_t> ids(devices.size());
   // Neighbouring devices (one node's GPUs) mostly share a signature: a device whose view is the
@@ -59,7 +48,7 @@ std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& de
   uint32_t last_id = kUnset;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
-    uint32_t& id = Slot(entry.signature_ids, devices[d].storage_index(), kUnset);
+    uint32_t& id = SlotAt(entry.signature_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
       const SignatureView view = SignatureViewOf(devices[d]);
@@ -101,7 +90,7 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
       entry.class_ids.clear();
       entry.class_generation = class_generation_;
     }
-    uint32_t& id = Slot(entry.class_ids, devices[d].storage_index(), kUnset);
+    uint32_t& id = SlotAt(entry.class_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
       ReadPathValues(devices[d], class_paths_, &values);
@@ -148,8 +137,8 @@ const SelectorOutcome& FleetMemo::DeviceOutcome(uint32_t selectors_id,
                                                 const CompiledSelectors& selectors,
                                                 const dra::Device& device) {
   StorageEntry& entry = Entry(device);
-  std::optional<SelectorOutcome>& slot =
-      Slot(entry.outcomes[selectors_id], device.storage_index(), std::optional<SelectorOutcome>());
+  std::optional<SelectorOutcome>& slot = SlotAt(
+      entry.outcomes[selectors_id], device.storage_index(), std::optional<SelectorOutcome>());
   if (!slot.has_value()) {
     ++counters_.evaluations;
     slot = EvaluateSelectors(selectors, values_.Build(device));

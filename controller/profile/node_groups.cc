@@ -100,12 +100,10 @@ SignatureView SignatureViewOf(const dra::Device& device) {
 }
 
 bool SignatureView::operator==(const SignatureView& other) const {
-  const bool same_memory =
-      memory == other.memory ||
-      (memory != nullptr && other.memory != nullptr && memory->PrintsSameAs(*other.memory));
-  return same_memory && driver == other.driver && device_type == other.device_type &&
-         product == other.product && driver_version == other.driver_version &&
-         architecture == other.architecture && compute_capability == other.compute_capability &&
+  return Quantity::PrintSame(memory, other.memory) && driver == other.driver &&
+         device_type == other.device_type && product == other.product &&
+         driver_version == other.driver_version && architecture == other.architecture &&
+         compute_capability == other.compute_capability &&
          cuda_driver_version == other.cuda_driver_version;
 }
 

@@ -112,8 +112,7 @@ bool PathValue::operator==(const PathValue& other) const {
     case DevicePath::Kind::kAttribute:
       return attribute == other.attribute;
     case DevicePath::Kind::kCapacity:
-      return capacity == other.capacity || (capacity != nullptr && other.capacity != nullptr &&
-                                            capacity->PrintsSameAs(*other.capacity));
+      return Quantity::PrintSame(capacity, other.capacity);
     case DevicePath::Kind::kOtherField:
       return true;
   }

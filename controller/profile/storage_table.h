@@ -7,12 +7,22 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "controller/dra/device.h"
 
 namespace gpuprofile::profile {
+
+// `v[index]`, growing `v` so that `index` is valid, filling with `fill`: an entry's answers by
+// device index within the storage (dra::Device::storage_index()).
+template <typename T>
+T& SlotAt(std::vector<T>& v, uint32_t index, const T& fill) {
+  if (index >= v.size()) v.resize(index + 1, fill);
+  return v[index];
+}
 
 template <typename Entry>
 class StorageTable {
