@@ -634,16 +634,40 @@ struct TextEq {
 
 }  // namespace
 
+// std::stable_sort, without its temporary buffer (an allocation per call) for the short ranges
+// of one device's attributes or capacities: an insertion sort, stable as well.
+template <typename It, typename Less>
+void StableSort(It first, It last, Less less) {
+  constexpr std::ptrdiff_t kInsertionSortLimit = 32;
+  if (last - first > kInsertionSortLimit) {
+    std::stable_sort(first, last, less);
+    return;
+  }
+  for (It it = first; it != last; ++it) {
+    auto value = std::move(*it);
+    It hole = it;
+    for (; hole != first && less(value, *std::prev(hole)); --hole) {
+      *hole = std::move(*std::prev(hole));
+    }
+    *hole = std::move(value);
+  }
+}
+
 struct DeviceSetBuilder::State {
-  State() : interned(0, TextHash{&block->text}, TextEq{&block->text}) {}
+  // Room for a GPU's texts and names (about 25 and 10) from the start: growing the tables
+  // from empty rehashed them four times per slice.
+  State() : interned(32, TextHash{&block->text}, TextEq{&block->text}) {
+    name_index.reserve(16);
+    attribute_index.reserve(16);
+  }
 
   Text Intern(absl::string_view s) {
-    auto it = interned.find(s);
-    if (it != interned.end()) return *it;
-    Text t{static_cast<uint32_t>(block->text.size()), static_cast<uint32_t>(s.size())};
-    block->text.append(s.data(), s.size());
-    interned.insert(t);
-    return t;
+    // One hash and one probe: the entry is made in place when `s` is new.
+    return *interned.lazy_emplace(s, [&](const auto& construct) {
+      const Text t{static_cast<uint32_t>(block->text.size()), static_cast<uint32_t>(s.size())};
+      block->text.append(s.data(), s.size());
+      construct(t);
+    });
   }
 
   uint32_t NameIndex(absl::string_view name) {
@@ -669,7 +693,7 @@ struct DeviceSetBuilder::State {
     auto by_name = [&](const Entry& a, const Entry& b) {
       return block->Name(a.name) < block->Name(b.name);
     };
-    std::stable_sort(first, entries.end(), by_name);
+    StableSort(first, entries.end(), by_name);
     // Keep the last of each run of equal names.
     auto out = first;
     for (auto it = first; it != entries.end(); ++it) {
@@ -682,24 +706,73 @@ struct DeviceSetBuilder::State {
 
   void FinishDevice() {
     if (block->devices.empty()) return;
-    DeviceEntry& d = block->devices.back();
-    SortAndDedupe(pending_attributes, 0, &d.attributes_count);
+    const size_t device = block->devices.size() - 1;
+    if (!SameNames(pending_attributes, previous_attributes)) SortOrder();
+    DeviceEntry& d = block->devices[device];
     d.attributes_begin = static_cast<uint32_t>(block->attribute_refs.size());
-    for (const AttributeEntry& e : pending_attributes) {
+    d.attributes_count = static_cast<uint32_t>(sorted_order.size());
+    // The previous device's refs: in the same name order when its names were the same.
+    const bool echo =
+        device > 0 && block->devices[device - 1].attributes_count == d.attributes_count;
+    const uint32_t echo_begin = echo ? block->devices[device - 1].attributes_begin : 0;
+    for (size_t i = 0; i < sorted_order.size(); ++i) {
+      const AttributeEntry& e = pending_attributes[sorted_order[i]];
+      const uint32_t echo_ref = echo ? block->attribute_refs[echo_begin + i] : 0;
+      if (echo && SameEntry(block->attributes[echo_ref], e)) {
+        block->attribute_refs.push_back(echo_ref);
+        continue;
+      }
       const auto [it, inserted] = attribute_index.try_emplace(
           AttributeKey{e.name, static_cast<int>(e.kind), e.payload},
           static_cast<uint32_t>(block->attributes.size()));
       if (inserted) block->attributes.push_back(e);
       block->attribute_refs.push_back(it->second);
     }
+    previous_attributes.swap(pending_attributes);
     pending_attributes.clear();
     SortAndDedupe(block->capacities, d.capacity_begin, &d.capacity_count);
     // A slice's devices mostly have as many attributes and capacities as its first: room for
-    // that many once, rather than growth by doubling and a copy to shrink it in Build.
+    // that many once, rather than growth by doubling and a copy to shrink it in Build (and for
+    // the tables, rather than rehashing as they grow).
     if (block->devices.size() == 1 && expected_devices > 1) {
       block->attribute_refs.reserve(block->attribute_refs.size() * expected_devices);
       block->capacities.reserve(block->capacities.size() * expected_devices);
+      interned.reserve(interned.size() + (d.attributes_count + 1) * (expected_devices - 1));
+      block->text.reserve(block->text.size() * expected_devices);
+      attribute_index.reserve(attribute_index.size() * expected_devices);
     }
+  }
+
+  static bool SameNames(const std::vector<AttributeEntry>& a,
+                        const std::vector<AttributeEntry>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].name != b[i].name) return false;
+    }
+    return true;
+  }
+  static bool SameEntry(const AttributeEntry& a, const AttributeEntry& b) {
+    return a.name == b.name && a.kind == b.kind && a.payload == b.payload;
+  }
+
+  // sorted_order: the positions in pending_attributes of the device's attributes in name order;
+  // of equal names the last added wins (as SortAndDedupe).
+  void SortOrder() {
+    sorted_order.resize(pending_attributes.size());
+    for (uint32_t i = 0; i < sorted_order.size(); ++i) sorted_order[i] = i;
+    const auto name_of = [&](uint32_t i) { return block->Name(pending_attributes[i].name); };
+    StableSort(sorted_order.begin(), sorted_order.end(),
+               [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
+    auto out = sorted_order.begin();
+    for (auto it = sorted_order.begin(); it != sorted_order.end(); ++it) {
+      const auto next = std::next(it);
+      if (next != sorted_order.end() &&
+          pending_attributes[*next].name == pending_attributes[*it].name) {
+        continue;
+      }
+      *out++ = *it;
+    }
+    sorted_order.erase(out, sorted_order.end());
   }
 
   // The current (last added) device's extras, created on first use.
@@ -715,6 +788,14 @@ struct DeviceSetBuilder::State {
   size_t expected_devices = 0;  // ExpectDevices' count
   // The current device's attributes, until FinishDevice files them.
   std::vector<AttributeEntry> pending_attributes;
+  // The previous device's, as added, and their order by name. A slice's devices mostly repeat
+  // their attributes' names in the same order and most of their values (8 GPUs of a node: 7 of
+  // their 10): an attribute that repeats the one at its position takes its name index and its
+  // interned value without a hash lookup, a device whose names all repeat takes the sort order,
+  // and an entry equal to the previous device's at its sorted position takes its index. Each
+  // shortcut gives what the lookup would (equal texts are interned once), only sooner.
+  std::vector<AttributeEntry> previous_attributes;
+  std::vector<uint32_t> sorted_order;
   // An attribute entry's index in Block::attributes. Equal texts are interned, so equal values
   // have equal payloads (and a list's payload is its own range of list items).
   using AttributeKey = std::tuple<uint32_t, int, uint64_t>;  // name, kind, payload
@@ -742,7 +823,11 @@ void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node,
   Block& b = *state_->block;
   DeviceEntry d;
   d.name = state_->Intern(name);
-  d.node = state_->Intern(scope == NodeScope::kNode ? node : absl::string_view());
+  // A slice's devices mostly share their node: the previous device's text, without a lookup.
+  const absl::string_view node_text = scope == NodeScope::kNode ? node : absl::string_view();
+  d.node = !b.devices.empty() && b.View(b.devices.back().node) == node_text
+               ? b.devices.back().node
+               : state_->Intern(node_text);
   d.capacity_begin = static_cast<uint32_t>(b.capacities.size());
   b.devices.push_back(d);
   if (scope != NodeScope::kNode) state_->Extra().scope = scope;
@@ -764,11 +849,19 @@ uint64_t ScalarPayload(const AttributeValue& value, Intern&& intern) {
 
 void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue& value) {
   if (state_->block->devices.empty()) AddDevice("", "");
-  auto intern = [this](absl::string_view text) { return state_->Intern(text); };
+  State& s = *state_;
+  auto intern = [&s](absl::string_view text) { return s.Intern(text); };
+  // The previous device's attribute at this position (see State::previous_attributes).
+  const size_t position = s.pending_attributes.size();
+  const AttributeEntry* echo =
+      position < s.previous_attributes.size() ? &s.previous_attributes[position] : nullptr;
   AttributeEntry e;
-  e.name = state_->NameIndex(name);
+  e.name = echo != nullptr && s.block->Name(echo->name) == name ? echo->name : s.NameIndex(name);
   e.kind = value.kind();
-  if (value.is_list()) {
+  if (echo != nullptr && echo->kind == e.kind && device_internal::IsText(e.kind) &&
+      s.block->View(device_internal::Unpack(echo->payload)) == value.string_value()) {
+    e.payload = echo->payload;
+  } else if (value.is_list()) {
     std::vector<AttributeEntry>& list_entries = state_->extras->list_entries;
     const uint32_t begin = static_cast<uint32_t>(list_entries.size());
     for (const AttributeValue& item : value.list_items()) {
@@ -781,7 +874,7 @@ void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue
   } else {
     e.payload = ScalarPayload(value, intern);
   }
-  state_->pending_attributes.push_back(e);
+  s.pending_attributes.push_back(e);
 }
 
 void DeviceSetBuilder::AddTaint(absl::string_view key, absl::string_view value,

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -244,6 +246,81 @@ TEST(DeviceSetBuilderTest, ANameAddedTwiceKeepsTheLastValue) {
   EXPECT_THAT(Capacities(devices[0]), ElementsAre("memory=2Gi"));
   EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("x"));
   EXPECT_EQ(Attr(devices[1], "x"), AttributeValue::Bool(false));
+}
+
+// The builder takes shortcuts when a device repeats the previous one call by call (the name
+// and value at each position, the order of its names, its entries): every device must still
+// read exactly what it was given, last value winning, in name order. Devices here mostly repeat
+// their predecessor with a few calls changed (a value, a kind, a name, a call added, dropped or
+// given twice), as the devices of a real slice do, and are checked against a plain map.
+TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGiven) {
+  struct Call {
+    std::string name;
+    AttributeValue value;
+  };
+  const std::vector<std::string> names = {"a", "productName", "uuid", "b", "index", "z"};
+  // A list value views its items: they live as long as the test.
+  const std::vector<AttributeValue> list_items = {AttributeValue::String("A100")};
+  const std::vector<AttributeValue> values = {
+      AttributeValue::String("A100"),
+      AttributeValue::Version("1.0.0"),
+      AttributeValue::String("1.0.0"),
+      AttributeValue::Int(7),
+      AttributeValue::Int(8),
+      AttributeValue::Bool(true),
+      AttributeValue::Opaque("{\"k\":1}"),
+      AttributeValue::String(""),
+      AttributeValue::String("A1000"),
+      AttributeValue::List(AttributeValue::Kind::kString, list_items)};
+  std::mt19937 random(20261207);
+  const auto pick = [&random](size_t n) { return static_cast<size_t>(random() % n); };
+  std::vector<std::vector<Call>> calls;
+  std::vector<Call> device;
+  for (int i = 0; i < 400; ++i) {
+    if (device.empty() || pick(4) == 0) {
+      device.clear();
+      for (size_t n = pick(7); n > 0; --n)
+        device.push_back({names[pick(names.size())], values[pick(values.size())]});
+    }
+    switch (pick(6)) {
+      case 0:
+        if (!device.empty()) device[pick(device.size())].value = values[pick(values.size())];
+        break;
+      case 1:
+        if (!device.empty()) device[pick(device.size())].name = names[pick(names.size())];
+        break;
+      case 2:
+        device.insert(device.begin() + static_cast<std::ptrdiff_t>(pick(device.size() + 1)),
+                      {names[pick(names.size())], values[pick(values.size())]});
+        break;
+      case 3:
+        if (!device.empty())
+          device.erase(device.begin() + static_cast<std::ptrdiff_t>(pick(device.size())));
+        break;
+      default:
+        break;  // the same calls again
+    }
+    calls.push_back(device);
+  }
+
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.ExpectDevices(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    builder.AddDevice(absl::StrCat("gpu-", i), "n");
+    for (const Call& call : calls[i]) builder.AddAttribute(call.name, call.value);
+  }
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    std::map<std::string, AttributeValue> want;
+    for (const Call& call : calls[i]) want.insert_or_assign(call.name, call.value);
+    std::vector<std::string> want_names;
+    for (const auto& [name, value] : want) want_names.push_back(name);
+    ASSERT_EQ(AttributeNames(devices[i]), want_names) << "device " << i;
+    for (const auto& [name, value] : want) {
+      EXPECT_EQ(Attr(devices[i], name), value) << "device " << i << ", attribute " << name;
+    }
+  }
 }
 
 TEST(DeviceBuilderTest, ANameSetTwiceKeepsTheLastValue) {
