@@ -45,6 +45,34 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+// Names seen in one JSON object (or one slice's device names), to find one given twice. Most
+// such objects are small (a device's ten attributes), where comparing with each name seen beats
+// hashing; past kScanLimit names a hash set takes over.
+class SeenNames {
+ public:
+  void Clear() {
+    scanned_.clear();
+    hashed_.clear();
+  }
+  // False when `name` was seen already.
+  bool Add(std::string_view name) {
+    if (scanned_.size() < kScanLimit) {
+      for (std::string_view seen : scanned_) {
+        if (seen == name) return false;
+      }
+      scanned_.push_back(name);
+      return true;
+    }
+    if (hashed_.empty()) hashed_.insert(scanned_.begin(), scanned_.end());
+    return hashed_.insert(name).second;
+  }
+
+ private:
+  static constexpr size_t kScanLimit = 16;
+  std::vector<std::string_view> scanned_;
+  absl::flat_hash_set<std::string_view> hashed_;
+};
+
 // The members of `object` named in `names`, JSON null included (callers decide what null
 // means). False when one of them appears twice: nlohmann keeps the last, and such files are left
 // to the strict path rather than guessed at.
@@ -204,7 +232,7 @@ class SliceDecoder {
     if (const sj::element* devices = Set(fields[3])) {
       sj::array list;
       if (devices->get_array().get(list) != simdjson::SUCCESS) return false;
-      device_names_.clear();
+      device_names_.Clear();
       DeviceSetBuilder builder(ToAbsl(driver), ToAbsl(pool_name), slice->pool_generation,
                                ToAbsl(name));
       builder.ExpectDevices(list.size());
@@ -237,7 +265,7 @@ class SliceDecoder {
       return false;
     }
     std::string_view name;
-    if (!GetNonEmptyString(Set(fields[0]), &name) || !device_names_.insert(name).second) {
+    if (!GetNonEmptyString(Set(fields[0]), &name) || !device_names_.Add(name)) {
       return false;
     }
     std::array<const sj::element*, 8> body;
@@ -268,10 +296,10 @@ class SliceDecoder {
     if (body[0] != nullptr) {
       sj::object attributes;
       if (!GetObject(body[0], &attributes)) return false;
-      member_names_.clear();
+      member_names_.Clear();
       for (sj::key_value_pair member : attributes) {
         // A name given twice is left to the strict path, whatever it makes of it.
-        if (member.key.empty() || !member_names_.insert(member.key).second ||
+        if (member.key.empty() || !member_names_.Add(member.key) ||
             !DecodeAttribute(ToAbsl(member.key), member.value, builder)) {
           return false;
         }
@@ -280,11 +308,11 @@ class SliceDecoder {
     if (body[1] != nullptr) {
       sj::object capacity;
       if (!GetObject(body[1], &capacity)) return false;
-      member_names_.clear();
+      member_names_.Clear();
       for (sj::key_value_pair member : capacity) {
         std::optional<Quantity> quantity;
         std::optional<CapacityRequestPolicy> policy;
-        if (member.key.empty() || !member_names_.insert(member.key).second ||
+        if (member.key.empty() || !member_names_.Add(member.key) ||
             !DecodeDeviceCapacity(member.value, &quantity, &policy)) {
           return false;
         }
@@ -343,10 +371,10 @@ class SliceDecoder {
     if (value == nullptr) return true;
     sj::object counters;
     if (value->get_object().get(counters) != simdjson::SUCCESS) return false;
-    member_names_.clear();
+    member_names_.Clear();
     for (sj::key_value_pair member : counters) {
       std::optional<Quantity> quantity;
-      if (member.key.empty() || !member_names_.insert(member.key).second ||
+      if (member.key.empty() || !member_names_.Add(member.key) ||
           !DecodeCapacity(member.value, &quantity)) {
         return false;
       }
@@ -554,8 +582,8 @@ class SliceDecoder {
   }
 
   static constexpr size_t kMaxCached = 4096;
-  absl::flat_hash_set<std::string_view> device_names_;
-  absl::flat_hash_set<std::string_view> member_names_;      // of one attributes / capacity object
+  SeenNames device_names_;
+  SeenNames member_names_;                                  // of one attributes / capacity object
   std::vector<AttributeValue> list_items_;                  // of one list-typed attribute
   std::vector<std::pair<std::string, Quantity>> counters_;  // of one consumesCounters entry
   absl::flat_hash_map<std::string, Quantity> quantities_;

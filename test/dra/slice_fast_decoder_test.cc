@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
@@ -375,9 +376,23 @@ TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {
   ExpectSame(R"({"apiVersion": "v1", "kind": "List", "items": null})");
   ExpectSame(R"({"apiVersion": "v1", "kind": "List"})");
   ExpectSame(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "items": []})");
+  // More than 16 attributes on a device, and more than 16 devices, all names distinct.
+  std::vector<std::string> attributes, devices;
+  for (int i = 0; i < 20; ++i)
+    attributes.push_back(absl::StrCat(R"("a)", i, R"(": {"int": )", i, "}"));
+  const std::string many_attributes = absl::StrCat("{", absl::StrJoin(attributes, ", "), "}");
+  for (int i = 0; i < 20; ++i) {
+    devices.push_back(
+        absl::StrCat(R"({"name": "d)", i, R"(", "attributes": )", many_attributes, "}"));
+  }
+  ExpectSame(
+      with(absl::StrCat(R"("nodeName": "n", "devices": [)", absl::StrJoin(devices, ", "), "]")));
 }
 
 TEST(SliceFastDecoderTest, InvalidInputIsLeftToTheStrictPath) {
+  std::vector<std::string> devices;
+  for (int i = 0; i < 20; ++i) devices.push_back(absl::StrCat(R"({"name": "d)", i, R"("})"));
+  const std::string many_devices = absl::StrJoin(devices, ", ");
   const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
     "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
     "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [DEVICE]}})";
@@ -396,6 +411,7 @@ TEST(SliceFastDecoderTest, InvalidInputIsLeftToTheStrictPath) {
            with(R"({"name": 1})"),
            with(R"({})"),
            with(R"({"name": "a"}, {"name": "a"})"),
+           with(absl::StrCat(many_devices, R"(, {"name": "d1"})")),  // past the first 16
            with(R"({"name": "a", "basic": {}})"),
            with(R"({"name": "a", "attributes": {"": {"int": 1}}})"),
            with(R"({"name": "a", "attributes": {"x": {"int": 1, "bool": true}}})"),
@@ -428,6 +444,9 @@ TEST(SliceFastDecoderTest, InvalidInputIsLeftToTheStrictPath) {
 }
 
 TEST(SliceFastDecoderTest, ValidInputItDoesNotReadIsLeftToTheStrictPath) {
+  std::vector<std::string> attributes;
+  for (int i = 0; i < 20; ++i) attributes.push_back(absl::StrCat(R"("a)", i, R"(": {"int": 1})"));
+  const std::string many_attributes = absl::StrJoin(attributes, ", ");
   const std::string base = R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
     "metadata": {"name": "s"}, "spec": {"driver": "d.example.com",
     "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": [DEVICE]}})";
@@ -443,6 +462,9 @@ TEST(SliceFastDecoderTest, ValidInputItDoesNotReadIsLeftToTheStrictPath) {
           // A known member twice (nlohmann keeps the last).
           with(R"({"name": "b", "name": "a"})"),
           with(R"({"name": "a", "attributes": {"x": {"int": 1}, "x": {"int": 2}}})"),
+          // ... also past an object's first 16 names.
+          with(absl::StrCat(R"({"name": "a", "attributes": {)", many_attributes,
+                            R"(, "a1": {"int": 2}}})")),
           // A byte-order mark.
           "\xEF\xBB\xBF" + with(R"({"name": "a"})"),
           // Nested lists, other kinds, documents that are not one object.
