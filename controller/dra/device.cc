@@ -275,19 +275,25 @@ std::optional<Semver> AttributeValue::ParseVersion() const {
   return *std::move(parsed);
 }
 
+namespace {
+
+// The value of attribute entry `e` of `block`.
+AttributeValue EntryValue(const Block& block, const AttributeEntry& e) {
+  if (AttributeValue::IsListKind(e.kind)) {
+    const Text range = device_internal::Unpack(e.payload);  // begin, count
+    return AttributeValue::List(AttributeValue::ElementKind(e.kind),
+                                absl::Span<const AttributeValue>(
+                                    block.extras->list_values.data() + range.offset, range.size));
+  }
+  return device_internal::ScalarValue(block, e.kind, e.payload);
+}
+
+}  // namespace
+
 template <>
 NamedAttribute DeviceEntries<NamedAttribute>::Iterator::operator*() const {
   const AttributeEntry& e = block_->attributes[block_->attribute_refs[index_]];
-  if (AttributeValue::IsListKind(e.kind)) {
-    const Text range = device_internal::Unpack(e.payload);  // begin, count
-    return NamedAttribute{
-        block_->Name(e.name),
-        AttributeValue::List(AttributeValue::ElementKind(e.kind),
-                             absl::Span<const AttributeValue>(
-                                 block_->extras->list_values.data() + range.offset, range.size))};
-  }
-  return NamedAttribute{block_->Name(e.name),
-                        device_internal::ScalarValue(*block_, e.kind, e.payload)};
+  return NamedAttribute{block_->Name(e.name), EntryValue(*block_, e)};
 }
 
 template <>
@@ -424,6 +430,27 @@ std::optional<AttributeValue> Device::FindAttribute(absl::string_view name) cons
       first, last, name, [&](uint32_t ref, absl::string_view n) { return name_of(ref) < n; });
   if (it == last || name_of(*it) != name) return std::nullopt;
   return attributes()[it - first].value;
+}
+
+std::optional<uint32_t> Device::FindAttributeEntry(absl::string_view name, EntryHint* hint) const {
+  const DeviceEntry& d = block_->devices[index_];
+  const uint32_t* refs = block_->attribute_refs.data() + d.attributes_begin;
+  if (hint->storage == block_.get() && hint->position < d.attributes_count &&
+      block_->attributes[refs[hint->position]].name == hint->name) {
+    return refs[hint->position];
+  }
+  for (uint32_t i = 0; i < d.attributes_count; ++i) {
+    const uint32_t name_index = block_->attributes[refs[i]].name;
+    if (block_->Name(name_index) == name) {
+      *hint = EntryHint{block_.get(), i, name_index};
+      return refs[i];
+    }
+  }
+  return std::nullopt;
+}
+
+AttributeValue Device::AttributeEntryValue(uint32_t entry) const {
+  return EntryValue(*block_, block_->attributes[entry]);
 }
 
 const Quantity* Device::FindCapacity(absl::string_view name) const {

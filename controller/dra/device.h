@@ -233,6 +233,22 @@ class Device {
   DeviceEntries<NamedCapacity> capacity() const;
   std::optional<AttributeValue> FindAttribute(absl::string_view name) const;
   const Quantity* FindCapacity(absl::string_view name) const;
+
+  // FindAttribute by entry, for callers that read the same names from many devices in a row
+  // (profile/fleet_memo.h). An entry is an attribute (name and value) as the device's storage
+  // keeps it, once for all the devices that share it: two devices of one storage with the same
+  // entry have the same value there (the converse may fail for lists). `hint` remembers where
+  // the last device of that storage kept the name; a slice's devices mostly list the same
+  // names, so a hit compares two numbers instead of scanning names. A hint names its storage by
+  // address: keep one only while the devices it saw are alive.
+  struct EntryHint {
+    const void* storage = nullptr;
+    uint32_t position = 0;  // among the device's attributes, in name order
+    uint32_t name = 0;      // the name's index in the storage
+  };
+  std::optional<uint32_t> FindAttributeEntry(absl::string_view name, EntryHint* hint) const;
+  // The value of `entry`, found on a device of this storage.
+  AttributeValue AttributeEntryValue(uint32_t entry) const;
   // The request policy of capacity `name`; null when it has none (or there is no such capacity).
   const CapacityRequestPolicy* FindRequestPolicy(absl::string_view name) const;
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/profile/node_groups.h"
+#include "controller/profile/recent_ids.h"
 
 namespace gpuprofile::profile {
 namespace {
@@ -41,26 +42,39 @@ FleetMemo::StorageEntry& FleetMemo::Entry(const dra::Device& device) {
 
 std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& devices) {
   std::vector<uint32_t> ids(devices.size());
-  // Neighbouring devices (one node's GPUs) mostly share a signature: a device whose view is the
-  // last worked-out device's takes its id without building the signature's strings or looking
-  // it up.
-  SignatureView last_view;
-  uint32_t last_id = kUnset;
+  // A slice's devices mostly read the same entries (one node's GPUs), and a fleet's slices come
+  // in a few node types that repeat. A device that reads the entries another device of its
+  // storage read takes that device's id at the cost of a few number comparisons; one whose view
+  // was seen lately takes its id without the signature's strings being built or looked up.
+  SignatureReader reader;
+  std::vector<uint64_t> tokens;
+  const void* storage = nullptr;
+  RecentIds<std::vector<uint64_t>> in_storage;
+  RecentIds<SignatureView> recent;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
     uint32_t& id = SlotAt(entry.signature_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
-      const SignatureView view = SignatureViewOf(devices[d]);
-      if (last_id != kUnset && view == last_view) {
-        id = last_id;
+      if (devices[d].storage_id() != storage) {
+        storage = devices[d].storage_id();
+        in_storage.Clear();
+      }
+      reader.Tokens(devices[d], &tokens);
+      if (std::optional<uint32_t> seen = in_storage.Find(tokens)) {
+        id = *seen;
       } else {
-        auto [it, inserted] = signature_ids_.try_emplace(SignatureOf(view),
-                                                         static_cast<uint32_t>(signatures_.size()));
-        if (inserted) signatures_.push_back(it->first);
-        id = it->second;
-        last_view = view;
-        last_id = id;
+        const SignatureView view = reader.View(devices[d], tokens);
+        if (std::optional<uint32_t> seen_view = recent.Find(view)) {
+          id = *seen_view;
+        } else {
+          auto [it, inserted] = signature_ids_.try_emplace(
+              SignatureOf(view), static_cast<uint32_t>(signatures_.size()));
+          if (inserted) signatures_.push_back(it->first);
+          id = it->second;
+          recent.Add(view, id);
+        }
+        in_storage.Add(tokens, id);
       }
     }
     ids[d] = id;
@@ -80,8 +94,15 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
   }
   std::vector<uint32_t> ids(devices.size());
   std::string key;
-  // Neighbouring devices mostly read the same at every path: a device that reads what the last
-  // worked-out device read takes its class without a key being built and looked up.
+  // As SignatureIds: a device that reads the entries another device of its storage read takes
+  // its class at the cost of a few number comparisons; one that reads what the last worked-out
+  // device read takes it without a key being built and looked up. (Projections hold more
+  // distinct values than signatures, a PCIe root for instance: a list of recent ones, as
+  // SignatureIds keeps, missed more than it found here.)
+  PathReader reader(class_paths_);
+  std::vector<uint64_t> tokens;
+  const void* storage = nullptr;
+  RecentIds<std::vector<uint64_t>> in_storage;
   std::vector<PathValue> values, last_values;
   uint32_t last_id = kUnset;
   for (size_t d = 0; d < devices.size(); ++d) {
@@ -93,18 +114,26 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
     uint32_t& id = SlotAt(entry.class_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
-      ReadPathValues(devices[d], class_paths_, &values);
-      if (last_id != kUnset && values == last_values) {
-        id = last_id;
+      if (devices[d].storage_id() != storage) {
+        storage = devices[d].storage_id();
+        in_storage.Clear();
+      }
+      reader.Tokens(devices[d], &tokens);
+      if (std::optional<uint32_t> seen = in_storage.Find(tokens)) {
+        id = *seen;
       } else {
-        key.clear();
-        AppendProjectionKey(values, &key);
-        auto [it, inserted] =
-            class_ids_.try_emplace(key, static_cast<uint32_t>(class_values_.size()));
-        if (inserted) class_values_.push_back(values_.Build(devices[d]));
-        id = it->second;
-        values.swap(last_values);
-        last_id = id;
+        reader.Values(devices[d], tokens, &values);
+        if (last_id == kUnset || values != last_values) {
+          key.clear();
+          AppendProjectionKey(values, &key);
+          auto [it, inserted] =
+              class_ids_.try_emplace(key, static_cast<uint32_t>(class_values_.size()));
+          if (inserted) class_values_.push_back(values_.Build(devices[d]));
+          last_id = it->second;
+          values.swap(last_values);
+        }
+        id = last_id;
+        in_storage.Add(tokens, id);
       }
     }
     ids[d] = id;

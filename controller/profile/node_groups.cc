@@ -23,28 +23,14 @@
 namespace gpuprofile::profile {
 namespace {
 
-// The published text of a string or version attribute in the driver's domain; empty if absent
-// or of another type. A view of the device's storage.
-absl::string_view AttributeText(const dra::Device& device, const std::string& id) {
-  if (id.empty()) return "";
-  std::optional<dra::AttributeValue> value = device.FindAttribute(id);
-  if (!value.has_value()) {
-    value = device.FindAttribute(absl::StrCat(device.driver(), "/", id));
-    if (!value.has_value()) return "";
-  }
+// The published text of a string or version attribute entry; empty if absent or of another
+// type. A view of the device's storage.
+absl::string_view EntryText(const dra::Device& device, uint64_t token) {
+  if (token == 0) return "";
+  const dra::AttributeValue value = device.AttributeEntryValue(static_cast<uint32_t>(token - 1));
   using Kind = dra::AttributeValue::Kind;
-  if (value->kind() != Kind::kString && value->kind() != Kind::kVersion) return "";
-  return value->string_value();
-}
-
-// The first of `ids` the device publishes.
-absl::string_view FirstAttributeText(const dra::Device& device,
-                                     std::initializer_list<const char*> ids) {
-  for (const char* id : ids) {
-    absl::string_view text = AttributeText(device, id);
-    if (!text.empty()) return text;
-  }
-  return "";
+  if (value.kind() != Kind::kString && value.kind() != Kind::kVersion) return "";
+  return value.string_value();
 }
 
 std::string Slug(absl::string_view text) {
@@ -78,33 +64,77 @@ std::string TrimToLength(std::string name, size_t length) {
 }  // namespace
 
 SignatureView SignatureViewOf(const dra::Device& device) {
+  SignatureReader reader;
+  std::vector<uint64_t> tokens;
+  reader.Tokens(device, &tokens);
+  return reader.View(device, tokens);
+}
+
+void SignatureReader::UseDriver(absl::string_view driver) {
+  driver_ = std::string(driver);
+  known_driver_ = IsKnownDriver(driver_);
+  const DriverTerms& terms = TermsForDriver(driver_);
+  memory_capacity_ = terms.memory_capacity;
+  if (known_driver_) {
+    ids_ = {terms.type_attribute,
+            terms.product_attribute,
+            terms.driver_version_attribute,
+            terms.architecture_attribute,
+            terms.compute_capability_attribute,
+            terms.cuda_driver_version_attribute};
+  } else {
+    // Drivers without a table: the attribute names most drivers share (the product is the
+    // first of productName and model that reads as text).
+    ids_ = {"type", "productName", "model", "driverVersion"};
+  }
+  qualified_ids_.clear();
+  for (const std::string& id : ids_) {
+    qualified_ids_.push_back(id.empty() ? "" : absl::StrCat(driver_, "/", id));
+  }
+  id_hints_.assign(ids_.size(), {});
+  qualified_hints_.assign(ids_.size(), {});
+}
+
+void SignatureReader::Tokens(const dra::Device& device, std::vector<uint64_t>* tokens) {
+  if (ids_.empty() || device.driver() != driver_) UseDriver(device.driver());
+  tokens->assign(ids_.size() + 1, 0);
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    if (ids_[i].empty()) continue;
+    // An id in the driver's domain, published unqualified or qualified.
+    std::optional<uint32_t> entry = device.FindAttributeEntry(ids_[i], &id_hints_[i]);
+    if (!entry) entry = device.FindAttributeEntry(qualified_ids_[i], &qualified_hints_[i]);
+    if (entry) (*tokens)[i] = uint64_t{*entry} + 1;
+  }
+  tokens->back() = reinterpret_cast<uintptr_t>(device.FindCapacity(memory_capacity_));
+}
+
+SignatureView SignatureReader::View(const dra::Device& device,
+                                    const std::vector<uint64_t>& tokens) const {
   SignatureView s;
   s.driver = device.driver();
-  const std::string driver(s.driver);
-  const DriverTerms& terms = TermsForDriver(driver);
-  if (IsKnownDriver(driver)) {
-    s.device_type = AttributeText(device, terms.type_attribute);
-    s.product = AttributeText(device, terms.product_attribute);
-    s.driver_version = AttributeText(device, terms.driver_version_attribute);
-    s.architecture = AttributeText(device, terms.architecture_attribute);
-    s.compute_capability = AttributeText(device, terms.compute_capability_attribute);
-    s.cuda_driver_version = AttributeText(device, terms.cuda_driver_version_attribute);
+  s.device_type = EntryText(device, tokens[0]);
+  if (known_driver_) {
+    s.product = EntryText(device, tokens[1]);
+    s.driver_version = EntryText(device, tokens[2]);
+    s.architecture = EntryText(device, tokens[3]);
+    s.compute_capability = EntryText(device, tokens[4]);
+    s.cuda_driver_version = EntryText(device, tokens[5]);
   } else {
-    // Drivers without a table: the attribute names most drivers share.
-    s.device_type = AttributeText(device, "type");
-    s.product = FirstAttributeText(device, {"productName", "model"});
-    s.driver_version = AttributeText(device, "driverVersion");
+    s.product = EntryText(device, tokens[1]);
+    if (s.product.empty()) s.product = EntryText(device, tokens[2]);
+    s.driver_version = EntryText(device, tokens[3]);
   }
-  s.memory = device.FindCapacity(terms.memory_capacity);
+  s.memory = reinterpret_cast<const Quantity*>(static_cast<uintptr_t>(tokens.back()));
   return s;
 }
 
 bool SignatureView::operator==(const SignatureView& other) const {
-  return Quantity::PrintSame(memory, other.memory) && driver == other.driver &&
-         device_type == other.device_type && product == other.product &&
-         driver_version == other.driver_version && architecture == other.architecture &&
-         compute_capability == other.compute_capability &&
-         cuda_driver_version == other.cuda_driver_version;
+  // The fields that tell node types apart first, the memory (dearest to compare) last.
+  return product == other.product && driver_version == other.driver_version &&
+         device_type == other.device_type && driver == other.driver &&
+         architecture == other.architecture && compute_capability == other.compute_capability &&
+         cuda_driver_version == other.cuda_driver_version &&
+         Quantity::PrintSame(memory, other.memory);
 }
 
 api::DeviceSignature SignatureOf(const SignatureView& view) {

@@ -47,6 +47,27 @@ struct SignatureView {
   bool operator!=(const SignatureView& other) const { return !(*this == other); }
 };
 SignatureView SignatureViewOf(const dra::Device& device);
+
+// SignatureViewOf for many devices in a row, in two steps (as PathReader, selector_paths.h):
+// Tokens() names the storage entries a signature is read from (a number per attribute read,
+// and the memory's address), so that two devices of one storage with equal tokens have equal
+// views; View() reads the view from them. Keeps the driver's names and Device::EntryHints
+// (so: one reader per pass over devices that stay alive meanwhile).
+class SignatureReader {
+ public:
+  void Tokens(const dra::Device& device, std::vector<uint64_t>* tokens);
+  SignatureView View(const dra::Device& device, const std::vector<uint64_t>& tokens) const;
+
+ private:
+  // The attribute ids read for `driver` (a token each, in this order, then the memory's).
+  void UseDriver(absl::string_view driver);
+
+  std::string driver_;
+  bool known_driver_ = false;
+  std::string memory_capacity_;
+  std::vector<std::string> ids_, qualified_ids_;  // "id" and "driver/id"; "" when none
+  std::vector<dra::Device::EntryHint> id_hints_, qualified_hints_;
+};
 api::DeviceSignature SignatureOf(const SignatureView& view);
 
 // The name a signature gets when it collides with no other.

@@ -31,27 +31,6 @@ std::optional<DevicePath> ToDevicePath(const cel::AttributePath& read) {
   return DevicePath{DevicePath::Kind::kOtherField, "", q[0]};
 }
 
-// The attribute/capacity entry of `device` at (domain, id): unqualified names are in the
-// driver's domain, and a qualified name in the driver's own domain means the same entry.
-std::optional<dra::AttributeValue> LookupAttribute(const dra::Device& device,
-                                                   const std::string& domain,
-                                                   const std::string& id) {
-  if (domain == device.driver()) {
-    std::optional<dra::AttributeValue> value = device.FindAttribute(id);
-    if (value.has_value()) return value;
-  }
-  return device.FindAttribute(absl::StrCat(domain, "/", id));
-}
-
-const Quantity* LookupCapacity(const dra::Device& device, const std::string& domain,
-                               const std::string& id) {
-  if (domain == device.driver()) {
-    const Quantity* value = device.FindCapacity(id);
-    if (value != nullptr) return value;
-  }
-  return device.FindCapacity(absl::StrCat(domain, "/", id));
-}
-
 void AppendAttribute(const dra::AttributeValue& value, std::string* key) {
   using Kind = dra::AttributeValue::Kind;
   switch (value.kind()) {
@@ -119,29 +98,74 @@ bool PathValue::operator==(const PathValue& other) const {
   return false;
 }
 
-void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& paths,
-                    std::vector<PathValue>* values) {
-  values->resize(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const DevicePath& path = paths[i];
+PathReader::PathReader(const std::vector<DevicePath>& paths)
+    : paths_(paths), id_hints_(paths.size()), qualified_hints_(paths.size()) {
+  qualified_.reserve(paths.size());
+  for (const DevicePath& path : paths)
+    qualified_.push_back(absl::StrCat(path.domain, "/", path.id));
+}
+
+// A path's entry: unqualified names are in the driver's domain, and a qualified name in the
+// driver's own domain means the same entry (the unqualified one first).
+void PathReader::Tokens(const dra::Device& device, std::vector<uint64_t>* tokens) {
+  tokens->assign(paths_.size(), 0);
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    const DevicePath& path = paths_[i];
+    const bool own_domain = path.domain == device.driver();
+    switch (path.kind) {
+      case DevicePath::Kind::kAttribute: {
+        std::optional<uint32_t> entry;
+        if (own_domain) entry = device.FindAttributeEntry(path.id, &id_hints_[i]);
+        if (!entry) entry = device.FindAttributeEntry(qualified_[i], &qualified_hints_[i]);
+        if (entry) (*tokens)[i] = uint64_t{*entry} + 1;
+        break;
+      }
+      case DevicePath::Kind::kCapacity: {
+        const Quantity* value = own_domain ? device.FindCapacity(path.id) : nullptr;
+        if (value == nullptr) value = device.FindCapacity(qualified_[i]);
+        (*tokens)[i] = reinterpret_cast<uintptr_t>(value);
+        break;
+      }
+      case DevicePath::Kind::kDriver:
+      case DevicePath::Kind::kOtherField:
+        // The storage fixes the driver; the device model does not carry other fields, which
+        // read the same for every device.
+        break;
+    }
+  }
+}
+
+void PathReader::Values(const dra::Device& device, const std::vector<uint64_t>& tokens,
+                        std::vector<PathValue>* values) const {
+  values->resize(paths_.size());
+  for (size_t i = 0; i < paths_.size(); ++i) {
     PathValue& value = (*values)[i];
     value = PathValue();
-    value.kind = path.kind;
-    switch (path.kind) {
+    value.kind = paths_[i].kind;
+    switch (value.kind) {
       case DevicePath::Kind::kDriver:
         value.driver = device.driver();
         break;
       case DevicePath::Kind::kAttribute:
-        value.attribute = LookupAttribute(device, path.domain, path.id);
+        if (tokens[i] != 0) {
+          value.attribute = device.AttributeEntryValue(static_cast<uint32_t>(tokens[i] - 1));
+        }
         break;
       case DevicePath::Kind::kCapacity:
-        value.capacity = LookupCapacity(device, path.domain, path.id);
+        value.capacity = reinterpret_cast<const Quantity*>(static_cast<uintptr_t>(tokens[i]));
         break;
       case DevicePath::Kind::kOtherField:
-        // Fields the device model does not carry read the same for every device.
         break;
     }
   }
+}
+
+void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& paths,
+                    std::vector<PathValue>* values) {
+  PathReader reader(paths);
+  std::vector<uint64_t> tokens;
+  reader.Tokens(device, &tokens);
+  reader.Values(device, tokens, values);
 }
 
 void AppendProjectionKey(const std::vector<PathValue>& values, std::string* key) {

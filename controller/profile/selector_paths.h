@@ -9,6 +9,7 @@
 // Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,25 @@ struct PathValue {
 // What `device` reads at each of `paths` (same index), into *values (replaced).
 void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& paths,
                     std::vector<PathValue>* values);
+
+// ReadPathValues for many devices in a row, in two steps. Tokens() says, per path, which entry
+// of the device's storage it reads (a number; 0 for the driver, which the storage fixes, and
+// for absent values): two devices of one storage with equal tokens read the same everywhere,
+// and the tokens cost no value, key or string. Values() turns them into what ReadPathValues
+// gives. Keeps the qualified names and Device::EntryHints (so: one reader per pass over devices
+// that stay alive meanwhile).
+class PathReader {
+ public:
+  explicit PathReader(const std::vector<DevicePath>& paths);
+  void Tokens(const dra::Device& device, std::vector<uint64_t>* tokens);
+  void Values(const dra::Device& device, const std::vector<uint64_t>& tokens,
+              std::vector<PathValue>* values) const;
+
+ private:
+  const std::vector<DevicePath>& paths_;
+  std::vector<std::string> qualified_;  // per path: "domain/id"
+  std::vector<dra::Device::EntryHint> id_hints_, qualified_hints_;
+};
 // AppendProjectionKey for what ReadPathValues gave.
 void AppendProjectionKey(const std::vector<PathValue>& values, std::string* key);
 

@@ -323,6 +323,36 @@ TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGive
   }
 }
 
+// FindAttributeEntry with one hint carried across devices of two storages whose layouts
+// differ (an attribute more ahead, one missing): the entry's value is FindAttribute's, for
+// names present and absent, and equal entries of one storage have equal values.
+TEST(DeviceTest, FindAttributeEntryAgreesWithFindAttributeWhateverTheHintSaw) {
+  std::vector<Device> devices;
+  for (int storage = 0; storage < 2; ++storage) {
+    DeviceSetBuilder builder("d", "p", 1, absl::StrCat("s", storage));
+    for (int i = 0; i < 12; ++i) {
+      builder.AddDevice(absl::StrCat("gpu-", i), "n");
+      if (i % 3 == 0) builder.AddAttribute("aaa", AttributeValue::Int(i));
+      if (i % 4 != 1) builder.AddAttribute("product", AttributeValue::String(i % 2 ? "A" : "B"));
+      builder.AddAttribute("zzz", AttributeValue::Int(storage));
+    }
+    for (Device& d : std::move(builder).Build()) devices.push_back(std::move(d));
+  }
+  for (const char* name : {"product", "aaa", "zzz", "absent", ""}) {
+    Device::EntryHint hint;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const Device& d : devices) {
+        const std::optional<uint32_t> entry = d.FindAttributeEntry(name, &hint);
+        const std::optional<AttributeValue> want = d.FindAttribute(name);
+        ASSERT_EQ(entry.has_value(), want.has_value()) << name << " in " << d.DebugString();
+        if (entry) {
+          EXPECT_EQ(d.AttributeEntryValue(*entry), *want) << name;
+        }
+      }
+    }
+  }
+}
+
 TEST(DeviceBuilderTest, ANameSetTwiceKeepsTheLastValue) {
   const Device d = DeviceBuilder()
                        .Attribute("x", AttributeValue::Int(1))

@@ -1,6 +1,7 @@
 // File: test/profile/node_groups_test.cc
 #include "controller/profile/node_groups.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,39 @@ TEST(NodeGroupsTest, SignatureViewsAreEqualExactlyWhenSignaturesAre) {
   // Each with itself; the first, the second (another uuid) and the last with each other; the
   // two of the other driver (productName and model are both its product).
   EXPECT_EQ(equal_pairs, static_cast<int>(devices.size()) + 6 + 2);
+}
+
+// SignatureIds reads a fleet through one SignatureReader and gives a device the signature of
+// another of its storage when their tokens are equal. So: through a reader that has seen other
+// devices, storages and drivers, every device's view is what SignatureViewOf gives, and two
+// devices of one storage with equal tokens have equal views.
+TEST(NodeGroupsTest, ASignatureReaderReadsWhatAFreshReadDoesAndEqualTokensMeanEqualViews) {
+  std::vector<std::vector<dra::Device>> storages = {testing::VariedStorage("gpu.nvidia.com", 1),
+                                                    testing::VariedStorage("dra.example.com", 2),
+                                                    testing::VariedStorage("gpu.nvidia.com", 3)};
+  SignatureReader reader;
+  int equal_token_pairs = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::vector<dra::Device>& devices : storages) {
+      std::vector<std::vector<uint64_t>> tokens(devices.size());
+      std::vector<SignatureView> views;
+      for (size_t i = 0; i < devices.size(); ++i) {
+        reader.Tokens(devices[i], &tokens[i]);
+        views.push_back(reader.View(devices[i], tokens[i]));
+        ASSERT_EQ(SignatureOf(views[i]), SignatureOf(SignatureViewOf(devices[i])))
+            << devices[i].DebugString();
+      }
+      for (size_t i = 0; i < devices.size(); ++i) {
+        for (size_t j = 0; j < devices.size(); ++j) {
+          if (tokens[i] != tokens[j]) continue;
+          ++equal_token_pairs;
+          EXPECT_EQ(views[i], views[j])
+              << devices[i].DebugString() << " / " << devices[j].DebugString();
+        }
+      }
+    }
+  }
+  EXPECT_GT(equal_token_pairs, 2 * (80 + 80 + 80));
 }
 
 TEST(NodeGroupsTest, SampleFleetHasOneGroupPerProductAndDriver) {

@@ -4,17 +4,18 @@
 #pragma once
 
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "controller/api/gpu_profile.h"
-#include "controller/meta/namespace.h"
-#include "controller/profile/engine.h"
 #include "controller/core/quantity.h"
 #include "controller/core/version_literal.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
+#include "controller/meta/namespace.h"
+#include "controller/profile/engine.h"
 #include "gtest/gtest.h"
 #include "test/testing/test_paths.h"
 
@@ -107,6 +108,50 @@ inline std::vector<api::GpuProfileSpec> VariedSpecs() {
   amd.driver = "gpu.amd.com";
   specs.push_back(amd);
   return specs;
+}
+
+// Devices of one storage (one slice's, of `driver`), each random in what node groups and
+// selectors read: a product name absent, a string, a version or published qualified; an index;
+// a PCIe root; an attribute more ahead of the others (another layout); memory absent, 40Gi,
+// the same in bytes, or 80Gi. For the readers that compare devices of one storage by entry.
+inline std::vector<dra::Device> VariedStorage(const std::string& driver, uint32_t seed,
+                                              int count = 80) {
+  std::mt19937 random(seed);
+  dra::DeviceSetBuilder builder(driver, "pool", 1, "slice");
+  const std::vector<Quantity> memory = {Q("40Gi"), Q("42949672960"), Q("80Gi")};
+  for (int i = 0; i < count; ++i) {
+    builder.AddDevice("gpu-" + std::to_string(i), "node");
+    if (random() % 3 == 0) builder.AddAttribute("aaa", dra::AttributeValue::Int(i));
+    builder.AddAttribute("type", dra::AttributeValue::String("gpu"));
+    switch (random() % 5) {
+      case 0:
+        break;
+      case 1:
+        builder.AddAttribute("productName", dra::AttributeValue::String("A"));
+        break;
+      case 2:
+        builder.AddAttribute("productName", dra::AttributeValue::String("B"));
+        break;
+      case 3:
+        builder.AddAttribute("productName", dra::AttributeValue::Version("1.0.0"));
+        break;
+      default:
+        builder.AddAttribute(driver + "/productName", dra::AttributeValue::String("A"));
+        break;
+    }
+    if (random() % 4 != 0) {
+      builder.AddAttribute("index", dra::AttributeValue::Int(static_cast<int64_t>(random() % 2)));
+    }
+    if (random() % 4 != 0) {
+      builder.AddAttribute("resource.kubernetes.io/pcieRoot",
+                           dra::AttributeValue::String(random() % 2 == 0 ? "r0" : "r1"));
+    }
+    builder.AddAttribute("driverVersion", dra::AttributeValue::Version("550.54.15"));
+    if (const uint32_t m = random() % 4; m < memory.size()) {
+      builder.AddCapacity("memory", memory[m]);
+    }
+  }
+  return std::move(builder).Build();
 }
 
 inline const char kMixedFleet[] = "test/testdata/profile/mixed-fleet.yaml";

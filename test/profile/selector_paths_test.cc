@@ -1,6 +1,7 @@
 // File: test/profile/selector_paths_test.cc
 #include "controller/profile/selector_paths.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "controller/core/kube_version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
 namespace selector_paths_test {
@@ -148,6 +150,51 @@ TEST(SelectorPathsTest, PathValuesAreEqualExactlyWhenKeysAre) {
   }
   // Each with itself, and (first, second, last) with each other.
   EXPECT_EQ(equal_pairs, static_cast<int>(devices.size()) + 6);
+}
+
+// ProjectionIds reads a fleet through one PathReader and gives a device the class of another
+// of its storage when their tokens are equal. So: through a reader that has seen other devices
+// and storages (its hints), every device reads what a fresh read gives, and two devices of one
+// storage with equal tokens read equal values.
+TEST(SelectorPathsTest, APathReaderReadsWhatAFreshReadDoesAndEqualTokensMeanEqualValues) {
+  const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
+                                         Attr("gpu.nvidia.com", "index"),
+                                         Attr("gpu.nvidia.com", "productName"),
+                                         Attr("resource.kubernetes.io", "pcieRoot"),
+                                         Attr("gpu.nvidia.com", "missing"),
+                                         Cap("gpu.nvidia.com", "memory"),
+                                         {Kind::kOtherField, "", "allowMultipleAllocations"}};
+  std::vector<std::vector<dra::Device>> storages = {testing::VariedStorage("gpu.nvidia.com", 1),
+                                                    testing::VariedStorage("gpu.nvidia.com", 2),
+                                                    testing::VariedStorage("dra.example.com", 3)};
+  PathReader reader(paths);
+  int equal_token_pairs = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::vector<dra::Device>& devices : storages) {
+      std::vector<std::vector<uint64_t>> tokens(devices.size());
+      std::vector<std::vector<PathValue>> values(devices.size());
+      for (size_t i = 0; i < devices.size(); ++i) {
+        reader.Tokens(devices[i], &tokens[i]);
+        reader.Values(devices[i], tokens[i], &values[i]);
+        std::vector<PathValue> fresh;
+        ReadPathValues(devices[i], paths, &fresh);
+        std::string key, fresh_key;
+        AppendProjectionKey(values[i], &key);
+        AppendProjectionKey(fresh, &fresh_key);
+        ASSERT_EQ(key, fresh_key) << devices[i].DebugString();
+      }
+      for (size_t i = 0; i < devices.size(); ++i) {
+        for (size_t j = 0; j < devices.size(); ++j) {
+          if (tokens[i] != tokens[j]) continue;
+          ++equal_token_pairs;
+          EXPECT_TRUE(values[i] == values[j])
+              << devices[i].DebugString() << " / " << devices[j].DebugString();
+        }
+      }
+    }
+  }
+  // More pairs than each device with itself: the shortcut is exercised.
+  EXPECT_GT(equal_token_pairs, 2 * (80 + 80 + 80));
 }
 
 }  // namespace
