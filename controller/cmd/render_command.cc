@@ -355,7 +355,7 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     docs = EncodeDesiredState(state, flags);
   }
   for (const std::string& w : warnings) err << "render: warning: " << w << "\n";
-  out << (flags.output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
+  out << (flags.output == "json" ? ToJsonList(std::move(docs)) : ToYamlStream(docs));
   WarnIgnoredKinds(in.ignored_kinds, err);
   return kExitOk;
 }
