@@ -159,10 +159,11 @@ void CountGroupAllocations(const AllocationModel& allocation, const AllocationMo
 
 // Compiles one profile: selectors and sharing (problems: InvalidSpec), then what the cluster
 // can express (FeatureNotServed). A stalled profile keeps no selectors and writes nothing.
-void CompileProfile(const FeatureGates& gates, ProfilePlan* w) {
+void CompileProfile(SelectorPrograms* programs, ProfilePlan* w) {
+  const FeatureGates& gates = programs->gates();
   const api::GpuProfileSpec& spec = w->profile.spec;
   std::vector<std::string> problems;
-  absl::StatusOr<CompiledSelectors> compiled = CompileSelectors(spec, gates);
+  absl::StatusOr<CompiledSelectors> compiled = CompileSelectors(spec, programs);
   if (!compiled.ok()) problems.emplace_back(compiled.status().message());
   SharingConfigResult sharing = CompileSharing(spec);
   problems.insert(problems.end(), sharing.problems.begin(), sharing.problems.end());
@@ -386,7 +387,9 @@ std::vector<ProfilePlan> CompileProfiles(const EngineInput& input, const Feature
   std::sort(work.begin(), work.end(), [](const ProfilePlan& a, const ProfilePlan& b) {
     return a.profile.metadata.name < b.profile.metadata.name;
   });
-  for (ProfilePlan& w : work) CompileProfile(gates, &w);
+  // Profiles mostly share expressions (every profile of a driver starts with the same guard).
+  SelectorPrograms programs(gates);
+  for (ProfilePlan& w : work) CompileProfile(&programs, &w);
   ResolveFallbacks(&work);
   for (ProfilePlan& w : work) {
     if (!w.selectors) continue;

@@ -155,13 +155,12 @@ std::string AttributeExpression(const AttributeTerm& term, const std::string& dr
 
 class Compiler {
  public:
-  Compiler(const api::GpuProfileSpec& spec, const FeatureGates& gates)
+  Compiler(const api::GpuProfileSpec& spec, SelectorPrograms* programs)
       : spec_(spec),
         terms_table_(TermsForDriver(spec.driver)),
-        env_(cel::Environment::ForDeviceSelectors(gates.version(),
-                                                  cel::ExpressionMode::kNewExpression, gates)),
-        version_(gates.version()),
-        gates_(gates) {}
+        programs_(programs),
+        version_(programs->gates().version()),
+        gates_(programs->gates()) {}
 
   absl::StatusOr<CompiledSelectors> Run() {
     AddGuard();
@@ -295,10 +294,7 @@ class Compiler {
   }
 
   void Add(std::string field, std::string expression) {
-    cel::CompileOptions options;
-    options.require_bool_result = true;
-    absl::StatusOr<std::shared_ptr<const cel::Program>> program =
-        cel::Compile(expression, env_, options);
+    absl::StatusOr<std::shared_ptr<const cel::Program>> program = programs_->Compile(expression);
     if (!program.ok()) {
       const bool raw = field.rfind("spec.selector.cel[", 0) == 0;
       if (program.status().code() == absl::StatusCode::kUnimplemented) {
@@ -322,7 +318,7 @@ class Compiler {
 
   const api::GpuProfileSpec& spec_;
   const DriverTerms& terms_table_;
-  std::shared_ptr<const cel::Environment> env_;
+  SelectorPrograms* programs_;
   KubeVersion version_;
   FeatureGates gates_;
   CompiledSelectors result_;
@@ -338,14 +334,38 @@ std::vector<std::string> CompiledSelectors::Expressions() const {
   return out;
 }
 
+SelectorPrograms::SelectorPrograms(const FeatureGates& gates)
+    : gates_(gates),
+      env_(cel::Environment::ForDeviceSelectors(gates.version(),
+                                                cel::ExpressionMode::kNewExpression, gates)) {}
+
+SelectorPrograms::~SelectorPrograms() = default;
+
+absl::StatusOr<std::shared_ptr<const cel::Program>> SelectorPrograms::Compile(
+    const std::string& expression) {
+  auto it = compiled_.find(expression);
+  if (it == compiled_.end()) {
+    cel::CompileOptions options;
+    options.require_bool_result = true;
+    it = compiled_.emplace(expression, cel::Compile(expression, env_, options)).first;
+  }
+  return it->second;
+}
+
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
                                                    const KubeVersion& version) {
-  return Compiler(spec, FeatureGates(version)).Run();
+  return CompileSelectors(spec, FeatureGates(version));
 }
 
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
                                                    const FeatureGates& gates) {
-  return Compiler(spec, gates).Run();
+  SelectorPrograms programs(gates);
+  return CompileSelectors(spec, &programs);
+}
+
+absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
+                                                   SelectorPrograms* programs) {
+  return Compiler(spec, programs).Run();
 }
 
 }  // namespace gpuprofile::profile

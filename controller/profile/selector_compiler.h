@@ -17,15 +17,17 @@
 //   server's environment for new expressions on that version, so what is written is accepted.
 // A term the profile's driver cannot express (e.g. computeCapability on gpu.amd.com) is an
 // error naming the term and the driver.
-// Pure; thread-safe.
+// Pure; thread-safe (a SelectorPrograms is thread-compatible).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "controller/api/gpu_profile.h"
+#include "controller/cel/environment.h"
 #include "controller/cel/program.h"
 #include "controller/core/feature_gates.h"
 #include "controller/core/kube_version.h"
@@ -49,6 +51,25 @@ struct CompiledSelectors {
   std::vector<std::string> Expressions() const;
 };
 
+// The programs CompileSelectors compiles for one cluster (its feature gates and version), kept
+// by expression: profiles that select alike (the guard every profile of a driver starts with,
+// the same memory or product terms) compile each expression once. Thread-compatible.
+class SelectorPrograms {
+ public:
+  explicit SelectorPrograms(const FeatureGates& gates);
+  ~SelectorPrograms();
+
+  const FeatureGates& gates() const { return gates_; }
+  // `expression` compiled as a device selector of this cluster (a bool result required), or
+  // cel::Compile's error.
+  absl::StatusOr<std::shared_ptr<const cel::Program>> Compile(const std::string& expression);
+
+ private:
+  FeatureGates gates_;
+  std::shared_ptr<const cel::Environment> env_;
+  absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const cel::Program>>> compiled_;
+};
+
 // Compiles every term; on failure returns InvalidArgument whose message lists every problem,
 // one per line, as "<field path>: <reason>".
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
@@ -56,5 +77,8 @@ absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& sp
 // The same for a cluster with these feature gates (`gates.version()` is the target version).
 absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
                                                    const FeatureGates& gates);
+// The same with the programs of `programs` (its gates), compiling only expressions it lacks.
+absl::StatusOr<CompiledSelectors> CompileSelectors(const api::GpuProfileSpec& spec,
+                                                   SelectorPrograms* programs);
 
 }  // namespace gpuprofile::profile

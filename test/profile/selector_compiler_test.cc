@@ -1,6 +1,7 @@
 // File: test/profile/selector_compiler_test.cc
 #include "controller/profile/selector_compiler.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -281,6 +282,38 @@ TEST(SelectorCompilerTest, GeneratedSelectorsAreAcceptedAndNeverRaiseErrors) {
       }
     }
   }
+}
+
+// Profiles compiled with one SelectorPrograms (as PlanProfiles does) get exactly what each
+// compiled alone gets, errors included, and an expression two profiles share is compiled once.
+TEST(SelectorCompilerTest, SharedProgramsCompileWhatEachProfileAloneDoes) {
+  std::vector<api::GpuProfileSpec> specs = testing::VariedSpecs();
+  api::GpuProfileSpec bad = DefaultSpec();
+  bad.selector.cel = {"device.attributes['gpu.nvidia.com'].memory +", "1"};
+  specs.push_back(bad);
+  specs.push_back(bad);
+  specs.push_back(specs.front());
+  const FeatureGates gates(*KubeVersion::Parse("1.34"));
+  SelectorPrograms shared(gates);
+  std::map<std::string, const cel::Program*> program_of;
+  int shared_expressions = 0;
+  for (const api::GpuProfileSpec& spec : specs) {
+    const absl::StatusOr<CompiledSelectors> alone = CompileSelectors(spec, gates);
+    const absl::StatusOr<CompiledSelectors> with_shared = CompileSelectors(spec, &shared);
+    ASSERT_EQ(alone.status(), with_shared.status());
+    if (!alone.ok()) continue;
+    ASSERT_EQ(alone->Expressions(), with_shared->Expressions());
+    for (size_t i = 0; i < alone->terms.size(); ++i) {
+      EXPECT_EQ(alone->terms[i].field, with_shared->terms[i].field);
+      const SelectorTerm& term = with_shared->terms[i];
+      auto [it, inserted] = program_of.emplace(term.expression, term.program.get());
+      if (!inserted) {
+        ++shared_expressions;
+        EXPECT_EQ(it->second, term.program.get()) << term.expression;
+      }
+    }
+  }
+  EXPECT_GT(shared_expressions, 0);
 }
 
 }  // namespace
