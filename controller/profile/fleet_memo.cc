@@ -48,20 +48,15 @@ std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& de
   // was seen lately takes its id without the signature's strings being built or looked up.
   SignatureReader reader;
   std::vector<uint64_t> tokens;
-  const void* storage = nullptr;
-  RecentIds<std::vector<uint64_t>> in_storage;
+  StorageTokenIds in_storage;
   RecentIds<SignatureView> recent;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
     uint32_t& id = SlotAt(entry.signature_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
-      if (devices[d].storage_id() != storage) {
-        storage = devices[d].storage_id();
-        in_storage.Clear();
-      }
       reader.Tokens(devices[d], &tokens);
-      if (std::optional<uint32_t> seen = in_storage.Find(tokens)) {
+      if (std::optional<uint32_t> seen = in_storage.Find(devices[d].storage_id(), tokens)) {
         id = *seen;
       } else {
         const SignatureView view = reader.View(devices[d], tokens);
@@ -101,8 +96,7 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
   // SignatureIds keeps, missed more than it found here.)
   PathReader reader(class_paths_);
   std::vector<uint64_t> tokens;
-  const void* storage = nullptr;
-  RecentIds<std::vector<uint64_t>> in_storage;
+  StorageTokenIds in_storage;
   std::vector<PathValue> values, last_values;
   uint32_t last_id = kUnset;
   for (size_t d = 0; d < devices.size(); ++d) {
@@ -114,12 +108,8 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
     uint32_t& id = SlotAt(entry.class_ids, devices[d].storage_index(), kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
-      if (devices[d].storage_id() != storage) {
-        storage = devices[d].storage_id();
-        in_storage.Clear();
-      }
       reader.Tokens(devices[d], &tokens);
-      if (std::optional<uint32_t> seen = in_storage.Find(tokens)) {
+      if (std::optional<uint32_t> seen = in_storage.Find(devices[d].storage_id(), tokens)) {
         id = *seen;
       } else {
         reader.Values(devices[d], tokens, &values);

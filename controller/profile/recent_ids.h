@@ -45,4 +45,25 @@ class RecentIds {
   std::vector<std::pair<Value, uint32_t>> kept_;
 };
 
+// The ids worked out for the devices of one storage, by the entries they read (the tokens of
+// PathReader and SignatureReader): a device of that storage with the same tokens has the same
+// id. A device of another storage starts afresh, since tokens mean nothing across storages.
+class StorageTokenIds {
+ public:
+  // The id of an earlier device of `storage` that read `tokens`, or nullopt.
+  std::optional<uint32_t> Find(const void* storage, const std::vector<uint64_t>& tokens) {
+    if (storage != storage_) {
+      storage_ = storage;
+      ids_.Clear();
+    }
+    return ids_.Find(tokens);
+  }
+  // Keeps `id` for `tokens`, read by a device of the storage Find last saw.
+  void Add(const std::vector<uint64_t>& tokens, uint32_t id) { ids_.Add(tokens, id); }
+
+ private:
+  const void* storage_ = nullptr;
+  RecentIds<std::vector<uint64_t>> ids_;
+};
+
 }  // namespace gpuprofile::profile
