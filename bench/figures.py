@@ -28,8 +28,10 @@ REGRESSION = 0.10  # a figure more than 10% above main's is flagged
 _figures = {}  # name -> {"value": v, "target": t or None}
 
 
-def record(name, value, target=None):
-    _figures[name] = {"value": float(value), "target": target}
+def record(name, value, target=None, keep_main=False):
+    """keep_main: this run's figure is reported but, with --record-main, main's is kept (a figure
+    this run cannot measure comparably, e.g. a CPU ratio in an hour bound by page faults)."""
+    _figures[name] = {"value": float(value), "target": target, "keep_main": keep_main}
 
 
 def _load_main():
@@ -58,7 +60,11 @@ def report(record_main=False):
             name, value, "-" if target is None else "<= %g" % target,
             "-" if was is None else "%.3f" % was, change, met, flag))
     if record_main:
-        main.update(_figures)
+        for name, f in _figures.items():
+            if f["keep_main"]:
+                print("%s: main's figure kept (this run's is not comparable)" % name)
+                continue
+            main[name] = {"value": f["value"], "target": f["target"]}
         with open(MAIN_FIGURES, "w") as f:
             json.dump(main, f, indent=2, sort_keys=True)
             f.write("\n")
