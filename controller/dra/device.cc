@@ -760,13 +760,18 @@ struct DeviceSetBuilder::State {
     SortAndDedupe(block->capacities, d.capacity_begin, &d.capacity_count);
     // A slice's devices mostly have as many attributes and capacities as its first: room for
     // that many once, rather than growth by doubling and a copy to shrink it in Build (and for
-    // the tables, rather than rehashing as they grow).
+    // the tables, rather than rehashing as they grow). The count is the input's word, and one
+    // device's attributes times it could be anything (a list of a million bare devices after
+    // one with thousands of attributes): the room is bounded, and growth past it costs what
+    // the content does.
     if (block->devices.size() == 1 && expected_devices > 1) {
-      block->attribute_refs.reserve(block->attribute_refs.size() * expected_devices);
-      block->capacities.reserve(block->capacities.size() * expected_devices);
-      interned.reserve(interned.size() + (d.attributes_count + 1) * (expected_devices - 1));
-      block->text.reserve(block->text.size() * expected_devices);
-      attribute_index.reserve(attribute_index.size() * expected_devices);
+      const auto room = [this](size_t first_device, size_t each_other) {
+        return std::min(first_device + each_other * (expected_devices - 1), kMaxReservedEntries);
+      };
+      block->attribute_refs.reserve(room(d.attributes_count, d.attributes_count));
+      block->capacities.reserve(room(d.capacity_count, d.capacity_count));
+      interned.reserve(room(interned.size(), d.attributes_count + 1));
+      attribute_index.reserve(room(attribute_index.size(), attribute_index.size()));
     }
   }
 
@@ -812,6 +817,8 @@ struct DeviceSetBuilder::State {
     return extras->devices.back();
   }
 
+  // The most entries a table is given room for ahead of its content.
+  static constexpr size_t kMaxReservedEntries = size_t{1} << 16;
   size_t expected_devices = 0;  // ExpectDevices' count
   // The current device's attributes, until FinishDevice files them.
   std::vector<AttributeEntry> pending_attributes;

@@ -190,6 +190,25 @@ TEST(DeviceSetBuilderTest, ExpectDevicesIsOnlyAHint) {
 // Devices of a block keep equal attribute entries once (device.cc); each device still reads
 // exactly its own: the same text as another kind, the same value under another name, the same
 // number as a bool, and list values are never taken for one another.
+// ExpectDevices' count comes from the input. A list that promises two million devices after one
+// with 50,000 attributes must not get room for their product (400 GB of entries, which no
+// allocator gives): the builder builds what it is given.
+TEST(DeviceSetBuilderTest, ALargePromiseAfterALargeFirstDeviceReservesNoMoreThanABound) {
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  builder.ExpectDevices(2'000'000);
+  builder.AddDevice("gpu-0", "n");
+  for (int i = 0; i < 50'000; ++i) {
+    builder.AddAttribute(absl::StrCat("a", i), AttributeValue::Int(i));
+  }
+  builder.AddDevice("gpu-1", "n");
+  builder.AddAttribute("a1", AttributeValue::Int(1));
+  const std::vector<Device> devices = std::move(builder).Build();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].attributes().size(), 50'000u);
+  EXPECT_EQ(Attr(devices[0], "a49999"), AttributeValue::Int(49'999));
+  EXPECT_THAT(AttributeNames(devices[1]), ElementsAre("a1"));
+}
+
 TEST(DeviceSetBuilderTest, SharedAttributeEntriesKeepEachDevicesOwnValues) {
   DeviceSetBuilder builder("d", "p", 1, "s");
   builder.ExpectDevices(3);
