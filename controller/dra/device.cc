@@ -410,26 +410,37 @@ DeviceEntries<NamedCapacity> Device::capacity() const {
   return DeviceEntries<NamedCapacity>(block_.get(), d.capacity_begin, d.capacity_count);
 }
 
-std::optional<AttributeValue> Device::FindAttribute(absl::string_view name) const {
-  const DeviceEntry& d = block_->devices[index_];
-  const uint32_t* first = block_->attribute_refs.data() + d.attributes_begin;
-  const uint32_t* last = first + d.attributes_count;
-  const auto name_of = [this](uint32_t ref) {
-    return block_->Name(block_->attributes[ref].name);
-  };
+namespace {
+
+// Where `name` sits among a device's `count` attributes (`refs` into block.attributes, in name
+// order), or nullopt.
+std::optional<uint32_t> AttributePosition(const Block& block, const uint32_t* refs, uint32_t count,
+                                          absl::string_view name) {
+  const auto name_of = [&block](uint32_t ref) { return block.Name(block.attributes[ref].name); };
   // A device publishes a dozen attributes or so: a scan, whose equality compares lengths before
   // bytes, beats the binary search's full comparison at every step (perf of render: the binary
   // search was 9% of the process, called per device for signatures and projections).
-  if (last - first <= kLinearFindLimit) {
-    for (const uint32_t* it = first; it != last; ++it) {
-      if (name_of(*it) == name) return attributes()[it - first].value;
+  if (count <= kLinearFindLimit) {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (name_of(refs[i]) == name) return i;
     }
     return std::nullopt;
   }
-  const uint32_t* it = std::lower_bound(
-      first, last, name, [&](uint32_t ref, absl::string_view n) { return name_of(ref) < n; });
-  if (it == last || name_of(*it) != name) return std::nullopt;
-  return attributes()[it - first].value;
+  const uint32_t* it =
+      std::lower_bound(refs, refs + count, name,
+                       [&](uint32_t ref, absl::string_view n) { return name_of(ref) < n; });
+  if (it == refs + count || name_of(*it) != name) return std::nullopt;
+  return static_cast<uint32_t>(it - refs);
+}
+
+}  // namespace
+
+std::optional<AttributeValue> Device::FindAttribute(absl::string_view name) const {
+  const DeviceEntry& d = block_->devices[index_];
+  const std::optional<uint32_t> position = AttributePosition(
+      *block_, block_->attribute_refs.data() + d.attributes_begin, d.attributes_count, name);
+  if (!position) return std::nullopt;
+  return attributes()[*position].value;
 }
 
 std::optional<uint32_t> Device::FindAttributeEntry(absl::string_view name, EntryHint* hint) const {
@@ -439,14 +450,11 @@ std::optional<uint32_t> Device::FindAttributeEntry(absl::string_view name, Entry
       block_->attributes[refs[hint->position]].name == hint->name) {
     return refs[hint->position];
   }
-  for (uint32_t i = 0; i < d.attributes_count; ++i) {
-    const uint32_t name_index = block_->attributes[refs[i]].name;
-    if (block_->Name(name_index) == name) {
-      *hint = EntryHint{block_.get(), i, name_index};
-      return refs[i];
-    }
-  }
-  return std::nullopt;
+  const std::optional<uint32_t> position =
+      AttributePosition(*block_, refs, d.attributes_count, name);
+  if (!position) return std::nullopt;
+  *hint = EntryHint{block_.get(), *position, block_->attributes[refs[*position]].name};
+  return refs[*position];
 }
 
 AttributeValue Device::AttributeEntryValue(uint32_t entry) const {
@@ -716,19 +724,25 @@ struct DeviceSetBuilder::State {
   // Sorts the last device's entries by name; of equal names the last added wins.
   template <typename Entry>
   void SortAndDedupe(std::vector<Entry>& entries, uint32_t begin, uint32_t* count) {
-    auto first = entries.begin() + begin;
-    auto by_name = [&](const Entry& a, const Entry& b) {
-      return block->Name(a.name) < block->Name(b.name);
-    };
-    StableSort(first, entries.end(), by_name);
-    // Keep the last of each run of equal names.
-    auto out = first;
-    for (auto it = first; it != entries.end(); ++it) {
-      if (std::next(it) != entries.end() && std::next(it)->name == it->name) continue;
+    entries.erase(SortByNameKeepingLast(entries.begin() + begin, entries.end(),
+                                        [](const Entry& e) { return e.name; }),
+                  entries.end());
+    *count = static_cast<uint32_t>(entries.size() - begin);
+  }
+
+  // Sorts [first, last) stably by name (`name_of(x)`: an index into block->names) and keeps the
+  // last of each run of equal names; returns the new end.
+  template <typename It, typename NameOf>
+  It SortByNameKeepingLast(It first, It last, NameOf name_of) {
+    StableSort(first, last, [&](const auto& a, const auto& b) {
+      return block->Name(name_of(a)) < block->Name(name_of(b));
+    });
+    It out = first;
+    for (It it = first; it != last; ++it) {
+      if (std::next(it) != last && name_of(*std::next(it)) == name_of(*it)) continue;
       *out++ = *it;
     }
-    entries.erase(out, entries.end());
-    *count = static_cast<uint32_t>(entries.size() - begin);
+    return out;
   }
 
   void FinishDevice() {
@@ -788,23 +802,14 @@ struct DeviceSetBuilder::State {
   }
 
   // sorted_order: the positions in pending_attributes of the device's attributes in name order;
-  // of equal names the last added wins (as SortAndDedupe).
+  // of equal names the last added wins.
   void SortOrder() {
     sorted_order.resize(pending_attributes.size());
     for (uint32_t i = 0; i < sorted_order.size(); ++i) sorted_order[i] = i;
-    const auto name_of = [&](uint32_t i) { return block->Name(pending_attributes[i].name); };
-    StableSort(sorted_order.begin(), sorted_order.end(),
-               [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
-    auto out = sorted_order.begin();
-    for (auto it = sorted_order.begin(); it != sorted_order.end(); ++it) {
-      const auto next = std::next(it);
-      if (next != sorted_order.end() &&
-          pending_attributes[*next].name == pending_attributes[*it].name) {
-        continue;
-      }
-      *out++ = *it;
-    }
-    sorted_order.erase(out, sorted_order.end());
+    sorted_order.erase(
+        SortByNameKeepingLast(sorted_order.begin(), sorted_order.end(),
+                              [this](uint32_t i) { return pending_attributes[i].name; }),
+        sorted_order.end());
   }
 
   // The current (last added) device's extras, created on first use.

@@ -50,8 +50,8 @@ class FleetMemo {
  public:
   // Work done since construction, for tests and the benchmark.
   struct Counters {
-    int64_t signatures_computed = 0;   // SignatureOf calls
-    int64_t projections_computed = 0;  // projection keys built
+    int64_t signatures_computed = 0;   // devices whose signature was worked out
+    int64_t projections_computed = 0;  // devices whose projection class was worked out
     int64_t evaluations = 0;           // selector evaluations (shared or per device)
   };
 

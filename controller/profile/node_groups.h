@@ -44,7 +44,6 @@ struct SignatureView {
       cuda_driver_version;
   const Quantity* memory = nullptr;  // null when not published
   bool operator==(const SignatureView& other) const;
-  bool operator!=(const SignatureView& other) const { return !(*this == other); }
 };
 SignatureView SignatureViewOf(const dra::Device& device);
 

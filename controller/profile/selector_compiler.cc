@@ -159,7 +159,6 @@ class Compiler {
       : spec_(spec),
         terms_table_(TermsForDriver(spec.driver)),
         programs_(programs),
-        version_(programs->gates().version()),
         gates_(programs->gates()) {}
 
   absl::StatusOr<CompiledSelectors> Run() {
@@ -302,7 +301,7 @@ class Compiler {
                                          program.status().message(), ")"));
       } else if (raw) {
         problems_.push_back(
-            absl::StrCat(field, ": Kubernetes ", version_.ToString(),
+            absl::StrCat(field, ": Kubernetes ", gates_.version().ToString(),
                          " would reject this expression: ", program.status().message()));
       } else {
         // A generated expression that does not compile is a bug in this compiler; say so
@@ -319,8 +318,7 @@ class Compiler {
   const api::GpuProfileSpec& spec_;
   const DriverTerms& terms_table_;
   SelectorPrograms* programs_;
-  KubeVersion version_;
-  FeatureGates gates_;
+  const FeatureGates& gates_;  // the programs' cluster
   CompiledSelectors result_;
   std::vector<std::string> problems_;
 };
