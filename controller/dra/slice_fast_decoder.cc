@@ -22,6 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
 #include "controller/core/quantity.h"
+#include "controller/dra/large_document_parser.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
 
@@ -752,8 +753,9 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
   FastDecodeResult result;
   sj::parser parser;
   sj::element root;
-  if (parser.parse(padded_text.data(), padded_text.size(), /*realloc_if_needed=*/false)
-          .get(root) != simdjson::SUCCESS) {
+  if (!ReadyParserForDocument(padded_text.size(), &parser).ok() ||
+      parser.parse(padded_text.data(), padded_text.size(), /*realloc_if_needed=*/false).get(root) !=
+          simdjson::SUCCESS) {
     return result;
   }
   if (!LooksLikeSlices(root)) return result;

@@ -18,7 +18,8 @@
 //
 // Memory: the file's text is released as soon as simdjson has parsed it (when the file looks
 // like ResourceSlices), so that the text, the parsed document and the decoded devices are never
-// all alive at once.
+// all alive at once. A large file's parse buffers are advised for huge pages
+// (large_document_parser.h).
 // Pure (no I/O). FastDecodeSliceJson and DecodeSliceFast are thread-safe; a SliceJsonDecoder is
 // thread-compatible.
 #pragma once

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "controller/dra/large_document_parser.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "gmock/gmock.h"
@@ -315,6 +316,21 @@ TEST(SliceFastDecoderTest, AgreesOnGeneratedLists) {
     for (int i = 0; i < 200; ++i) slices.push_back(GeneratedSlice(rng, i, version));
     ExpectSame(List(slices).dump(4));
   }
+}
+
+// A list past kHugePageDocumentBytes is parsed in buffers advised for huge pages
+// (large_document_parser.h): the same result.
+TEST(SliceFastDecoderTest, AgreesOnAListLargeEnoughForHugePages) {
+  std::mt19937 rng(11);
+  std::vector<json> slices;
+  std::string text;
+  while (text.size() <= kHugePageDocumentBytes) {
+    for (int i = 0; i < 1000; ++i) {
+      slices.push_back(GeneratedSlice(rng, static_cast<int>(slices.size()), "resource.k8s.io/v1"));
+    }
+    text = List(slices).dump(4);
+  }
+  ExpectSame(text);
 }
 
 TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {
