@@ -499,6 +499,10 @@ std::vector<DeviceTaint> Device::taints() const {
   return out;
 }
 
+uint32_t Device::storage_size() const {
+  return static_cast<uint32_t>(block_->devices.size());
+}
+
 bool Device::has_taints() const {
   const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
   return e != nullptr && e->taints_count != 0;

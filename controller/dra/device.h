@@ -267,6 +267,8 @@ class Device {
   std::shared_ptr<const void> storage() const { return block_; }
   const void* storage_id() const { return block_.get(); }
   uint32_t storage_index() const { return index_; }
+  // How many devices the storage holds (storage_index() is below it).
+  uint32_t storage_size() const;
 
   // Same fields, attributes, capacities, taints and counters (the storage may differ).
   friend bool operator==(const Device& a, const Device& b);

@@ -39,7 +39,7 @@ void HeldMemo::Begin(uint64_t ledger_id) {
 uint32_t& HeldMemo::Slot(const dra::Device& device) {
   Entry& entry = by_storage_.For(device);
   entry.call = call_;
-  return SlotAt(entry.slots, device.storage_index(), kUnknown);
+  return SlotAt(entry.slots, device, kUnknown);
 }
 
 void HeldMemo::End() {

@@ -52,7 +52,7 @@ std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& de
   RecentIds<SignatureView> recent;
   for (size_t d = 0; d < devices.size(); ++d) {
     StorageEntry& entry = Entry(devices[d]);
-    uint32_t& id = SlotAt(entry.signature_ids, devices[d].storage_index(), kUnset);
+    uint32_t& id = SlotAt(entry.signature_ids, devices[d], kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
       reader.Tokens(devices[d], &tokens);
@@ -105,7 +105,7 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
       entry.class_ids.clear();
       entry.class_generation = class_generation_;
     }
-    uint32_t& id = SlotAt(entry.class_ids, devices[d].storage_index(), kUnset);
+    uint32_t& id = SlotAt(entry.class_ids, devices[d], kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
       reader.Tokens(devices[d], &tokens);
@@ -156,8 +156,8 @@ const SelectorOutcome& FleetMemo::DeviceOutcome(uint32_t selectors_id,
                                                 const CompiledSelectors& selectors,
                                                 const dra::Device& device) {
   StorageEntry& entry = Entry(device);
-  std::optional<SelectorOutcome>& slot = SlotAt(
-      entry.outcomes[selectors_id], device.storage_index(), std::optional<SelectorOutcome>());
+  std::optional<SelectorOutcome>& slot =
+      SlotAt(entry.outcomes[selectors_id], device, std::optional<SelectorOutcome>());
   if (!slot.has_value()) {
     ++counters_.evaluations;
     slot = EvaluateSelectors(selectors, values_.Build(device));

@@ -6,6 +6,7 @@
 // devices are next to each other in the inventory. Thread-compatible.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,11 +17,13 @@
 
 namespace gpuprofile::profile {
 
-// `v[index]`, growing `v` so that `index` is valid, filling with `fill`: an entry's answers by
-// device index within the storage (dra::Device::storage_index()).
+// `device`'s slot in `v`, an entry's answers by device index within the storage
+// (dra::Device::storage_index()). `v` grows to the storage's size at once, filled with `fill`,
+// rather than a device at a time (a reallocation every time the size doubled).
 template <typename T>
-T& SlotAt(std::vector<T>& v, uint32_t index, const T& fill) {
-  if (index >= v.size()) v.resize(index + 1, fill);
+T& SlotAt(std::vector<T>& v, const dra::Device& device, const T& fill) {
+  const uint32_t index = device.storage_index();
+  if (index >= v.size()) v.resize(std::max(index + 1, device.storage_size()), fill);
   return v[index];
 }
 

@@ -127,6 +127,11 @@ TEST(DeviceSetBuilderTest, KeepsDevicesInOrderAndSortsEntriesByNameInByteOrder) 
   EXPECT_EQ(devices[0].name(), "gpu-z");
   EXPECT_EQ(devices[1].name(), "gpu-a");
   EXPECT_EQ(devices[2].name(), "gpu-m");
+  for (uint32_t i = 0; i < devices.size(); ++i) {
+    EXPECT_EQ(devices[i].storage_id(), devices[0].storage_id());
+    EXPECT_EQ(devices[i].storage_index(), i);
+    EXPECT_EQ(devices[i].storage_size(), 3u);
+  }
   for (const Device& d : devices) {
     EXPECT_EQ(d.driver(), "gpu.example.com");
     EXPECT_EQ(d.pool(), "pool-1");
