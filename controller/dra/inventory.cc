@@ -410,7 +410,9 @@ absl::StatusOr<Inventory> BuildInventory(std::vector<LoadedSlice> loaded,
   std::vector<ResourceSlice> slices;
   std::map<std::string, const ManifestObject*> first_by_name;
   DecodeObjects(objects, &slices, &first_by_name, &errors);
-  std::map<std::string, const LoadedSlice*> loaded_by_name;
+  // Views of the slices' names: `loaded` is not touched until the check is done.
+  absl::flat_hash_map<absl::string_view, const LoadedSlice*> loaded_by_name;
+  loaded_by_name.reserve(loaded.size());
   for (const LoadedSlice& s : loaded) {
     std::string other;
     if (auto it = first_by_name.find(s.slice.name); it != first_by_name.end()) {

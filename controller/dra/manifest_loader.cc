@@ -1,15 +1,16 @@
 // File: controller/dra/manifest_loader.cc
 #include "controller/dra/manifest_loader.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -44,12 +45,14 @@ bool MayBeJson(const std::string& file, absl::string_view text) {
   return first != absl::string_view::npos && text[first] == '{';
 }
 
-std::string SliceName(const ManifestObject& object) {
+// A view of the object's own text: valid while the object is.
+absl::string_view SliceName(const ManifestObject& object) {
   if (!IsResourceSlice(object.object)) return "";
   auto meta = object.object.find("metadata");
   if (meta == object.object.end() || !meta->is_object()) return "";
   auto name = meta->find("name");
-  return name != meta->end() && name->is_string() ? name->get<std::string>() : "";
+  return name != meta->end() && name->is_string() ? name->get_ref<const std::string&>()
+                                                  : absl::string_view();
 }
 
 class Loader {
@@ -157,18 +160,25 @@ class Loader {
   // A fast-decoded slice whose name is read again (same file or another) is read the strict
   // way, so that BuildInventory compares the objects as it always has.
   void StrictIfNameShared() {
-    std::map<std::string, int> count;
+    // The names are views of the slices and objects, which stay as they are until every file
+    // has its verdict.
+    absl::flat_hash_map<absl::string_view, int> count;
     for (const FileResult& result : results_) {
       for (const LoadedSlice& s : result.slices) ++count[s.slice.name];
       for (const ManifestObject& o : result.objects) {
-        if (std::string name = SliceName(o); !name.empty()) ++count[name];
+        if (absl::string_view name = SliceName(o); !name.empty()) ++count[name];
       }
     }
+    std::vector<FileResult*> shared;
     for (FileResult& result : results_) {
-      if (!result.fast) continue;
-      bool shared = false;
-      for (const LoadedSlice& s : result.slices) shared = shared || count[s.slice.name] > 1;
-      if (!shared) continue;
+      if (result.fast &&
+          std::any_of(result.slices.begin(), result.slices.end(),
+                      [&](const LoadedSlice& s) { return count.at(s.slice.name) > 1; })) {
+        shared.push_back(&result);
+      }
+    }
+    for (FileResult* result_of_shared : shared) {
+      FileResult& result = *result_of_shared;
       absl::StatusOr<std::string> text = ReadManifestFile(result.name);
       if (!text.ok()) {
         IoError(text.status());
