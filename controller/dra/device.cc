@@ -499,9 +499,7 @@ std::vector<DeviceTaint> Device::taints() const {
   return out;
 }
 
-uint32_t Device::storage_size() const {
-  return static_cast<uint32_t>(block_->devices.size());
-}
+uint32_t Device::storage_size() const { return static_cast<uint32_t>(block_->devices.size()); }
 
 bool Device::has_taints() const {
   const device_internal::DeviceExtra* e = block_->ExtraOf(index_);
@@ -651,19 +649,22 @@ void PrintTo(const Device& device, std::ostream* os) { *os << device.DebugString
 namespace {
 
 // Hashes and compares interned Texts by their content in the builder's text, and looks them up
-// by string_view (heterogeneous lookup), so that interning a string copies it only once.
+// by string_view (heterogeneous lookup), so that interning a string copies it only once. `text`
+// points at the builder's pointer to its current block's text (the table outlives blocks).
 struct TextHash {
   using is_transparent = void;
-  const std::string* text;
+  const std::string* const* text;
   size_t operator()(absl::string_view s) const { return absl::Hash<absl::string_view>{}(s); }
   size_t operator()(Text t) const {
-    return (*this)(absl::string_view(*text).substr(t.offset, t.size));
+    return (*this)(absl::string_view(**text).substr(t.offset, t.size));
   }
 };
 struct TextEq {
   using is_transparent = void;
-  const std::string* text;
-  absl::string_view View(Text t) const { return absl::string_view(*text).substr(t.offset, t.size); }
+  const std::string* const* text;
+  absl::string_view View(Text t) const {
+    return absl::string_view(**text).substr(t.offset, t.size);
+  }
   absl::string_view View(absl::string_view s) const { return s; }
   template <typename A, typename B>
   bool operator()(const A& a, const B& b) const {
@@ -695,10 +696,51 @@ void StableSort(It first, It last, Less less) {
 struct DeviceSetBuilder::State {
   // Room for a GPU's texts and names (about 25 and 10) from the start: growing the tables
   // from empty rehashed them four times per slice.
-  State() : interned(32, TextHash{&block->text}, TextEq{&block->text}) {
+  State() : interned(32, TextHash{&text}, TextEq{&text}) {
     name_index.reserve(16);
     attribute_index.reserve(16);
+    Start();
   }
+
+  // A new block to build into, with the room the thread's previous block ended up using.
+  void Start() {
+    block = std::make_shared<Block>();
+    extras = std::make_unique<device_internal::Extras>();
+    text = &block->text;
+    block->text.reserve(std::min(last_sizes.text, kMaxReservedEntries * 16));
+    block->names.reserve(std::min(last_sizes.names, kMaxReservedEntries));
+    block->attributes.reserve(std::min(last_sizes.attributes, kMaxReservedEntries));
+    block->attribute_refs.reserve(std::min(last_sizes.attribute_refs, kMaxReservedEntries));
+    block->capacities.reserve(std::min(last_sizes.capacities, kMaxReservedEntries));
+    block->quantities.reserve(std::min(last_sizes.quantities, kMaxReservedEntries));
+  }
+  // The sizes of the block last built with this state. The slices of one list are mostly
+  // alike: the next block starts with this room (bounded as ExpectDevices' promise is) instead
+  // of growing by doubling from empty, and Build's shrinking then moves nothing.
+  struct Sizes {
+    size_t text = 0, names = 0, attributes = 0, attribute_refs = 0, capacities = 0, quantities = 0;
+  };
+  Sizes last_sizes;
+
+  // Forgets the block and what was worked out for it, keeping the room of the tables and
+  // buffers (see SpareState) but for a large slice's: a hash table clears its room above 127
+  // slots, and a buffer above kKeptRoom entries is let go.
+  void Clear() {
+    block.reset();
+    extras.reset();
+    text = nullptr;
+    expected_devices = 0;
+    interned.clear();
+    name_index.clear();
+    attribute_index.clear();
+    for (std::vector<AttributeEntry>* v : {&pending_attributes, &previous_attributes}) {
+      v->clear();
+      if (v->capacity() > kKeptRoom) std::vector<AttributeEntry>().swap(*v);
+    }
+    sorted_order.clear();
+    if (sorted_order.capacity() > kKeptRoom) std::vector<uint32_t>().swap(sorted_order);
+  }
+  static constexpr size_t kKeptRoom = 1024;
 
   Text Intern(absl::string_view s) {
     // One hash and one probe: the entry is made in place when `s` is new.
@@ -843,15 +885,21 @@ struct DeviceSetBuilder::State {
   // have equal payloads (and a list's payload is its own range of list items).
   using AttributeKey = std::tuple<uint32_t, int, uint64_t>;  // name, kind, payload
   absl::flat_hash_map<AttributeKey, uint32_t> attribute_index;
-  std::shared_ptr<Block> block = std::make_shared<Block>();
-  std::unique_ptr<device_internal::Extras> extras = std::make_unique<device_internal::Extras>();
+  std::shared_ptr<Block> block;
+  std::unique_ptr<device_internal::Extras> extras;
+  const std::string* text = nullptr;  // &block->text, for interned's hash and equality
   absl::flat_hash_set<Text, TextHash, TextEq> interned;
   absl::flat_hash_map<uint32_t, uint32_t> name_index;  // name Text offset -> index in names
 };
 
 DeviceSetBuilder::DeviceSetBuilder(absl::string_view driver, absl::string_view pool,
                                    int64_t pool_generation, absl::string_view slice_name)
-    : state_(std::make_unique<State>()) {
+    : state_(std::move(SpareState())) {
+  if (state_ == nullptr) {
+    state_ = std::make_unique<State>();
+  } else {
+    state_->Start();
+  }
   Block& b = *state_->block;
   b.driver = state_->Intern(driver);
   b.pool = state_->Intern(pool);
@@ -859,7 +907,16 @@ DeviceSetBuilder::DeviceSetBuilder(absl::string_view driver, absl::string_view p
   b.pool_generation = pool_generation;
 }
 
-DeviceSetBuilder::~DeviceSetBuilder() = default;
+DeviceSetBuilder::~DeviceSetBuilder() {
+  if (state_ == nullptr || SpareState() != nullptr) return;
+  state_->Clear();
+  SpareState() = std::move(state_);
+}
+
+std::unique_ptr<DeviceSetBuilder::State>& DeviceSetBuilder::SpareState() {
+  thread_local std::unique_ptr<State> spare;
+  return spare;
+}
 
 void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node, NodeScope scope) {
   state_->FinishDevice();
@@ -972,6 +1029,9 @@ size_t DeviceSetBuilder::device_count() const { return state_->block->devices.si
 std::vector<Device> DeviceSetBuilder::Build() && {
   state_->FinishDevice();
   std::shared_ptr<Block> block = std::move(state_->block);
+  state_->last_sizes = {block->text.size(),       block->names.size(),
+                        block->attributes.size(), block->attribute_refs.size(),
+                        block->capacities.size(), block->quantities.size()};
   block->text.shrink_to_fit();
   block->names.shrink_to_fit();
   block->devices.shrink_to_fit();

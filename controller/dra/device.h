@@ -317,6 +317,10 @@ class DeviceSetBuilder {
 
  private:
   struct State;
+  // A finished builder leaves its working tables here for the thread's next one: a slice list
+  // builds thousands of slices in a row, and tables grown anew for each cost an allocation per
+  // growth (one free State per thread; a builder made while another is alive makes its own).
+  static std::unique_ptr<State>& SpareState();
   std::unique_ptr<State> state_;
 };
 

@@ -347,6 +347,74 @@ TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGive
   }
 }
 
+// Builders on one thread hand their working tables on to the next (DeviceSetBuilder's spare
+// state): slices built in a row, a large one among them (tables and buffers past what is kept),
+// and builders alive side by side must each read exactly what they were given. The texts of
+// each slice are laid out differently, so a table still naming the previous block's texts
+// would read the wrong bytes.
+TEST(DeviceSetBuilderTest, BuildersInARowAndSideBySideReadWhatTheyWereGiven) {
+  struct Slice {
+    std::string name;
+    int devices;
+    int attributes;  // per device
+  };
+  // Every third attribute an int, the others texts: one shared by the slice's devices, one
+  // each device's own.
+  const auto text_of = [](const Slice& slice, int device, int attribute) {
+    return attribute % 3 == 1 ? absl::StrCat("shared-", attribute)
+                              : absl::StrCat(slice.name, "-", attribute, "-", device);
+  };
+  const auto start = [&](const Slice& slice) {
+    auto builder =
+        std::make_unique<DeviceSetBuilder>("gpu.example.com", slice.name + "-pool", 1, slice.name);
+    builder->ExpectDevices(static_cast<size_t>(slice.devices));
+    for (int d = 0; d < slice.devices; ++d) {
+      builder->AddDevice(absl::StrCat(slice.name, "-gpu-", d), slice.name + "-node");
+      for (int a = 0; a < slice.attributes; ++a) {
+        const std::string text = text_of(slice, d, a);  // the builder copies it
+        builder->AddAttribute(absl::StrCat("attr-", a), a % 3 == 0
+                                                            ? AttributeValue::Int(d * 1000 + a)
+                                                            : AttributeValue::String(text));
+      }
+      builder->AddCapacity("memory", Q(absl::StrCat(slice.devices + d, "Gi")));
+    }
+    return builder;
+  };
+  const auto check = [&](const Slice& slice, const std::vector<Device>& devices) {
+    ASSERT_EQ(devices.size(), static_cast<size_t>(slice.devices)) << slice.name;
+    for (int d = 0; d < slice.devices; ++d) {
+      const Device& device = devices[static_cast<size_t>(d)];
+      ASSERT_EQ(device.name(), absl::StrCat(slice.name, "-gpu-", d));
+      EXPECT_EQ(device.slice_name(), slice.name);
+      EXPECT_EQ(device.pool(), slice.name + "-pool");
+      EXPECT_EQ(device.node(), slice.name + "-node");
+      ASSERT_EQ(device.attributes().size(), static_cast<size_t>(slice.attributes));
+      for (int a = 0; a < slice.attributes; ++a) {
+        const AttributeValue got = Attr(device, absl::StrCat("attr-", a));
+        if (a % 3 == 0) {
+          ASSERT_EQ(got, AttributeValue::Int(d * 1000 + a)) << slice.name << " " << d << " " << a;
+        } else {
+          ASSERT_EQ(got.string_value(), text_of(slice, d, a)) << slice.name << " " << d << " " << a;
+        }
+      }
+      EXPECT_THAT(Capacities(device),
+                  ElementsAre(absl::StrCat("memory=", slice.devices + d, "Gi")));
+    }
+  };
+  const std::vector<Slice> in_a_row = {{"first", 3, 4}, {"large", 300, 40}, {"wide", 2, 3000},
+                                       {"short", 1, 1}, {"again", 8, 10},   {"empty", 0, 0},
+                                       {"after", 4, 7}};
+  for (const Slice& slice : in_a_row) check(slice, std::move(*start(slice)).Build());
+
+  // Side by side: the second builder cannot have the spare the first took.
+  const Slice outer{"outer", 5, 6}, inner{"inner", 6, 5};
+  std::unique_ptr<DeviceSetBuilder> outer_builder = start(outer);
+  check(inner, std::move(*start(inner)).Build());
+  check(outer, std::move(*outer_builder).Build());
+  outer_builder.reset();
+  check(in_a_row[0], std::move(*start(in_a_row[0])).Build());
+}
+
 // FindAttributeEntry with one hint carried across devices of two storages whose layouts
 // differ (an attribute more ahead, one missing): the entry's value is FindAttribute's, for
 // names present and absent, and equal entries of one storage have equal values.
