@@ -123,8 +123,7 @@ std::vector<ProfileMatches> MatchDevices(const dra::Inventory& inventory,
     shared.push_back(p);
     union_paths.insert(union_paths.end(), paths->begin(), paths->end());
   }
-  std::sort(union_paths.begin(), union_paths.end());
-  union_paths.erase(std::unique(union_paths.begin(), union_paths.end()), union_paths.end());
+  NormalizePaths(&union_paths);
 
   if (!shared.empty()) {
     // Devices grouped by what the shared profiles can observe; one evaluation per class.

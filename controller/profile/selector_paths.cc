@@ -21,11 +21,12 @@ std::optional<DevicePath> ToDevicePath(const cel::AttributePath& read) {
   const std::vector<std::string>& q = read.qualifiers;
   if (q.empty()) return std::nullopt;
   if (q[0] == "attributes" || q[0] == "capacity") {
-    // Deeper reads (`...['id'].x`) depend only on the entry's value.
+    // Deeper reads (`...['id'].x`, a presence test in the value included) depend only on the
+    // entry's value.
     if (q.size() < 3) return std::nullopt;
     return DevicePath{
         q[0] == "attributes" ? DevicePath::Kind::kAttribute : DevicePath::Kind::kCapacity, q[1],
-        q[2]};
+        q[2], /*presence_only=*/read.presence_only && q.size() == 3};
   }
   if (q[0] == "driver") return DevicePath{DevicePath::Kind::kDriver, "", ""};
   return DevicePath{DevicePath::Kind::kOtherField, "", q[0]};
@@ -62,11 +63,23 @@ void AppendAttribute(const dra::AttributeValue& value, std::string* key) {
 }  // namespace
 
 bool DevicePath::operator==(const DevicePath& other) const {
-  return kind == other.kind && domain == other.domain && id == other.id;
+  return kind == other.kind && domain == other.domain && id == other.id &&
+         presence_only == other.presence_only;
 }
 
 bool DevicePath::operator<(const DevicePath& other) const {
-  return std::tie(kind, domain, id) < std::tie(other.kind, other.domain, other.id);
+  return std::tie(kind, domain, id, presence_only) <
+         std::tie(other.kind, other.domain, other.id, other.presence_only);
+}
+
+void NormalizePaths(std::vector<DevicePath>* paths) {
+  // A value read sorts just before the presence test of the same entry: keep the first of each.
+  std::sort(paths->begin(), paths->end());
+  paths->erase(std::unique(paths->begin(), paths->end(),
+                           [](const DevicePath& a, const DevicePath& b) {
+                             return a.kind == b.kind && a.domain == b.domain && a.id == b.id;
+                           }),
+               paths->end());
 }
 
 std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program) {
@@ -78,13 +91,13 @@ std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program) {
     if (!path.has_value()) return std::nullopt;
     paths.push_back(*std::move(path));
   }
-  std::sort(paths.begin(), paths.end());
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  NormalizePaths(&paths);
   return paths;
 }
 
 bool PathValue::operator==(const PathValue& other) const {
-  if (kind != other.kind) return false;
+  if (kind != other.kind || presence_only != other.presence_only) return false;
+  if (presence_only) return present == other.present;
   switch (kind) {
     case DevicePath::Kind::kDriver:
       return driver == other.driver;
@@ -117,13 +130,14 @@ void PathReader::Tokens(const dra::Device& device, std::vector<uint64_t>* tokens
         std::optional<uint32_t> entry;
         if (own_domain) entry = device.FindAttributeEntry(path.id, &id_hints_[i]);
         if (!entry) entry = device.FindAttributeEntry(qualified_[i], &qualified_hints_[i]);
-        if (entry) (*tokens)[i] = uint64_t{*entry} + 1;
+        if (entry) (*tokens)[i] = path.presence_only ? 1 : uint64_t{*entry} + 1;
         break;
       }
       case DevicePath::Kind::kCapacity: {
         const Quantity* value = own_domain ? device.FindCapacity(path.id) : nullptr;
         if (value == nullptr) value = device.FindCapacity(qualified_[i]);
-        (*tokens)[i] = reinterpret_cast<uintptr_t>(value);
+        (*tokens)[i] =
+            path.presence_only ? (value != nullptr ? 1 : 0) : reinterpret_cast<uintptr_t>(value);
         break;
       }
       case DevicePath::Kind::kDriver:
@@ -142,6 +156,11 @@ void PathReader::Values(const dra::Device& device, const std::vector<uint64_t>& 
     PathValue& value = (*values)[i];
     value = PathValue();
     value.kind = paths_[i].kind;
+    if (paths_[i].presence_only) {
+      value.presence_only = true;
+      value.present = tokens[i] != 0;
+      continue;
+    }
     switch (value.kind) {
       case DevicePath::Kind::kDriver:
         value.driver = device.driver();
@@ -170,6 +189,10 @@ void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& pa
 
 void AppendProjectionKey(const std::vector<PathValue>& values, std::string* key) {
   for (const PathValue& value : values) {
+    if (value.presence_only) {
+      key->append(value.present ? "p|" : "-|");
+      continue;
+    }
     switch (value.kind) {
       case DevicePath::Kind::kDriver:
         absl::StrAppend(key, value.driver.size(), ":", value.driver);

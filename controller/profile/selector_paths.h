@@ -26,18 +26,27 @@ struct DevicePath {
   Kind kind = Kind::kDriver;
   std::string domain;  // kAttribute / kCapacity
   std::string id;      // kAttribute / kCapacity; the field name for kOtherField
+  // kAttribute / kCapacity: only whether the device has the entry is read (`'uuid' in
+  // device.attributes['d']`), so devices that differ in its value (one UUID each) still share a
+  // projection class.
+  bool presence_only = false;
 
   bool operator==(const DevicePath& other) const;
   bool operator<(const DevicePath& other) const;
 };
 
-// The paths `program` (a device selector) reads, sorted and unique; nullopt when it reads
-// `device` some other way (a whole domain map, a computed key, a comprehension over
+// The paths `program` (a device selector) reads, normalized (NormalizePaths); nullopt when it
+// reads `device` some other way (a whole domain map, a computed key, a comprehension over
 // attributes...) or was compiled without type checking.
 std::optional<std::vector<DevicePath>> ReadPaths(const cel::Program& program);
 
-// Appends to `key` an encoding of the values `device` has at `paths` (absence included), such
-// that two devices get the same key exactly when every path reads the same value.
+// Sorts `paths`, drops repeats, and drops a presence test of an entry that is also read for its
+// value (the value says whether it is there).
+void NormalizePaths(std::vector<DevicePath>* paths);
+
+// Appends to `key` an encoding of what `device` reads at `paths` (values, absence included, and
+// for presence tests only whether the entry is there), such that two devices get the same key
+// exactly when every path reads the same.
 void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath>& paths,
                          std::string* key);
 
@@ -46,6 +55,8 @@ void AppendProjectionKey(const dra::Device& device, const std::vector<DevicePath
 // allocates nothing.
 struct PathValue {
   DevicePath::Kind kind = DevicePath::Kind::kOtherField;
+  bool presence_only = false;                    // the path's: then only `present` is read
+  bool present = false;                          // presence_only
   std::optional<dra::AttributeValue> attribute;  // kAttribute; nullopt when absent
   const Quantity* capacity = nullptr;            // kCapacity; null when absent
   absl::string_view driver;                      // kDriver
@@ -57,7 +68,8 @@ void ReadPathValues(const dra::Device& device, const std::vector<DevicePath>& pa
 
 // ReadPathValues for many devices in a row, in two steps. Tokens() says, per path, which entry
 // of the device's storage it reads (a number; 0 for the driver, which the storage fixes, and
-// for absent values): two devices of one storage with equal tokens read the same everywhere,
+// for absent values; 1 for a presence test of an entry that is there): two devices of one
+// storage with equal tokens read the same everywhere,
 // and the tokens cost no value, key or string. Values() turns them into what ReadPathValues
 // gives. Keeps the qualified names and Device::EntryHints (so: one reader per pass over devices
 // that stay alive meanwhile).

@@ -19,7 +19,7 @@ namespace gpuprofile::cel {
 
 // Readable failures: {a.b, c}.
 void PrintTo(const AttributePath& path, std::ostream* os) {
-  *os << "[" << absl::StrJoin(path.qualifiers, ".") << "]";
+  *os << (path.presence_only ? "has[" : "[") << absl::StrJoin(path.qualifiers, ".") << "]";
 }
 
 namespace attribute_paths_test {
@@ -29,6 +29,10 @@ using ::testing::ElementsAre;
 using ::testing::Optional;
 
 AttributePath P(std::vector<std::string> qualifiers) { return {std::move(qualifiers)}; }
+// A presence test of the path.
+AttributePath Has(std::vector<std::string> qualifiers) {
+  return {std::move(qualifiers), /*presence_only=*/true};
+}
 
 std::shared_ptr<const Environment> Env() {
   return Environment::Standard({{"self", Type::Map(Type::String(), Type::Dyn())},
@@ -65,7 +69,22 @@ TEST(AttributePathsTest, ConstantQualifiersFormOnePath) {
     EXPECT_THAT(Reads(c.expression), Optional(c.paths)) << c.expression;
   }
   EXPECT_THAT(Reads("'app' in labels && labels.tier == 'a'", "labels"),
-              Optional(ElementsAre(P({"app"}), P({"tier"}))));
+              Optional(ElementsAre(Has({"app"}), P({"tier"}))));
+}
+
+// `'k' in m` and `has(m.k)` over a map read only whether the entry is there; a path also read
+// for its value is a value read once.
+TEST(AttributePathsTest, PresenceTestsOfMapEntriesAreMarked) {
+  EXPECT_THAT(Reads("'app' in labels", "labels"), Optional(ElementsAre(Has({"app"}))));
+  EXPECT_THAT(Reads("has(labels.app)", "labels"), Optional(ElementsAre(Has({"app"}))));
+  EXPECT_THAT(Reads("'app' in labels && labels.app == 'x'", "labels"),
+              Optional(ElementsAre(P({"app"}))));
+  EXPECT_THAT(Reads("labels.app == 'x' || has(labels.app) || has(labels.tier)", "labels"),
+              Optional(ElementsAre(P({"app"}), Has({"tier"}))));
+  // self.metadata is dyn, not a map: has() there is read as the value, as before.
+  EXPECT_THAT(Reads("has(self.metadata.name)"), Optional(ElementsAre(P({"metadata", "name"}))));
+  // A presence test of an entry under a computed key reads the map before it.
+  EXPECT_THAT(Reads("'a' in self.m[string(other)]"), Optional(ElementsAre(P({"m"}))));
 }
 
 TEST(AttributePathsTest, ComputedQualifiersAndWholeUsesEndThePath) {

@@ -2,8 +2,13 @@
 #include "controller/profile/device_matcher.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "controller/dra/device.h"
+#include "controller/dra/inventory.h"
+#include "controller/dra/resource_slice.h"
+#include "controller/profile/fleet_memo.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/profile/profile_test_util.h"
@@ -72,6 +77,47 @@ TEST(DeviceMatcherTest, CountsOnTheMixedFleet) {
   EXPECT_EQ(m[7].error_count, 2);
   EXPECT_THAT(m[7].first_error, HasSubstr("spec.selector.cel[0]: no such key: uuid"));
   EXPECT_EQ(m[8].matched_count, 1);  // the AMD GPU
+  // Full GPUs that publish a uuid, as the comprehension over the map finds them.
+  EXPECT_EQ(m[9].matched_count, m[5].matched_count);
+  EXPECT_EQ(m[9].matched, m[5].matched);
+}
+
+// A selector that asks only whether a device has an attribute whose value is each device's own
+// (a UUID) is evaluated once per class of devices alike in what it reads, not once per device:
+// 60 devices of one node, 50 with a UUID each and 10 without, make two evaluations. Reading the
+// UUID's value makes one per device with it, and one for those without.
+TEST(DeviceMatcherTest, APresenceTestOfAPerDeviceValueIsEvaluatedOncePerClass) {
+  dra::ResourceSlice slice;
+  slice.name = "node-a-gpus";
+  slice.driver = "gpu.nvidia.com";
+  slice.pool = "node-a";
+  slice.pool_generation = 1;
+  slice.resource_slice_count = 1;
+  slice.node_name = "node-a";
+  dra::DeviceSetBuilder builder("gpu.nvidia.com", "node-a", 1, slice.name);
+  for (int i = 0; i < 60; ++i) {
+    builder.AddDevice("gpu-" + std::to_string(i), "node-a");
+    builder.AddAttribute("type", dra::AttributeValue::String("gpu"));
+    const std::string uuid = "GPU-" + std::to_string(1000 + i);
+    if (i < 50) builder.AddAttribute("uuid", dra::AttributeValue::String(uuid));
+  }
+  slice.devices = std::move(builder).Build();
+  const dra::Inventory inventory =
+      dra::Inventory::FromSlices(std::vector<dra::ResourceSlice>{slice});
+
+  api::GpuProfileSpec presence = DefaultSpec();
+  presence.selector.cel = {"'uuid' in device.attributes['gpu.nvidia.com']"};
+  api::GpuProfileSpec value = DefaultSpec();
+  value.selector.cel = {"device.attributes['gpu.nvidia.com'].?uuid.orValue('') != 'GPU-1007'"};
+  for (const auto& [spec, evaluations, matched] :
+       {std::tuple{presence, 2, 50}, std::tuple{value, 51, 59}}) {
+    std::vector<CompiledSelectors> compiled = CompileAll({spec});
+    ASSERT_EQ(compiled.size(), 1u);
+    FleetMemo memo;
+    const std::vector<ProfileMatches> m = MatchDevices(inventory, {&compiled[0]}, {}, &memo);
+    EXPECT_EQ(memo.counters().evaluations, evaluations) << spec.selector.cel[0];
+    EXPECT_EQ(m[0].matched_count, matched) << spec.selector.cel[0];
+  }
 }
 
 }  // namespace

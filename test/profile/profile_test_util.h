@@ -107,6 +107,10 @@ inline std::vector<api::GpuProfileSpec> VariedSpecs() {
   api::GpuProfileSpec amd = DefaultSpec();
   amd.driver = "gpu.amd.com";
   specs.push_back(amd);
+  // Tests a per-device value for presence only: devices share classes whatever their UUIDs.
+  api::GpuProfileSpec has_uuid = DefaultSpec();
+  has_uuid.selector.cel = {"'uuid' in device.attributes['gpu.nvidia.com']"};
+  specs.push_back(has_uuid);
   return specs;
 }
 

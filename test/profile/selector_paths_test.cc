@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,13 @@
 #include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
+
+// Readable failures: kind/domain/id, "?" for a presence test.
+void PrintTo(const DevicePath& path, std::ostream* os) {
+  *os << static_cast<int>(path.kind) << "/" << path.domain << "/" << path.id
+      << (path.presence_only ? "?" : "");
+}
+
 namespace selector_paths_test {
 namespace {
 
@@ -26,6 +34,13 @@ DevicePath Attr(const std::string& domain, const std::string& id) {
 }
 DevicePath Cap(const std::string& domain, const std::string& id) {
   return {Kind::kCapacity, domain, id};
+}
+// Presence tests of an attribute / a capacity.
+DevicePath HasAttr(const std::string& domain, const std::string& id) {
+  return {Kind::kAttribute, domain, id, /*presence_only=*/true};
+}
+DevicePath HasCap(const std::string& domain, const std::string& id) {
+  return {Kind::kCapacity, domain, id, /*presence_only=*/true};
 }
 
 // Compiles `expression` as a device selector and asks which device paths it reads.
@@ -44,16 +59,70 @@ TEST(SelectorPathsTest, NamedReadsReduceToPaths) {
             "device.attributes['gpu.nvidia.com'] && "
             "device.attributes['gpu.nvidia.com'].type == 'gpu'"),
       Optional(ElementsAre(DevicePath{Kind::kDriver, "", ""}, Attr("gpu.nvidia.com", "type"))));
-  EXPECT_THAT(
-      Reads("device.capacity['gpu.nvidia.com']['memory'].compareTo(quantity('1')) "
-            "> 0 || has(device.attributes['x.io'].a) || "
-            "device.attributes['x.io'].?b.orValue('') == ''"),
-      Optional(ElementsAre(Attr("x.io", "a"), Attr("x.io", "b"), Cap("gpu.nvidia.com", "memory"))));
+  EXPECT_THAT(Reads("device.capacity['gpu.nvidia.com']['memory'].compareTo(quantity('1')) "
+                    "> 0 || has(device.attributes['x.io'].a) || "
+                    "device.attributes['x.io'].?b.orValue('') == ''"),
+              Optional(ElementsAre(HasAttr("x.io", "a"), Attr("x.io", "b"),
+                                   Cap("gpu.nvidia.com", "memory"))));
   EXPECT_THAT(Reads("true"), Optional(ElementsAre()));
   EXPECT_THAT(Reads("[1, 2].all(x, x > 0 && device.attributes['d'].n > x)"),
               Optional(ElementsAre(Attr("d", "n"))));
   // A comprehension variable named `device` is not the device.
   EXPECT_THAT(Reads("[1].all(device, device > 0)"), Optional(ElementsAre()));
+}
+
+// `'id' in ...` and has() read only whether the entry is there; a value read of the same entry
+// covers it, within one selector and across the paths of several (NormalizePaths).
+TEST(SelectorPathsTest, PresenceTestsAreReadAsPresence) {
+  EXPECT_THAT(
+      Reads("'uuid' in device.attributes['gpu.nvidia.com'] && "
+            "'memory' in device.capacity['gpu.nvidia.com']"),
+      Optional(ElementsAre(HasAttr("gpu.nvidia.com", "uuid"), HasCap("gpu.nvidia.com", "memory"))));
+  EXPECT_THAT(Reads("has(device.attributes['gpu.nvidia.com'].uuid) && "
+                    "device.attributes['gpu.nvidia.com'].uuid.endsWith('1')"),
+              Optional(ElementsAre(Attr("gpu.nvidia.com", "uuid"))));
+  std::vector<DevicePath> union_paths = {HasAttr("d", "uuid"), Attr("d", "index"),
+                                         Attr("d", "uuid"), HasAttr("d", "uuid"),
+                                         HasAttr("d", "pcieRoot")};
+  NormalizePaths(&union_paths);
+  EXPECT_THAT(union_paths,
+              ElementsAre(Attr("d", "index"), HasAttr("d", "pcieRoot"), Attr("d", "uuid")));
+}
+
+// Devices that differ only in the value of an entry a selector tests for presence (a UUID each)
+// read the same there, so they share one projection class; a device without it does not.
+TEST(SelectorPathsTest, PresenceKeysTellOnlyPresence) {
+  dra::DeviceBuilder builder("");
+  builder.Driver("gpu.nvidia.com")
+      .Attribute("uuid", dra::AttributeValue::String("GPU-1"))
+      .Capacity("memory", *Quantity::Parse("40Gi"));
+  const dra::Device a = builder.Build();
+  const dra::Device b = dra::DeviceBuilder(builder)
+                            .Attribute("uuid", dra::AttributeValue::String("GPU-2"))
+                            .Capacity("memory", *Quantity::Parse("80Gi"))
+                            .Build();
+  const dra::Device c = dra::DeviceBuilder(builder).RemoveAttribute("uuid").Build();
+  const std::vector<DevicePath> paths = {HasAttr("gpu.nvidia.com", "uuid"),
+                                         HasCap("gpu.nvidia.com", "memory")};
+  auto key = [&](const dra::Device& device) {
+    std::string k;
+    AppendProjectionKey(device, paths, &k);
+    return k;
+  };
+  EXPECT_EQ(key(a), key(b));
+  EXPECT_NE(key(a), key(c));
+  std::vector<PathValue> va, vb, vc;
+  ReadPathValues(a, paths, &va);
+  ReadPathValues(b, paths, &vb);
+  ReadPathValues(c, paths, &vc);
+  EXPECT_TRUE(va == vb);
+  EXPECT_FALSE(va == vc);
+  // Read for its value, the UUID tells them apart.
+  const std::vector<DevicePath> value_paths = {Attr("gpu.nvidia.com", "uuid")};
+  std::string ka, kb;
+  AppendProjectionKey(a, value_paths, &ka);
+  AppendProjectionKey(b, value_paths, &kb);
+  EXPECT_NE(ka, kb);
 }
 
 TEST(SelectorPathsTest, WholeMapsComputedKeysAndShadowingAreNotReducible) {
@@ -130,7 +199,9 @@ TEST(SelectorPathsTest, PathValuesAreEqualExactlyWhenKeysAre) {
   const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
                                          Attr("gpu.nvidia.com", "index"),
                                          Attr("gpu.nvidia.com", "productName"),
+                                         HasAttr("gpu.nvidia.com", "index"),
                                          Cap("gpu.nvidia.com", "memory"),
+                                         HasCap("gpu.nvidia.com", "memory"),
                                          {Kind::kOtherField, "", "allowMultipleAllocations"}};
   int equal_pairs = 0;
   for (const dra::Device& x : devices) {
@@ -162,7 +233,11 @@ TEST(SelectorPathsTest, APathReaderReadsWhatAFreshReadDoesAndEqualTokensMeanEqua
                                          Attr("gpu.nvidia.com", "productName"),
                                          Attr("resource.kubernetes.io", "pcieRoot"),
                                          Attr("gpu.nvidia.com", "missing"),
+                                         HasAttr("gpu.nvidia.com", "missing"),
+                                         HasAttr("gpu.nvidia.com", "productName"),
+                                         HasAttr("resource.kubernetes.io", "pcieRoot"),
                                          Cap("gpu.nvidia.com", "memory"),
+                                         HasCap("gpu.nvidia.com", "memory"),
                                          {Kind::kOtherField, "", "allowMultipleAllocations"}};
   std::vector<std::vector<dra::Device>> storages = {testing::VariedStorage("gpu.nvidia.com", 1),
                                                     testing::VariedStorage("gpu.nvidia.com", 2),

@@ -24,6 +24,14 @@ class PathCollector {
 
   void Visit(const Expr& e) {
     std::vector<std::string> chain;
+    // has(m.k), m a map: whether m has k.
+    if (e.kind == Expr::Kind::kSelect && e.test_only && IsMap(*e.operand) &&
+        Chain(*e.operand, &chain)) {
+      chain.push_back(e.name);
+      paths_.push_back({std::move(chain), /*presence_only=*/true});
+      return;
+    }
+    chain.clear();
     if (Chain(e, &chain)) {
       paths_.push_back({std::move(chain)});
       return;
@@ -38,10 +46,9 @@ class PathCollector {
       case Expr::Kind::kCall:
         // 'k' in m, m a map: reads m's entry k (its presence) only.
         if (e.name == op::kIn && !e.operand && e.args.size() == 2 &&
-            IsStringConstant(e.args[0].get()) &&
-            checked_.TypeOf(*e.args[1]).kind() == Type::Kind::kMap && Chain(*e.args[1], &chain)) {
+            IsStringConstant(e.args[0].get()) && IsMap(*e.args[1]) && Chain(*e.args[1], &chain)) {
           chain.push_back(e.args[0]->constant.string_value);
-          paths_.push_back({std::move(chain)});
+          paths_.push_back({std::move(chain), /*presence_only=*/true});
           return;
         }
         if (e.operand) Visit(*e.operand);
@@ -66,13 +73,21 @@ class PathCollector {
     }
   }
 
+  // Sorted and unique; a presence test of a path also read for its value is dropped (the value
+  // tells the presence too).
   std::vector<AttributePath> Take() && {
     std::sort(paths_.begin(), paths_.end());
-    paths_.erase(std::unique(paths_.begin(), paths_.end()), paths_.end());
+    paths_.erase(std::unique(paths_.begin(), paths_.end(),
+                             [](const AttributePath& a, const AttributePath& b) {
+                               return a.qualifiers == b.qualifiers;
+                             }),
+                 paths_.end());
     return std::move(paths_);
   }
 
  private:
+  bool IsMap(const Expr& e) const { return checked_.TypeOf(e).kind() == Type::Kind::kMap; }
+
   // Whether `e` is the variable followed by constant qualifiers; if so appends them to `out`.
   bool Chain(const Expr& e, std::vector<std::string>* out) const {
     switch (e.kind) {
