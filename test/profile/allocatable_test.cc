@@ -10,6 +10,7 @@
 #include "controller/dra/inventory.h"
 #include "controller/dra/resource_slice.h"
 #include "gtest/gtest.h"
+#include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
 namespace allocatable_test {
@@ -17,20 +18,9 @@ namespace {
 
 using dra::DeviceSetBuilder;
 using dra::ResourceSlice;
+using testing::PoolSlice;
 
 Quantity Q(const char* text) { return *Quantity::Parse(text); }
-
-// A slice of pool `pool` (named after its node) announcing `slice_count` slices.
-ResourceSlice PoolSlice(const std::string& name, const std::string& pool, int64_t slice_count) {
-  ResourceSlice s;
-  s.name = name;
-  s.driver = "gpu.nvidia.com";
-  s.pool = pool;
-  s.pool_generation = 1;
-  s.resource_slice_count = slice_count;
-  s.node_name = pool;
-  return s;
-}
 
 // One GPU as NVIDIA publishes it on 1.35+ with DynamicMIG: a counters-only slice (memory slices
 // 0..7) and a devices slice with the full GPU (all 8 slices) and MIG placements.

@@ -14,6 +14,7 @@
 #include "controller/dra/resource_slice.h"
 #include "controller/profile/allocatable.h"
 #include "gtest/gtest.h"
+#include "test/profile/profile_test_util.h"
 
 namespace gpuprofile::profile {
 namespace claim_allocations_test {
@@ -30,24 +31,12 @@ Quantity Q(const char* text) { return *Quantity::Parse(text); }
 // node-a: one A100 published with DynamicMIG (the full GPU and two 3g.20gb placements, all
 // drawing from one counter set of 40Gi); node-b: two plain GPUs.
 std::vector<ResourceSlice> FleetSlices() {
-  ResourceSlice counters;
-  counters.name = "node-a-counters";
-  counters.driver = "gpu.nvidia.com";
-  counters.pool = "node-a";
-  counters.pool_generation = 1;
-  counters.resource_slice_count = 2;
-  counters.node_name = "node-a";
+  ResourceSlice counters = testing::PoolSlice("node-a-counters", "node-a", 2);
   dra::CounterSet set;
   set.name = "gpu-0-set";
   set.counters = {{"memory", Q("40Gi")}};
   counters.shared_counters.push_back(set);
-  ResourceSlice mig;
-  mig.name = "node-a-gpu-0";
-  mig.driver = "gpu.nvidia.com";
-  mig.pool = "node-a";
-  mig.pool_generation = 1;
-  mig.resource_slice_count = 2;
-  mig.node_name = "node-a";
+  ResourceSlice mig = testing::PoolSlice("node-a-gpu-0", "node-a", 2);
   DeviceSetBuilder a("gpu.nvidia.com", "node-a", 1, mig.name);
   a.AddDevice("gpu-0", "node-a");
   a.AddCounterUse("gpu-0-set", "memory", Q("40Gi"));
@@ -56,13 +45,7 @@ std::vector<ResourceSlice> FleetSlices() {
     a.AddCounterUse("gpu-0-set", "memory", Q("20Gi"));
   }
   mig.devices = std::move(a).Build();
-  ResourceSlice plain;
-  plain.name = "node-b";
-  plain.driver = "gpu.nvidia.com";
-  plain.pool = "node-b";
-  plain.pool_generation = 1;
-  plain.resource_slice_count = 1;
-  plain.node_name = "node-b";
+  ResourceSlice plain = testing::PoolSlice("node-b", "node-b");
   DeviceSetBuilder b("gpu.nvidia.com", "node-b", 1, plain.name);
   b.AddDevice("gpu-0", "node-b");
   b.AddDevice("gpu-1", "node-b");

@@ -87,13 +87,7 @@ TEST(DeviceMatcherTest, CountsOnTheMixedFleet) {
 // 60 devices of one node, 50 with a UUID each and 10 without, make two evaluations. Reading the
 // UUID's value makes one per device with it, and one for those without.
 TEST(DeviceMatcherTest, APresenceTestOfAPerDeviceValueIsEvaluatedOncePerClass) {
-  dra::ResourceSlice slice;
-  slice.name = "node-a-gpus";
-  slice.driver = "gpu.nvidia.com";
-  slice.pool = "node-a";
-  slice.pool_generation = 1;
-  slice.resource_slice_count = 1;
-  slice.node_name = "node-a";
+  dra::ResourceSlice slice = testing::PoolSlice("node-a-gpus", "node-a");
   dra::DeviceSetBuilder builder("gpu.nvidia.com", "node-a", 1, slice.name);
   for (int i = 0; i < 60; ++i) {
     builder.AddDevice("gpu-" + std::to_string(i), "node-a");

@@ -42,26 +42,14 @@ void AddNode(const std::string& node, const NodeShape& shape,
              std::vector<dra::ResourceSlice>* out) {
   const int64_t announced = (shape.plain || shape.no_counters ? 1 : 2) + (shape.incomplete ? 1 : 0);
   if (!shape.plain && !shape.no_counters) {
-    dra::ResourceSlice counters;
-    counters.name = node + "-counters";
-    counters.driver = kDriver;
-    counters.pool = node;
-    counters.pool_generation = 1;
-    counters.resource_slice_count = announced;
-    counters.node_name = node;
+    dra::ResourceSlice counters = testing::PoolSlice(node + "-counters", node, announced, kDriver);
     dra::CounterSet set;
     set.name = "gpu-0-counter-set";
     set.counters = {{"memory", Q("40Gi")}, {"multiprocessors", Q("98")}};
     counters.shared_counters.push_back(set);
     out->push_back(std::move(counters));
   }
-  dra::ResourceSlice devices;
-  devices.name = node + "-gpu-0";
-  devices.driver = kDriver;
-  devices.pool = node;
-  devices.pool_generation = 1;
-  devices.resource_slice_count = announced;
-  devices.node_name = node;
+  dra::ResourceSlice devices = testing::PoolSlice(node + "-gpu-0", node, announced, kDriver);
   dra::DeviceSetBuilder b(kDriver, node, 1, devices.name);
   b.AddDevice("gpu-0", node);
   b.AddAttribute("type", dra::AttributeValue::String("gpu"));

@@ -22,13 +22,8 @@ using ::testing::SizeIs;
 // A complete one-slice pool named after its node.
 dra::ResourceSlice NodeSlice(std::string name, std::string driver, std::string node,
                              std::vector<dra::Device> devices) {
-  dra::ResourceSlice slice;
-  slice.name = std::move(name);
-  slice.driver = std::move(driver);
-  slice.pool = node;
-  slice.pool_generation = 1;
-  slice.resource_slice_count = 1;
-  slice.node_name = std::move(node);
+  dra::ResourceSlice slice =
+      testing::PoolSlice(std::move(name), std::move(node), 1, std::move(driver));
   slice.devices = std::move(devices);
   return slice;
 }

@@ -21,6 +21,20 @@
 
 namespace gpuprofile::profile::testing {
 
+// A slice of the pool named after its node (generation 1), the pool announcing `slice_count`
+// slices; devices and counters are the caller's to add.
+inline dra::ResourceSlice PoolSlice(std::string name, std::string node, int64_t slice_count = 1,
+                                    std::string driver = "gpu.nvidia.com") {
+  dra::ResourceSlice slice;
+  slice.name = std::move(name);
+  slice.driver = std::move(driver);
+  slice.pool = node;
+  slice.pool_generation = 1;
+  slice.resource_slice_count = slice_count;
+  slice.node_name = std::move(node);
+  return slice;
+}
+
 // A spec with the decoder's defaults applied (driver gpu.nvidia.com, names from `name`).
 inline api::GpuProfileSpec DefaultSpec(const std::string& name = "p") {
   api::GpuProfileSpec spec;

@@ -46,13 +46,7 @@ SharedGpu Memory(dra::CapacityRequestPolicy policy) {
 }
 
 dra::Inventory InventoryOf(const SharedGpu& gpu) {
-  dra::ResourceSlice slice;
-  slice.name = "node-a-gpu";
-  slice.driver = "gpu.nvidia.com";
-  slice.pool = "node-a";
-  slice.pool_generation = 1;
-  slice.resource_slice_count = 1;
-  slice.node_name = "node-a";
+  dra::ResourceSlice slice = testing::PoolSlice("node-a-gpu", "node-a");
   dra::DeviceSetBuilder b("gpu.nvidia.com", "node-a", 1, slice.name);
   b.AddDevice("gpu-0", "node-a");
   b.SetAllowMultipleAllocations(true);

@@ -43,6 +43,13 @@ DevicePath HasCap(const std::string& domain, const std::string& id) {
   return {Kind::kCapacity, domain, id, /*presence_only=*/true};
 }
 
+// The projection key of `device` at `paths`.
+std::string KeyOf(const dra::Device& device, const std::vector<DevicePath>& paths) {
+  std::string key;
+  AppendProjectionKey(device, paths, &key);
+  return key;
+}
+
 // Compiles `expression` as a device selector and asks which device paths it reads.
 std::optional<std::vector<DevicePath>> Reads(const std::string& expression) {
   auto program = cel::Compile(
@@ -104,11 +111,7 @@ TEST(SelectorPathsTest, PresenceKeysTellOnlyPresence) {
   const dra::Device c = dra::DeviceBuilder(builder).RemoveAttribute("uuid").Build();
   const std::vector<DevicePath> paths = {HasAttr("gpu.nvidia.com", "uuid"),
                                          HasCap("gpu.nvidia.com", "memory")};
-  auto key = [&](const dra::Device& device) {
-    std::string k;
-    AppendProjectionKey(device, paths, &k);
-    return k;
-  };
+  auto key = [&](const dra::Device& device) { return KeyOf(device, paths); };
   EXPECT_EQ(key(a), key(b));
   EXPECT_NE(key(a), key(c));
   std::vector<PathValue> va, vb, vc;
@@ -119,10 +122,7 @@ TEST(SelectorPathsTest, PresenceKeysTellOnlyPresence) {
   EXPECT_FALSE(va == vc);
   // Read for its value, the UUID tells them apart.
   const std::vector<DevicePath> value_paths = {Attr("gpu.nvidia.com", "uuid")};
-  std::string ka, kb;
-  AppendProjectionKey(a, value_paths, &ka);
-  AppendProjectionKey(b, value_paths, &kb);
-  EXPECT_NE(ka, kb);
+  EXPECT_NE(KeyOf(a, value_paths), KeyOf(b, value_paths));
 }
 
 TEST(SelectorPathsTest, WholeMapsComputedKeysAndShadowingAreNotReducible) {
@@ -156,11 +156,7 @@ TEST(SelectorPathsTest, ProjectionKeysDistinguishValuesAndAbsence) {
   const std::vector<DevicePath> paths = {{Kind::kDriver, "", ""},
                                          Attr("gpu.nvidia.com", "productName"),
                                          Cap("gpu.nvidia.com", "memory")};
-  auto key = [&](const dra::Device& device) {
-    std::string k;
-    AppendProjectionKey(device, paths, &k);
-    return k;
-  };
+  auto key = [&](const dra::Device& device) { return KeyOf(device, paths); };
   EXPECT_EQ(key(a), key(b));
   EXPECT_NE(key(a), key(c));
   EXPECT_NE(key(a), key(d));
@@ -209,9 +205,7 @@ TEST(SelectorPathsTest, PathValuesAreEqualExactlyWhenKeysAre) {
       std::vector<PathValue> vx, vy;
       ReadPathValues(x, paths, &vx);
       ReadPathValues(y, paths, &vy);
-      std::string kx, ky;
-      AppendProjectionKey(x, paths, &kx);
-      AppendProjectionKey(y, paths, &ky);
+      const std::string kx = KeyOf(x, paths), ky = KeyOf(y, paths);
       EXPECT_EQ(vx == vy, kx == ky) << kx << " / " << ky;
       std::string from_values;
       AppendProjectionKey(vx, &from_values);
