@@ -139,6 +139,33 @@ void CheckWholeFile(const std::string& text) {
       Broken("FastDecodeSliceJson returns the slices DecodeSlice does");
     }
   }
+  // With a demand (attribute_demand.h): the same verdict, the same slices and devices, and of
+  // their attributes exactly those wanted or not scalar.
+  gpuprofile::dra::AttributeDemand demand = gpuprofile::dra::AttributeDemand::Nothing();
+  demand.Want("gpu.nvidia.com", "productName");
+  demand.WantOfEveryDriver("type");
+  copy = text;
+  gpuprofile::dra::FastDecodeResult part = gpuprofile::dra::FastDecodeSliceJson(&copy, demand);
+  if (!part.handled || part.slices.size() != whole.slices.size()) {
+    Broken("a demand changes nothing of what FastDecodeSliceJson handles");
+  }
+  for (size_t i = 0; i < whole.slices.size(); ++i) {
+    const ResourceSlice& w = whole.slices[i].slice;
+    const ResourceSlice& p = part.slices[i].slice;
+    if (w.devices.size() != p.devices.size()) Broken("a demand keeps every device");
+    for (size_t d = 0; d < w.devices.size(); ++d) {
+      std::vector<std::string> expected, kept;
+      for (const gpuprofile::dra::NamedAttribute& a : w.devices[d].attributes()) {
+        const bool scalar =
+            !a.value.is_list() && a.value.kind() != gpuprofile::dra::AttributeValue::Kind::kOpaque;
+        if (!scalar || demand.Wants(w.driver, a.name)) expected.push_back(std::string(a.name));
+      }
+      for (const gpuprofile::dra::NamedAttribute& a : p.devices[d].attributes()) {
+        kept.push_back(std::string(a.name));
+      }
+      if (expected != kept) Broken("a demand keeps the attributes it wants and every non-scalar");
+    }
+  }
 }
 
 }  // namespace

@@ -158,6 +158,9 @@ int AttributeKindIndex(std::string_view key) {
 
 class SliceDecoder {
  public:
+  // `demand`: the scalar attributes to keep (null: all); must outlive the decoder.
+  explicit SliceDecoder(const AttributeDemand* demand = nullptr) : demand_(demand) {}
+
   // Decodes one ResourceSlice object whose kind/apiVersion (own or inherited from its list) are
   // `kind` and `api_version`.
   bool Decode(sj::object object, std::string_view kind, std::string_view api_version,
@@ -199,6 +202,10 @@ class SliceDecoder {
       return false;
     }
     slice->driver = std::string(driver);
+    if (driver != driver_) {
+      driver_ = std::string(driver);
+      verdicts_.clear();
+    }
     slice->node_name = std::string(node_name);
     slice->node_scope = SliceNodeScope(ToAbsl(node_name), all_nodes, node_selector);
     if (const sj::element* sets = Set(fields[7])) {
@@ -298,10 +305,11 @@ class SliceDecoder {
       sj::object attributes;
       if (!GetObject(body[0], &attributes)) return false;
       member_names_.Clear();
+      size_t position = 0;
       for (sj::key_value_pair member : attributes) {
         // A name given twice is left to the strict path, whatever it makes of it.
         if (member.key.empty() || !member_names_.Add(member.key) ||
-            !DecodeAttribute(ToAbsl(member.key), member.value, builder)) {
+            !DecodeAttribute(position++, ToAbsl(member.key), member.value, builder)) {
           return false;
         }
       }
@@ -387,7 +395,23 @@ class SliceDecoder {
   }
 
   // Adds the attribute `name` (JSON `value`) to `builder`. Texts refer to the document.
-  bool DecodeAttribute(absl::string_view name, const sj::element& value,
+  // Whether the scalar attribute `name`, the `position`th of its device, is kept. Devices of a
+  // slice list their attributes alike, so the verdict on the name last seen at a position is
+  // asked first.
+  bool Kept(size_t position, absl::string_view name) {
+    if (demand_ == nullptr || demand_->everything()) return true;
+    if (position < verdicts_.size() && verdicts_[position].first == name) {
+      return verdicts_[position].second;
+    }
+    const bool wanted = demand_->Wants(driver_, name);
+    if (position >= verdicts_.size()) verdicts_.resize(position + 1);
+    verdicts_[position] = {std::string(name), wanted};
+    return wanted;
+  }
+
+  // Decodes (and so checks) the attribute whatever the demand; adds it unless it is a scalar the
+  // demand leaves out.
+  bool DecodeAttribute(size_t position, absl::string_view name, const sj::element& value,
                        DeviceSetBuilder* builder) {
     sj::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) return false;
@@ -426,7 +450,7 @@ class SliceDecoder {
     if (index < 4) {
       AttributeValue scalar;
       if (!DecodeScalar(element_kind, kind_value, &scalar)) return false;
-      builder->AddAttribute(name, scalar);
+      if (Kept(position, name)) builder->AddAttribute(name, scalar);
       return true;
     }
     sj::array items;
@@ -588,6 +612,11 @@ class SliceDecoder {
   std::vector<AttributeValue> list_items_;                  // of one list-typed attribute
   std::vector<std::pair<std::string, Quantity>> counters_;  // of one consumesCounters entry
   absl::flat_hash_map<std::string, Quantity> quantities_;
+  const AttributeDemand* demand_;
+  std::string driver_;  // of the slice being decoded
+  // Per attribute position of the driver's devices: the name last seen there and whether it is
+  // kept.
+  std::vector<std::pair<std::string, bool>> verdicts_;
 };
 
 // The top level of a manifest object, as manifest_reader's AddObject checks it.
@@ -642,7 +671,8 @@ bool LooksLikeSlices(const sj::element& root) {
   return true;
 }
 
-bool DecodeDocument(const sj::element& root, std::vector<FastDecodedSlice>* out) {
+bool DecodeDocument(const sj::element& root, const AttributeDemand& demand,
+                    std::vector<FastDecodedSlice>* out) {
   sj::object object;
   std::array<std::optional<sj::element>, 3> members;
   Header header;
@@ -650,7 +680,7 @@ bool DecodeDocument(const sj::element& root, std::vector<FastDecodedSlice>* out)
       !ReadHeader(object, &members, &header)) {
     return false;
   }
-  SliceDecoder decoder;
+  SliceDecoder decoder(&demand);
   if (!IsList(header)) {
     FastDecodedSlice decoded;
     if (!decoder.Decode(object, header.kind, header.api_version, &decoded.slice)) return false;
@@ -749,7 +779,8 @@ absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json) {
 }
 
 FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
-                                     absl::FunctionRef<void()> release_text) {
+                                     absl::FunctionRef<void()> release_text,
+                                     const AttributeDemand& demand) {
   FastDecodeResult result;
   sj::parser parser;
   sj::element root;
@@ -762,7 +793,7 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
   // The parsed document holds its own copy of every string: the text is no longer needed.
   release_text();
   result.text_released = true;
-  if (!DecodeDocument(root, &result.slices)) {
+  if (!DecodeDocument(root, demand, &result.slices)) {
     result.slices.clear();
     return result;
   }
@@ -770,11 +801,12 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
   return result;
 }
 
-FastDecodeResult FastDecodeSliceJson(std::string* text) {
+FastDecodeResult FastDecodeSliceJson(std::string* text, const AttributeDemand& demand) {
   if (text->capacity() < text->size() + kFastDecoderPadding) {
     text->reserve(text->size() + kFastDecoderPadding);
   }
-  return FastDecodeSliceJson(*text, [text] { std::string().swap(*text); });
+  return FastDecodeSliceJson(
+      *text, [text] { std::string().swap(*text); }, demand);
 }
 
 }  // namespace gpuprofile::dra

@@ -33,6 +33,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "controller/dra/attribute_demand.h"
 #include "controller/dra/resource_slice.h"
 
 namespace gpuprofile::dra {
@@ -88,12 +89,16 @@ absl::StatusOr<ResourceSlice> DecodeSliceFast(absl::string_view json);
 
 // Decodes a whole JSON file. `*text` is the file's content; on return it is either unchanged or
 // empty with its memory released (see text_released).
-FastDecodeResult FastDecodeSliceJson(std::string* text);
+// `demand` (attribute_demand.h): the devices keep only the scalar attributes it wants; every
+// attribute is still decoded and checked, so what is handled and what is not stays the same.
+// By default every attribute is kept, and the slices are exactly the strict path's.
+FastDecodeResult FastDecodeSliceJson(std::string* text, const AttributeDemand& demand = {});
 
 // The same for a text the caller holds elsewhere (a mapped file, mapped_file.h): the
 // kFastDecoderPadding bytes after `padded_text` must be readable. Calls `release_text` (once, at
 // most) where the std::string overload would release its text; the text is not read after it.
 FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
-                                     absl::FunctionRef<void()> release_text);
+                                     absl::FunctionRef<void()> release_text,
+                                     const AttributeDemand& demand = {});
 
 }  // namespace gpuprofile::dra

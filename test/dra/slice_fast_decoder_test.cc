@@ -631,6 +631,87 @@ TEST(SliceJsonDecoderTest, OneDecoderServesManyDocumentsAndThreadsHaveTheirOwn) 
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// The attributes of every device, "device: name name ...".
+std::vector<std::string> AttributeNames(const FastDecodeResult& result) {
+  std::vector<std::string> out;
+  for (const FastDecodedSlice& s : result.slices) {
+    for (const Device& d : s.slice.devices) {
+      std::string line = absl::StrCat(d.driver(), "/", d.name(), ":");
+      for (const NamedAttribute& a : d.attributes()) absl::StrAppend(&line, " ", a.name);
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+json DemandSlice(const std::string& driver, const std::vector<json>& devices) {
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", driver + "-slice"}}},
+          {"spec",
+           {{"driver", driver},
+            {"nodeName", "node"},
+            {"pool", {{"name", "node"}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices", devices}}}};
+}
+
+TEST(SliceFastDecoderTest, ADemandKeepsTheScalarsItWantsAndEveryListOrUnknownKind) {
+  const json a = {{"name", "a"},
+                  {"attributes",
+                   {{"uuid", {{"string", "GPU-1"}}},
+                    {"productName", {{"string", "L4"}}},
+                    {"resource.kubernetes.io/pciBusID", {{"string", "0000:07"}}},
+                    {"resource.kubernetes.io/pcieRoot", {{"string", "pci0"}}},
+                    {"lanes", {{"ints", {1, 2}}}},
+                    {"blob", {{"bytes", "AAA="}}},
+                    {"driverVersion", {{"version", "570.1.2"}}}}}};
+  // The same names in another order, then fewer of them: each device is decided on its own.
+  const json b = {{"name", "b"},
+                  {"attributes",
+                   {{"driverVersion", {{"version", "570.1.2"}}},
+                    {"productName", {{"string", "L4"}}},
+                    {"uuid", {{"string", "GPU-2"}}}}}};
+  const json c = {{"name", "c"},
+                  {"attributes", {{"gpu.nvidia.com/productName", {{"string", "L4"}}}}}};
+  // Another driver's unqualified productName is in its own domain.
+  const json d = {{"name", "d"}, {"attributes", {{"productName", {{"string", "X"}}}}}};
+  const json list = {{"apiVersion", "v1"},
+                     {"kind", "List"},
+                     {"items",
+                      {DemandSlice("gpu.nvidia.com", {a, b, c}),
+                       DemandSlice("dra.example.com", {d}), DemandSlice("gpu.nvidia.com", {b})}}};
+  AttributeDemand demand = AttributeDemand::Nothing();
+  demand.Want("gpu.nvidia.com", "productName");
+  demand.Want("resource.kubernetes.io", "pcieRoot");
+  std::string text = list.dump();
+  const FastDecodeResult result = FastDecodeSliceJson(&text, demand);
+  ASSERT_TRUE(result.handled);
+  // (DeviceSetBuilder sorts each device's attributes by name.)
+  EXPECT_THAT(AttributeNames(result),
+              ::testing::ElementsAre(
+                  "gpu.nvidia.com/a: blob lanes productName resource.kubernetes.io/pcieRoot",
+                  "gpu.nvidia.com/b: productName", "gpu.nvidia.com/c: gpu.nvidia.com/productName",
+                  "dra.example.com/d:", "gpu.nvidia.com/b: productName"));
+  // Every attribute when nothing is said.
+  text = list.dump();
+  EXPECT_THAT(AttributeNames(FastDecodeSliceJson(&text)),
+              ::testing::Contains("gpu.nvidia.com/b: driverVersion productName uuid"));
+}
+
+TEST(SliceFastDecoderTest, AnAttributeLeftOutIsStillChecked) {
+  AttributeDemand demand = AttributeDemand::Nothing();
+  for (const json& value : {json{{"string", 5}}, json{{"version", "v1"}}, json{{"int", 1.5}},
+                            json{{"string", "a"}, {"int", 1}}}) {
+    const json device = {{"name", "a"}, {"attributes", {{"uuid", value}}}};
+    std::string text = DemandSlice("gpu.nvidia.com", {device}).dump();
+    const std::string copy = text;
+    const bool whole = FastDecodeSliceJson(&text).handled;
+    text = copy;
+    EXPECT_EQ(FastDecodeSliceJson(&text, demand).handled, whole) << value.dump();
+    EXPECT_EQ(Strict(copy).has_value(), whole) << value.dump();
+  }
+}
+
 }  // namespace
 }  // namespace slice_fast_decoder_test
 }  // namespace gpuprofile::dra
