@@ -13,9 +13,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "controller/core/check.h"
 #include "controller/core/input_limits.h"
 #include "controller/dra/mapped_file.h"
 #include "controller/dra/slice_fast_decoder.h"
@@ -27,10 +29,15 @@ namespace {
 // a fleet's slice list, while a small file's copy costs less than mapping it.
 constexpr size_t kMapFilesFromBytes = size_t{1} << 20;
 
+// How far into a file ResourceSlices are looked for before it is set aside: kubectl's and the
+// API server's lists name the kind in their first item's first lines.
+constexpr size_t kSliceKindWithinBytes = 4096;
+
 // What one file gave: decoded slices (fast path) or objects (strict path).
 struct FileResult {
   std::string name;
   bool fast = false;
+  bool set_aside = false;  // a JSON file of ResourceSlices, not read yet
   std::vector<LoadedSlice> slices;
   std::vector<ManifestObject> objects;
 };
@@ -45,6 +52,12 @@ bool MayBeJson(const std::string& file, absl::string_view text) {
   return first != absl::string_view::npos && text[first] == '{';
 }
 
+// A JSON file whose first bytes name ResourceSlices (a list of them, or one).
+bool LooksLikeSliceFile(const std::string& file, absl::string_view text) {
+  return MayBeJson(file, text) &&
+         absl::StrContains(text.substr(0, kSliceKindWithinBytes), "\"ResourceSlice");
+}
+
 // A view of the object's own text: valid while the object is.
 absl::string_view SliceName(const ManifestObject& object) {
   if (!IsResourceSlice(object.object)) return "";
@@ -57,10 +70,44 @@ absl::string_view SliceName(const ManifestObject& object) {
 
 class Loader {
  public:
+  explicit Loader(bool set_slice_files_aside) : set_slice_files_aside_(set_slice_files_aside) {}
+
   void Load(const std::string& path) {
     std::vector<std::string> files;
     if (absl::Status listed = ListManifestFiles(path, &files); !listed.ok()) IoError(listed);
-    for (const std::string& file : files) LoadFile(file);
+    for (const std::string& file : files) LoadFile(file, AttributeDemand());
+  }
+
+  // Moves out the objects read so far, remembering the names of the ResourceSlices among them.
+  absl::StatusOr<std::vector<ManifestObject>> TakeObjects() {
+    if (!errors_.empty()) return absl::Status(code_, absl::StrJoin(errors_, "\n"));
+    std::vector<ManifestObject> out;
+    for (FileResult& result : results_) {
+      for (ManifestObject& o : result.objects) {
+        if (absl::string_view name = SliceName(o); !name.empty()) {
+          names_taken_.emplace_back(name);
+        }
+        out.push_back(std::move(o));
+      }
+      result.objects.clear();
+    }
+    return out;
+  }
+
+  void LoadSetAside(const AttributeDemand& demand) {
+    set_slice_files_aside_ = false;
+    // LoadFile appends a result of its own; each takes the place of the one set aside.
+    for (size_t i = 0; i < results_.size(); ++i) {
+      if (!results_[i].set_aside) continue;
+      const size_t before = results_.size();
+      LoadFile(results_[i].name, demand);
+      if (results_.size() == before) {  // it could not be read (the error is recorded)
+        results_[i].set_aside = false;
+        continue;
+      }
+      results_[i] = std::move(results_.back());
+      results_.pop_back();
+    }
   }
 
   absl::StatusOr<LoadedManifests> Finish() {
@@ -80,7 +127,7 @@ class Loader {
     errors_.emplace_back(status.message());
   }
 
-  void LoadFile(const std::string& file) {
+  void LoadFile(const std::string& file, const AttributeDemand& demand) {
     MappedFile mapped;
     std::string read;
     absl::string_view text;
@@ -89,12 +136,20 @@ class Loader {
     }
     FileResult result;
     result.name = file;
+    if (set_slice_files_aside_ && LooksLikeSliceFile(file, text)) {
+      result.set_aside = true;
+      results_.push_back(std::move(result));
+      return;
+    }
     if (MayBeJson(file, text)) {
-      FastDecodeResult decoded = FastDecodeSliceJson(text, [&] {
-        mapped.Release();
-        std::string().swap(read);
-        text = absl::string_view();
-      });
+      FastDecodeResult decoded = FastDecodeSliceJson(
+          text,
+          [&] {
+            mapped.Release();
+            std::string().swap(read);
+            text = absl::string_view();
+          },
+          demand);
       if (decoded.handled && decoded.slices.size() > limits::kMaxManifestObjectsPerFile) {
         // As the strict path words it (input_limits.h).
         if (code_ == absl::StatusCode::kOk) code_ = absl::StatusCode::kInvalidArgument;
@@ -163,6 +218,7 @@ class Loader {
     // The names are views of the slices and objects, which stay as they are until every file
     // has its verdict.
     absl::flat_hash_map<absl::string_view, int> count;
+    for (const std::string& name : names_taken_) ++count[name];
     for (const FileResult& result : results_) {
       for (const LoadedSlice& s : result.slices) ++count[s.slice.name];
       for (const ManifestObject& o : result.objects) {
@@ -190,12 +246,18 @@ class Loader {
     }
   }
 
+  bool set_slice_files_aside_;
   std::vector<FileResult> results_;
+  std::vector<std::string> names_taken_;  // of the ResourceSlices TakeObjects gave away
   std::vector<std::string> errors_;
   absl::StatusCode code_ = absl::StatusCode::kOk;
 };
 
 }  // namespace
+
+struct ManifestLoader::Impl {
+  Loader loader{/*set_slice_files_aside=*/true};
+};
 
 std::string LoadedSlice::Location() const {
   std::string location = absl::StrCat(file, " (document ", document_index + 1);
@@ -205,9 +267,24 @@ std::string LoadedSlice::Location() const {
 }
 
 absl::StatusOr<LoadedManifests> LoadManifests(const std::vector<std::string>& paths) {
-  Loader loader;
+  Loader loader(/*set_slice_files_aside=*/false);
   for (const std::string& path : paths) loader.Load(path);
   return loader.Finish();
+}
+
+ManifestLoader::ManifestLoader(std::vector<std::string> paths) : paths_(std::move(paths)) {}
+ManifestLoader::~ManifestLoader() = default;
+
+absl::StatusOr<std::vector<ManifestObject>> ManifestLoader::ReadAllButSliceFiles() {
+  impl_ = std::make_unique<Impl>();
+  for (const std::string& path : paths_) impl_->loader.Load(path);
+  return impl_->loader.TakeObjects();
+}
+
+absl::StatusOr<LoadedManifests> ManifestLoader::ReadSliceFiles(const AttributeDemand& demand) {
+  GPO_CHECK(impl_ != nullptr, "ReadSliceFiles before ReadAllButSliceFiles");
+  impl_->loader.LoadSetAside(demand);
+  return impl_->loader.Finish();
 }
 
 }  // namespace gpuprofile::dra

@@ -11,10 +11,12 @@
 // Reads the filesystem; thread-compatible (no shared state).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "controller/dra/attribute_demand.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 
@@ -45,5 +47,32 @@ struct LoadedManifests {
 // first. Errors: exactly ReadManifests' status for the same paths, limits included (a file over
 // limits::kMaxManifestFileBytes is refused before it is read; see manifest_reader.h).
 absl::StatusOr<LoadedManifests> LoadManifests(const std::vector<std::string>& paths);
+
+// LoadManifests in two steps, for a caller that learns from the other objects which device
+// attributes it will read (render: the profiles' selectors say so), and so need not build the
+// rest (attribute_demand.h):
+//  1. ReadAllButSliceFiles reads every file except those set aside: JSON files whose first
+//     4 KiB name ResourceSlices. It returns the objects read, files in order, or every error so
+//     far.
+//  2. ReadSliceFiles reads the files set aside, handing `demand` to the fast path, and returns
+//     what LoadManifests would return minus the objects step 1 returned.
+// A file set aside that turns out to hold anything the fast path does not decode (other kinds,
+// a slice it leaves to the strict path, a slice name read twice) comes back in `objects` after
+// the rest, complete: a caller that must see such objects in input order reads the paths again
+// with LoadManifests. Errors are those of LoadManifests, possibly in another order.
+class ManifestLoader {
+ public:
+  explicit ManifestLoader(std::vector<std::string> paths);
+  ~ManifestLoader();
+
+  absl::StatusOr<std::vector<ManifestObject>> ReadAllButSliceFiles();
+  // After ReadAllButSliceFiles (once).
+  absl::StatusOr<LoadedManifests> ReadSliceFiles(const AttributeDemand& demand);
+
+ private:
+  struct Impl;
+  std::vector<std::string> paths_;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace gpuprofile::dra

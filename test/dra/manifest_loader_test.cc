@@ -248,6 +248,94 @@ TEST(InventoryCopyTest, CopiesShareTheDevices) {
   EXPECT_TRUE(Inventory().devices().empty());
 }
 
+// The device attributes of `slices`, "slice/device: name name ...", to see what a demand kept.
+std::vector<std::string> AttributeNames(const std::vector<LoadedSlice>& slices) {
+  std::vector<std::string> out;
+  for (const LoadedSlice& s : slices) {
+    for (const Device& d : s.slice.devices) {
+      std::string line = absl::StrCat(s.slice.name, "/", d.name(), ":");
+      for (const NamedAttribute& a : d.attributes()) absl::StrAppend(&line, " ", a.name);
+      for (const NamedCapacity& c : d.capacity()) absl::StrAppend(&line, " capacity:", c.name);
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+TEST_F(ManifestLoaderTest, TwoStepsReadSliceFilesLastWithTheAttributesWanted) {
+  Write("fleet/slices.json",
+        ListJson({SliceJson("a", "node-a", 1), SliceJson("b", "node-b", 1)}).dump(4));
+  Write("fleet/one.json", SliceJson("c", "node-c", 1).dump());
+  Write("fleet/ns.json",
+        R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}})");
+  Write("fleet/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml2}\n");
+  const std::vector<std::string> paths = {(root_ / "fleet").string()};
+  ASSERT_OK_AND_ASSIGN(LoadedManifests all, LoadManifests(paths));
+
+  ManifestLoader loader(paths);
+  ASSERT_OK_AND_ASSIGN(std::vector<ManifestObject> first, loader.ReadAllButSliceFiles());
+  ASSERT_EQ(first.size(), 2u);  // the slice files are set aside
+  EXPECT_EQ(first[0].Location(), all.objects[0].Location());
+  EXPECT_EQ(first[1].Location(), all.objects[1].Location());
+  AttributeDemand demand = AttributeDemand::Nothing();
+  demand.Want("gpu.nvidia.com", "productName");
+  ASSERT_OK_AND_ASSIGN(LoadedManifests rest, loader.ReadSliceFiles(demand));
+  EXPECT_TRUE(rest.objects.empty());
+  ASSERT_EQ(rest.slices.size(), all.slices.size());
+  for (size_t i = 0; i < rest.slices.size(); ++i) {
+    EXPECT_EQ(rest.slices[i].Location(), all.slices[i].Location());
+  }
+  EXPECT_THAT(AttributeNames(rest.slices),
+              ::testing::ElementsAre("c/gpu-0: productName capacity:memory",
+                                     "a/gpu-0: productName capacity:memory",
+                                     "b/gpu-0: productName capacity:memory"));
+  EXPECT_THAT(AttributeNames(all.slices),
+              ::testing::Each(HasSubstr(": driverVersion productName capacity:memory")));
+}
+
+TEST_F(ManifestLoaderTest, TwoStepsGiveBackWhatSliceFilesHoldBesidesSlices) {
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "ml"}}}};
+  const std::string mixed = Write("mixed.json", ListJson({SliceJson("a", "node-a", 1), ns}).dump());
+  ManifestLoader loader({mixed});
+  ASSERT_OK_AND_ASSIGN(std::vector<ManifestObject> first, loader.ReadAllButSliceFiles());
+  EXPECT_TRUE(first.empty());
+  ASSERT_OK_AND_ASSIGN(LoadedManifests rest, loader.ReadSliceFiles(AttributeDemand::Nothing()));
+  EXPECT_TRUE(rest.slices.empty());
+  ASSERT_EQ(rest.objects.size(), 2u);  // read the strict way, whole
+  EXPECT_EQ(rest.objects[1].object, ns);
+
+  // A slice name also read in the first step: the file set aside is read the strict way.
+  const std::string yaml = Write("a.yaml",
+                                 "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+                                 "metadata: {name: a}\nspec: {driver: gpu.nvidia.com, "
+                                 "nodeName: node-a, pool: {name: node-a, generation: 1, "
+                                 "resourceSliceCount: 1}}\n");
+  const std::string json_slice = Write("a.json", SliceJson("a", "node-a", 1).dump());
+  ManifestLoader shared({yaml, json_slice});
+  ASSERT_OK_AND_ASSIGN(first, shared.ReadAllButSliceFiles());
+  EXPECT_EQ(first.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(rest, shared.ReadSliceFiles(AttributeDemand::Nothing()));
+  EXPECT_TRUE(rest.slices.empty());
+  ASSERT_EQ(rest.objects.size(), 1u);
+  EXPECT_EQ(rest.objects[0].Location(), json_slice + " (document 1)");
+}
+
+TEST_F(ManifestLoaderTest, TwoStepsGiveTheErrors) {
+  json bad = SliceJson("a", "node-a", 1);
+  bad["spec"]["pool"]["generation"] = "one";
+  const std::string broken = Write("broken.json", R"({"kind": "ResourceSliceList", "items": [)");
+  const std::string invalid = Write("invalid.json", ListJson({bad}).dump());
+  ManifestLoader loader({broken, invalid});
+  ASSERT_OK_AND_ASSIGN(std::vector<ManifestObject> first, loader.ReadAllButSliceFiles());
+  EXPECT_TRUE(first.empty());
+  absl::StatusOr<LoadedManifests> rest = loader.ReadSliceFiles(AttributeDemand());
+  EXPECT_EQ(rest.status(), LoadManifests({broken, invalid}).status());
+
+  const std::string yaml = Write("broken.yaml", "a: [");
+  ManifestLoader early({yaml, invalid});
+  EXPECT_EQ(early.ReadAllButSliceFiles().status(), LoadManifests({yaml}).status());
+}
+
 }  // namespace
 }  // namespace manifest_loader_test
 }  // namespace gpuprofile::dra
