@@ -7,22 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "controller/profile/device_reads.h"
 #include "controller/profile/selector_paths.h"
 
 namespace gpuprofile::profile {
 namespace {
-
-// The paths every selector of a profile reads, or nullopt when one of them is not reducible.
-std::optional<std::vector<DevicePath>> ProfilePaths(const CompiledSelectors& selectors) {
-  std::vector<DevicePath> all;
-  for (const SelectorTerm& term : selectors.terms) {
-    if (term.program == nullptr) return std::nullopt;
-    std::optional<std::vector<DevicePath>> paths = ReadPaths(*term.program);
-    if (!paths) return std::nullopt;
-    all.insert(all.end(), paths->begin(), paths->end());
-  }
-  return all;
-}
 
 std::string DeviceName(const dra::Device& device) {
   return absl::StrCat(device.driver(), "/", device.pool(), "/", device.name());

@@ -70,23 +70,38 @@ SignatureView SignatureViewOf(const dra::Device& device) {
   return reader.View(device, tokens);
 }
 
+std::vector<std::string> SignatureIds(const std::string& driver) {
+  if (!IsKnownDriver(driver)) {
+    // Drivers without a table: the attribute names most drivers share (the product is the
+    // first of productName and model that reads as text).
+    return {"type", "productName", "model", "driverVersion"};
+  }
+  const DriverTerms& terms = TermsForDriver(driver);
+  return {terms.type_attribute,
+          terms.product_attribute,
+          terms.driver_version_attribute,
+          terms.architecture_attribute,
+          terms.compute_capability_attribute,
+          terms.cuda_driver_version_attribute};
+}
+
+std::vector<std::string> SignatureIdsOfAnyDriver() {
+  std::set<std::string> ids;
+  // "" is not a known driver: the ids of drivers without a table.
+  for (const std::string& id : SignatureIds("")) ids.insert(id);
+  for (const std::string& driver : KnownDrivers()) {
+    for (std::string& id : SignatureIds(driver)) {
+      if (!id.empty()) ids.insert(std::move(id));
+    }
+  }
+  return {ids.begin(), ids.end()};
+}
+
 void SignatureReader::UseDriver(absl::string_view driver) {
   driver_ = std::string(driver);
   known_driver_ = IsKnownDriver(driver_);
-  const DriverTerms& terms = TermsForDriver(driver_);
-  memory_capacity_ = terms.memory_capacity;
-  if (known_driver_) {
-    ids_ = {terms.type_attribute,
-            terms.product_attribute,
-            terms.driver_version_attribute,
-            terms.architecture_attribute,
-            terms.compute_capability_attribute,
-            terms.cuda_driver_version_attribute};
-  } else {
-    // Drivers without a table: the attribute names most drivers share (the product is the
-    // first of productName and model that reads as text).
-    ids_ = {"type", "productName", "model", "driverVersion"};
-  }
+  memory_capacity_ = TermsForDriver(driver_).memory_capacity;
+  ids_ = SignatureIds(driver_);
   qualified_ids_.clear();
   for (const std::string& id : ids_) {
     qualified_ids_.push_back(id.empty() ? "" : absl::StrCat(driver_, "/", id));

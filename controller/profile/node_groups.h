@@ -47,6 +47,11 @@ struct SignatureView {
 };
 SignatureView SignatureViewOf(const dra::Device& device);
 
+// The attribute ids a signature reads of a device of `driver`, in its own domain ("" where the
+// driver has none), and the union of them over every driver (device_reads.h).
+std::vector<std::string> SignatureIds(const std::string& driver);
+std::vector<std::string> SignatureIdsOfAnyDriver();
+
 // SignatureViewOf for many devices in a row, in two steps (as PathReader, selector_paths.h):
 // Tokens() names the storage entries a signature is read from (a number per attribute read,
 // and the memory's address), so that two devices of one storage with equal tokens have equal

@@ -13,9 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "controller/api/gpu_node_group_codec.h"
-#include "controller/api/gpu_profile_codec.h"
-#include "controller/dra/dra_object_codec.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/profile/engine.h"
 #include "gmock/gmock.h"
@@ -29,42 +26,8 @@ namespace {
 using ::gpuprofile::profile::testing::MakeProfile;
 using Slices = std::vector<std::shared_ptr<const dra::ResourceSlice>>;
 
-// Everything the engine decides, as text (a failing comparison shows the difference).
-std::string Describe(const DesiredState& state) {
-  std::string out;
-  for (const api::GpuNodeGroup& g : state.node_groups) {
-    absl::StrAppend(&out, api::EncodeGpuNodeGroup(g, true).dump(), "\n");
-  }
-  for (const dra::DeviceClass& c : state.device_classes) {
-    absl::StrAppend(
-        &out,
-        dra::EncodeDeviceClass(c, dra::DraApiVersion::kV1, *KubeVersion::Parse("1.34"), true)
-            .dump(),
-        "\n");
-  }
-  for (const TemplateSet& set : state.template_sets) {
-    absl::StrAppend(&out, set.prototype.metadata.name, " in ", set.namespaces.size(), "\n");
-  }
-  for (const ProfileOutcome& p : state.profiles) {
-    absl::StrAppend(&out, api::EncodeGpuProfile(p.profile, true).dump(), " valid=", p.valid,
-                    " problems=", p.problems, "\n");
-  }
-  return out;
-}
-
-std::vector<nlohmann::json> FleetJson() {
-  std::vector<nlohmann::json> out;
-  for (const char* path : {testing::kMixedFleet, testing::kSampleFleet}) {
-    absl::StatusOr<std::vector<dra::ManifestObject>> objects =
-        dra::ReadManifests({::gpuprofile::testing::SourceDir() + "/" + path});
-    EXPECT_TRUE(objects.ok()) << objects.status();
-    if (!objects.ok()) continue;
-    for (const dra::ManifestObject& o : *objects) {
-      if (dra::IsResourceSlice(o.object)) out.push_back(o.object);
-    }
-  }
-  return out;
-}
+using ::gpuprofile::profile::testing::DescribeState;
+using ::gpuprofile::profile::testing::FleetJson;
 
 std::shared_ptr<const dra::ResourceSlice> Decode(const nlohmann::json& object) {
   absl::StatusOr<dra::ResourceSlice> slice = dra::DecodeSlice(object);
@@ -154,8 +117,8 @@ TEST(FleetMemoTest, ALongLivedMemoComputesWhatAFreshOneDoes) {
     }
     const EngineInput input = Input(profiles);
     const dra::Inventory inventory = dra::Inventory::FromSlices(present);
-    const std::string with_memo = Describe(ComputeDesiredState(input, inventory, &memo));
-    const std::string fresh = Describe(ComputeDesiredState(input, inventory));
+    const std::string with_memo = DescribeState(ComputeDesiredState(input, inventory, &memo));
+    const std::string fresh = DescribeState(ComputeDesiredState(input, inventory));
     ASSERT_EQ(with_memo, fresh) << "step " << step << ": " << change;
     EXPECT_LE(memo.storage_entries(), present.size()) << "step " << step;
   }

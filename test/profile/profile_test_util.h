@@ -9,9 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "controller/api/gpu_node_group_codec.h"
 #include "controller/api/gpu_profile.h"
+#include "controller/api/gpu_profile_codec.h"
 #include "controller/core/quantity.h"
 #include "controller/core/version_literal.h"
+#include "controller/dra/dra_object_codec.h"
 #include "controller/dra/inventory.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/meta/namespace.h"
@@ -174,5 +178,43 @@ inline std::vector<dra::Device> VariedStorage(const std::string& driver, uint32_
 
 inline const char kMixedFleet[] = "test/testdata/profile/mixed-fleet.yaml";
 inline const char kSampleFleet[] = "config/samples/fleet";
+
+// Everything the engine decides, as text (a failing comparison shows the difference).
+inline std::string DescribeState(const DesiredState& state) {
+  std::string out;
+  for (const api::GpuNodeGroup& g : state.node_groups) {
+    absl::StrAppend(&out, api::EncodeGpuNodeGroup(g, true).dump(), "\n");
+  }
+  for (const dra::DeviceClass& c : state.device_classes) {
+    absl::StrAppend(
+        &out,
+        dra::EncodeDeviceClass(c, dra::DraApiVersion::kV1, *KubeVersion::Parse("1.34"), true)
+            .dump(),
+        "\n");
+  }
+  for (const TemplateSet& set : state.template_sets) {
+    absl::StrAppend(&out, set.prototype.metadata.name, " in ", set.namespaces.size(), "\n");
+  }
+  for (const ProfileOutcome& p : state.profiles) {
+    absl::StrAppend(&out, api::EncodeGpuProfile(p.profile, true).dump(), " valid=", p.valid,
+                    " problems=", p.problems, "\n");
+  }
+  return out;
+}
+
+// The ResourceSlices of kMixedFleet and kSampleFleet, as JSON objects.
+inline std::vector<nlohmann::json> FleetJson() {
+  std::vector<nlohmann::json> out;
+  for (const char* path : {kMixedFleet, kSampleFleet}) {
+    absl::StatusOr<std::vector<dra::ManifestObject>> objects =
+        dra::ReadManifests({::gpuprofile::testing::SourceDir() + "/" + path});
+    EXPECT_TRUE(objects.ok()) << objects.status();
+    if (!objects.ok()) continue;
+    for (const dra::ManifestObject& o : *objects) {
+      if (dra::IsResourceSlice(o.object)) out.push_back(o.object);
+    }
+  }
+  return out;
+}
 
 }  // namespace gpuprofile::profile::testing
