@@ -29,6 +29,8 @@
 #include "controller/kueue/kueue_render.h"
 #include "controller/meta/namespace_codec.h"
 #include "controller/meta/resource_quota_codec.h"
+#include "controller/profile/claim_allocations.h"
+#include "controller/profile/device_reads.h"
 #include "controller/profile/engine.h"
 #include "controller/profile/profile_conditions.h"
 
@@ -304,6 +306,52 @@ std::vector<nlohmann::ordered_json> EncodeDesiredState(const profile::DesiredSta
   return docs;
 }
 
+// What render read, decoded and planned. `source_of` and `in.profiles` point into `objects`.
+struct ReadInputs {
+  std::vector<dra::ManifestObject> objects;
+  std::vector<dra::LoadedSlice> fast_slices;  // decoded on the way (manifest_loader.h)
+  Inputs in;
+  std::map<std::string, const dra::ManifestObject*> source_of;
+  profile::SpecPlan plan;
+  std::vector<std::string> problems;
+};
+
+// Sorts the objects read by kind and plans the profiles among them.
+void ClassifyAndPlan(const RenderFlags& flags, ReadInputs* read) {
+  read->in = Classify(read->objects, &read->problems);
+  read->plan = profile::PlanProfiles(EngineInputOf(flags, &read->in, &read->source_of));
+}
+
+// Render's usual way in: every file but the JSON files of ResourceSlices, the profiles planned
+// from them, then the slices with only the device attributes the plan reads
+// (profile/device_reads.h). nullopt when that way does not fit the input: an error (the caller
+// reads everything again, and reports it as always), or a file of slices holding more than the
+// fast path decodes, whose objects the plan would have had to see.
+std::optional<ReadInputs> ReadProfilesFirst(const RenderFlags& flags) {
+  dra::ManifestLoader loader(flags.paths);
+  absl::StatusOr<std::vector<dra::ManifestObject>> objects = loader.ReadAllButSliceFiles();
+  if (!objects.ok()) return std::nullopt;
+  ReadInputs read;
+  read.objects = *std::move(objects);
+  ClassifyAndPlan(flags, &read);
+  absl::StatusOr<dra::LoadedManifests> slices =
+      loader.ReadSliceFiles(profile::AttributesRead(read.plan));
+  if (!slices.ok() || !slices->objects.empty()) return std::nullopt;
+  read.fast_slices = std::move(slices->slices);
+  return read;
+}
+
+// Every file at once, every attribute kept.
+absl::StatusOr<ReadInputs> ReadEverything(const RenderFlags& flags) {
+  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(flags.paths);
+  if (!loaded.ok()) return loaded.status();
+  ReadInputs read;
+  read.objects = std::move(loaded->objects);
+  read.fast_slices = std::move(loaded->slices);
+  ClassifyAndPlan(flags, &read);
+  return read;
+}
+
 void WarnIgnoredKinds(const std::map<std::string, int>& ignored_kinds, std::ostream& err) {
   if (ignored_kinds.empty()) return;
   std::vector<std::string> kinds;
@@ -318,25 +366,28 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   RenderFlags flags;
   if (std::optional<int> exit = ParseRenderFlags(args, err, &flags)) return *exit;
   // JSON files of ResourceSlices are decoded as they are read (no JSON document per slice).
-  absl::StatusOr<dra::LoadedManifests> loaded = dra::LoadManifests(flags.paths);
-  if (!loaded.ok()) {
-    err << loaded.status().message() << "\n";
-    return kExitFailure;
+  std::optional<ReadInputs> read = ReadProfilesFirst(flags);
+  if (!read) {
+    absl::StatusOr<ReadInputs> everything = ReadEverything(flags);
+    if (!everything.ok()) {
+      err << everything.status().message() << "\n";
+      return kExitFailure;
+    }
+    read = *std::move(everything);
   }
-  std::vector<std::string> problems;
-  Inputs in = Classify(loaded->objects, &problems);
+  std::vector<std::string>& problems = read->problems;
+  const Inputs& in = read->in;
   absl::StatusOr<dra::Inventory> inventory =
-      dra::BuildInventory(std::move(loaded->slices), in.slices);
+      dra::BuildInventory(std::move(read->fast_slices), in.slices);
   if (!inventory.ok()) problems.push_back(std::string(inventory.status().message()));
 
-  std::map<std::string, const dra::ManifestObject*> source_of;
-  const profile::EngineInput input = EngineInputOf(flags, &in, &source_of);
   std::vector<const dra::ResourceClaim*> claims;
   for (const dra::ResourceClaim& c : in.claims) claims.push_back(&c);
-  const profile::DesiredState state = profile::ComputeDesiredState(
-      input, inventory.ok() ? *inventory : dra::Inventory{}, nullptr, claims);
+  const profile::ClaimLedger ledger(claims);
+  const profile::DesiredState state = profile::AssembleDesiredState(
+      read->plan, inventory.ok() ? *inventory : dra::Inventory{}, nullptr, &ledger);
   std::vector<std::string> warnings;
-  SortInvalidOutcomes(state, source_of, &problems, &warnings);
+  SortInvalidOutcomes(state, read->source_of, &problems, &warnings);
   if (!problems.empty()) {
     err << absl::StrJoin(problems, "\n") << "\n";
     return kExitFailure;

@@ -14,9 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller/dra/manifest_reader.h"
+#include "controller/dra/resource_slice.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test/testing/temp_dir_test.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::cmd {
@@ -167,6 +169,57 @@ INSTANTIATE_TEST_SUITE_P(
       name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
       return name;
     });
+
+// render reads JSON files of ResourceSlices after the profiles and keeps of their devices only
+// the attributes the profiles and node groups read (profile/device_reads.h). The output must be
+// what the same slices give in YAML, which is read whole. A JSON list that also holds other
+// kinds is read whole (render starts over), with the same output.
+class RenderSliceFilesTest : public testing::TempDirTest {};
+
+TEST_F(RenderSliceFilesTest, SliceFilesReadLastRenderAsTheSameSlicesInYaml) {
+  std::vector<std::string> fleet;  // the -f values of AdvancedArgs that hold slices
+  std::vector<std::string> args = AdvancedArgs();
+  for (size_t i = 1; i < args.size(); i += 2) {
+    if (args[i].find("fleet") != std::string::npos || args[i].find("/dra/") != std::string::npos) {
+      fleet.push_back(args[i]);
+    }
+  }
+  absl::StatusOr<std::vector<dra::ManifestObject>> objects = dra::ReadManifests(fleet);
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  nlohmann::json slices = nlohmann::json::array(), others = nlohmann::json::array();
+  for (const dra::ManifestObject& o : *objects) {
+    (dra::IsResourceSlice(o.object) ? slices : others).push_back(o.object);
+  }
+  ASSERT_GT(slices.size(), 8u);
+  const auto list = [](nlohmann::json items) {
+    return nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}.dump(
+        2);
+  };
+  const std::string slice_file = Write("slices.json", list(slices));
+  const std::string other_file = Write("others.json", list(others));
+  nlohmann::json all = slices;
+  all.insert(all.end(), others.begin(), others.end());
+  const std::string mixed_file = Write("mixed.json", list(all));
+  const std::vector<std::string> profiles = {"-f", Src("config/samples/profiles"),
+                                             "-f", Src("config/samples/advanced"),
+                                             "-f", Src("config/samples/namespaces.yaml")};
+  for (const char* kube : {"1.34", "1.35", "1.37"}) {
+    std::vector<std::string> yaml_args = AdvancedArgs();
+    yaml_args.insert(yaml_args.end(), {"--kube-version", kube});
+    std::vector<std::string> json_args = profiles;
+    json_args.insert(json_args.end(), {"-f", slice_file, "-f", other_file, "--kube-version", kube});
+    std::vector<std::string> mixed_args = profiles;
+    mixed_args.insert(mixed_args.end(), {"-f", mixed_file, "--kube-version", kube});
+    const Result yaml = Render(yaml_args);
+    ASSERT_EQ(yaml.code, 0) << yaml.err;
+    const Result json = Render(json_args);
+    EXPECT_EQ(json.code, 0) << json.err;
+    EXPECT_EQ(json.out, yaml.out) << "release " << kube;
+    const Result mixed = Render(mixed_args);
+    EXPECT_EQ(mixed.code, 0) << mixed.err;
+    EXPECT_EQ(mixed.out, yaml.out) << "release " << kube;
+  }
+}
 
 TEST(RenderTest, OutputIsTheSameWhateverTheInputOrder) {
   Result forward = Render(StoryArgs("config/samples/fleet"));
