@@ -13,6 +13,9 @@ parse time the baseline reports. Prints every round, the medians, and the target
   render peak RSS / input file size      <= 3
   render process / simdjson load+parse process <= 1.2  (issue 28; CPU time, user + system,
                                                        and wall time are both printed)
+and, with no target, render against simdjson_walk_baseline (load, parse, and one visit of every
+value): the least a program that reads every device can do, so the distance to it is render's
+own work.
 (render wall / baseline process wall is printed too, and each process's user and system CPU and
 page faults: where a fault is dear both are fault-bound and the ratio nears 1, and the run says
 so.) --instructions also runs each process once under valgrind's callgrind and prints the ratio
@@ -89,7 +92,8 @@ def main():
     controller = os.path.join(args.build, "gpu-profile-controller")
     baseline = os.path.join(args.build, "bench", "json_parse_baseline")
     floor = os.path.join(args.build, "bench", "simdjson_load_baseline")
-    for binary in (controller, baseline, floor):
+    walk = os.path.join(args.build, "bench", "simdjson_walk_baseline")
+    for binary in (controller, baseline, floor, walk):
         if not os.path.exists(binary):
             sys.exit("missing %s: build it first (scripts/build.sh)" % binary)
     file_bytes = os.path.getsize(slices)
@@ -101,24 +105,25 @@ def main():
     # can tell.
     floor_faults, render_faults = [], []
     print("round  parse_s  baseline_wall_s  baseline_rss_MB  simdjson_wall_s  simdjson_cpu_s"
-          "  render_wall_s  render_cpu_s  render_rss_MB")
+          "  walk_cpu_s  render_wall_s  render_cpu_s  render_rss_MB")
     with open(os.devnull, "wb") as devnull:
         for i in range(args.rounds):
             b_wall, b_rss, out, _ = run([baseline, slices], subprocess.PIPE)
             fields = dict(kv.split("=", 1) for kv in out.decode().split())
             parse = float(fields["parse_seconds"])
             f_wall, _, _, f_cpu = run([floor, slices], subprocess.PIPE, floor_faults)
+            _, _, _, w_cpu = run([walk, slices], subprocess.PIPE)
             r_wall, r_rss, _, r_cpu = run([controller, "render", "-o", "json", "-f", data],
                                           devnull, render_faults)
-            rows.append((parse, b_wall, b_rss, f_wall, f_cpu, r_wall, r_cpu, r_rss))
-            print("%5d  %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %13.3f  %12.3f  %13.1f" % (
-                i + 1, parse, b_wall, b_rss / 1e6, f_wall, f_cpu, r_wall, r_cpu, r_rss / 1e6),
-                flush=True)
+            rows.append((parse, b_wall, b_rss, f_wall, f_cpu, w_cpu, r_wall, r_cpu, r_rss))
+            print("%5d  %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %10.3f  %13.3f  %12.3f  %13.1f" % (
+                i + 1, parse, b_wall, b_rss / 1e6, f_wall, f_cpu, w_cpu, r_wall, r_cpu,
+                r_rss / 1e6), flush=True)
 
     med = [statistics.median(col) for col in zip(*rows)]
-    parse, b_wall, b_rss, f_wall, f_cpu, r_wall, r_cpu, r_rss = med
-    print("median %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %13.3f  %12.3f  %13.1f" % (
-        parse, b_wall, b_rss / 1e6, f_wall, f_cpu, r_wall, r_cpu, r_rss / 1e6))
+    parse, b_wall, b_rss, f_wall, f_cpu, w_cpu, r_wall, r_cpu, r_rss = med
+    print("median %7.3f  %15.3f  %15.1f  %15.3f  %14.3f  %10.3f  %13.3f  %12.3f  %13.1f" % (
+        parse, b_wall, b_rss / 1e6, f_wall, f_cpu, w_cpu, r_wall, r_cpu, r_rss / 1e6))
     print("input file: %.1f MB (%s)" % (file_bytes / 1e6, slices))
     fault_us = {}
     for name, stats in (("simdjson", floor_faults), ("render", render_faults)):
@@ -134,10 +139,12 @@ def main():
                                                                   FAULT_BOUND_US))
     if args.instructions:
         floor_ir = instructions([floor, slices])
+        walk_ir = instructions([walk, slices])
         render_ir = instructions([controller, "render", "-o", "json", "-f", data])
-        if floor_ir and render_ir:
-            print("instructions: simdjson %.0f M, render %.0f M: render / simdjson = %.2f" % (
-                floor_ir / 1e6, render_ir / 1e6, render_ir / floor_ir))
+        if floor_ir and walk_ir and render_ir:
+            print("instructions: simdjson %.0f M, walk %.0f M, render %.0f M: render / simdjson = "
+                  "%.2f, render / walk = %.2f" % (floor_ir / 1e6, walk_ir / 1e6, render_ir / 1e6,
+                                                 render_ir / floor_ir, render_ir / walk_ir))
             figures.record("render_instructions_vs_simdjson", render_ir / floor_ir)
         else:
             print("instructions: valgrind is not installed (or printed no count)")
@@ -149,8 +156,11 @@ def main():
     floor_ratio = r_cpu / f_cpu
     print("render / simdjson load+parse   = %.2f CPU, %.2f wall  (target <= 1.20, CPU)  %s" % (
         floor_ratio, r_wall / f_wall, "PASS" if floor_ratio <= 1.2 else "FAIL"))
+    print("render / simdjson walk         = %.2f CPU  (walk / load+parse = %.2f)" % (
+        r_cpu / w_cpu, w_cpu / f_cpu))
     # A fault-bound hour's ratio is not comparable with a quiet one's: reported, not recorded.
     figures.record("render_vs_simdjson", floor_ratio, target=1.2, keep_main=fault_bound)
+    figures.record("render_vs_simdjson_walk", r_cpu / w_cpu, keep_main=fault_bound)
     figures.record("render_peak_rss_mb", r_rss / 1e6)
     print("render peak RSS / file size    = %.2f  (target <= 3.00)  %s" % (
         rss_ratio, "PASS" if rss_ratio <= 3.0 else "FAIL"))
