@@ -737,6 +737,10 @@ struct DeviceSetBuilder::State {
       v->clear();
       if (v->capacity() > kKeptRoom) std::vector<AttributeEntry>().swap(*v);
     }
+    for (std::vector<uint32_t>* v : {&pending_capacity_names, &previous_capacity_names}) {
+      v->clear();
+      if (v->capacity() > kKeptRoom) std::vector<uint32_t>().swap(*v);
+    }
     sorted_order.clear();
     if (sorted_order.capacity() > kKeptRoom) std::vector<uint32_t>().swap(sorted_order);
   }
@@ -817,6 +821,8 @@ struct DeviceSetBuilder::State {
     }
     previous_attributes.swap(pending_attributes);
     pending_attributes.clear();
+    previous_capacity_names.swap(pending_capacity_names);
+    pending_capacity_names.clear();
     SortAndDedupe(block->capacities, d.capacity_begin, &d.capacity_count);
     // A slice's devices mostly have as many attributes and capacities as its first: room for
     // that many once, rather than growth by doubling and a copy to shrink it in Build (and for
@@ -880,6 +886,9 @@ struct DeviceSetBuilder::State {
   // and an entry equal to the previous device's at its sorted position takes its index. Each
   // shortcut gives what the lookup would (equal texts are interned once), only sooner.
   std::vector<AttributeEntry> previous_attributes;
+  // The name indices of the current and the previous device's capacities, as added: a
+  // capacity named as the previous device's at its position takes its index without a lookup.
+  std::vector<uint32_t> pending_capacity_names, previous_capacity_names;
   std::vector<uint32_t> sorted_order;
   // An attribute entry's index in Block::attributes. Equal texts are interned, so equal values
   // have equal payloads (and a list's payload is its own range of list items).
@@ -1006,8 +1015,15 @@ void DeviceSetBuilder::SetAllowMultipleAllocations(bool allow) {
 void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value,
                                    const CapacityRequestPolicy* request_policy) {
   if (state_->block->devices.empty()) AddDevice("", "");
+  State& s = *state_;
   CapacityEntry e;
-  e.name = state_->NameIndex(name);
+  // The previous device's capacity at this position (see State::previous_capacity_names).
+  const size_t position = s.pending_capacity_names.size();
+  e.name = position < s.previous_capacity_names.size() &&
+                   s.block->Name(s.previous_capacity_names[position]) == name
+               ? s.previous_capacity_names[position]
+               : s.NameIndex(name);
+  s.pending_capacity_names.push_back(e.name);
   e.quantity = state_->QuantityIndex(value);
   if (request_policy != nullptr) {
     // Devices of one slice mostly share their policies: keep each once.

@@ -300,7 +300,21 @@ TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGive
   const auto pick = [&random](size_t n) { return static_cast<size_t>(random() % n); };
   std::vector<std::vector<Call>> calls;
   std::vector<Call> device;
+  // Capacities, changed the same way: names at a position kept, swapped or replaced.
+  const std::vector<std::string> capacity_names = {"memory", "cores", "a", "memory2"};
+  const std::vector<Quantity> quantities = {*Quantity::Parse("40Gi"), *Quantity::Parse("1"),
+                                            *Quantity::Parse("42949672960")};
+  std::vector<std::vector<std::pair<std::string, Quantity>>> capacity_calls;
+  std::vector<std::pair<std::string, Quantity>> capacities;
   for (int i = 0; i < 400; ++i) {
+    if (pick(3) == 0) {
+      capacities.clear();
+      for (size_t n = pick(4); n > 0; --n) {
+        capacities.emplace_back(capacity_names[pick(capacity_names.size())],
+                                quantities[pick(quantities.size())]);
+      }
+    }
+    capacity_calls.push_back(capacities);
     if (device.empty() || pick(4) == 0) {
       device.clear();
       for (size_t n = pick(7); n > 0; --n)
@@ -332,6 +346,7 @@ TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGive
   for (size_t i = 0; i < calls.size(); ++i) {
     builder.AddDevice(absl::StrCat("gpu-", i), "n");
     for (const Call& call : calls[i]) builder.AddAttribute(call.name, call.value);
+    for (const auto& [name, quantity] : capacity_calls[i]) builder.AddCapacity(name, quantity);
   }
   const std::vector<Device> devices = std::move(builder).Build();
   ASSERT_EQ(devices.size(), calls.size());
@@ -344,6 +359,21 @@ TEST(DeviceSetBuilderTest, DevicesThatRepeatTheirPredecessorReadWhatTheyWereGive
     for (const auto& [name, value] : want) {
       EXPECT_EQ(Attr(devices[i], name), value) << "device " << i << ", attribute " << name;
     }
+    std::map<std::string, Quantity> want_capacity;
+    for (const auto& [name, quantity] : capacity_calls[i]) {
+      want_capacity.insert_or_assign(name, quantity);
+    }
+    std::vector<std::string> want_capacity_names, capacity_names_read;
+    for (const auto& [name, quantity] : want_capacity) {
+      want_capacity_names.push_back(name);
+      const Quantity* read = devices[i].FindCapacity(name);
+      ASSERT_NE(read, nullptr) << "device " << i << ", capacity " << name;
+      EXPECT_TRUE(read->PrintsSameAs(quantity)) << "device " << i << ", capacity " << name;
+    }
+    for (const NamedCapacity& c : devices[i].capacity()) {
+      capacity_names_read.push_back(std::string(c.name));
+    }
+    EXPECT_EQ(capacity_names_read, want_capacity_names) << "device " << i;
   }
 }
 
