@@ -74,6 +74,49 @@ class SeenNames {
   absl::flat_hash_set<std::string_view> hashed_;
 };
 
+// The attribute names of a slice's devices, checked for one given twice. Devices of a slice
+// mostly list the same names in the same order: a name that repeats the previous device's at
+// its position is as distinct from the ones before it as that one was, at the cost of one
+// comparison. From a device's first name that does not repeat, each name is checked against all
+// before it (SeenNames). Views of the slice's document: StartSlice before each slice.
+class DeviceNames {
+ public:
+  void StartSlice() { previous_.clear(); }
+  void StartDevice() {
+    position_ = 0;
+    repeating_ = true;
+  }
+  // False when `name` was given already for this device.
+  bool Add(std::string_view name) {
+    if (repeating_ && position_ < previous_.size() && previous_[position_] == name) {
+      ++position_;
+      return true;
+    }
+    if (repeating_) {
+      repeating_ = false;
+      seen_.Clear();
+      current_.assign(previous_.begin(),
+                      previous_.begin() + static_cast<std::ptrdiff_t>(position_));
+      for (std::string_view before : current_) seen_.Add(before);
+    }
+    ++position_;
+    if (!seen_.Add(name)) return false;
+    current_.push_back(name);
+    return true;
+  }
+  // After the device's last name. A device whose names all repeated (a prefix, possibly) leaves
+  // the previous device's list, as distinct as ever, to compare the next one with.
+  void FinishDevice() {
+    if (!repeating_) previous_.swap(current_);
+  }
+
+ private:
+  std::vector<std::string_view> previous_, current_;
+  size_t position_ = 0;
+  bool repeating_ = true;
+  SeenNames seen_;
+};
+
 // The members of `object` named in `names`, JSON null included (callers decide what null
 // means). False when one of them appears twice: nlohmann keeps the last, and such files are left
 // to the strict path rather than guessed at.
@@ -241,6 +284,7 @@ class SliceDecoder {
       sj::array list;
       if (devices->get_array().get(list) != simdjson::SUCCESS) return false;
       device_names_.Clear();
+      attribute_names_.StartSlice();
       DeviceSetBuilder builder(ToAbsl(driver), ToAbsl(pool_name), slice->pool_generation,
                                ToAbsl(name));
       builder.ExpectDevices(list.size());
@@ -304,15 +348,16 @@ class SliceDecoder {
     if (body[0] != nullptr) {
       sj::object attributes;
       if (!GetObject(body[0], &attributes)) return false;
-      member_names_.Clear();
+      attribute_names_.StartDevice();
       size_t position = 0;
       for (sj::key_value_pair member : attributes) {
         // A name given twice is left to the strict path, whatever it makes of it.
-        if (member.key.empty() || !member_names_.Add(member.key) ||
+        if (member.key.empty() || !attribute_names_.Add(member.key) ||
             !DecodeAttribute(position++, ToAbsl(member.key), member.value, builder)) {
           return false;
         }
       }
+      attribute_names_.FinishDevice();
     }
     if (body[1] != nullptr) {
       sj::object capacity;
@@ -608,7 +653,8 @@ class SliceDecoder {
 
   static constexpr size_t kMaxCached = 4096;
   SeenNames device_names_;
-  SeenNames member_names_;                                  // of one attributes / capacity object
+  SeenNames member_names_;                                  // of one capacity or counters object
+  DeviceNames attribute_names_;                             // of the slice's devices
   std::vector<AttributeValue> list_items_;                  // of one list-typed attribute
   std::vector<std::pair<std::string, Quantity>> counters_;  // of one consumesCounters entry
   absl::flat_hash_map<std::string, Quantity> quantities_;

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -710,6 +711,63 @@ TEST(SliceFastDecoderTest, AnAttributeLeftOutIsStillChecked) {
     EXPECT_EQ(FastDecodeSliceJson(&text, demand).handled, whole) << value.dump();
     EXPECT_EQ(Strict(copy).has_value(), whole) << value.dump();
   }
+}
+
+// Devices of a slice mostly repeat the previous device's attribute names, which the decoder
+// uses to check for a name given twice: whatever the names repeat, keep, reorder or add, a
+// device with a name twice must send the file to the strict path, and no other file may go.
+TEST(SliceFastDecoderTest, ANameGivenTwiceIsFoundWhateverThePreviousDeviceGave) {
+  const std::vector<std::string> pool = {"a", "productName", "uuid", "b", "type"};
+  std::mt19937 random(20261207);
+  const auto pick = [&random](size_t n) { return static_cast<size_t>(random() % n); };
+  int duplicates = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<json> devices;
+    std::vector<std::string> names;
+    bool any_twice = false;
+    for (int d = 0; d < 6; ++d) {
+      switch (pick(5)) {
+        case 0:  // new names
+          names.clear();
+          for (size_t n = pick(5); n > 0; --n) names.push_back(pool[pick(pool.size())]);
+          break;
+        case 1:
+          names.push_back(pool[pick(pool.size())]);
+          break;
+        case 2:
+          if (!names.empty()) names.pop_back();
+          break;
+        case 3:
+          if (!names.empty()) names[pick(names.size())] = pool[pick(pool.size())];
+          break;
+        default:
+          break;  // the same names
+      }
+      // A JSON object's members in the given order, repeats included (nlohmann's json keeps
+      // one of each, so the text is written by hand).
+      std::string attributes = "{";
+      std::set<std::string> distinct;
+      for (size_t i = 0; i < names.size(); ++i) {
+        absl::StrAppend(&attributes, i == 0 ? "" : ",", "\"", names[i], "\":{\"int\":", i, "}");
+        if (!distinct.insert(names[i]).second) any_twice = true;
+      }
+      attributes += "}";
+      devices.push_back(json{{"name", absl::StrCat("gpu-", d)}, {"attributes", "@" + attributes}});
+    }
+    std::string text = DemandSlice("gpu.nvidia.com", devices).dump();
+    // Splice the hand-written objects in for their placeholders.
+    for (size_t at = text.find("\"@"); at != std::string::npos; at = text.find("\"@", at)) {
+      const size_t end = text.find("}\"", at);
+      std::string object = text.substr(at + 2, end + 1 - (at + 2));
+      object = absl::StrReplaceAll(object, {{"\\\"", "\""}});
+      text.replace(at, end + 2 - at, object);
+    }
+    duplicates += any_twice;
+    std::string copy = text;
+    EXPECT_EQ(FastDecodeSliceJson(&copy).handled, !any_twice) << text;
+  }
+  EXPECT_GT(duplicates, 30);
+  EXPECT_LT(duplicates, 270);
 }
 
 }  // namespace
