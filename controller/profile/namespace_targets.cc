@@ -2,22 +2,33 @@
 #include "controller/profile/namespace_targets.h"
 
 #include <algorithm>
-#include <map>
 
 namespace gpuprofile::profile {
+
+namespace {
+
+// The namespace named `name` (of several, the last, as the engine's other readers keep it), or
+// null. A scan: profiles name a few namespaces each, and an index of every namespace built for
+// each profile cost render more than all of its scans.
+const meta::Namespace* Named(const std::vector<meta::Namespace>& namespaces,
+                             const std::string& name) {
+  for (auto it = namespaces.rbegin(); it != namespaces.rend(); ++it) {
+    if (it->metadata.name == name) return &*it;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::vector<std::string> TargetNamespaces(const api::ClaimTemplateSpec& spec,
                                           const std::vector<meta::Namespace>& namespaces,
                                           bool namespaces_complete) {
-  std::map<std::string, const meta::Namespace*> by_name;
-  for (const meta::Namespace& ns : namespaces) by_name[ns.metadata.name] = &ns;
-
   std::vector<std::string> out;
   for (const std::string& name : spec.namespaces) {
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
+    const meta::Namespace* ns = Named(namespaces, name);
+    if (ns == nullptr) {
       if (!namespaces_complete) out.push_back(name);
-    } else if (!it->second->terminating) {
+    } else if (!ns->terminating) {
       out.push_back(name);
     }
   }
