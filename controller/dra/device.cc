@@ -12,6 +12,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "controller/core/same_text.h"
 
 namespace gpuprofile::dra {
 namespace device_internal {
@@ -422,7 +423,7 @@ std::optional<uint32_t> AttributePosition(const Block& block, const uint32_t* re
   // search was 9% of the process, called per device for signatures and projections).
   if (count <= kLinearFindLimit) {
     for (uint32_t i = 0; i < count; ++i) {
-      if (name_of(refs[i]) == name) return i;
+      if (SameText(name_of(refs[i]), name)) return i;
     }
     return std::nullopt;
   }
@@ -965,10 +966,11 @@ void DeviceSetBuilder::AddAttribute(absl::string_view name, const AttributeValue
   const AttributeEntry* echo =
       position < s.previous_attributes.size() ? &s.previous_attributes[position] : nullptr;
   AttributeEntry e;
-  e.name = echo != nullptr && s.block->Name(echo->name) == name ? echo->name : s.NameIndex(name);
+  e.name =
+      echo != nullptr && SameText(s.block->Name(echo->name), name) ? echo->name : s.NameIndex(name);
   e.kind = value.kind();
   if (echo != nullptr && echo->kind == e.kind && device_internal::IsText(e.kind) &&
-      s.block->View(device_internal::Unpack(echo->payload)) == value.string_value()) {
+      SameText(s.block->View(device_internal::Unpack(echo->payload)), value.string_value())) {
     e.payload = echo->payload;
   } else if (value.is_list()) {
     std::vector<AttributeEntry>& list_entries = state_->extras->list_entries;
@@ -1020,7 +1022,7 @@ void DeviceSetBuilder::AddCapacity(absl::string_view name, const Quantity& value
   // The previous device's capacity at this position (see State::previous_capacity_names).
   const size_t position = s.pending_capacity_names.size();
   e.name = position < s.previous_capacity_names.size() &&
-                   s.block->Name(s.previous_capacity_names[position]) == name
+                   SameText(s.block->Name(s.previous_capacity_names[position]), name)
                ? s.previous_capacity_names[position]
                : s.NameIndex(name);
   s.pending_capacity_names.push_back(e.name);

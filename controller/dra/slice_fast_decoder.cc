@@ -22,6 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
 #include "controller/core/quantity.h"
+#include "controller/core/same_text.h"
 #include "controller/dra/large_document_parser.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
@@ -59,7 +60,7 @@ class SeenNames {
   bool Add(std::string_view name) {
     if (scanned_.size() < kScanLimit) {
       for (std::string_view seen : scanned_) {
-        if (seen == name) return false;
+        if (SameText(seen, name)) return false;
       }
       scanned_.push_back(name);
       return true;
@@ -88,7 +89,7 @@ class DeviceNames {
   }
   // False when `name` was given already for this device.
   bool Add(std::string_view name) {
-    if (repeating_ && position_ < previous_.size() && previous_[position_] == name) {
+    if (repeating_ && position_ < previous_.size() && SameText(previous_[position_], name)) {
       ++position_;
       return true;
     }
@@ -445,7 +446,7 @@ class SliceDecoder {
   // asked first.
   bool Kept(size_t position, absl::string_view name) {
     if (demand_ == nullptr || demand_->everything()) return true;
-    if (position < verdicts_.size() && verdicts_[position].first == name) {
+    if (position < verdicts_.size() && SameText(verdicts_[position].first, name)) {
       return verdicts_[position].second;
     }
     const bool wanted = demand_->Wants(driver_, name);
