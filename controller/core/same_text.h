@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
 
 namespace gpuprofile {
@@ -32,7 +33,8 @@ inline bool SameEnds(const char* a, const char* b, size_t n) {
 }
 }  // namespace same_text_internal
 
-inline bool SameText(const char* x, size_t n, const char* y, size_t m) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameText(const char* x, size_t n, const char* y,
+                                                  size_t m) {
   if (n != m) return false;
   if (n >= 8) {
     if (n > 16) return std::memcmp(x, y, n) == 0;

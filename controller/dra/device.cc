@@ -326,6 +326,14 @@ const Entry* FindByName(const Block& block, const std::vector<Entry>& entries, u
                         uint32_t count, absl::string_view name) {
   const Entry* first = entries.data() + begin;
   const Entry* last = first + count;
+  // Devices publish a capacity or two: a scan comparing lengths first beats the search's
+  // ordered comparisons (the names are unique, so any match is the one).
+  if (count <= 4) {
+    for (const Entry* e = first; e != last; ++e) {
+      if (SameText(block.Name(e->name), name)) return e;
+    }
+    return nullptr;
+  }
   const Entry* it = std::lower_bound(first, last, name, [&](const Entry& e, absl::string_view n) {
     return block.Name(e.name) < n;
   });

@@ -126,7 +126,7 @@ bool Pick(sj::object object, const std::array<std::string_view, N>& names,
           std::array<std::optional<sj::element>, N>* out) {
   for (sj::key_value_pair member : object) {
     for (size_t i = 0; i < N; ++i) {
-      if (member.key != names[i]) continue;
+      if (!SameText(member.key, names[i])) continue;
       if ((*out)[i].has_value()) return false;
       (*out)[i] = member.value;
       break;
@@ -184,17 +184,17 @@ bool IsKnownSliceVersion(std::string_view api_version, bool* basic_wrapper) {
 int AttributeKindIndex(std::string_view key) {
   switch (key.size()) {
     case 3:
-      return key == "int" ? 0 : -1;
+      return SameText(key, "int") ? 0 : -1;
     case 4:
-      return key == "bool" ? 1 : key == "ints" ? 4 : -1;
+      return SameText(key, "bool") ? 1 : SameText(key, "ints") ? 4 : -1;
     case 5:
-      return key == "bools" ? 5 : -1;
+      return SameText(key, "bools") ? 5 : -1;
     case 6:
-      return key == "string" ? 2 : -1;
+      return SameText(key, "string") ? 2 : -1;
     case 7:
-      return key == "version" ? 3 : key == "strings" ? 6 : -1;
+      return SameText(key, "version") ? 3 : SameText(key, "strings") ? 6 : -1;
     case 8:
-      return key == "versions" ? 7 : -1;
+      return SameText(key, "versions") ? 7 : -1;
     default:
       return -1;
   }

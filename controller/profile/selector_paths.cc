@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "controller/cel/attribute_paths.h"
 #include "controller/cel/environment.h"
+#include "controller/core/same_text.h"
 
 namespace gpuprofile::profile {
 namespace {
@@ -124,7 +125,7 @@ void PathReader::Tokens(const dra::Device& device, std::vector<uint64_t>* tokens
   tokens->assign(paths_.size(), 0);
   for (size_t i = 0; i < paths_.size(); ++i) {
     const DevicePath& path = paths_[i];
-    const bool own_domain = path.domain == device.driver();
+    const bool own_domain = SameText(path.domain, device.driver());
     switch (path.kind) {
       case DevicePath::Kind::kAttribute: {
         std::optional<uint32_t> entry;

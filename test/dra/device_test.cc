@@ -667,6 +667,28 @@ TEST(DeviceTest, FindAttributeScansFewAndSearchesMany) {
   }
 }
 
+TEST(DeviceTest, FindCapacityScansFewAndSearchesMany) {
+  for (int count : {1, 4, 5, 12}) {
+    DeviceSetBuilder builder("d", "p", 1, "s");
+    builder.AddDevice("gpu-0", "n");
+    // Added in reverse: the device keeps them sorted by name.
+    for (int i = count - 1; i >= 0; --i) {
+      builder.AddCapacity(absl::StrCat("cap", 100 + i), *Quantity::Parse(absl::StrCat(i)));
+    }
+    const std::vector<Device> devices = std::move(builder).Build();
+    ASSERT_EQ(devices.size(), 1u);
+    for (int i = 0; i < count; ++i) {
+      const std::string name = absl::StrCat("cap", 100 + i);
+      const Quantity* q = devices[0].FindCapacity(name);
+      ASSERT_NE(q, nullptr) << count << " " << name;
+      EXPECT_EQ(q->ToString(), absl::StrCat(i)) << count << " " << name;
+    }
+    for (absl::string_view miss : {"", "cap099", "cap", "cap1000", "dap100", "zzz"}) {
+      EXPECT_EQ(devices[0].FindCapacity(miss), nullptr) << count << " " << miss;
+    }
+  }
+}
+
 TEST(DeviceTest, EqualQuantitiesWithDifferentFormatsStayDistinct) {
   DeviceSetBuilder builder("d", "p", 1, "s");
   builder.AddDevice("binary", "");
