@@ -46,11 +46,11 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameText(const char* x, size_t n, const
   }
   return true;
 }
-inline bool SameText(absl::string_view a, absl::string_view b) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameText(absl::string_view a, absl::string_view b) {
   return SameText(a.data(), a.size(), b.data(), b.size());
 }
 // simdjson's texts are std::string_view (Debian's Abseil has a string_view of its own).
-inline bool SameText(std::string_view a, std::string_view b) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameText(std::string_view a, std::string_view b) {
   return SameText(a.data(), a.size(), b.data(), b.size());
 }
 

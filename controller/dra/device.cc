@@ -764,6 +764,14 @@ struct DeviceSetBuilder::State {
     });
   }
 
+  // `s` appended to the block's text, not interned: for texts that are each their own (a
+  // slice's device names, which the decoders check for repeats), where a lookup finds nothing.
+  Text Append(absl::string_view s) {
+    const Text t{static_cast<uint32_t>(block->text.size()), static_cast<uint32_t>(s.size())};
+    block->text.append(s.data(), s.size());
+    return t;
+  }
+
   uint32_t NameIndex(absl::string_view name) {
     const Text t = Intern(name);
     auto [it, inserted] = name_index.emplace(t.offset, static_cast<uint32_t>(block->names.size()));
@@ -940,7 +948,8 @@ void DeviceSetBuilder::AddDevice(absl::string_view name, absl::string_view node,
   state_->FinishDevice();
   Block& b = *state_->block;
   DeviceEntry d;
-  d.name = state_->Intern(name);
+  // A slice's device names are distinct (a name given twice is the slice decoders' error).
+  d.name = state_->Append(name);
   // A slice's devices mostly share their node: the previous device's text, without a lookup.
   const absl::string_view node_text = scope == NodeScope::kNode ? node : absl::string_view();
   d.node = !b.devices.empty() && b.View(b.devices.back().node) == node_text

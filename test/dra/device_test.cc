@@ -576,7 +576,8 @@ TEST(DeviceBuilderTest, EveryKindRoundTrips) {
 }
 
 TEST(DeviceSetBuilderTest, TextsThatCoincideAreReadBackIntact) {
-  // Equal texts are kept once per block; each use must still read its own value.
+  // Equal texts are kept once per block (but device names, appended each); each use must still
+  // read its own value.
   DeviceSetBuilder builder("gpu", "gpu", 1, "gpu-0");
   builder.AddDevice("gpu-0", "gpu");
   builder.AddAttribute("gpu", AttributeValue::String("gpu"));
