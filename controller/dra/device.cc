@@ -470,6 +470,25 @@ AttributeValue Device::AttributeEntryValue(uint32_t entry) const {
   return EntryValue(*block_, block_->attributes[entry]);
 }
 
+bool Device::SharesEntriesWith(const Device& other) const {
+  if (block_ == nullptr || block_ != other.block_) return false;
+  const DeviceEntry& a = block_->devices[index_];
+  const DeviceEntry& b = block_->devices[other.index_];
+  if (a.attributes_count != b.attributes_count || a.capacity_count != b.capacity_count) {
+    return false;
+  }
+  const uint32_t* refs = block_->attribute_refs.data();
+  for (uint32_t i = 0; i < a.attributes_count; ++i) {
+    if (refs[a.attributes_begin + i] != refs[b.attributes_begin + i]) return false;
+  }
+  for (uint32_t i = 0; i < a.capacity_count; ++i) {
+    const CapacityEntry& x = block_->capacities[a.capacity_begin + i];
+    const CapacityEntry& y = block_->capacities[b.capacity_begin + i];
+    if (x.name != y.name || x.quantity != y.quantity || x.policy != y.policy) return false;
+  }
+  return true;
+}
+
 const Quantity* Device::FindCapacity(absl::string_view name) const {
   const DeviceEntry& d = block_->devices[index_];
   const CapacityEntry* e =

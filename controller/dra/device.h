@@ -269,6 +269,12 @@ class Device {
   uint32_t storage_index() const { return index_; }
   // How many devices the storage holds (storage_index() is below it).
   uint32_t storage_size() const;
+  // True when `other` is of the same storage and holds the very same attribute and capacity
+  // entries: every attribute and capacity reads the same on both, down to FindAttributeEntry's
+  // entry and FindCapacity's address. A node's GPUs mostly do (their names aside), so readers
+  // that work per device (profile/fleet_memo.h) take the previous device's answer after a few
+  // number comparisons. Names, nodes, taints and counters are not compared.
+  bool SharesEntriesWith(const Device& other) const;
 
   // Same fields, attributes, capacities, taints and counters (the storage may differ).
   friend bool operator==(const Device& a, const Device& b);

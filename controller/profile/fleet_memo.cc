@@ -55,6 +55,12 @@ std::vector<uint32_t> FleetMemo::SignatureIds(const std::vector<dra::Device>& de
     uint32_t& id = SlotAt(entry.signature_ids, devices[d], kUnset);
     if (id == kUnset) {
       ++counters_.signatures_computed;
+      // The previous device's entries: its id, without a token read.
+      if (d > 0 && devices[d].SharesEntriesWith(devices[d - 1])) {
+        id = ids[d - 1];
+        ids[d] = id;
+        continue;
+      }
       reader.Tokens(devices[d], &tokens);
       if (std::optional<uint32_t> seen = in_storage.Find(devices[d].storage_id(), tokens)) {
         id = *seen;
@@ -108,6 +114,11 @@ std::vector<uint32_t> FleetMemo::ProjectionIds(const std::vector<dra::Device>& d
     uint32_t& id = SlotAt(entry.class_ids, devices[d], kUnset);
     if (id == kUnset) {
       ++counters_.projections_computed;
+      if (d > 0 && devices[d].SharesEntriesWith(devices[d - 1])) {
+        id = ids[d - 1];
+        ids[d] = id;
+        continue;
+      }
       reader.Tokens(devices[d], &tokens);
       if (std::optional<uint32_t> seen = in_storage.Find(devices[d].storage_id(), tokens)) {
         id = *seen;

@@ -668,6 +668,41 @@ TEST(DeviceTest, FindAttributeScansFewAndSearchesMany) {
   }
 }
 
+TEST(DeviceTest, SharesEntriesWithTheDevicesThatReadTheSameEverywhere) {
+  CapacityRequestPolicy policy;
+  policy.default_value = Q("1Gi");
+  const auto add = [&](DeviceSetBuilder& b, const std::string& name, const std::string& value,
+                       const std::string& memory, bool with_policy, bool extra) {
+    b.AddDevice(name, "n");
+    b.AddAttribute("a", AttributeValue::Int(1));
+    b.AddAttribute("b", AttributeValue::String(value));
+    if (extra) b.AddAttribute("c", AttributeValue::Bool(true));
+    b.AddCapacity("memory", Q(memory), with_policy ? &policy : nullptr);
+  };
+  DeviceSetBuilder builder("d", "p", 1, "s");
+  add(builder, "gpu-0", "x", "40Gi", false, false);
+  add(builder, "gpu-1", "x", "40Gi", false, false);  // the same but for its name
+  add(builder, "gpu-2", "y", "40Gi", false, false);  // another value
+  add(builder, "gpu-3", "x", "80Gi", false, false);  // another capacity
+  add(builder, "gpu-4", "x", "40Gi", true, false);   // a request policy
+  add(builder, "gpu-5", "x", "40Gi", false, true);   // one attribute more
+  const std::vector<Device> d = std::move(builder).Build();
+  DeviceSetBuilder other_builder("d", "p", 1, "s");
+  add(other_builder, "gpu-0", "x", "40Gi", false, false);
+  const std::vector<Device> other = std::move(other_builder).Build();
+
+  EXPECT_TRUE(d[0].SharesEntriesWith(d[0]));
+  EXPECT_TRUE(d[1].SharesEntriesWith(d[0]));
+  EXPECT_TRUE(d[0].SharesEntriesWith(d[1]));
+  for (int i : {2, 3, 4, 5}) {
+    EXPECT_FALSE(d[i].SharesEntriesWith(d[0])) << i;
+    EXPECT_FALSE(d[0].SharesEntriesWith(d[i])) << i;
+  }
+  EXPECT_EQ(other[0], d[0]);  // equal, but another storage's entries
+  EXPECT_FALSE(other[0].SharesEntriesWith(d[0]));
+  EXPECT_TRUE(Device().SharesEntriesWith(Device()));  // both read as empty
+}
+
 TEST(DeviceTest, FindCapacityScansFewAndSearchesMany) {
   for (int count : {1, 4, 5, 12}) {
     DeviceSetBuilder builder("d", "p", 1, "s");
