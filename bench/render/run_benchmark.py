@@ -13,9 +13,9 @@ parse time the baseline reports. Prints every round, the medians, and the target
   render peak RSS / input file size      <= 3
   render process / simdjson load+parse process <= 1.2  (issue 28; CPU time, user + system,
                                                        and wall time are both printed)
-and, with no target, render against simdjson_walk_baseline (load, parse, and one visit of every
-value): the least a program that reads every device can do, so the distance to it is render's
-own work.
+and, with no target, render against `simdjson_load_baseline --walk` (load, parse, and one
+visit of every value): the least a program that reads every device can do, so the distance to
+it is render's own work.
 (render wall / baseline process wall is printed too, and each process's user and system CPU and
 page faults: where a fault is dear both are fault-bound and the ratio nears 1, and the run says
 so.) --instructions also runs each process once under valgrind's callgrind and prints the ratio
@@ -92,8 +92,7 @@ def main():
     controller = os.path.join(args.build, "gpu-profile-controller")
     baseline = os.path.join(args.build, "bench", "json_parse_baseline")
     floor = os.path.join(args.build, "bench", "simdjson_load_baseline")
-    walk = os.path.join(args.build, "bench", "simdjson_walk_baseline")
-    for binary in (controller, baseline, floor, walk):
+    for binary in (controller, baseline, floor):
         if not os.path.exists(binary):
             sys.exit("missing %s: build it first (scripts/build.sh)" % binary)
     file_bytes = os.path.getsize(slices)
@@ -112,7 +111,7 @@ def main():
             fields = dict(kv.split("=", 1) for kv in out.decode().split())
             parse = float(fields["parse_seconds"])
             f_wall, _, _, f_cpu = run([floor, slices], subprocess.PIPE, floor_faults)
-            _, _, _, w_cpu = run([walk, slices], subprocess.PIPE)
+            _, _, _, w_cpu = run([floor, "--walk", slices], subprocess.PIPE)
             r_wall, r_rss, _, r_cpu = run([controller, "render", "-o", "json", "-f", data],
                                           devnull, render_faults)
             rows.append((parse, b_wall, b_rss, f_wall, f_cpu, w_cpu, r_wall, r_cpu, r_rss))
@@ -139,7 +138,7 @@ def main():
                                                                   FAULT_BOUND_US))
     if args.instructions:
         floor_ir = instructions([floor, slices])
-        walk_ir = instructions([walk, slices])
+        walk_ir = instructions([floor, "--walk", slices])
         render_ir = instructions([controller, "render", "-o", "json", "-f", data])
         if floor_ir and walk_ir and render_ir:
             print("instructions: simdjson %.0f M, walk %.0f M, render %.0f M: render / simdjson = "

@@ -21,20 +21,6 @@ namespace device_reads_test {
 namespace {
 
 using ::gpuprofile::profile::testing::DescribeState;
-using ::gpuprofile::profile::testing::MakeProfile;
-
-EngineInput Input(const std::vector<api::GpuProfileSpec>& specs, const std::string& kube) {
-  EngineInput input;
-  input.kube_version = *KubeVersion::Parse(kube);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const std::string name = absl::StrCat("p", i);
-    api::GpuProfileSpec spec = specs[i];
-    spec.device_class_name = name;
-    spec.claim_template.name = name;
-    input.profiles.push_back(MakeProfile(name, spec));
-  }
-  return input;
-}
 
 // The test fleets as one JSON list, every device given attributes that no spec reads.
 std::string FleetListText() {
@@ -100,7 +86,7 @@ TEST(DeviceReadsTest, DevicesWithOnlyTheAttributesReadGiveTheSameState) {
   spec_sets.push_back(varied);
   for (const char* kube : {"1.34", "1.37"}) {
     for (size_t i = 0; i < spec_sets.size(); ++i) {
-      const SpecPlan plan = PlanProfiles(Input(spec_sets[i], kube));
+      const SpecPlan plan = PlanProfiles(testing::ProfilesInput(spec_sets[i], kube));
       const dra::AttributeDemand demand = AttributesRead(plan);
       const Decoded part = Decode(text, demand);
       if (!demand.everything()) {
@@ -118,7 +104,8 @@ TEST(DeviceReadsTest, NamesWhatSelectorsAndNodeGroupsRead) {
   api::GpuProfileSpec spec = testing::DefaultSpec();
   spec.selector.cel = {"device.attributes['resource.kubernetes.io'].pcieRoot == 'pci0'",
                        "'uuid' in device.attributes['gpu.nvidia.com']"};
-  const dra::AttributeDemand demand = AttributesRead(PlanProfiles(Input({spec}, "1.34")));
+  const dra::AttributeDemand demand =
+      AttributesRead(PlanProfiles(testing::ProfilesInput({spec}, "1.34")));
   ASSERT_FALSE(demand.everything());
   EXPECT_TRUE(demand.Wants("gpu.nvidia.com", "resource.kubernetes.io/pcieRoot"));
   EXPECT_TRUE(demand.Wants("gpu.nvidia.com", "uuid"));  // tested for presence
@@ -135,13 +122,14 @@ TEST(DeviceReadsTest, NamesWhatSelectorsAndNodeGroupsRead) {
 TEST(DeviceReadsTest, ASelectorReadingAWholeMapReadsEverything) {
   api::GpuProfileSpec spec = testing::DefaultSpec();
   spec.selector.cel = {"device.attributes['gpu.nvidia.com'].exists(k, k == 'uuid')"};
-  EXPECT_TRUE(AttributesRead(PlanProfiles(Input({spec}, "1.34"))).everything());
+  EXPECT_TRUE(AttributesRead(PlanProfiles(testing::ProfilesInput({spec}, "1.34"))).everything());
 }
 
 TEST(DeviceReadsTest, AStalledProfileReadsNothing) {
   api::GpuProfileSpec spec = testing::DefaultSpec();
   spec.selector.cel = {"device.attributes['gpu.nvidia.com'].serial == "};  // does not compile
-  const dra::AttributeDemand demand = AttributesRead(PlanProfiles(Input({spec}, "1.34")));
+  const dra::AttributeDemand demand =
+      AttributesRead(PlanProfiles(testing::ProfilesInput({spec}, "1.34")));
   ASSERT_FALSE(demand.everything());
   EXPECT_FALSE(demand.Wants("gpu.nvidia.com", "serial"));
 }

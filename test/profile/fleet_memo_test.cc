@@ -5,6 +5,7 @@
 // changes, only that slice's devices get signatures and projections.
 #include "controller/profile/fleet_memo.h"
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <set>
@@ -23,7 +24,6 @@ namespace gpuprofile::profile {
 namespace fleet_memo_test {
 namespace {
 
-using ::gpuprofile::profile::testing::MakeProfile;
 using Slices = std::vector<std::shared_ptr<const dra::ResourceSlice>>;
 
 using ::gpuprofile::profile::testing::DescribeState;
@@ -37,17 +37,9 @@ std::shared_ptr<const dra::ResourceSlice> Decode(const nlohmann::json& object) {
 }
 
 EngineInput Input(size_t profiles) {
-  EngineInput input;
-  input.kube_version = *KubeVersion::Parse("1.34");
-  const std::vector<api::GpuProfileSpec> specs = testing::VariedSpecs();
-  for (size_t i = 0; i < profiles && i < specs.size(); ++i) {
-    const std::string name = absl::StrCat("p", i);
-    api::GpuProfileSpec spec = specs[i];
-    spec.device_class_name = name;
-    spec.claim_template.name = name;
-    input.profiles.push_back(MakeProfile(name, spec));
-  }
-  return input;
+  std::vector<api::GpuProfileSpec> specs = testing::VariedSpecs();
+  specs.resize(std::min(profiles, specs.size()));
+  return testing::ProfilesInput(specs);
 }
 
 TEST(FleetMemoTest, ALongLivedMemoComputesWhatAFreshOneDoes) {

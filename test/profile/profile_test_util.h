@@ -179,6 +179,22 @@ inline std::vector<dra::Device> VariedStorage(const std::string& driver, uint32_
 inline const char kMixedFleet[] = "test/testdata/profile/mixed-fleet.yaml";
 inline const char kSampleFleet[] = "config/samples/fleet";
 
+// An engine input of one profile per spec, named p0, p1, ... (their classes and templates too),
+// for Kubernetes `kube`.
+inline EngineInput ProfilesInput(const std::vector<api::GpuProfileSpec>& specs,
+                                 const std::string& kube = "1.34") {
+  EngineInput input;
+  input.kube_version = *KubeVersion::Parse(kube);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string name = absl::StrCat("p", i);
+    api::GpuProfileSpec spec = specs[i];
+    spec.device_class_name = name;
+    spec.claim_template.name = name;
+    input.profiles.push_back(MakeProfile(name, spec));
+  }
+  return input;
+}
+
 // Everything the engine decides, as text (a failing comparison shows the difference).
 inline std::string DescribeState(const DesiredState& state) {
   std::string out;
