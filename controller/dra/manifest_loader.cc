@@ -58,6 +58,11 @@ bool LooksLikeSliceFile(const std::string& file, absl::string_view text) {
          absl::StrContains(text.substr(0, kSliceKindWithinBytes), "\"ResourceSlice");
 }
 
+bool IsRegularFile(const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(file, ec);
+}
+
 // A view of the object's own text: valid while the object is.
 absl::string_view SliceName(const ManifestObject& object) {
   if (!IsResourceSlice(object.object)) return "";
@@ -136,7 +141,8 @@ class Loader {
     }
     FileResult result;
     result.name = file;
-    if (set_slice_files_aside_ && LooksLikeSliceFile(file, text)) {
+    // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
+    if (set_slice_files_aside_ && LooksLikeSliceFile(file, text) && IsRegularFile(file)) {
       result.set_aside = true;
       results_.push_back(std::move(result));
       return;

@@ -51,8 +51,9 @@ absl::StatusOr<LoadedManifests> LoadManifests(const std::vector<std::string>& pa
 // LoadManifests in two steps, for a caller that learns from the other objects which device
 // attributes it will read (render: the profiles' selectors say so), and so need not build the
 // rest (attribute_demand.h):
-//  1. ReadAllButSliceFiles reads every file except those set aside: JSON files whose first
-//     4 KiB name ResourceSlices. It returns the objects read, files in order, or every error so
+//  1. ReadAllButSliceFiles reads every file except those set aside: regular JSON files whose
+//     first 4 KiB name ResourceSlices (a pipe cannot be read twice: it is decoded whole here,
+//     every attribute kept). It returns the objects read, files in order, or every error so
 //     far.
 //  2. ReadSliceFiles reads the files set aside, handing `demand` to the fast path, and returns
 //     what LoadManifests would return minus the objects step 1 returned.

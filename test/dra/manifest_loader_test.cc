@@ -3,11 +3,14 @@
 // BuildInventory(objects) gives: the same inventory, the same other objects, the same errors.
 #include "controller/dra/manifest_loader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -291,6 +294,33 @@ TEST_F(ManifestLoaderTest, TwoStepsReadSliceFilesLastWithTheAttributesWanted) {
                                      "b/gpu-0: productName capacity:memory"));
   EXPECT_THAT(AttributeNames(all.slices),
               ::testing::Each(HasSubstr(": driverVersion productName capacity:memory")));
+}
+
+// A pipe (`render -f <(kubectl get resourceslices -o json)`) cannot be read a second time: it is
+// decoded whole in the first step, every attribute kept, and nothing of it is lost.
+TEST_F(ManifestLoaderTest, TwoStepsReadAPipeOfSlicesOnce) {
+  const std::string fifo = (root_ / "slices.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string text =
+      ListJson({SliceJson("a", "node-a", 2), SliceJson("b", "node-b", 1)}).dump();
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << text;
+  });
+  ManifestLoader loader({fifo});
+  absl::StatusOr<std::vector<ManifestObject>> first = loader.ReadAllButSliceFiles();
+  writer.join();
+  // Gone, so that reading it again fails at once rather than waiting for another writer.
+  std::filesystem::remove(fifo);
+  ASSERT_OK(first);
+  EXPECT_TRUE(first->empty());
+  AttributeDemand demand = AttributeDemand::Nothing();
+  ASSERT_OK_AND_ASSIGN(LoadedManifests rest, loader.ReadSliceFiles(demand));
+  EXPECT_TRUE(rest.objects.empty());
+  EXPECT_THAT(AttributeNames(rest.slices),
+              ::testing::ElementsAre("a/gpu-0: driverVersion productName capacity:memory",
+                                     "a/gpu-1: driverVersion productName capacity:memory",
+                                     "b/gpu-0: driverVersion productName capacity:memory"));
 }
 
 TEST_F(ManifestLoaderTest, TwoStepsGiveBackWhatSliceFilesHoldBesidesSlices) {
