@@ -80,7 +80,11 @@ class Loader {
   void Load(const std::string& path) {
     std::vector<std::string> files;
     if (absl::Status listed = ListManifestFiles(path, &files); !listed.ok()) IoError(listed);
-    for (const std::string& file : files) LoadFile(file, AttributeDemand());
+    for (const std::string& file : files) {
+      FileResult result;
+      result.name = file;
+      if (ReadFile(AttributeDemand(), &result)) results_.push_back(std::move(result));
+    }
   }
 
   // Moves out the objects read so far, remembering the names of the ResourceSlices among them.
@@ -101,17 +105,15 @@ class Loader {
 
   void LoadSetAside(const AttributeDemand& demand) {
     set_slice_files_aside_ = false;
-    // LoadFile appends a result of its own; each takes the place of the one set aside.
-    for (size_t i = 0; i < results_.size(); ++i) {
-      if (!results_[i].set_aside) continue;
-      const size_t before = results_.size();
-      LoadFile(results_[i].name, demand);
-      if (results_.size() == before) {  // it could not be read (the error is recorded)
-        results_[i].set_aside = false;
-        continue;
+    for (FileResult& file : results_) {
+      if (!file.set_aside) continue;
+      FileResult result;
+      result.name = file.name;
+      if (ReadFile(demand, &result)) {
+        file = std::move(result);
+      } else {
+        file.set_aside = false;  // nothing to keep (the error is recorded)
       }
-      results_[i] = std::move(results_.back());
-      results_.pop_back();
     }
   }
 
@@ -132,20 +134,21 @@ class Loader {
     errors_.emplace_back(status.message());
   }
 
-  void LoadFile(const std::string& file, const AttributeDemand& demand) {
+  // Reads the file named result->name into *result. False when it gives nothing to keep: it
+  // could not be read, or it breaks a limit (the error is recorded).
+  bool ReadFile(const AttributeDemand& demand, FileResult* result) {
+    const std::string& file = result->name;
     MappedFile mapped;
     std::string read;
     absl::string_view text;
     if (absl::Status opened = Open(file, &mapped, &read, &text); !opened.ok()) {
-      return IoError(opened);
+      IoError(opened);
+      return false;
     }
-    FileResult result;
-    result.name = file;
     // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
     if (set_slice_files_aside_ && LooksLikeSliceFile(file, text) && IsRegularFile(file)) {
-      result.set_aside = true;
-      results_.push_back(std::move(result));
-      return;
+      result->set_aside = true;
+      return true;
     }
     if (MayBeJson(file, text)) {
       FastDecodeResult decoded = FastDecodeSliceJson(
@@ -164,25 +167,27 @@ class Loader {
                                        "]): the file holds more than ",
                                        limits::kMaxManifestObjectsPerFile,
                                        " objects, the limit per file; split it"));
-        return;
+        return false;
       }
       if (decoded.handled) {
-        result.fast = true;
+        result->fast = true;
         for (FastDecodedSlice& d : decoded.slices) {
-          result.slices.push_back({file, 0, d.item_index, std::move(d.slice)});
+          result->slices.push_back({file, 0, d.item_index, std::move(d.slice)});
         }
-        results_.push_back(std::move(result));
-        return;
+        return true;
       }
       if (decoded.text_released) {
         absl::StatusOr<std::string> again = ReadManifestFile(file);
-        if (!again.ok()) return IoError(again.status());
+        if (!again.ok()) {
+          IoError(again.status());
+          return false;
+        }
         read = *std::move(again);
         text = read;
       }
     }
-    Strict(text, &result);
-    results_.push_back(std::move(result));
+    Strict(text, result);
+    return true;
   }
 
   // Gives the file's content in *text, kFastDecoderPadding readable bytes after it: mapped when
