@@ -440,7 +440,6 @@ class SliceDecoder {
     return true;
   }
 
-  // Adds the attribute `name` (JSON `value`) to `builder`. Texts refer to the document.
   // Whether the scalar attribute `name`, the `position`th of its device, is kept. Devices of a
   // slice list their attributes alike, so the verdict on the name last seen at a position is
   // asked first.
@@ -455,8 +454,8 @@ class SliceDecoder {
     return wanted;
   }
 
-  // Decodes (and so checks) the attribute whatever the demand; adds it unless it is a scalar the
-  // demand leaves out.
+  // Decodes (and so checks) the attribute `name` (JSON `value`) whatever the demand, and adds it
+  // to `builder` unless it is a scalar the demand leaves out. Texts refer to the document.
   bool DecodeAttribute(size_t position, absl::string_view name, const sj::element& value,
                        DeviceSetBuilder* builder) {
     sj::object object;
