@@ -761,18 +761,18 @@ struct DeviceSetBuilder::State {
     interned.clear();
     name_index.clear();
     attribute_index.clear();
-    for (std::vector<AttributeEntry>* v : {&pending_attributes, &previous_attributes}) {
-      v->clear();
-      if (v->capacity() > kKeptRoom) std::vector<AttributeEntry>().swap(*v);
-    }
-    for (std::vector<uint32_t>* v : {&pending_capacity_names, &previous_capacity_names}) {
-      v->clear();
-      if (v->capacity() > kKeptRoom) std::vector<uint32_t>().swap(*v);
-    }
-    sorted_order.clear();
-    if (sorted_order.capacity() > kKeptRoom) std::vector<uint32_t>().swap(sorted_order);
+    ClearKeepingRoom(&pending_attributes);
+    ClearKeepingRoom(&previous_attributes);
+    ClearKeepingRoom(&pending_capacity_names);
+    ClearKeepingRoom(&previous_capacity_names);
+    ClearKeepingRoom(&sorted_order);
   }
   static constexpr size_t kKeptRoom = 1024;
+  template <typename T>
+  static void ClearKeepingRoom(std::vector<T>* v) {
+    v->clear();
+    if (v->capacity() > kKeptRoom) std::vector<T>().swap(*v);
+  }
 
   Text Intern(absl::string_view s) {
     // One hash and one probe: the entry is made in place when `s` is new.
