@@ -33,8 +33,6 @@ class AttributeDemand {
   // The attribute `id` in the own domain of whichever driver publishes the device (a reader that
   // looks up "productName" of every driver).
   void WantOfEveryDriver(absl::string_view id);
-  // Every attribute, from now on.
-  void WantEverything() { everything_ = true; }
 
   bool everything() const { return everything_; }
   // Whether the attribute published as `name` on a device of `driver` is wanted.

@@ -46,13 +46,6 @@ TEST(AttributeDemandTest, AnIdOfEveryDriverIsInEachDriversOwnDomainOnly) {
   EXPECT_FALSE(demand.Wants("dra.example.com", "gpu.nvidia.com/driverVersion"));
 }
 
-TEST(AttributeDemandTest, WantEverythingOverridesTheList) {
-  AttributeDemand demand = AttributeDemand::Nothing();
-  demand.WantEverything();
-  EXPECT_TRUE(demand.everything());
-  EXPECT_TRUE(demand.Wants("gpu.nvidia.com", "uuid"));
-}
-
 }  // namespace
 }  // namespace attribute_demand_test
 }  // namespace gpuprofile::dra
