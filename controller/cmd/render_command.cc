@@ -384,8 +384,11 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::vector<const dra::ResourceClaim*> claims;
   for (const dra::ResourceClaim& c : in.claims) claims.push_back(&c);
   const profile::ClaimLedger ledger(claims);
-  const profile::DesiredState state = profile::AssembleDesiredState(
-      read->plan, inventory.ok() ? *inventory : dra::Inventory{}, nullptr, &ledger);
+  // Both arms lvalues: a temporary in one would copy the fleet's inventory into the other.
+  const dra::Inventory no_inventory;
+  const dra::Inventory& fleet = inventory.ok() ? *inventory : no_inventory;
+  const profile::DesiredState state =
+      profile::AssembleDesiredState(read->plan, fleet, nullptr, &ledger);
   std::vector<std::string> warnings;
   SortInvalidOutcomes(state, read->source_of, &problems, &warnings);
   if (!problems.empty()) {
