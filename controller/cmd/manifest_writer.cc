@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace gpuprofile::cmd {
 namespace {
@@ -80,6 +83,115 @@ void EmitSequence(const Json& list, int indent, std::string* out) {
   }
 }
 
+// A growing text whose appends are inline copies: std::string's own appends are calls into
+// the shared library, a dear share of printing a 1.3 MB list in small pieces.
+class TextSink {
+ public:
+  void Put(std::string_view piece) {
+    char* at = Room(piece.size());
+    std::memcpy(at, piece.data(), piece.size());
+  }
+  void Put(char c) { *Room(1) = c; }
+  void PutSpaces(size_t n) { std::memset(Room(n), ' ', n); }
+  std::string Take() && {
+    text_.resize(used_);
+    return std::move(text_);
+  }
+
+ private:
+  // The next `n` bytes to write, counted as written.
+  char* Room(size_t n) {
+    if (text_.size() - used_ < n) text_.resize(std::max(text_.size() * 2, used_ + n + 4096));
+    char* at = text_.data() + used_;
+    used_ += n;
+    return at;
+  }
+
+  std::string text_;
+  size_t used_ = 0;
+};
+
+// True for a string nlohmann's dump writes as it is between its quotes: printable ASCII but the
+// quote and the backslash. Anything else (control characters, UTF-8, invalid bytes) is left to
+// nlohmann's own escaping, so that the output stays its to the byte.
+bool WrittenAsIs(const std::string& s) {
+  static constexpr std::array<bool, 256> kAsIs = [] {
+    std::array<bool, 256> as_is{};
+    for (int c = 0x20; c <= 0x7e; ++c) as_is[c] = c != '"' && c != '\\';
+    return as_is;
+  }();
+  for (char c : s) {
+    if (!kAsIs[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+void PutString(const std::string& s, TextSink* out) {
+  if (WrittenAsIs(s)) {
+    out->Put('"');
+    out->Put(s);
+    out->Put('"');
+  } else {
+    out->Put(Json(s).dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+}
+
+// `value` as Json::dump(2, ' ', false, replace) prints it at `indent` spaces (the indent of
+// the line it starts on), without nlohmann's serializer, which decodes every string byte by
+// byte: most of render's output time on a large fleet. Floating-point numbers go to nlohmann
+// one by one. False for a value this does not print (binary, discarded); the caller then dumps
+// the whole document the usual way.
+bool PutPretty(const Json& value, size_t indent, TextSink* out) {
+  switch (value.type()) {
+    case Json::value_t::object:
+    case Json::value_t::array: {
+      const bool object = value.is_object();
+      if (value.empty()) {
+        out->Put(object ? "{}" : "[]");
+        return true;
+      }
+      out->Put(object ? "{\n" : "[\n");
+      bool first = true;
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (!first) out->Put(",\n");
+        first = false;
+        out->PutSpaces(indent + 2);
+        if (object) {
+          PutString(it.key(), out);
+          out->Put(": ");
+        }
+        if (!PutPretty(it.value(), indent + 2, out)) return false;
+      }
+      out->Put('\n');
+      out->PutSpaces(indent);
+      out->Put(object ? '}' : ']');
+      return true;
+    }
+    case Json::value_t::string:
+      PutString(value.get_ref<const std::string&>(), out);
+      return true;
+    case Json::value_t::boolean:
+      out->Put(value.get<bool>() ? "true" : "false");
+      return true;
+    case Json::value_t::null:
+      out->Put("null");
+      return true;
+    case Json::value_t::number_integer:
+      out->Put(absl::StrCat(value.get<Json::number_integer_t>()));
+      return true;
+    case Json::value_t::number_unsigned:
+      out->Put(absl::StrCat(value.get<Json::number_unsigned_t>()));
+      return true;
+    case Json::value_t::number_float:
+      out->Put(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+      return true;
+    case Json::value_t::binary:
+    case Json::value_t::discarded:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsPlainYamlSafe(const std::string& text) {
@@ -133,7 +245,10 @@ std::string ToJsonList(std::vector<nlohmann::ordered_json> objects) {
   // Moved in, not copied: render's objects are 1.3 MB of JSON on the benchmark's fleet.
   list["items"] = Json::array();
   list["items"].get_ref<Json::array_t&>() = std::move(objects);
-  std::string out = list.dump(2, ' ', false, Json::error_handler_t::replace);
+  TextSink sink;
+  std::string out = PutPretty(list, 0, &sink)
+                        ? std::move(sink).Take()
+                        : list.dump(2, ' ', false, Json::error_handler_t::replace);
   out.push_back('\n');
   return out;
 }
