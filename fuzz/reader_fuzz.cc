@@ -11,7 +11,9 @@
 //  - the input as one JSON object (DecodeSliceFast against ParseJson + DecodeSlice),
 //  - every ResourceSlice read from the input as YAML or JSON, re-serialised (so that YAML
 //    mutations reach the fast decoder as well-formed JSON slices),
-//  - the input as a whole file (FastDecodeSliceJson against ParseManifests + DecodeSlice).
+//  - the input as a whole file (FastDecodeSliceJson against ParseManifests + DecodeSlice);
+// and that a list cut into runs of items (list_runs.h, with runs of 16 bytes so that small
+// inputs are cut too) parses only where the whole text parses, to the same items.
 // A broken promise aborts.
 //
 // Run by scripts/fuzz.sh with per-input -rss_limit_mb, -malloc_limit_mb and -timeout;
@@ -21,16 +23,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "controller/core/input_limits.h"
+#include "controller/dra/list_runs.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "controller/dra/slice_fast_decoder.h"
 #include "nlohmann/json.hpp"
+#include "simdjson.h"
 
 namespace {
 
@@ -168,6 +173,45 @@ void CheckWholeFile(const std::string& text) {
   }
 }
 
+// list_runs.h: where a list's envelope and every bracketed run parse, the whole text parses,
+// and to the value the runs' items give back in the items' place. (The converse is not
+// promised: a cut that guessed wrong makes the decoders parse the whole text instead.)
+void CheckListRuns(const std::string& text) {
+  namespace sj = simdjson::dom;
+  std::optional<gpuprofile::dra::ListRuns> cut = gpuprofile::dra::CutListIntoRuns(text, 16);
+  if (!cut) return;
+  sj::parser parser;
+  sj::element element;
+  if (parser.parse(cut->envelope).get(element) != simdjson::SUCCESS) return;
+  sj::parser run_parser;
+  if (run_parser.allocate(cut->longest_run + 2, gpuprofile::dra::kRunMaxDepth) !=
+      simdjson::SUCCESS) {
+    return;
+  }
+  std::string items;
+  for (const gpuprofile::dra::ListRuns::Run& run : cut->runs) {
+    const std::string bracketed = "[" + text.substr(run.begin, run.end - run.begin) + "]";
+    sj::array array;
+    if (run_parser.parse(bracketed).get(array) != simdjson::SUCCESS) return;
+    for (sj::element item : array) {
+      if (!items.empty()) items += ",";
+      items += simdjson::minify(item);
+    }
+  }
+  sj::element whole;
+  if (parser.parse(text).get(whole) != simdjson::SUCCESS) {
+    Broken("a list whose envelope and runs parse parses whole");
+  }
+  const std::string whole_minified = simdjson::minify(whole);
+  const std::string rebuilt =
+      text.substr(0, cut->open) + "[" + items + "]" + text.substr(cut->close + 1);
+  sj::element rebuilt_element;
+  if (parser.parse(rebuilt).get(rebuilt_element) != simdjson::SUCCESS ||
+      simdjson::minify(rebuilt_element) != whole_minified) {
+    Broken("a list's runs hold its items, in order");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -203,5 +247,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   CheckWholeFile(text);
+  CheckListRuns(text);
   return 0;
 }

@@ -24,6 +24,7 @@
 #include "controller/core/quantity.h"
 #include "controller/core/same_text.h"
 #include "controller/dra/large_document_parser.h"
+#include "controller/dra/list_runs.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
 
@@ -717,6 +718,51 @@ bool LooksLikeSlices(const sj::element& root) {
   return true;
 }
 
+// A list's items, one at a time, into `out`; false (and the file is not handled) at the first
+// item that is not a ResourceSlice the strict path would decode the same.
+class ListItemDecoder {
+ public:
+  // `header` is the list's (its views must outlive this).
+  ListItemDecoder(const Header& header, const AttributeDemand& demand,
+                  std::vector<FastDecodedSlice>* out)
+      : header_(header),
+        // A typed list (ResourceSliceList) lends its items a missing kind and apiVersion.
+        item_kind_(header.kind == "List" ? std::string_view()
+                                         : header.kind.substr(0, header.kind.size() - 4)),
+        decoder_(&demand),
+        out_(out) {}
+
+  bool Decode(const sj::element& item) {
+    sj::object item_object;
+    std::array<std::optional<sj::element>, 2> item_members;
+    if (item.get_object().get(item_object) != simdjson::SUCCESS ||
+        !Pick<2>(item_object, {"apiVersion", "kind"}, &item_members)) {
+      return false;
+    }
+    std::string_view api_version = header_.api_version, kind = item_kind_;
+    if (item_kind_.empty() || Set(item_members[0]) != nullptr) {
+      if (!GetNonEmptyString(Set(item_members[0]), &api_version)) return false;
+    }
+    if (item_kind_.empty() || Set(item_members[1]) != nullptr) {
+      if (!GetNonEmptyString(Set(item_members[1]), &kind)) return false;
+    }
+    // Nested lists (flattened by the strict path) and other kinds are left to the strict path.
+    if (kind != kSliceKind) return false;
+    FastDecodedSlice decoded;
+    decoded.item_index = index_++;
+    if (!decoder_.Decode(item_object, kind, api_version, &decoded.slice)) return false;
+    out_->push_back(std::move(decoded));
+    return true;
+  }
+
+ private:
+  const Header& header_;
+  const std::string_view item_kind_;
+  SliceDecoder decoder_;
+  std::vector<FastDecodedSlice>* out_;
+  int index_ = 0;
+};
+
 bool DecodeDocument(const sj::element& root, const AttributeDemand& demand,
                     std::vector<FastDecodedSlice>* out) {
   sj::object object;
@@ -726,8 +772,8 @@ bool DecodeDocument(const sj::element& root, const AttributeDemand& demand,
       !ReadHeader(object, &members, &header)) {
     return false;
   }
-  SliceDecoder decoder(&demand);
   if (!IsList(header)) {
+    SliceDecoder decoder(&demand);
     FastDecodedSlice decoded;
     if (!decoder.Decode(object, header.kind, header.api_version, &decoded.slice)) return false;
     out->push_back(std::move(decoded));
@@ -736,33 +782,63 @@ bool DecodeDocument(const sj::element& root, const AttributeDemand& demand,
   if (header.items == nullptr) return true;  // `items: null`: an empty list
   sj::array items;
   if (header.items->get_array().get(items) != simdjson::SUCCESS) return false;
-  // A typed list (ResourceSliceList) lends its items a missing kind and apiVersion.
-  const std::string_view item_kind =
-      header.kind == "List" ? std::string_view() : header.kind.substr(0, header.kind.size() - 4);
   out->reserve(items.size());
-  int index = 0;
+  ListItemDecoder decoder(header, demand, out);
   for (sj::element item : items) {
-    sj::object item_object;
-    std::array<std::optional<sj::element>, 2> item_members;
-    if (item.get_object().get(item_object) != simdjson::SUCCESS ||
-        !Pick<2>(item_object, {"apiVersion", "kind"}, &item_members)) {
-      return false;
-    }
-    std::string_view api_version = header.api_version, kind = item_kind;
-    if (item_kind.empty() || Set(item_members[0]) != nullptr) {
-      if (!GetNonEmptyString(Set(item_members[0]), &api_version)) return false;
-    }
-    if (item_kind.empty() || Set(item_members[1]) != nullptr) {
-      if (!GetNonEmptyString(Set(item_members[1]), &kind)) return false;
-    }
-    // Nested lists (flattened by the strict path) and other kinds are left to the strict path.
-    if (kind != kSliceKind) return false;
-    FastDecodedSlice decoded;
-    decoded.item_index = index++;
-    if (!decoder.Decode(item_object, kind, api_version, &decoded.slice)) return false;
-    out->push_back(std::move(decoded));
+    if (!decoder.Decode(item)) return false;
   }
   return true;
+}
+
+enum class RunsOutcome {
+  kDecoded,     // `out` holds every item
+  kNotHandled,  // the text is JSON (as far as read) but not what the fast path decodes
+  kNotParsed,   // the envelope or a run is not JSON: the whole text decides
+};
+
+// The list of `text` cut as `cut` says, each run parsed by one reused parser.
+RunsOutcome DecodeRuns(absl::string_view text, const ListRuns& cut, const AttributeDemand& demand,
+                       std::vector<FastDecodedSlice>* out) {
+  sj::parser envelope_parser;
+  sj::element root;
+  sj::object object;
+  std::array<std::optional<sj::element>, 3> members;
+  Header header;
+  sj::array no_items;
+  if (envelope_parser.parse(cut.envelope).get(root) != simdjson::SUCCESS) {
+    return RunsOutcome::kNotParsed;
+  }
+  // The cut emptied the root's "items": anything else is not the list it looked like.
+  if (root.get_object().get(object) != simdjson::SUCCESS ||
+      !ReadHeader(object, &members, &header) || !IsList(header) || header.items == nullptr ||
+      header.items->get_array().get(no_items) != simdjson::SUCCESS || no_items.size() != 0) {
+    return RunsOutcome::kNotHandled;
+  }
+  const size_t capacity = std::max(cut.longest_run + 2, simdjson::dom::MINIMAL_DOCUMENT_CAPACITY);
+  sj::parser run_parser;
+  if (run_parser.allocate(capacity, kRunMaxDepth) != simdjson::SUCCESS ||
+      run_parser.doc.allocate(capacity) != simdjson::SUCCESS) {
+    return RunsOutcome::kNotParsed;
+  }
+  std::string run_text;
+  run_text.reserve(capacity + kFastDecoderPadding);
+  ListItemDecoder decoder(header, demand, out);
+  for (const ListRuns::Run& run : cut.runs) {
+    run_text.assign(1, '[');
+    run_text.append(text.data() + run.begin, run.end - run.begin);
+    run_text.push_back(']');
+    sj::element run_root;
+    sj::array items;
+    if (run_parser.parse(run_text.data(), run_text.size(), /*realloc_if_needed=*/false)
+                .get(run_root) != simdjson::SUCCESS ||
+        run_root.get_array().get(items) != simdjson::SUCCESS) {
+      return RunsOutcome::kNotParsed;
+    }
+    for (sj::element item : items) {
+      if (!decoder.Decode(item)) return RunsOutcome::kNotHandled;
+    }
+  }
+  return RunsOutcome::kDecoded;
 }
 
 // The strict path for one object: nlohmann::json, then DecodeSlice.
@@ -828,6 +904,24 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
                                      absl::FunctionRef<void()> release_text,
                                      const AttributeDemand& demand) {
   FastDecodeResult result;
+  if (padded_text.size() >= kListRunsFromBytes) {
+    if (std::optional<ListRuns> cut = CutListIntoRuns(padded_text, kListRunBytes)) {
+      switch (DecodeRuns(padded_text, *cut, demand, &result.slices)) {
+        case RunsOutcome::kDecoded:
+          release_text();
+          result.text_released = true;
+          result.handled = true;
+          result.runs = static_cast<int>(cut->runs.size());
+          return result;
+        case RunsOutcome::kNotHandled:
+          result.slices.clear();
+          return result;
+        case RunsOutcome::kNotParsed:
+          result.slices.clear();
+          break;
+      }
+    }
+  }
   sj::parser parser;
   sj::element root;
   if (!ReadyParserForDocument(padded_text.size(), &parser).ok() ||

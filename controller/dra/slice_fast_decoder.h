@@ -16,10 +16,12 @@
 // object, numbers where a string is expected, floating-point numbers where an integer or a
 // quantity is read).
 //
-// Memory: the file's text is released as soon as simdjson has parsed it (when the file looks
-// like ResourceSlices), so that the text, the parsed document and the decoded devices are never
-// all alive at once. A large file's parse buffers are advised for huge pages
-// (large_document_parser.h).
+// Memory: a large list laid out as kubectl prints it is parsed a run of items at a time
+// (list_runs.h), by one parser whose few megabytes of buffers are reused; its text is released
+// once every item is decoded. Any other file's text is released as soon as simdjson has parsed
+// it whole (when the file looks like ResourceSlices), so that the text, the parsed document and
+// the decoded devices are never all alive at once; a large file's parse buffers are then advised
+// for huge pages (large_document_parser.h).
 // Pure (no I/O). FastDecodeSliceJson and DecodeSliceFast are thread-safe; a SliceJsonDecoder is
 // thread-compatible.
 #pragma once
@@ -56,6 +58,8 @@ struct FastDecodeResult {
   // True when the decoder released the caller's text (it does so once the file is parsed and
   // looks like ResourceSlices). A caller that falls back then has to read the file again.
   bool text_released = false;
+  // How many runs of items the list was parsed in (list_runs.h); 0 when it was parsed whole.
+  int runs = 0;
 };
 
 // Decodes one ResourceSlice object from its JSON text (e.g. the object of a watch event) straight

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "controller/dra/large_document_parser.h"
+#include "controller/dra/list_runs.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "gmock/gmock.h"
@@ -319,19 +320,95 @@ TEST(SliceFastDecoderTest, AgreesOnGeneratedLists) {
   }
 }
 
-// A list past kHugePageDocumentBytes is parsed in buffers advised for huge pages
-// (large_document_parser.h): the same result.
-TEST(SliceFastDecoderTest, AgreesOnAListLargeEnoughForHugePages) {
-  std::mt19937 rng(11);
+// Generated slices, enough for a list longer than `bytes` when dumped with `indent`.
+std::vector<json> SlicesForALongerList(size_t bytes, int indent, unsigned seed) {
+  std::mt19937 rng(seed);
   std::vector<json> slices;
-  std::string text;
-  while (text.size() <= kHugePageDocumentBytes) {
+  while (List(slices).dump(indent).size() <= bytes) {
     for (int i = 0; i < 1000; ++i) {
       slices.push_back(GeneratedSlice(rng, static_cast<int>(slices.size()), "resource.k8s.io/v1"));
     }
-    text = List(slices).dump(4);
   }
+  return slices;
+}
+
+int RunsOf(const std::string& text) {
+  std::string copy = text;
+  return FastDecodeSliceJson(&copy).runs;
+}
+
+// A compact list past kHugePageDocumentBytes is parsed whole, in buffers advised for huge pages
+// (large_document_parser.h): the same result.
+TEST(SliceFastDecoderTest, AgreesOnAListLargeEnoughForHugePages) {
+  const std::string text =
+      List(SlicesForALongerList(kHugePageDocumentBytes, /*indent=*/-1, 11)).dump();
   ExpectSame(text);
+  EXPECT_EQ(RunsOf(text), 0);
+}
+
+// An indented list past kListRunsFromBytes is parsed a run of items at a time (list_runs.h):
+// the same result.
+TEST(SliceFastDecoderTest, AgreesOnAListParsedInRuns) {
+  for (int indent : {2, 4}) {
+    const std::string text =
+        List(SlicesForALongerList(kListRunsFromBytes, indent, 13)).dump(indent);
+    ExpectSame(text);
+    EXPECT_GT(RunsOf(text), 3) << "indent " << indent;
+  }
+}
+
+// The runs path decides as the whole parse does where the runs are not the items: a wrong cut
+// (an object inside each item closes on a line like an item's last), invalid JSON, an item that
+// is not a ResourceSlice, and nesting at simdjson's depth limit.
+TEST(SliceFastDecoderTest, ListsCutIntoRunsDecideAsAWholeParse) {
+  const std::vector<json> slices = SlicesForALongerList(kListRunsFromBytes, 4, 17);
+  const std::string text = List(slices).dump(4);
+  const size_t middle = text.find("\n        },\n        {", text.size() / 2);
+  ASSERT_NE(middle, std::string::npos);
+
+  // Each item's last member closes on a line like an item's last, just before the item does:
+  // the cuts fall inside items, and the whole parse takes over.
+  std::vector<json> with_last_member = slices;
+  for (json& slice : with_last_member) slice["zz"] = {{"a", 1}};
+  std::string lookalike = List(with_last_member).dump(4);
+  const std::string member_end = "\"a\": 1\n            }";
+  for (size_t at = lookalike.find(member_end); at != std::string::npos;
+       at = lookalike.find(member_end, at + member_end.size())) {
+    lookalike.replace(at, member_end.size(), "\"a\": 1\n        }, \"zzz\": {\n            }");
+  }
+  ASSERT_TRUE(json::accept(lookalike));
+  ExpectSame(lookalike);
+  EXPECT_EQ(RunsOf(lookalike), 0);
+
+  std::string no_comma = text;
+  no_comma.erase(middle + 10, 1);  // the comma after an item in the middle
+  ExpectDeclined(no_comma, /*strict_ok=*/false);
+
+  std::string config_map = text;
+  config_map.insert(middle + 11, R"(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},)");
+  ExpectDeclined(config_map, /*strict_ok=*/true);
+
+  // Nesting around simdjson's limit of 1,024 levels, in an unknown member of one item: the
+  // runs (one level shallower, and allowed one level less) accept exactly what the whole
+  // (compact, so parsed whole) text does.
+  int handled = 0, declined = 0;
+  for (int levels = 1019; levels <= 1023; ++levels) {
+    std::vector<json> deep = slices;
+    json value = json::array();
+    for (int i = 1; i < levels; ++i) value = json::array({value});
+    deep[deep.size() / 2]["unknownMember"] = value;
+    const std::string indented = List(deep).dump(4), compact = List(deep).dump();
+    const std::optional<std::string> in_runs = Fast(indented), whole = Fast(compact);
+    EXPECT_EQ(in_runs.has_value(), whole.has_value()) << levels << " levels";
+    if (in_runs.has_value() && whole.has_value()) {
+      EXPECT_EQ(*in_runs, *whole);
+    }
+    (whole.has_value() ? handled : declined) += 1;
+    EXPECT_EQ(RunsOf(compact), 0);
+  }
+  EXPECT_GT(handled, 0);
+  EXPECT_GT(declined, 0);
 }
 
 TEST(SliceFastDecoderTest, AgreesOnOddButValidInput) {

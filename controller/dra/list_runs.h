@@ -1,0 +1,66 @@
+// File: controller/dra/list_runs.h
+// Cuts a large, indented JSON List (`kubectl get resourceslices -o json`) into its envelope and
+// runs of items that can each be parsed alone.
+//
+// Why: parsing a 74 MB list as one document makes simdjson write about 60 MB of fresh memory
+// (structural indexes, tape, strings), and on this project's machines the kernel's faulting and
+// zeroing of that memory is a large share of `render`'s CPU. A parser reused for runs of about
+// a megabyte writes the same few megabytes over and over, and the decoder reads each run's tape
+// while it is still in the cache.
+//
+// How the cut stays exact: `text` = H + "[" + R + "]" + S, where "[" opens the value of the
+// root object's "items" (found by lexing H as JSON) and "]" is taken to close it. R is cut at
+// commas into runs R1 "," R2 "," ... Rn. If H + "[]" + S (the envelope) and every
+// "[" + Ri + "]" parse, then `text` parses, and its items are the runs' elements in order: one
+// valid value stands in for another. A guess that was wrong (a cut inside a string or a nested
+// value, a "]" that closes something else) leaves a run unclosed or with content after its
+// closing bracket, so it never parses: wrong guesses are caught by the parse, never silently
+// accepted, and the caller then parses the whole text as one document. A run wrapped in
+// brackets is one level shallower than in the whole text: its parser allows one level less
+// (kRunMaxDepth), so a run parses only where the whole text would.
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "simdjson.h"
+
+namespace gpuprofile::dra {
+
+// A run's simdjson depth limit, one less than a whole document's.
+inline constexpr size_t kRunMaxDepth = simdjson::DEFAULT_MAX_DEPTH - 1;
+
+// The decoders' choice (slice_fast_decoder.h): runs of about a megabyte, for texts from 4 MiB
+// on. Runs of 256 KiB and 4 MiB rendered the benchmark's fleet in the same time.
+inline constexpr size_t kListRunBytes = size_t{1} << 20;
+inline constexpr size_t kListRunsFromBytes = 4 * kListRunBytes;
+
+struct ListRuns {
+  // H + "[]" + S, to parse as the list without its items.
+  std::string envelope;
+  // [begin, end) of each run in the text: items separated by commas, maybe trailing whitespace.
+  struct Run {
+    size_t begin = 0;
+    size_t end = 0;
+  };
+  std::vector<Run> runs;
+  size_t longest_run = 0;  // bytes
+  // Where the items' "[" and "]" are in the text.
+  size_t open = 0;
+  size_t close = 0;
+};
+
+// The runs of about `run_bytes` (more where an item is longer) of a list printed as kubectl
+// prints one: the root's "items" key at the start of a line, its closing bracket on a line of
+// its own at that indentation, and its items objects starting and ending on lines of their own
+// at one indentation. nullopt when `text` is not laid out so (the key not among the first
+// 64 KiB, the bracket not among the last 64 KiB, compact JSON) or gives fewer than two runs.
+// A nullopt is never an error: the text is then parsed whole.
+std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes);
+
+}  // namespace gpuprofile::dra
