@@ -182,7 +182,7 @@ void CheckListRuns(const std::string& text) {
   if (!cut) return;
   sj::parser parser;
   sj::element element;
-  if (parser.parse(cut->envelope).get(element) != simdjson::SUCCESS) return;
+  if (parser.parse(cut->layout.envelope).get(element) != simdjson::SUCCESS) return;
   sj::parser run_parser;
   if (run_parser.allocate(cut->longest_run + 2, gpuprofile::dra::kRunMaxDepth) !=
       simdjson::SUCCESS) {
@@ -192,7 +192,7 @@ void CheckListRuns(const std::string& text) {
   for (const gpuprofile::dra::ListRuns::Run& run : cut->runs) {
     const std::string bracketed = "[" + text.substr(run.begin, run.end - run.begin) + "]";
     sj::array array;
-    if (run_parser.parse(bracketed).get(array) != simdjson::SUCCESS) return;
+    if (run_parser.parse(bracketed).get(array) != simdjson::SUCCESS || array.size() == 0) return;
     for (sj::element item : array) {
       if (!items.empty()) items += ",";
       items += simdjson::minify(item);
@@ -204,7 +204,7 @@ void CheckListRuns(const std::string& text) {
   }
   const std::string whole_minified = simdjson::minify(whole);
   const std::string rebuilt =
-      text.substr(0, cut->open) + "[" + items + "]" + text.substr(cut->close + 1);
+      text.substr(0, cut->layout.open) + "[" + items + "]" + text.substr(cut->layout.close + 1);
   sj::element rebuilt_element;
   if (parser.parse(rebuilt).get(rebuilt_element) != simdjson::SUCCESS ||
       simdjson::minify(rebuilt_element) != whole_minified) {

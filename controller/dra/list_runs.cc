@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -11,12 +12,7 @@
 namespace gpuprofile::dra {
 namespace {
 
-// How far from the start the root's "items" key, and from the end its closing bracket, are
-// looked for: kubectl's and the API server's lists give a few short members around it
-// (apiVersion, kind, metadata).
-constexpr size_t kHeadLimit = size_t{64} << 10;
-constexpr size_t kTailLimit = size_t{64} << 10;
-// The least an item's end is looked for past a run's length.
+// How far past a run's length an item's end is first looked for.
 constexpr size_t kItemEndWindow = size_t{64} << 10;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -35,7 +31,7 @@ struct ItemsKey {
   size_t bracket = 0;
 };
 std::optional<ItemsKey> FindItemsKey(absl::string_view text) {
-  const size_t limit = std::min(text.size(), kHeadLimit);
+  const size_t limit = text.size();
   int depth = 0;
   bool key_next = false;  // at depth 1, after "{" or ","
   size_t i = SkipSpace(text, 0, limit);
@@ -88,48 +84,71 @@ std::optional<absl::string_view> LineIndent(absl::string_view text, size_t at) {
 
 }  // namespace
 
-std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes) {
-  const std::optional<ItemsKey> items = FindItemsKey(text);
+std::optional<ListLayout> FindListLayout(absl::string_view head, absl::string_view tail,
+                                         size_t size) {
+  const std::optional<ItemsKey> items = FindItemsKey(head);
   if (!items) return std::nullopt;
-  const size_t open = items->bracket;
+  ListLayout layout;
+  layout.open = items->bracket;
   // The items' closing bracket: on a line of its own, indented as the key's line (kubectl
   // prints the root's members in key order, so "kind" and "metadata" may follow).
-  const std::optional<absl::string_view> key_indent = LineIndent(text, items->key);
+  const std::optional<absl::string_view> key_indent = LineIndent(head, items->key);
   if (!key_indent) return std::nullopt;
-  const size_t tail = text.size() > kTailLimit ? text.size() - kTailLimit : 0;
-  size_t close_line = text.substr(tail).rfind(absl::StrCat("\n", *key_indent, "]"));
-  if (close_line == absl::string_view::npos || tail + close_line <= open) return std::nullopt;
-  close_line += tail;
-  const size_t close = close_line + 1 + key_indent->size();
-  // The first item, on a line of its own: its indentation ends every item's last line.
-  const size_t first = SkipSpace(text, open + 1, close);
-  if (first >= close || text[first] != '{') return std::nullopt;
-  const std::optional<absl::string_view> item_indent = LineIndent(text, first);
-  if (!item_indent) return std::nullopt;
-  const std::string item_end = absl::StrCat("\n", *item_indent, "},");
-
-  ListRuns cut;
-  size_t begin = first;
-  while (begin + run_bytes < close) {
-    // Looked for within one more run's length (64 KiB at least), so that a layout without such
-    // lines costs a megabyte's search, not the whole text's; a longer item ends the cutting.
-    const size_t window_end = begin + run_bytes + std::max(run_bytes, kItemEndWindow);
-    const absl::string_view window = text.substr(0, std::min(close, window_end));
-    const size_t found = window.find(item_end, begin + run_bytes);
-    if (found == absl::string_view::npos) break;
-    const size_t comma = found + item_end.size() - 1;
-    cut.runs.push_back({begin, comma});
-    begin = SkipSpace(text, comma + 1, close);
-    if (begin >= close) return std::nullopt;  // a comma before "]": left to the whole parse
+  const size_t close_line = tail.rfind(absl::StrCat("\n", *key_indent, "]"));
+  if (close_line == absl::string_view::npos) return std::nullopt;
+  const size_t tail_start = size - tail.size();
+  layout.close = tail_start + close_line + 1 + key_indent->size();
+  if (layout.close <= layout.open) return std::nullopt;
+  // The first item, on a line of its own in the head: its indentation ends every item's last
+  // line.
+  layout.first = SkipSpace(head, layout.open + 1, std::min(head.size(), layout.close));
+  if (layout.first >= std::min(head.size(), layout.close) || head[layout.first] != '{') {
+    return std::nullopt;
   }
-  cut.runs.push_back({begin, close});
+  const std::optional<absl::string_view> item_indent = LineIndent(head, layout.first);
+  if (!item_indent) return std::nullopt;
+  layout.item_end = absl::StrCat("\n", *item_indent, "},");
+  layout.envelope =
+      absl::StrCat(head.substr(0, layout.open), "[]", tail.substr(layout.close + 1 - tail_start));
+  return layout;
+}
+
+size_t RunWindowBytes(size_t run_bytes) { return run_bytes + kItemEndWindow; }
+
+size_t FindRunEnd(const ListLayout& layout, size_t begin, absl::string_view window,
+                  size_t run_bytes) {
+  if (begin + run_bytes >= layout.close) return absl::string_view::npos;
+  const size_t reach = std::min(window.size(), layout.close - begin);
+  const size_t found = window.substr(0, reach).find(layout.item_end, run_bytes);
+  if (found == absl::string_view::npos) return absl::string_view::npos;
+  return begin + found + layout.item_end.size() - 1;
+}
+
+std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes) {
+  const size_t size = text.size();
+  std::optional<ListLayout> layout = FindListLayout(
+      text.substr(0, kListHeadBytes), text.substr(size - std::min(size, kListTailBytes)), size);
+  if (!layout) return std::nullopt;
+  ListRuns cut;
+  size_t begin = layout->first;
+  for (;;) {
+    size_t window = RunWindowBytes(run_bytes);
+    size_t comma = FindRunEnd(*layout, begin, text.substr(begin, window), run_bytes);
+    while (comma == absl::string_view::npos && begin + window < layout->close &&
+           window < kMaxRunWindowBytes) {
+      window *= 2;
+      comma = FindRunEnd(*layout, begin, text.substr(begin, window), run_bytes);
+    }
+    if (comma == absl::string_view::npos) break;
+    cut.runs.push_back({begin, comma});
+    begin = comma + 1;
+  }
+  cut.runs.push_back({begin, layout->close});
   if (cut.runs.size() < 2) return std::nullopt;
   for (const ListRuns::Run& run : cut.runs) {
     cut.longest_run = std::max(cut.longest_run, run.end - run.begin);
   }
-  cut.envelope = absl::StrCat(text.substr(0, open), "[]", text.substr(close + 1));
-  cut.open = open;
-  cut.close = close;
+  cut.layout = *std::move(layout);
   return cut;
 }
 

@@ -40,27 +40,59 @@ inline constexpr size_t kRunMaxDepth = simdjson::DEFAULT_MAX_DEPTH - 1;
 inline constexpr size_t kListRunBytes = size_t{1} << 20;
 inline constexpr size_t kListRunsFromBytes = 4 * kListRunBytes;
 
-struct ListRuns {
+// How far from the start the root's "items" key, and from the end its closing bracket, are
+// looked for: kubectl's and the API server's lists give a few short members around it
+// (apiVersion, kind, metadata).
+inline constexpr size_t kListHeadBytes = size_t{64} << 10;
+inline constexpr size_t kListTailBytes = size_t{64} << 10;
+
+// Where a list printed as kubectl prints one keeps its items: the root's "items" key at the
+// start of a line, its closing bracket on a line of its own at that indentation, and its items
+// objects starting and ending on lines of their own at one indentation.
+struct ListLayout {
+  size_t open = 0;   // the items' "["
+  size_t close = 0;  // the items' "]"
+  size_t first = 0;  // the first item's "{"
   // H + "[]" + S, to parse as the list without its items.
   std::string envelope;
-  // [begin, end) of each run in the text: items separated by commas, maybe trailing whitespace.
+  // "\n" + the items' indentation + "},": how a line that ends an item (and not the last one)
+  // reads.
+  std::string item_end;
+};
+
+// The layout of a text of `size` bytes from its first and last bytes: `head` is the text's
+// first min(size, kListHeadBytes) bytes, `tail` its last min(size, kListTailBytes). nullopt
+// when the text is not laid out so (compact JSON, the key or the bracket not within reach, no
+// items). A nullopt is never an error: the text is then parsed whole.
+std::optional<ListLayout> FindListLayout(absl::string_view head, absl::string_view tail,
+                                         size_t size);
+
+// Where the run that starts at `begin` (an item's start, or just after a comma that ends one)
+// ends: the position of the comma after the first item that ends `run_bytes` or more past
+// `begin`. `window` is the text from `begin` on, as far as the caller has it (past
+// layout.close is not read). npos when no item ends within the window past `run_bytes`.
+size_t FindRunEnd(const ListLayout& layout, size_t begin, absl::string_view window,
+                  size_t run_bytes);
+
+// The window a run's end is first looked for in (a run and 64 KiB). Where no item ends in it,
+// callers double it, up to kMaxRunWindowBytes; past that the run goes on to the items' end,
+// so that a layout without item-ending lines costs one bounded search.
+size_t RunWindowBytes(size_t run_bytes);
+inline constexpr size_t kMaxRunWindowBytes = size_t{16} << 20;
+
+struct ListRuns {
+  ListLayout layout;
+  // [begin, end) of each run in the text: items separated by commas, maybe whitespace around.
   struct Run {
     size_t begin = 0;
     size_t end = 0;
   };
   std::vector<Run> runs;
   size_t longest_run = 0;  // bytes
-  // Where the items' "[" and "]" are in the text.
-  size_t open = 0;
-  size_t close = 0;
 };
 
-// The runs of about `run_bytes` (more where an item is longer) of a list printed as kubectl
-// prints one: the root's "items" key at the start of a line, its closing bracket on a line of
-// its own at that indentation, and its items objects starting and ending on lines of their own
-// at one indentation. nullopt when `text` is not laid out so (the key not among the first
-// 64 KiB, the bracket not among the last 64 KiB, compact JSON) or gives fewer than two runs.
-// A nullopt is never an error: the text is then parsed whole.
+// The runs of about `run_bytes` (more where an item is longer) of a text held whole. nullopt
+// where FindListLayout gives none or the text makes fewer than two runs.
 std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes);
 
 }  // namespace gpuprofile::dra

@@ -22,6 +22,7 @@
 #include "controller/core/input_limits.h"
 #include "controller/dra/mapped_file.h"
 #include "controller/dra/slice_fast_decoder.h"
+#include "controller/dra/slice_list_file.h"
 
 namespace gpuprofile::dra {
 namespace {
@@ -150,10 +151,19 @@ class Loader {
   // could not be read, or it breaks a limit (the error is recorded).
   bool ReadFile(const AttributeDemand& demand, FileResult* result) {
     const std::string& file = result->name;
-    // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
-    if (set_slice_files_aside_ && IsRegularFile(file) && LooksLikeSliceFile(file, ReadHead(file))) {
-      result->set_aside = true;
-      return true;
+    if (IsRegularFile(file)) {
+      const std::string head = ReadHead(file);
+      // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
+      if (set_slice_files_aside_ && LooksLikeSliceFile(file, head)) {
+        result->set_aside = true;
+        return true;
+      }
+      // A large list as kubectl prints it, read a run of items at a time (slice_list_file.h).
+      if (MayBeJson(file, head)) {
+        if (FastDecodeResult decoded = FastDecodeSliceListFile(file, demand); decoded.handled) {
+          return KeepDecoded(std::move(decoded), result);
+        }
+      }
     }
     MappedFile mapped;
     std::string read;
@@ -171,23 +181,7 @@ class Loader {
             text = absl::string_view();
           },
           demand);
-      if (decoded.handled && decoded.slices.size() > limits::kMaxManifestObjectsPerFile) {
-        // As the strict path words it (input_limits.h).
-        if (code_ == absl::StatusCode::kOk) code_ = absl::StatusCode::kInvalidArgument;
-        errors_.push_back(absl::StrCat(file, " (document 1, items[",
-                                       limits::kMaxManifestObjectsPerFile,
-                                       "]): the file holds more than ",
-                                       limits::kMaxManifestObjectsPerFile,
-                                       " objects, the limit per file; split it"));
-        return false;
-      }
-      if (decoded.handled) {
-        result->fast = true;
-        for (FastDecodedSlice& d : decoded.slices) {
-          result->slices.push_back({file, 0, d.item_index, std::move(d.slice)});
-        }
-        return true;
-      }
+      if (decoded.handled) return KeepDecoded(std::move(decoded), result);
       if (decoded.text_released) {
         absl::StatusOr<std::string> again = ReadManifestFile(file);
         if (!again.ok()) {
@@ -199,6 +193,25 @@ class Loader {
       }
     }
     Strict(text, result);
+    return true;
+  }
+
+  // The slices the fast path decoded from the file named result->name, into *result. False
+  // when they break the limit per file (the error is recorded).
+  bool KeepDecoded(FastDecodeResult decoded, FileResult* result) {
+    if (decoded.slices.size() > limits::kMaxManifestObjectsPerFile) {
+      // As the strict path words it (input_limits.h).
+      if (code_ == absl::StatusCode::kOk) code_ = absl::StatusCode::kInvalidArgument;
+      errors_.push_back(
+          absl::StrCat(result->name, " (document 1, items[", limits::kMaxManifestObjectsPerFile,
+                       "]): the file holds more than ", limits::kMaxManifestObjectsPerFile,
+                       " objects, the limit per file; split it"));
+      return false;
+    }
+    result->fast = true;
+    for (FastDecodedSlice& d : decoded.slices) {
+      result->slices.push_back({result->name, 0, d.item_index, std::move(d.slice)});
+    }
     return true;
   }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -790,55 +791,65 @@ bool DecodeDocument(const sj::element& root, const AttributeDemand& demand,
   return true;
 }
 
-enum class RunsOutcome {
+enum class ListRunsOutcome {
   kDecoded,     // `out` holds every item
   kNotHandled,  // the text is JSON (as far as read) but not what the fast path decodes
-  kNotParsed,   // the envelope or a run is not JSON: the whole text decides
+  kNotParsed,   // the envelope or a run does not parse, or could not be read
 };
 
-// The list of `text` cut as `cut` says, each run parsed by one reused parser.
-RunsOutcome DecodeRuns(absl::string_view text, const ListRuns& cut, const AttributeDemand& demand,
-                       std::vector<FastDecodedSlice>* out) {
+// The list whose envelope is `envelope`, its runs given by `next_run`, each parsed by one reused
+// parser.
+ListRunsOutcome DecodeRuns(absl::string_view envelope, NextRunFn next_run,
+                           const AttributeDemand& demand, std::vector<FastDecodedSlice>* out,
+                           int* runs) {
   sj::parser envelope_parser;
   sj::element root;
   sj::object object;
   std::array<std::optional<sj::element>, 3> members;
   Header header;
   sj::array no_items;
-  if (envelope_parser.parse(cut.envelope).get(root) != simdjson::SUCCESS) {
-    return RunsOutcome::kNotParsed;
+  if (envelope_parser.parse(envelope.data(), envelope.size()).get(root) != simdjson::SUCCESS) {
+    return ListRunsOutcome::kNotParsed;
   }
   // The cut emptied the root's "items": anything else is not the list it looked like.
   if (root.get_object().get(object) != simdjson::SUCCESS ||
       !ReadHeader(object, &members, &header) || !IsList(header) || header.items == nullptr ||
       header.items->get_array().get(no_items) != simdjson::SUCCESS || no_items.size() != 0) {
-    return RunsOutcome::kNotHandled;
+    return ListRunsOutcome::kNotHandled;
   }
-  const size_t capacity = std::max(cut.longest_run + 2, simdjson::dom::MINIMAL_DOCUMENT_CAPACITY);
   sj::parser run_parser;
-  if (run_parser.allocate(capacity, kRunMaxDepth) != simdjson::SUCCESS ||
-      run_parser.doc.allocate(capacity) != simdjson::SUCCESS) {
-    return RunsOutcome::kNotParsed;
-  }
-  std::string run_text;
-  run_text.reserve(capacity + kFastDecoderPadding);
+  size_t capacity = 0;
   ListItemDecoder decoder(header, demand, out);
-  for (const ListRuns::Run& run : cut.runs) {
-    run_text.assign(1, '[');
-    run_text.append(text.data() + run.begin, run.end - run.begin);
-    run_text.push_back(']');
+  for (;;) {
+    absl::string_view run;
+    switch (next_run(&run)) {
+      case NextRun::kRun:
+        break;
+      case NextRun::kEnd:
+        return ListRunsOutcome::kDecoded;
+      case NextRun::kUnreadable:
+        return ListRunsOutcome::kNotParsed;
+    }
+    ++*runs;
+    if (run.size() > capacity) {
+      capacity = std::max(run.size(), simdjson::dom::MINIMAL_DOCUMENT_CAPACITY);
+      if (run_parser.allocate(capacity, kRunMaxDepth) != simdjson::SUCCESS ||
+          run_parser.doc.allocate(capacity) != simdjson::SUCCESS) {
+        return ListRunsOutcome::kNotParsed;
+      }
+    }
     sj::element run_root;
     sj::array items;
-    if (run_parser.parse(run_text.data(), run_text.size(), /*realloc_if_needed=*/false)
-                .get(run_root) != simdjson::SUCCESS ||
-        run_root.get_array().get(items) != simdjson::SUCCESS) {
-      return RunsOutcome::kNotParsed;
+    // An empty run would let "[a,]" through as "[a]" and "[]": every run holds an item.
+    if (run_parser.parse(run.data(), run.size(), /*realloc_if_needed=*/false).get(run_root) !=
+            simdjson::SUCCESS ||
+        run_root.get_array().get(items) != simdjson::SUCCESS || items.size() == 0) {
+      return ListRunsOutcome::kNotParsed;
     }
     for (sj::element item : items) {
-      if (!decoder.Decode(item)) return RunsOutcome::kNotHandled;
+      if (!decoder.Decode(item)) return ListRunsOutcome::kNotHandled;
     }
   }
-  return RunsOutcome::kDecoded;
 }
 
 // The strict path for one object: nlohmann::json, then DecodeSlice.
@@ -906,17 +917,31 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
   FastDecodeResult result;
   if (padded_text.size() >= kListRunsFromBytes) {
     if (std::optional<ListRuns> cut = CutListIntoRuns(padded_text, kListRunBytes)) {
-      switch (DecodeRuns(padded_text, *cut, demand, &result.slices)) {
-        case RunsOutcome::kDecoded:
+      // Each run is copied between brackets into one buffer, padded for simdjson.
+      std::unique_ptr<char[]> buffer(new char[cut->longest_run + 2 + kFastDecoderPadding]);
+      size_t next = 0;
+      const auto next_run = [&](absl::string_view* run) {
+        if (next == cut->runs.size()) return NextRun::kEnd;
+        const ListRuns::Run& r = cut->runs[next++];
+        buffer[0] = '[';
+        std::memcpy(buffer.get() + 1, padded_text.data() + r.begin, r.end - r.begin);
+        buffer[r.end - r.begin + 1] = ']';
+        std::memset(buffer.get() + r.end - r.begin + 2, 0, kFastDecoderPadding);
+        *run = absl::string_view(buffer.get(), r.end - r.begin + 2);
+        return NextRun::kRun;
+      };
+      int runs = 0;
+      switch (DecodeRuns(cut->layout.envelope, next_run, demand, &result.slices, &runs)) {
+        case ListRunsOutcome::kDecoded:
           release_text();
           result.text_released = true;
           result.handled = true;
-          result.runs = static_cast<int>(cut->runs.size());
+          result.runs = runs;
           return result;
-        case RunsOutcome::kNotHandled:
+        case ListRunsOutcome::kNotHandled:
           result.slices.clear();
           return result;
-        case RunsOutcome::kNotParsed:
+        case ListRunsOutcome::kNotParsed:
           result.slices.clear();
           break;
       }
@@ -938,6 +963,22 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
     return result;
   }
   result.handled = true;
+  return result;
+}
+
+FastDecodeResult FastDecodeSliceRuns(absl::string_view envelope, NextRunFn next_run,
+                                     const AttributeDemand& demand) {
+  FastDecodeResult result;
+  switch (DecodeRuns(envelope, next_run, demand, &result.slices, &result.runs)) {
+    case ListRunsOutcome::kDecoded:
+      result.handled = true;
+      break;
+    case ListRunsOutcome::kNotHandled:
+    case ListRunsOutcome::kNotParsed:
+      result.slices.clear();
+      result.runs = 0;
+      break;
+  }
   return result;
 }
 

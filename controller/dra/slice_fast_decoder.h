@@ -105,4 +105,22 @@ FastDecodeResult FastDecodeSliceJson(absl::string_view padded_text,
                                      absl::FunctionRef<void()> release_text,
                                      const AttributeDemand& demand = {});
 
+// A list given a run of items at a time (list_runs.h), for a reader that never holds the whole
+// text (slice_list_file.h).
+enum class NextRun {
+  kRun,         // the next run, between brackets: "[" + items + "]"
+  kEnd,         // every run was given
+  kUnreadable,  // the text could not be read on
+};
+// Sets *run to the next run; the kFastDecoderPadding bytes after it must be readable, and it
+// stays valid until the next call.
+using NextRunFn = absl::FunctionRef<NextRun(absl::string_view* run)>;
+
+// `envelope` is the list with its items emptied (ListLayout::envelope). Handled, with `runs`
+// counted, exactly when the envelope and every run parse and every item decodes as on the fast
+// path; then the slices are those the whole text would give. Not handled otherwise (nothing
+// then says why: the caller decodes the text the usual way, which does).
+FastDecodeResult FastDecodeSliceRuns(absl::string_view envelope, NextRunFn next_run,
+                                     const AttributeDemand& demand = {});
+
 }  // namespace gpuprofile::dra

@@ -54,13 +54,13 @@ TEST(ListRunsTest, CutsAnIndentedListBetweenItems) {
     EXPECT_GT(cut->runs.size(), 5u);
     json envelope = list;
     envelope["items"] = json::array();
-    EXPECT_EQ(json::parse(cut->envelope), envelope);
+    EXPECT_EQ(json::parse(cut->layout.envelope), envelope);
     EXPECT_EQ(ItemsOfRuns(text, *cut), list["items"].get<std::vector<json>>());
     size_t longest = 0;
     for (size_t i = 0; i < cut->runs.size(); ++i) {
       const ListRuns::Run& run = cut->runs[i];
       longest = std::max(longest, run.end - run.begin);
-      EXPECT_EQ(text[run.begin], '{');
+      EXPECT_EQ(text[text.find_first_not_of(" \n", run.begin)], '{');
       if (i + 1 < cut->runs.size()) {
         EXPECT_EQ(text[run.end], ',');
         EXPECT_GE(run.end - run.begin, 500u);
@@ -83,7 +83,7 @@ TEST(ListRunsTest, CutsAListWhoseItemsComeBeforeOtherMembers) {
   EXPECT_GT(cut->runs.size(), 5u);
   json envelope = kubectl;
   envelope["items"] = json::array();
-  EXPECT_EQ(json::parse(cut->envelope), envelope);
+  EXPECT_EQ(json::parse(cut->layout.envelope), envelope);
   EXPECT_EQ(ItemsOfRuns(text, *cut), list["items"].get<std::vector<json>>());
 }
 
@@ -146,7 +146,7 @@ TEST(ListRunsTest, FindsTheRootsItemsPastLookalikes) {
   json envelope = json::parse(text);
   const std::vector<json> items = envelope["items"].get<std::vector<json>>();
   envelope["items"] = json::array();
-  EXPECT_EQ(json::parse(cut->envelope), envelope);
+  EXPECT_EQ(json::parse(cut->layout.envelope), envelope);
   EXPECT_EQ(ItemsOfRuns(text, *cut), items);
 }
 

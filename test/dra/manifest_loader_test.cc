@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "controller/core/input_limits.h"
 #include "controller/dra/inventory.h"
+#include "controller/dra/list_runs.h"
 #include "controller/dra/manifest_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -235,6 +236,30 @@ TEST_F(ManifestLoaderTest, LargeFilesAreMappedAndAgree) {
     absl::StrAppend(&yaml, "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns-", i, "}\n");
   }
   ExpectSameAsReadManifests({Write("namespaces.yaml", yaml)});
+}
+
+// A list as kubectl prints it, past kListRunsFromBytes, is read a run of items at a time
+// (slice_list_file.h): the same slices, and the same errors.
+TEST_F(ManifestLoaderTest, KubectlListsReadInRunsAgree) {
+  std::vector<json> slices;
+  std::string text;
+  while (text.size() <= kListRunsFromBytes) {
+    for (int i = 0; i < 200; ++i) {
+      const size_t n = slices.size();
+      slices.push_back(SliceJson(absl::StrCat("s", n), absl::StrCat("node-", n), 8));
+    }
+    text = ListJson(slices).dump(4);
+  }
+  LoadedManifests loaded = ExpectSameAsReadManifests({Write("fleet.json", text)});
+  EXPECT_EQ(loaded.slices.size(), slices.size());
+  EXPECT_TRUE(loaded.objects.empty());
+
+  slices[slices.size() / 2]["spec"]["pool"]["generation"] = "one";
+  const std::string bad = Write("bad.json", ListJson(slices).dump(4));
+  ExpectSameAsReadManifests({bad});
+  ASSERT_OK_AND_ASSIGN(loaded, LoadManifests({bad}));
+  EXPECT_THAT(BuildInventory(loaded.slices, loaded.objects).status().message(),
+              HasSubstr("spec.pool.generation: must be an integer, got string"));
 }
 
 TEST(InventoryCopyTest, CopiesShareTheDevices) {

@@ -22,9 +22,11 @@
 #include "controller/dra/list_runs.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
+#include "controller/dra/slice_list_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir_test.h"
 #include "test/testing/test_paths.h"
 
 namespace gpuprofile::dra {
@@ -572,6 +574,87 @@ TEST(SliceFastDecoderTest, ValidInputItDoesNotReadIsLeftToTheStrictPath) {
       }) {
     ExpectDeclined(text, /*strict_ok=*/true);
   }
+}
+
+// FastDecodeSliceListFile (slice_list_file.h): the slices the strict path reads from the same
+// text, or not handled.
+class SliceListFileTest : public ::gpuprofile::testing::TempDirTest {
+ protected:
+  // The file's slices as Dump prints them, or nullopt when it is not handled; *runs counts them.
+  std::optional<std::string> ReadInRuns(const std::string& text, int* runs = nullptr) {
+    const FastDecodeResult result = FastDecodeSliceListFile(Write("slices.json", text));
+    if (runs != nullptr) *runs = result.runs;
+    if (!result.handled) {
+      EXPECT_TRUE(result.slices.empty());
+      return std::nullopt;
+    }
+    std::string out;
+    for (const FastDecodedSlice& s : result.slices) out += Dump(s.slice, s.item_index);
+    return out;
+  }
+};
+
+TEST_F(SliceListFileTest, AgreesWithTheStrictPathOnAFileReadInRuns) {
+  for (int indent : {2, 4}) {
+    const std::string text =
+        List(SlicesForALongerList(kListRunsFromBytes, indent, 19)).dump(indent);
+    int runs = 0;
+    const std::optional<std::string> in_runs = ReadInRuns(text, &runs);
+    ASSERT_TRUE(in_runs.has_value()) << "indent " << indent;
+    EXPECT_GT(runs, 3);
+    const std::optional<std::string> strict = Strict(text);
+    ASSERT_TRUE(strict.has_value());
+    EXPECT_EQ(*in_runs, *strict);
+  }
+}
+
+// Items longer than the window a run's end is first looked for in (a run and 64 KiB): the
+// window grows, and the buffer with it.
+TEST_F(SliceListFileTest, ItemsLongerThanTheWindowAreReadWhole) {
+  std::vector<json> slices;
+  for (int i = 0; slices.empty() || List(slices).dump(4).size() < kListRunsFromBytes; ++i) {
+    json devices = json::array();
+    for (int d = 0; d < 600 + 40 * (i % 5); ++d) {
+      devices.push_back({{"name", absl::StrCat("gpu-", d)},
+                         {"attributes", {{"index", {{"int", d}}}, {"uuid", {{"string", "x"}}}}}});
+    }
+    slices.push_back({{"apiVersion", "resource.k8s.io/v1"},
+                      {"kind", "ResourceSlice"},
+                      {"metadata", {{"name", absl::StrCat("big-", i)}}},
+                      {"spec",
+                       {{"driver", "gpu.example.com"},
+                        {"nodeName", absl::StrCat("node-", i)},
+                        {"pool", {{"name", "p"}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                        {"devices", devices}}}});
+  }
+  const std::string text = List(slices).dump(4);
+  ASSERT_GT(text.size() / slices.size(), 100u << 10) << "items of over 100 KiB";
+  int runs = 0;
+  const std::optional<std::string> in_runs = ReadInRuns(text, &runs);
+  ASSERT_TRUE(in_runs.has_value());
+  EXPECT_GT(runs, 1);
+  EXPECT_EQ(*in_runs, Strict(text).value_or("strict path rejects"));
+}
+
+TEST_F(SliceListFileTest, FilesItDoesNotReadInRunsAreNotHandled) {
+  const std::vector<json> slices = SlicesForALongerList(kListRunsFromBytes, 4, 23);
+  const std::string text = List(slices).dump(4);
+  const size_t middle = text.find("\n        },\n        {", text.size() / 2);
+  ASSERT_NE(middle, std::string::npos);
+  std::string no_comma = text;
+  no_comma.erase(middle + 10, 1);
+  std::string config_map = text;
+  config_map.insert(middle + 11, R"(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},)");
+  for (const auto& [name, file] : std::vector<std::pair<std::string, std::string>>{
+           {"compact", List(slices).dump()},
+           {"short", List({slices[0], slices[1]}).dump(4)},
+           {"invalid", no_comma},
+           {"not only slices", config_map}}) {
+    EXPECT_FALSE(ReadInRuns(file).has_value()) << name;
+  }
+  EXPECT_FALSE(FastDecodeSliceListFile((root_ / "missing.json").string()).handled);
+  EXPECT_FALSE(FastDecodeSliceListFile(root_.string()).handled) << "a directory";
 }
 
 TEST(SliceFastDecoderTest, TextIsKeptUntilItLooksLikeSlices) {
