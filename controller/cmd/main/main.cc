@@ -9,6 +9,7 @@
 #include "controller/cmd/explain_command.h"
 #include "controller/cmd/render_command.h"
 #include "controller/cmd/run_command.h"
+#include "controller/cmd/short_run_heap.h"
 #include "controller/cmd/version.h"
 
 namespace {
@@ -55,6 +56,7 @@ int RunPlugin(const std::vector<std::string>& args) {
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "explain") {
+    gpuprofile::cmd::SetUpHeapForShortRun();
     return gpuprofile::cmd::RunExplain(rest, std::cout, std::cerr, "kubectl gpuprofile explain");
   }
   if (args[0] == "version") return gpuprofile::cmd::RunVersion();
@@ -72,6 +74,10 @@ int main(int argc, char** argv) {
     return args.empty() ? gpuprofile::cmd::kExitUsage : gpuprofile::cmd::kExitOk;
   }
   const std::string command = args[0];
+  // The short runs that may read a large fleet (short_run_heap.h).
+  if (command == "render" || command == "explain" || command == "cel") {
+    gpuprofile::cmd::SetUpHeapForShortRun();
+  }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "version") return gpuprofile::cmd::RunVersion();
   if (command == "run") return gpuprofile::cmd::RunOperator(rest, std::cerr);
