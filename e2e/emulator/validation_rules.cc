@@ -282,7 +282,9 @@ class RuleWalker {
       if (compiled.uses_old_self && !old_self) {
         old_self = ToCel(root ? RootView(*old) : *old, &schema);
       }
-      std::vector<cel::Value> args = {*self};
+      std::vector<cel::Value> args;
+      args.reserve(2);
+      args.push_back(*self);
       if (compiled.uses_old_self) args.push_back(*old_self);
       cel::Value result = compiled.program->Evaluate(args);
       std::string message = RuleMessage(rule);
