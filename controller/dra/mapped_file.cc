@@ -12,26 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "controller/core/input_limits.h"
+#include "controller/dra/file_descriptor.h"
 
 namespace gpuprofile::dra {
-namespace {
-
-// Closes a descriptor when it goes out of scope.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path, size_t padding,
                                             size_t max_bytes) {

@@ -15,25 +15,11 @@
 
 #include "absl/strings/string_view.h"
 #include "controller/core/input_limits.h"
+#include "controller/dra/file_descriptor.h"
 #include "controller/dra/list_runs.h"
 
 namespace gpuprofile::dra {
 namespace {
-
-// Closes a descriptor when it goes out of scope.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Reads exactly `n` bytes at `offset` into `out`; false on an error or a short file.
 bool ReadAt(int fd, size_t offset, size_t n, char* out) {
@@ -139,7 +125,7 @@ class RunReader {
 }  // namespace
 
 FastDecodeResult FastDecodeSliceListFile(const std::string& path, const AttributeDemand& demand) {
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st;
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
   const size_t size = static_cast<size_t>(st.st_size);
