@@ -10,9 +10,10 @@
 //
 // How the cut stays exact: `text` = H + "[" + R + "]" + S, where "[" opens the value of the
 // root object's "items" (found by lexing H as JSON) and "]" is taken to close it. R is cut at
-// commas into runs R1 "," R2 "," ... Rn. If H + "[]" + S (the envelope) and every
-// "[" + Ri + "]" parse, then `text` parses, and its items are the runs' elements in order: one
-// valid value stands in for another. A guess that was wrong (a cut inside a string or a nested
+// commas into runs R1 "," R2 "," ... Rn. If H + "[]" + S (the envelope) parses and every
+// "[" + Ri + "]" parses to an array of one element or more (an empty run would let "[a,]"
+// through as "[a]" and "[]"), then `text` parses, and its items are the runs' elements in
+// order: one valid value stands in for another. A guess that was wrong (a cut inside a string or a nested
 // value, a "]" that closes something else) leaves a run unclosed or with content after its
 // closing bracket, so it never parses: wrong guesses are caught by the parse, never silently
 // accepted, and the caller then parses the whole text as one document. A run wrapped in
