@@ -12,8 +12,10 @@
 namespace gpuprofile::dra {
 namespace {
 
-// How far past a run's length an item's end is first looked for.
+// How far past a run's length an item's end is first looked for, and the most it is looked for
+// in.
 constexpr size_t kItemEndWindow = size_t{64} << 10;
+constexpr size_t kMaxRunWindowBytes = size_t{16} << 20;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -113,15 +115,20 @@ std::optional<ListLayout> FindListLayout(absl::string_view head, absl::string_vi
   return layout;
 }
 
-size_t RunWindowBytes(size_t run_bytes) { return run_bytes + kItemEndWindow; }
-
-size_t FindRunEnd(const ListLayout& layout, size_t begin, absl::string_view window,
-                  size_t run_bytes) {
+std::optional<size_t> FindRunEnd(
+    const ListLayout& layout, size_t begin, size_t run_bytes,
+    absl::FunctionRef<std::optional<absl::string_view>(size_t length)> window) {
   if (begin + run_bytes >= layout.close) return absl::string_view::npos;
-  const size_t reach = std::min(window.size(), layout.close - begin);
-  const size_t found = window.substr(0, reach).find(layout.item_end, run_bytes);
-  if (found == absl::string_view::npos) return absl::string_view::npos;
-  return begin + found + layout.item_end.size() - 1;
+  for (size_t length = run_bytes + kItemEndWindow;; length *= 2) {
+    const std::optional<absl::string_view> text = window(length);
+    if (!text) return std::nullopt;
+    const size_t reach = std::min(text->size(), layout.close - begin);
+    const size_t found = text->substr(0, reach).find(layout.item_end, run_bytes);
+    if (found != absl::string_view::npos) return begin + found + layout.item_end.size() - 1;
+    if (begin + length >= layout.close || length >= kMaxRunWindowBytes) {
+      return absl::string_view::npos;
+    }
+  }
 }
 
 std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes) {
@@ -132,13 +139,9 @@ std::optional<ListRuns> CutListIntoRuns(absl::string_view text, size_t run_bytes
   ListRuns cut;
   size_t begin = layout->first;
   for (;;) {
-    size_t window = RunWindowBytes(run_bytes);
-    size_t comma = FindRunEnd(*layout, begin, text.substr(begin, window), run_bytes);
-    while (comma == absl::string_view::npos && begin + window < layout->close &&
-           window < kMaxRunWindowBytes) {
-      window *= 2;
-      comma = FindRunEnd(*layout, begin, text.substr(begin, window), run_bytes);
-    }
+    const size_t comma = *FindRunEnd(*layout, begin, run_bytes, [&](size_t length) {
+      return std::optional<absl::string_view>(text.substr(begin, length));
+    });
     if (comma == absl::string_view::npos) break;
     cut.runs.push_back({begin, comma});
     begin = comma + 1;

@@ -13,8 +13,8 @@
 // commas into runs R1 "," R2 "," ... Rn. If H + "[]" + S (the envelope) parses and every
 // "[" + Ri + "]" parses to an array of one element or more (an empty run would let "[a,]"
 // through as "[a]" and "[]"), then `text` parses, and its items are the runs' elements in
-// order: one valid value stands in for another. A guess that was wrong (a cut inside a string or a nested
-// value, a "]" that closes something else) leaves a run unclosed or with content after its
+// order: one valid value stands in for another. A guess that was wrong (a cut inside a string or a
+// nested value, a "]" that closes something else) leaves a run unclosed or with content after its
 // closing bracket, so it never parses: wrong guesses are caught by the parse, never silently
 // accepted, and the caller then parses the whole text as one document. A run wrapped in
 // brackets is one level shallower than in the whole text: its parser allows one level less
@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "simdjson.h"
 
@@ -70,16 +71,16 @@ std::optional<ListLayout> FindListLayout(absl::string_view head, absl::string_vi
 
 // Where the run that starts at `begin` (an item's start, or just after a comma that ends one)
 // ends: the position of the comma after the first item that ends `run_bytes` or more past
-// `begin`. `window` is the text from `begin` on, as far as the caller has it (past
-// layout.close is not read). npos when no item ends within the window past `run_bytes`.
-size_t FindRunEnd(const ListLayout& layout, size_t begin, absl::string_view window,
-                  size_t run_bytes);
-
-// The window a run's end is first looked for in (a run and 64 KiB). Where no item ends in it,
-// callers double it, up to kMaxRunWindowBytes; past that the run goes on to the items' end,
-// so that a layout without item-ending lines costs one bounded search.
-size_t RunWindowBytes(size_t run_bytes);
-inline constexpr size_t kMaxRunWindowBytes = size_t{16} << 20;
+// `begin`. It is looked for in a window of the text from `begin` on, first of `run_bytes` and
+// 64 KiB, doubled while no item ends in it, up to 16 MiB; past that (or at layout.close) there is
+// none, and the run goes on to the items' end, so that a layout without item-ending lines costs
+// one bounded search. `window(length)` gives the text from `begin` on, at least `length` bytes
+// or up to layout.close (more is fine, past layout.close is not read); nullopt when it cannot
+// be read.
+// Returns npos when no item ends in the largest window, nullopt when `window` gave nullopt.
+std::optional<size_t> FindRunEnd(
+    const ListLayout& layout, size_t begin, size_t run_bytes,
+    absl::FunctionRef<std::optional<absl::string_view>(size_t length)> window);
 
 struct ListRuns {
   ListLayout layout;

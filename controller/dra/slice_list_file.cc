@@ -47,20 +47,17 @@ class RunReader {
   NextRun Next(absl::string_view* run) {
     Restore();
     if (begin_ >= layout_.close) return NextRun::kEnd;
-    size_t window = RunWindowBytes(kListRunBytes);
-    size_t end;
-    for (;;) {
-      if (!Fill(std::min(layout_.close, begin_ + window))) return NextRun::kUnreadable;
-      end =
-          FindRunEnd(layout_, begin_, absl::string_view(At(begin_), end_ - begin_), kListRunBytes);
-      if (end != absl::string_view::npos) break;
-      if (end_ >= layout_.close || window >= kMaxRunWindowBytes) {
-        // The last run, or one whose item ends too far: the run goes on to the items' end.
-        if (!Fill(layout_.close)) return NextRun::kUnreadable;
-        end = layout_.close;
-        break;
-      }
-      window *= 2;
+    const std::optional<size_t> found = FindRunEnd(
+        layout_, begin_, kListRunBytes, [this](size_t length) -> std::optional<absl::string_view> {
+          if (!Fill(std::min(layout_.close, begin_ + length))) return std::nullopt;
+          return absl::string_view(At(begin_), end_ - begin_);
+        });
+    if (!found) return NextRun::kUnreadable;
+    size_t end = *found;
+    if (end == absl::string_view::npos) {
+      // The last run, or one whose item ends too far: the run goes on to the items' end.
+      if (!Fill(layout_.close)) return NextRun::kUnreadable;
+      end = layout_.close;
     }
     // "[" just before the run, "]" at its end, zeros after (saved for the next run).
     Room(end + 1 + kFastDecoderPadding);
