@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/check.h"
 #include "controller/core/input_limits.h"
+#include "controller/dra/list_runs.h"
 #include "controller/dra/mapped_file.h"
 #include "controller/dra/slice_fast_decoder.h"
 #include "controller/dra/slice_list_file.h"
@@ -63,6 +64,14 @@ bool LooksLikeSliceFile(const std::string& file, absl::string_view text) {
 bool IsRegularFile(const std::string& file) {
   std::error_code ec;
   return std::filesystem::is_regular_file(file, ec);
+}
+
+// A regular file of at least kListRunsFromBytes: one FastDecodeSliceListFile may read in runs.
+// Smaller files (most manifests) are not opened for it.
+bool IsLargeRegularFile(const std::string& file) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(file, ec);
+  return !ec && size >= kListRunsFromBytes;
 }
 
 // The first kSliceKindWithinBytes of a file (fewer when it is shorter; empty when it cannot be
@@ -151,18 +160,16 @@ class Loader {
   // could not be read, or it breaks a limit (the error is recorded).
   bool ReadFile(const AttributeDemand& demand, FileResult* result) {
     const std::string& file = result->name;
-    if (IsRegularFile(file)) {
-      const std::string head = ReadHead(file);
-      // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
-      if (set_slice_files_aside_ && LooksLikeSliceFile(file, head)) {
+    // Only a regular file can be read again: a pipe (`-f <(kubectl get ...)`) is decoded now.
+    if (set_slice_files_aside_ && IsRegularFile(file)) {
+      if (LooksLikeSliceFile(file, ReadHead(file))) {
         result->set_aside = true;
         return true;
       }
+    } else if (IsLargeRegularFile(file) && MayBeJson(file, ReadHead(file))) {
       // A large list as kubectl prints it, read a run of items at a time (slice_list_file.h).
-      if (MayBeJson(file, head)) {
-        if (FastDecodeResult decoded = FastDecodeSliceListFile(file, demand); decoded.handled) {
-          return KeepDecoded(std::move(decoded), result);
-        }
+      if (FastDecodeResult decoded = FastDecodeSliceListFile(file, demand); decoded.handled) {
+        return KeepDecoded(std::move(decoded), result);
       }
     }
     MappedFile mapped;
