@@ -42,14 +42,18 @@ absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec) {
            (config.error_code == 500 || config.error_code == 429 || config.error_code == 409);
     } else if (key == "retry-after") {
       ok = absl::SimpleAtoi(value, &config.retry_after_seconds) && config.retry_after_seconds > 0;
+    } else if (key == "error-resource") {
+      config.error_resource = value;
+      ok = !value.empty();
     } else if (key == "latency") {
       ok = absl::ParseDuration(value, &config.latency);
     } else if (key == "drop-watches-every") {
       ok = absl::ParseDuration(value, &config.drop_watches_every);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--faults: unknown key \"", key,
-          "\" (known: error-rate, error-code, retry-after, latency, drop-watches-every)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--faults: unknown key \"", key,
+                       "\" (known: error-rate, error-code, retry-after, error-resource, latency, "
+                       "drop-watches-every)"));
     }
     if (!ok) {
       return absl::InvalidArgumentError(
@@ -224,7 +228,9 @@ HttpResponse Frontend::Handle(const HttpRequest& request) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       faults = faults_;
-      if (api && faults.error_fraction > 0) {
+      if (api && faults.error_fraction > 0 &&
+          (faults.error_resource.empty() ||
+           AttributesFor(request).resource == faults.error_resource)) {
         fail = std::uniform_real_distribution<double>(0, 1)(random_) < faults.error_fraction;
       }
     }

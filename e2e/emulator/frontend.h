@@ -26,13 +26,17 @@ namespace gpuprofile::e2e {
 
 struct FaultConfig {
   double error_fraction = 0;  // of API requests (not /emulator, /version, discovery)
+  // Only requests on this resource (plural, e.g. "gpuprofiles") may fail; empty: any. A test
+  // that injects errors into one controller's writes keeps the leader's lease out of them.
+  std::string error_resource;
   int error_code = 500;       // 500, 429 (with Retry-After) or 409
   int retry_after_seconds = 1;
   absl::Duration latency;             // added to every API request
   absl::Duration drop_watches_every;  // 0: never
 };
 
-// "error-rate=0.2,error-code=429,retry-after=2,latency=50ms,drop-watches-every=5s".
+// "error-rate=0.2,error-code=429,retry-after=2,error-resource=gpuprofiles,latency=50ms,
+// drop-watches-every=5s".
 absl::StatusOr<FaultConfig> ParseFaults(const std::string& spec);
 
 // Who may call the API. With `authenticate` off every request is the admin (system:masters).

@@ -352,10 +352,11 @@ TEST_F(PrometheusTest, AlertsAndDashboardAgainstTheLiveOperator) {
   json pod = UserPod("ml-train", "trainer", "large-memory");
   ASSERT_FALSE(ClaimFor(&pod, "large-memory").is_null());
 
-  // A failed write: one API request in five answers 409 (few enough that the lease is renewed)
-  // while the test keeps editing the profile's spec, so the operator keeps writing its status,
-  // until a write has failed.
-  ASSERT_NO_FATAL_FAILURE(Faults("error-rate=0.2,error-code=409"));
+  // A failed write: one request on GpuProfiles in five answers 409 while the test keeps editing
+  // the profile's spec, so the operator keeps writing its status, until a write has failed. The
+  // lease's requests never fail: a leader that cannot renew within 1.5 s exits, and nothing here
+  // would restart it for Prometheus to scrape.
+  ASSERT_NO_FATAL_FAILURE(Faults("error-rate=0.2,error-code=409,error-resource=gpuprofiles"));
   int edits = 0;
   const bool failed_write = Eventually([&] {
     json p = Get(absl::StrCat(kProfiles, "/large-memory"));

@@ -922,6 +922,22 @@ TEST(ProtocolTest, FaultsAndAuditLog) {
   EXPECT_THAT(log, HasSubstr(R"("latencyMs":)"));
 }
 
+// error-resource narrows the injected errors to one resource: every request on it fails, none
+// on another (a lease, here).
+TEST(ProtocolTest, FaultsOnOneResourceOnly) {
+  Emulator emu;
+  ASSERT_EQ(emu.http()
+                .Request("POST", "/emulator/faults",
+                         "error-rate=1,error-code=409,error-resource=configmaps")
+                .status,
+            200);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(emu.http().Get(kCms).status, 409);
+    EXPECT_EQ(emu.http().Get("/apis/coordination.k8s.io/v1/namespaces/default/leases").status, 200);
+  }
+  EXPECT_EQ(emu.http().Request("POST", "/emulator/faults", "error-resource=").status, 400);
+}
+
 TEST(ProtocolTest, StateSurvivesARestart) {
   ScratchDir dir;
   std::string rv;
