@@ -19,7 +19,7 @@ namespace gpuprofile::cmd {
 std::string ToYamlStream(const std::vector<nlohmann::ordered_json>& objects);
 
 // {"apiVersion": "v1", "kind": "List", "items": [...]}, indented by 2, with a final newline.
-std::string ToJsonList(std::vector<nlohmann::ordered_json> objects);
+std::string ToJsonList(const std::vector<nlohmann::ordered_json>& objects);
 
 // Exposed for tests: whether `text` may be written as a plain (unquoted) YAML scalar.
 bool IsPlainYamlSafe(const std::string& text);

@@ -14,6 +14,7 @@
 #include "controller/api/gpu_profile_codec.h"
 #include "controller/cmd/args.h"
 #include "controller/cmd/exit_codes.h"
+#include "controller/cmd/left_to_exit.h"
 #include "controller/cmd/manifest_writer.h"
 #include "controller/core/check.h"
 #include "controller/core/feature_gates.h"
@@ -387,8 +388,7 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   // Both arms lvalues: a temporary in one would copy the fleet's inventory into the other.
   const dra::Inventory no_inventory;
   const dra::Inventory& fleet = inventory.ok() ? *inventory : no_inventory;
-  const profile::DesiredState state =
-      profile::AssembleDesiredState(read->plan, fleet, nullptr, &ledger);
+  profile::DesiredState state = profile::AssembleDesiredState(read->plan, fleet, nullptr, &ledger);
   std::vector<std::string> warnings;
   SortInvalidOutcomes(state, read->source_of, &problems, &warnings);
   if (!problems.empty()) {
@@ -409,8 +409,9 @@ int RunRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     docs = EncodeDesiredState(state, flags);
   }
   for (const std::string& w : warnings) err << "render: warning: " << w << "\n";
-  out << (flags.output == "json" ? ToJsonList(std::move(docs)) : ToYamlStream(docs));
+  out << (flags.output == "json" ? ToJsonList(docs) : ToYamlStream(docs));
   WarnIgnoredKinds(in.ignored_kinds, err);
+  LeaveToExit(docs, state, inventory, read);
   return kExitOk;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "controller/cmd/left_to_exit.h"
 #include "controller/dra/manifest_reader.h"
 #include "controller/dra/resource_slice.h"
 #include "gmock/gmock.h"
@@ -229,6 +230,23 @@ TEST(RenderTest, OutputIsTheSameWhateverTheInputOrder) {
   ASSERT_EQ(forward.code, 0) << forward.err;
   ASSERT_EQ(backward.code, 0) << backward.err;
   EXPECT_EQ(forward.out, backward.out);
+}
+
+// As main runs it (what it built left to the process's exit), render prints the same, in JSON
+// and YAML.
+TEST(RenderTest, LeavingItsObjectsToExitChangesNothing) {
+  for (const char* output : {"json", "yaml"}) {
+    std::vector<std::string> args = StoryArgs("config/samples/fleet");
+    args.insert(args.end(), {"-o", output});
+    const Result destroyed = Render(args);
+    AllowLeavingToExit();
+    const Result left = Render(args);
+    AllowLeavingToExit(false);
+    ASSERT_EQ(destroyed.code, 0) << destroyed.err;
+    EXPECT_EQ(left.code, 0);
+    EXPECT_EQ(left.out, destroyed.out) << output;
+    EXPECT_EQ(left.err, destroyed.err) << output;
+  }
 }
 
 TEST(RenderTest, JsonAndYamlCarryTheSameObjectsInTheSameOrder) {

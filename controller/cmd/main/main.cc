@@ -7,6 +7,7 @@
 #include "controller/cmd/cel_command.h"
 #include "controller/cmd/exit_codes.h"
 #include "controller/cmd/explain_command.h"
+#include "controller/cmd/left_to_exit.h"
 #include "controller/cmd/render_command.h"
 #include "controller/cmd/run_command.h"
 #include "controller/cmd/short_run_heap.h"
@@ -81,7 +82,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "version") return gpuprofile::cmd::RunVersion();
   if (command == "run") return gpuprofile::cmd::RunOperator(rest, std::cerr);
-  if (command == "render") return gpuprofile::cmd::RunRender(rest, std::cout, std::cerr);
+  if (command == "render") {
+    gpuprofile::cmd::AllowLeavingToExit();  // main returns what RunRender does
+    return gpuprofile::cmd::RunRender(rest, std::cout, std::cerr);
+  }
   if (command == "cel") return gpuprofile::cmd::RunCel(rest, std::cout, std::cerr);
   if (command == "explain") return gpuprofile::cmd::RunExplain(rest, std::cout, std::cerr);
   std::cerr << "unknown command \"" << command << "\"\n" << kUsage;
