@@ -1,6 +1,7 @@
 // File: controller/api/gpu_node_group_codec.cc
 #include "controller/api/gpu_node_group_codec.h"
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "controller/api/gpu_profile.h"
 #include "controller/meta/condition_codec.h"
 #include "controller/meta/field_codec.h"
+#include "controller/meta/json_object.h"
 #include "controller/meta/object_meta_codec.h"
 
 namespace gpuprofile::api {
@@ -124,7 +126,7 @@ absl::StatusOr<GpuNodeGroup> DecodeGpuNodeGroup(const json& object) {
 }
 
 ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(std::size(kSignatureFields) + 14);
   for (const SignatureField& field : kSignatureFields) {
     const std::string& value = status.signature.*field.member;
     if (!value.empty()) out[field.key] = value;
@@ -163,7 +165,7 @@ ordered_json EncodeGpuNodeGroupStatus(const GpuNodeGroupStatus& status) {
 }
 
 ordered_json EncodeGpuNodeGroup(const GpuNodeGroup& group, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(4);
   out["apiVersion"] = kApiVersion;
   out["kind"] = kGpuNodeGroupKind;
   out["metadata"] = meta::EncodeObjectMeta(group.metadata, include_server_fields);

@@ -21,6 +21,7 @@
 #include "controller/core/version_literal.h"
 #include "controller/meta/condition_codec.h"
 #include "controller/meta/field_codec.h"
+#include "controller/meta/json_object.h"
 #include "controller/meta/label_selector_codec.h"
 #include "controller/meta/object_meta_codec.h"
 
@@ -946,7 +947,7 @@ ordered_json EncodeVersionRange(const VersionRange& range) {
 }
 
 ordered_json EncodeSelector(const ProfileSelector& selector) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(10);
   if (selector.memory) out["memory"] = EncodeQuantityRange(*selector.memory);
   if (!selector.product_names.empty()) out["productNames"] = selector.product_names;
   if (!selector.mig_profiles.empty()) out["migProfiles"] = selector.mig_profiles;
@@ -1010,7 +1011,7 @@ ordered_json EncodeSharing(const SharingSpec& sharing) {
 }
 
 ordered_json EncodeSpec(const GpuProfileSpec& spec) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(16);
   if (!spec.description.empty()) out["description"] = spec.description;
   out["driver"] = spec.driver;
   if (spec.device_type) out["deviceType"] = *spec.device_type;
@@ -1055,7 +1056,7 @@ ordered_json EncodeSpec(const GpuProfileSpec& spec) {
     out["quota"] = std::move(quota);
   }
   out["deviceClassName"] = spec.device_class_name;
-  ordered_json claim = ordered_json::object();
+  ordered_json claim = meta::ObjectWithRoom(4);
   claim["name"] = spec.claim_template.name;
   claim["requestName"] = spec.claim_template.request_name;
   if (!spec.claim_template.namespaces.empty()) {
@@ -1166,7 +1167,7 @@ absl::StatusOr<GpuProfile> DecodeGpuProfile(const json& object) {
 }
 
 ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(16);
   out["observedGeneration"] = status.observed_generation;
   out["conditions"] =
       meta::EncodeConditions(status.conditions, meta::ConditionGeneration::kIncluded);
@@ -1178,7 +1179,7 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   out["taintedDevices"] = status.tainted_devices;
   ordered_json groups = ordered_json::array();
   for (const NodeGroupMatch& g : status.node_groups) {
-    ordered_json group = ordered_json::object();
+    ordered_json group = meta::ObjectWithRoom(6);
     group["name"] = g.name;
     group["devices"] = g.devices;
     group["nodes"] = g.nodes;
@@ -1201,7 +1202,7 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
   quotas["desired"] = status.quotas.desired;
   quotas["ready"] = status.quotas.ready;
   out["quotas"] = std::move(quotas);
-  ordered_json allocation = ordered_json::object();
+  ordered_json allocation = meta::ObjectWithRoom(7);
   allocation["allocatedDevices"] = status.allocation.allocated_devices;
   allocation["allocatedClaims"] = status.allocation.allocated_claims;
   allocation["freeDevices"] = status.allocation.free_devices;
@@ -1217,7 +1218,7 @@ ordered_json EncodeGpuProfileStatus(const GpuProfileStatus& status) {
 }
 
 ordered_json EncodeGpuProfile(const GpuProfile& profile, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(5);
   out["apiVersion"] = kApiVersion;
   out["kind"] = kGpuProfileKind;
   out["metadata"] = meta::EncodeObjectMeta(profile.metadata, include_server_fields);

@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "controller/core/quantity.h"
 #include "controller/meta/field_codec.h"
+#include "controller/meta/json_object.h"
 #include "controller/meta/object_meta.h"
 #include "controller/meta/object_meta_codec.h"
 
@@ -427,7 +428,7 @@ void EncodeExactFields(const ExactDeviceRequest& req, bool subrequest, ordered_j
 ordered_json EncodeFirstAvailable(const ExactDeviceRequest& req) {
   ordered_json subrequests = ordered_json::array();
   for (const ExactDeviceRequest& sub : req.first_available) {
-    ordered_json entry = ordered_json::object();
+    ordered_json entry = meta::ObjectWithRoom(8);
     entry["name"] = sub.name;
     EncodeExactFields(sub, /*subrequest=*/true, &entry);
     subrequests.push_back(std::move(entry));
@@ -510,7 +511,7 @@ bool HasExtendedResourceNameField(DraApiVersion version, const KubeVersion& kube
 
 ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApiVersion version,
                                const KubeVersion& kube, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(4);
   out["apiVersion"] = ToString(version);
   out["kind"] = kDeviceClassKind;
   out["metadata"] = meta::EncodeObjectMeta(device_class.metadata, include_server_fields);
@@ -526,21 +527,21 @@ ordered_json EncodeDeviceClass(const DeviceClass& device_class, DraApiVersion ve
 
 ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct, DraApiVersion version,
                                          const KubeVersion& kube, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = meta::ObjectWithRoom(4);
   out["apiVersion"] = ToString(version);
   out["kind"] = kTemplateKind;
   out["metadata"] = meta::EncodeObjectMeta(rct.metadata, include_server_fields);
 
   ordered_json requests = ordered_json::array();
   for (const ExactDeviceRequest& req : rct.requests) {
-    ordered_json r = ordered_json::object();
+    ordered_json r = meta::ObjectWithRoom(8);  // name and the exact fields
     r["name"] = req.name;
     if (!req.first_available.empty()) {
       r["firstAvailable"] = EncodeFirstAvailable(req);
     } else if (version == DraApiVersion::kV1beta1) {
       EncodeExactFields(req, /*subrequest=*/false, &r);
     } else {
-      ordered_json exactly = ordered_json::object();
+      ordered_json exactly = meta::ObjectWithRoom(7);
       EncodeExactFields(req, /*subrequest=*/false, &exactly);
       r["exactly"] = std::move(exactly);
     }
@@ -550,7 +551,7 @@ ordered_json EncodeResourceClaimTemplate(const ResourceClaimTemplate& rct, DraAp
   if (!requests.empty()) devices["requests"] = std::move(requests);
   if (!rct.config.empty()) devices["config"] = EncodeConfig(rct.config, true);
 
-  ordered_json spec = ordered_json::object();
+  ordered_json spec = meta::ObjectWithRoom(2);
   if (!rct.claim_labels.empty() || !rct.claim_annotations.empty()) {
     ordered_json claim_meta = ordered_json::object();
     if (!rct.claim_labels.empty()) claim_meta["labels"] = rct.claim_labels;

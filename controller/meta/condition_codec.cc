@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "controller/meta/json_object.h"
+
 namespace gpuprofile::meta {
 namespace {
 
@@ -39,7 +41,7 @@ ordered_json EncodeConditions(const std::vector<Condition>& conditions,
                               ConditionGeneration generation) {
   ordered_json out = ordered_json::array();
   for (const Condition& c : conditions) {
-    ordered_json condition = ordered_json::object();
+    ordered_json condition = ObjectWithRoom(6);
     condition["type"] = c.type;
     condition["status"] = ConditionStatusName(c.status);
     if (generation == ConditionGeneration::kIncluded) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "controller/core/names.h"
+#include "controller/meta/json_object.h"
 
 namespace gpuprofile::meta {
 namespace {
@@ -117,7 +118,7 @@ ordered_json EncodeOwnerReference(const OwnerReference& ref) {
 }
 
 ordered_json EncodeObjectMeta(const ObjectMeta& meta, bool include_server_fields) {
-  ordered_json out = ordered_json::object();
+  ordered_json out = ObjectWithRoom(include_server_fields ? 11 : 5);
   if (!meta.name.empty()) out["name"] = meta.name;
   if (!meta.namespace_name.empty()) out["namespace"] = meta.namespace_name;
   if (!meta.labels.empty()) out["labels"] = meta.labels;
