@@ -7,7 +7,10 @@
 // glibc mapping, copying and unmapping each large vector as it grew. With the heap advised for
 // huge pages (Debian's default THP mode, "madvise", honours the advice; "never" ignores it and
 // nothing changes) the run takes under 1,000 faults and 0.88x the CPU, for a few MiB more peak
-// RSS (docs/performance.md).
+// RSS (docs/performance.md). The exception measured: on a VM that reports free memory to its
+// host (Firecracker's free page reporting), a run right after another process freed about 1 GB
+// faults its 2 MiB pages back from the host, and took more CPU than on 4 KiB pages; run alone,
+// 4 KiB pages took 1.11x the CPU.
 //
 // Not for `run`: the operator lives long, returns freed memory to the kernel
 // (malloc_trimmer.h), and its RSS is a target of its own.
